@@ -1,0 +1,1 @@
+"""Engine adapters: each builds commands and parses output, nothing else."""

@@ -1,0 +1,112 @@
+"""The normalized diagnostic model shared by every part of Signalint.
+
+Engines produce `Issue` values; the pipeline wraps each engine's run in an
+`EngineOutcome`; a whole check is a `CheckResult`. Everything here is frozen
+and engine-agnostic: nothing downstream of an adapter sees engine output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from signalint import ids
+
+Severity = Literal["error", "warning"]
+OutcomeStatus = Literal["ok", "error", "disabled"]
+CheckStatus = Literal["clean", "issues_found", "error"]
+
+SUMMARY_LIMIT = 120
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One diagnostic, normalized.
+
+    `file` is a project-relative POSIX path; `line`/`col` are 1-based (values
+    below 1, which some engines give for whole-file diagnostics, are clamped to
+    1 rather than dropped). `message` is the engine's full message, unshortened
+    (D5); `summary` is the one-line form. `issue_id` is derived, never passed.
+    """
+
+    engine: str
+    file: str
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    message: str
+    fixable: bool = False
+    end_line: int | None = None
+    end_col: int | None = None
+    docs_url: str | None = None
+    help: str | None = None
+    issue_id: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "line", max(1, int(self.line)))
+        object.__setattr__(self, "col", max(1, int(self.col)))
+        if self.end_line is not None:
+            object.__setattr__(self, "end_line", max(self.line, int(self.end_line)))
+        if self.end_col is not None:
+            object.__setattr__(self, "end_col", max(1, int(self.end_col)))
+        object.__setattr__(
+            self,
+            "issue_id",
+            ids.issue_id(self.engine, self.file, self.rule, self.line, self.col, self.message),
+        )
+
+    @property
+    def summary(self) -> str:
+        """The message on one line, at most 120 characters."""
+        return ids.summarize(self.message, SUMMARY_LIMIT)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.file, self.line, self.col, self.rule, self.issue_id)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOutcome:
+    """What one engine contributed to a check.
+
+    `status` is `ok` (it ran, or had nothing to check), `disabled` (enabled in
+    config but not resolvable: `message` says how to install it) or `error`
+    (it ran and failed: `message` says how, with a short excerpt).
+    """
+
+    engine: str
+    status: OutcomeStatus
+    issues: tuple[Issue, ...] = ()
+    message: str | None = None
+    duration_ms: float = 0.0
+    files_checked: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """A completed check: every issue (uncapped) plus per-engine outcomes.
+
+    `issues` is deduplicated by `issue_id` and sorted; caps and clustering are
+    applied only when a report is rendered, so nothing is lost here (D6).
+    """
+
+    check_id: str
+    fingerprint: str
+    project_root: str
+    outcomes: dict[str, EngineOutcome]
+    issues: tuple[Issue, ...]
+    created_at: float
+
+    @property
+    def status(self) -> CheckStatus:
+        if any(o.status == "error" for o in self.outcomes.values()) or not self.any_engine_ok:
+            return "error"
+        return "issues_found" if self.issues else "clean"
+
+    @property
+    def any_engine_ok(self) -> bool:
+        return any(o.status == "ok" for o in self.outcomes.values())
+
+    @property
+    def code(self) -> str | None:
+        return None if self.any_engine_ok else "nothing_checked"

@@ -1,0 +1,130 @@
+"""The only place that starts a subprocess (DESIGN.md section 6).
+
+Every child gets argv (never a shell), stdin from /dev/null, its own session
+(so its whole process group can be killed), a deadline and an output byte
+limit. A missing executable is a result, not an exception. On timeout, on
+output overflow and on cancellation the whole group is killed and reaped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+from signalint.engines.base import Command
+
+DEFAULT_OUTPUT_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessResult:
+    argv: tuple[str, ...]
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+    output_limited: bool = False
+    missing: bool = False
+    start_error: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        """The process ran to completion on its own."""
+        return self.exit_code is not None and not (
+            self.timed_out or self.output_limited or self.missing or self.start_error
+        )
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+class _Overflow(Exception):
+    pass
+
+
+async def _read_limited(
+    stream: asyncio.StreamReader, sink: bytearray, budget: list[int]
+) -> None:
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            return
+        budget[0] -= len(chunk)
+        if budget[0] < 0:
+            raise _Overflow
+        sink.extend(chunk)
+
+
+async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ProcessResult:
+    """Run `command` to completion, timeout, overflow or cancellation.
+
+    Cancellation (asyncio.CancelledError) kills the process group, waits for
+    the child, and re-raises.
+    """
+    started = time.monotonic()
+    env = {**os.environ, **command.env} if command.env else None
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *command.argv,
+            cwd=str(command.cwd),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        return ProcessResult(command.argv, None, "", "", 0.0, missing=True)
+    except OSError as exc:
+        return ProcessResult(command.argv, None, "", "", 0.0, start_error=exc.strerror or str(exc))
+
+    out, err = bytearray(), bytearray()
+    budget = [output_limit]
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = asyncio.gather(
+        _read_limited(proc.stdout, out, budget), _read_limited(proc.stderr, err, budget)
+    )
+    timed_out = overflow = False
+    try:
+        await asyncio.wait_for(readers, timeout=command.timeout_s)
+        await asyncio.wait_for(proc.wait(), timeout=max(0.1, command.timeout_s))
+    except (asyncio.TimeoutError, TimeoutError):
+        timed_out = True
+    except _Overflow:
+        overflow = True
+    except BaseException:
+        _kill_group(proc)
+        readers.cancel()
+        with contextlib.suppress(BaseException):
+            await proc.wait()
+        raise
+    finally:
+        # Kill the group even after a normal exit: a grandchild that dropped
+        # its pipes must not outlive the check.
+        _kill_group(proc)
+        if timed_out or overflow:
+            readers.cancel()
+            with contextlib.suppress(BaseException):
+                await readers
+            await proc.wait()
+    return ProcessResult(
+        argv=command.argv,
+        exit_code=None if (timed_out or overflow) else proc.returncode,
+        stdout=out.decode("utf-8", errors="replace"),
+        stderr=err.decode("utf-8", errors="replace"),
+        duration_s=time.monotonic() - started,
+        timed_out=timed_out,
+        output_limited=overflow,
+    )
+
+
+def run_blocking(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ProcessResult:
+    """`run` for synchronous callers (version lookups, `engines install`)."""
+    return asyncio.run(run(command, output_limit=output_limit))
