@@ -1,0 +1,347 @@
+"""Project configuration: `signalint.config.json` or `[tool.signalint]`; env overrides.
+
+Where the settings come from, in order:
+
+1. `signalint.config.json` in the project root. If it exists it is the only
+   file read, even when `pyproject.toml` also has a `[tool.signalint]` table:
+   two sources that could disagree would make the effective settings a guess.
+2. Otherwise `[tool.signalint]` in `pyproject.toml` (same keys, same rules).
+3. Otherwise the defaults of the reference parser.
+
+Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
+`SIGNALINT_MONOREPO_MODE` (non-empty values override; invalid ones are errors),
+`SIGNALINT_COMPACT` and `SIGNALINT_STATE_DIR` (see `state_dir`).
+
+Validation is strict, as the reference promises: an unknown key at any level,
+a value of the wrong type (a boolean is never accepted as a number), a bad
+enum value or a non-positive number raises `ConfigError` naming the file, the
+key path and what would have been accepted. Nothing is silently ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Final
+
+CONFIG_FILE: Final = "signalint.config.json"
+PYPROJECT_FILE: Final = "pyproject.toml"
+ENGINE_NAMES: Final = ("oxlint", "tsc", "biome", "eslint")
+DEFAULT_IGNORE: Final[tuple[str, ...]] = ("node_modules/**", "dist/**", ".signalint/**")
+DEFAULT_TIMEOUTS_MS: Final[Mapping[str, int]] = MappingProxyType(
+    {"oxlint": 30000, "tsc": 60000, "biome": 30000, "eslint": 30000}
+)
+ESLINT_FLAT_CONFIGS: Final = tuple(
+    f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")
+)
+PAYLOAD_MODES: Final = ("both", "text", "structured")
+MONOREPO_MODES: Final = ("off", "auto", "strict")
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSetting:
+    """Whether an engine runs, plus its engine-specific options.
+
+    Only biome has options today: `{"includeFormatter": bool}` (always present
+    for biome so adapters and cache keys never have to guess a default).
+    """
+
+    enabled: bool
+    options: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective settings for one project root (file values + env overrides).
+
+    `source` is the file the values came from (`None`: defaults only).
+    """
+
+    engines: Mapping[str, EngineSetting]
+    ignore: tuple[str, ...]
+    timeouts_ms: Mapping[str, int]
+    mcp_payload: str
+    monorepo_mode: str
+    compact: bool
+    snapshot_max: int
+    snapshot_ttl_s: float
+    cache_max_rows: int
+    source: Path | None
+
+    def enabled_engines(self) -> tuple[str, ...]:
+        """Enabled engine names in the canonical order."""
+        return tuple(name for name in ENGINE_NAMES if self.engines[name].enabled)
+
+
+class ConfigError(Exception):
+    """An invalid setting. `file` is None for environment variables.
+
+    `location` is a dotted key path (`engines.biome.includeFormatter`,
+    `ignore[2]`), `line:column` for malformed JSON, or the variable name.
+    """
+
+    def __init__(self, file: Path | None, location: str | None, message: str) -> None:
+        self.file = file
+        self.location = location
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = str(self.file) if self.file is not None else "environment variable"
+        if self.location is None:
+            return f"{where}: {self.message}"
+        # line:column attaches editor-style ("file:3:7"); key paths read better spaced.
+        sep = " " if self.file is None else ":" if _is_line_col(self.location) else ": "
+        return f"{where}{sep}{self.location}: {self.message}"
+
+
+def _is_line_col(location: str) -> bool:
+    line, _, col = location.partition(":")
+    return line.isdigit() and col.isdigit()
+
+
+def _got(value: object) -> str:
+    """How a rejected JSON/TOML value is shown: its JSON spelling or its kind."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if value is None or isinstance(value, bool | int | float | str):
+        return json.dumps(value)
+    return type(value).__name__  # TOML dates and times
+
+
+def _choices(options: tuple[str, ...]) -> str:
+    return "one of " + ", ".join(json.dumps(o) for o in options)
+
+
+class _Checker:
+    """Walks the raw value; every refusal carries the full key path."""
+
+    def __init__(self, file: Path | None, prefix: str) -> None:
+        self.file = file
+        self.prefix = prefix
+
+    def fail(self, path: str, message: str) -> ConfigError:
+        location = ".".join(p for p in (self.prefix, path) if p) or None
+        return ConfigError(self.file, location, message)
+
+    def table(self, value: object, path: str, keys: tuple[str, ...]) -> dict[str, object]:
+        if not isinstance(value, dict):
+            what = "the top level" if not path else "this key"
+            raise self.fail(path, f"expected an object at {what}, got {_got(value)}")
+        for key in value:
+            if key not in keys:
+                here = f"{path}.{key}" if path else str(key)
+                raise self.fail(here, f"unknown key; accepted keys here: {', '.join(keys)}")
+        return value
+
+    def boolean(self, value: object, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected a boolean (true or false), got {_got(value)}")
+        return value
+
+    def positive_int(self, value: object, path: str) -> int:
+        # bool is an int subclass in Python: `true` must not pass as 1.
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise self.fail(path, f"expected a positive integer, got {_got(value)}")
+        return value
+
+    def choice(self, value: object, path: str, options: tuple[str, ...]) -> str:
+        if not isinstance(value, str) or value not in options:
+            raise self.fail(path, f"expected {_choices(options)}, got {_got(value)}")
+        return value
+
+    def pattern(self, value: object, path: str) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(path, f"expected a non-empty pattern string, got {_got(value)}")
+        if value.startswith("#"):
+            # gitignore syntax reads this as a comment: it would match nothing.
+            raise self.fail(
+                path, "a pattern starting with '#' is a comment; write '\\#' to match a literal '#'"
+            )
+        return value
+
+
+def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
+    """Validate the raw file value and fill in defaults (env applied later)."""
+    c = _Checker(file, prefix)
+    top = c.table(raw, "", _TOP_KEYS)
+    given = c.table(top.get("engines", {}), "engines", ENGINE_NAMES)
+    engines: dict[str, EngineSetting] = {}
+    for name in ENGINE_NAMES:
+        path = f"engines.{name}"
+        # Parser defaults from the reference: eslint follows a root flat config.
+        default = name in ("oxlint", "tsc") or (name == "eslint" and has_flat_eslint_config(root))
+        value = given.get(name, default)
+        options: dict[str, object] = {}
+        if name == "biome":
+            options["includeFormatter"] = False
+            if isinstance(value, dict):
+                opts = c.table(value, path, ("includeFormatter",))
+                for key, flag in opts.items():
+                    options[key] = c.boolean(flag, f"{path}.{key}")
+                value = True
+            elif not isinstance(value, bool):
+                raise c.fail(
+                    path,
+                    f'expected a boolean or {{"includeFormatter": boolean}}, got {_got(value)}',
+                )
+        engines[name] = EngineSetting(c.boolean(value, path), MappingProxyType(options))
+
+    ignore = DEFAULT_IGNORE
+    if "ignore" in top:
+        items = top["ignore"]
+        if not isinstance(items, list):
+            raise c.fail("ignore", f"expected an array of pattern strings, got {_got(items)}")
+        ignore = tuple(c.pattern(item, f"ignore[{i}]") for i, item in enumerate(items))
+
+    timeouts = dict(DEFAULT_TIMEOUTS_MS)
+    for name, value in c.table(top.get("timeoutsMs", {}), "timeoutsMs", ENGINE_NAMES).items():
+        timeouts[name] = c.positive_int(value, f"timeoutsMs.{name}")
+
+    snapshots = c.table(top.get("snapshots", {}), "snapshots", ("max", "ttlMinutes"))
+    cache = c.table(top.get("cache", {}), "cache", ("maxRows",))
+    ttl_minutes = c.positive_int(snapshots.get("ttlMinutes", 30), "snapshots.ttlMinutes")
+    return Config(
+        engines=MappingProxyType(engines),
+        ignore=ignore,
+        timeouts_ms=MappingProxyType(timeouts),
+        mcp_payload=c.choice(top.get("mcpPayload", "both"), "mcpPayload", PAYLOAD_MODES),
+        monorepo_mode=c.choice(top.get("monorepoMode", "off"), "monorepoMode", MONOREPO_MODES),
+        compact=False,
+        snapshot_max=c.positive_int(snapshots.get("max", 50), "snapshots.max"),
+        snapshot_ttl_s=ttl_minutes * 60.0,
+        cache_max_rows=c.positive_int(cache.get("maxRows", 200_000), "cache.maxRows"),
+        source=file,
+    )
+
+
+_TOP_KEYS: Final = tuple(
+    ["engines", "ignore", "timeoutsMs", "mcpPayload", "monorepoMode", "snapshots", "cache"]
+)
+
+
+def _env_choice(env: Mapping[str, str], name: str, options: tuple[str, ...]) -> str | None:
+    """A non-empty override must be valid; an empty one means "not set"."""
+    value = env.get(name, "")
+    if not value:
+        return None
+    if value not in options:
+        raise ConfigError(None, name, f"expected {_choices(options)}, got {json.dumps(value)}")
+    return value
+
+
+_TRUE: Final = ("1", "true", "yes", "on")
+_FALSE: Final = ("", "0", "false", "no", "off")
+
+
+def _env_flag(env: Mapping[str, str], name: str) -> bool:
+    value = env.get(name, "").strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(
+        None, name, f"expected 1 or 0 (also true/false, yes/no, on/off), got {json.dumps(value)}"
+    )
+
+
+def has_flat_eslint_config(root: Path) -> bool:
+    """Whether the root holds a flat ESLint config (`eslint.config.{js,mjs,...}`)."""
+    return any((root / name).is_file() for name in ESLINT_FLAT_CONFIGS)
+
+
+def _read_json(path: Path) -> object:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, None, f"not valid UTF-8 ({exc.reason})") from exc
+    except OSError as exc:
+        raise ConfigError(path, None, f"cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, f"{exc.lineno}:{exc.colno}", f"malformed JSON: {exc.msg}") from exc
+    except _DuplicateKey as exc:
+        key = json.dumps(exc.args[0])
+        raise ConfigError(path, None, f"key {key} given twice in one object; keep one") from exc
+
+
+class _DuplicateKey(ValueError):
+    """Raised by the JSON hook; args[0] is the repeated key."""
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    # json.loads would keep the last duplicate silently; a config where one
+    # of two entries is ignored is exactly the kind of surprise we refuse.
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _read_pyproject(path: Path) -> object | None:
+    """The `[tool.signalint]` table, or None when the file has none."""
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        # The message already carries "(at line L, column C)".
+        raise ConfigError(path, None, f"malformed TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(path, None, f"cannot be read: {exc.strerror or exc}") from exc
+    tool = data.get("tool")
+    if not isinstance(tool, dict):
+        return None
+    return tool.get("signalint")
+
+
+def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
+    """Load and validate the configuration of `root`; apply env overrides.
+
+    `env` defaults to `os.environ`. Raises `ConfigError` on any invalid
+    value, in a file or in the environment.
+    """
+    env = os.environ if env is None else env
+    json_path = root / CONFIG_FILE
+    pyproject = root / PYPROJECT_FILE
+    raw: object = {}
+    source: Path | None = None
+    prefix = ""
+    if json_path.is_file():
+        raw, source = _read_json(json_path), json_path
+    elif pyproject.is_file():
+        table = _read_pyproject(pyproject)
+        if table is not None:
+            raw, source, prefix = table, pyproject, "tool.signalint"
+    config = _build(raw, source, prefix, root)
+    payload = _env_choice(env, "SIGNALINT_MCP_PAYLOAD", PAYLOAD_MODES)
+    monorepo = _env_choice(env, "SIGNALINT_MONOREPO_MODE", MONOREPO_MODES)
+    return replace(
+        config,
+        mcp_payload=payload or config.mcp_payload,
+        monorepo_mode=monorepo or config.monorepo_mode,
+        compact=_env_flag(env, "SIGNALINT_COMPACT"),
+    )
+
+
+def state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where cache, session log and engine state live for `root`.
+
+    `SIGNALINT_STATE_DIR` when non-empty (a relative value is taken relative
+    to the project root, not to whatever directory the process started in,
+    so the CLI and the server agree); otherwise `<root>/.signalint`.
+    """
+    env = os.environ if env is None else env
+    override = env.get("SIGNALINT_STATE_DIR", "")
+    if override:
+        return Path(os.path.abspath(root / os.path.expanduser(override)))
+    return root / ".signalint"
