@@ -1,0 +1,34 @@
+"""The json format: the schema 1.4 check payload, pretty-printed.
+
+This is the CLI's default output; its content is exactly what
+`report.check_payload` builds, so it matches the MCP check result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from signalint.cluster import Clustering
+from signalint.model import CheckResult
+from signalint.report import check_payload
+
+
+def render(
+    result: CheckResult,
+    clustering: Clustering,
+    *,
+    compact: bool = False,
+    filtered_out: int | None = None,
+    extras: Mapping[str, Any] | None = None,
+) -> str:
+    """The payload as JSON with 2-space indentation, ending in a newline.
+
+    Options are passed to `check_payload` unchanged. Non-ASCII text is kept
+    as is (the CLI writes UTF-8), which keeps paths and messages readable.
+    """
+    payload = check_payload(
+        result, clustering, compact=compact, filtered_out=filtered_out, extras=extras
+    )
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,149 @@
+"""The sarif format: SARIF 2.1.0 with every issue of the check (D6, D13).
+
+One run per engine, so each tool keeps its own rules and version. Paths are
+project-relative URIs against `%SRCROOT%`, which `originalUriBaseIds` maps
+to the project root. Each result carries our full issue id as a partial
+fingerprint, so code-scanning services can track it across commits. An
+engine that failed or was unavailable gets `executionSuccessful: false`
+and a notification saying why, rather than silently contributing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from signalint.cluster import Clustering
+from signalint.model import CheckResult, EngineOutcome, Issue
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SRCROOT = "%SRCROOT%"
+FINGERPRINT_KEY = "signalintIssueId/v1"
+
+INFORMATION_URIS: dict[str, str] = {
+    "oxlint": "https://oxc.rs/docs/guide/usage/linter",
+    "tsc": "https://www.typescriptlang.org/",
+    "biome": "https://biomejs.dev/",
+    "eslint": "https://eslint.org/",
+    "ruff": "https://docs.astral.sh/ruff/",
+    "mypy": "https://mypy-lang.org/",
+    "pyright": "https://microsoft.github.io/pyright/",
+}
+
+
+def _root_uri(project_root: str) -> str:
+    # A base URI must end in "/" for relative resolution to keep its last segment.
+    uri = Path(project_root).absolute().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _region(issue: Issue) -> dict[str, int]:
+    region = {"startLine": issue.line, "startColumn": issue.col}
+    if issue.end_line is not None:
+        region["endLine"] = issue.end_line
+    end_line = issue.end_line if issue.end_line is not None else issue.line
+    # An end column before the start on the same line is not a valid region.
+    if issue.end_col is not None and (end_line > issue.line or issue.end_col >= issue.col):
+        region["endColumn"] = issue.end_col
+    return region
+
+
+def _rules(engine: str, issues: list[Issue]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    docs: dict[str, str | None] = {}
+    for issue in issues:
+        if docs.get(issue.rule) is None:
+            docs[issue.rule] = issue.docs_url
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for rule in sorted(docs):
+        entry: dict[str, Any] = {"id": rule, "shortDescription": {"text": f"{engine} {rule}"}}
+        if docs[rule]:
+            entry["helpUri"] = docs[rule]
+        index[rule] = len(rules)
+        rules.append(entry)
+    return rules, index
+
+
+def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
+    return {
+        "ruleId": issue.rule,
+        "ruleIndex": rule_index,
+        "level": issue.severity,
+        "message": {"text": issue.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(issue.file), "uriBaseId": SRCROOT},
+                    "region": _region(issue),
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: issue.issue_id},
+    }
+
+
+def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
+    if outcome is None or outcome.status == "ok":
+        return {"executionSuccessful": True}
+    level = "error" if outcome.status == "error" else "warning"
+    text = outcome.message or f"{outcome.engine} {outcome.status}"
+    return {
+        "executionSuccessful": False,
+        "toolExecutionNotifications": [{"level": level, "message": {"text": text}}],
+    }
+
+
+def build_log(
+    result: CheckResult, versions: Mapping[str, str | None] | None = None
+) -> dict[str, Any]:
+    """The SARIF log as a dict. Engines are runs in name order; issues keep
+    `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
+    editor diagnostics) get a run without an outcome."""
+    by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
+    for issue in sorted(result.issues, key=Issue.sort_key):
+        by_engine.setdefault(issue.engine, []).append(issue)
+    runs = []
+    for engine in sorted(by_engine):
+        issues = by_engine[engine]
+        rules, rule_index = _rules(engine, issues)
+        driver: dict[str, Any] = {"name": engine}
+        version = (versions or {}).get(engine)
+        if version:
+            driver["version"] = version
+        if engine in INFORMATION_URIS:
+            driver["informationUri"] = INFORMATION_URIS[engine]
+        driver["rules"] = rules
+        runs.append(
+            {
+                "tool": {"driver": driver},
+                "invocations": [_invocation(result.outcomes.get(engine))],
+                "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(result.project_root)}},
+                "results": [_result(issue, rule_index[issue.rule]) for issue in issues],
+                "properties": {
+                    "signalintCheckId": result.check_id,
+                    "signalintFingerprint": result.fingerprint,
+                },
+            }
+        )
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs}
+
+
+def render(
+    result: CheckResult,
+    clustering: Clustering | None = None,
+    *,
+    versions: Mapping[str, str | None] | None = None,
+) -> str:
+    """The SARIF log as JSON (indent 2), ending in a newline.
+
+    `versions` maps engine names to the versions that ran (None: unknown).
+    `clustering` is accepted for a uniform signature and unused: SARIF lists
+    every issue, uncapped.
+    """
+    return json.dumps(build_log(result, versions), indent=2, ensure_ascii=False) + "\n"
