@@ -1,0 +1,256 @@
+"""The project: root selection, JS/TS markers, path containment, the file walk.
+
+Every path that reaches an engine comes from `walk` or `safe_relative`, so
+this module is where untrusted input (paths typed by a user or produced by a
+model) is checked against the project root.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore import GitIgnorePatternError
+
+ROOT_VARIABLE: Final = "SIGNALINT_PROJECT_ROOT"
+# Never walked, whatever the ignore settings say: dependencies, VCS data, our state.
+ALWAYS_SKIPPED: Final = frozenset({"node_modules", ".git", ".signalint"})
+JS_TS_SUFFIXES: Final = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+MARKER_FILES: Final = ("package.json", "tsconfig.json", "jsconfig.json")
+
+
+class RootError(Exception):
+    """`SIGNALINT_PROJECT_ROOT` names something that cannot be a project root."""
+
+    def __init__(self, variable: str, value: str, reason: str) -> None:
+        self.variable = variable
+        self.value = value
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.variable}={self.value!r} cannot be the project root: {self.reason}"
+
+
+def find_root(env: Mapping[str, str] | None = None, cwd: str | Path | None = None) -> Path:
+    """The canonical (realpath) project root.
+
+    A non-empty `SIGNALINT_PROJECT_ROOT` must name a directory (relative values
+    are taken from `cwd`); otherwise `RootError`. Unlike the reference, which
+    warns and falls back to the working directory, we refuse: a stale override
+    silently checking the wrong repository is worse than a clear error.
+    Without the variable the root is `cwd` (default: the process's).
+    """
+    env = os.environ if env is None else env
+    base = os.getcwd() if cwd is None else os.fspath(cwd)
+    value = env.get(ROOT_VARIABLE, "")
+    if not value:
+        return Path(os.path.realpath(base))
+    candidate = os.path.join(base, os.path.expanduser(value))
+    if not os.path.exists(candidate):
+        raise RootError(ROOT_VARIABLE, value, "no such directory")
+    if not os.path.isdir(candidate):
+        raise RootError(ROOT_VARIABLE, value, "not a directory")
+    if not os.access(candidate, os.R_OK | os.X_OK):
+        raise RootError(ROOT_VARIABLE, value, "permission denied")
+    return Path(os.path.realpath(candidate))
+
+
+def has_js_ts_markers(root: Path) -> bool:
+    """Whether `root` looks like a JS/TS project (a manifest or a top-level source)."""
+    if any((root / name).is_file() for name in MARKER_FILES):
+        return True
+    try:
+        with os.scandir(root) as entries:
+            return any(e.name.endswith(JS_TS_SUFFIXES) and e.is_file() for e in entries)
+    except OSError:
+        return False
+
+
+class PathRefused(ValueError):
+    """A user-supplied path that will not be used; `reason` says why."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"path {self.path!r} refused: {self.reason}"
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def safe_relative(root: Path, user_path: str) -> str:
+    """The project-relative POSIX form of an untrusted path, or `PathRefused`.
+
+    Refused: empty, NUL bytes, a leading '-' (it could be read as an option),
+    absolute paths, '..' escapes after normalization, anything that resolves
+    through a symlink to outside the root, and paths that do not exist.
+    Returns "." for the root itself.
+    """
+    if not user_path:
+        raise PathRefused(user_path, "the path is empty")
+    if "\0" in user_path:
+        raise PathRefused(user_path, "it contains a NUL character")
+    if user_path.startswith("-"):
+        raise PathRefused(user_path, "it starts with '-' and could be read as an option")
+    if os.path.isabs(user_path):
+        raise PathRefused(
+            user_path, "absolute paths are not accepted; give one relative to the root"
+        )
+    norm = posixpath.normpath(user_path)
+    if norm == ".." or norm.startswith("../"):
+        raise PathRefused(user_path, "it escapes the project root")
+    root_real = os.path.realpath(root)
+    full = os.path.join(root_real, norm)
+    if not os.path.lexists(full):
+        raise PathRefused(user_path, "no such file or directory")
+    if not _inside(os.path.realpath(full), root_real):
+        raise PathRefused(user_path, "it resolves through a symlink to outside the project root")
+    if not os.path.exists(full):  # a dangling symlink
+        raise PathRefused(user_path, "no such file or directory")
+    return norm
+
+
+class _Rules(NamedTuple):
+    """One gitignore-style pattern file, applying below `base` ("" or "dir/")."""
+
+    base: str
+    spec: GitIgnoreSpec
+    # Indices of "dir/**" patterns in a file that also has "!" patterns: such a
+    # match excludes the directory's contents, not the directory, and a
+    # negation may re-include some of them, so git still descends into it.
+    contents_only: frozenset[int]
+
+
+def _compile(base: str, lines: Sequence[str]) -> _Rules | None:
+    try:
+        spec = GitIgnoreSpec.from_lines(lines)
+    except GitIgnorePatternError:
+        # git skips invalid lines and keeps the rest; so do we.
+        good = [line for line in lines if _valid(line)]
+        spec = GitIgnoreSpec.from_lines(good)
+    if all(p.include is None for p in spec.patterns):
+        return None
+    contents_only: frozenset[int] = frozenset()
+    if any(p.include is False for p in spec.patterns):
+        contents_only = frozenset(
+            i for i, p in enumerate(spec.patterns) if str(p.pattern).rstrip().endswith("/**")
+        )
+    return _Rules(base, spec, contents_only)
+
+
+def _valid(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except GitIgnorePatternError:
+        return False
+    return True
+
+
+def _read_rules(base: str, file: str) -> _Rules | None:
+    try:
+        with open(file, encoding="utf-8", errors="replace") as fh:
+            return _compile(base, fh.read().splitlines())
+    except OSError:
+        return None
+
+
+def _verdict(rules: Sequence[_Rules], rel: str, is_dir: bool) -> bool:
+    """Whether `rel` is excluded; deeper rule files override shallower ones."""
+    candidate = rel + "/" if is_dir else rel
+    for base, spec, contents_only in reversed(rules):
+        result = spec.check_file(candidate[len(base) :])
+        if result.include is None:
+            continue
+        if is_dir and result.include and result.index in contents_only:
+            return False
+        return bool(result.include)
+    return False
+
+
+def _ancestor_rules(root: str, rel_dir: str) -> list[_Rules]:
+    """Rules from .git/info/exclude and every .gitignore above `rel_dir`."""
+    found = [_read_rules("", os.path.join(root, ".git", "info", "exclude"))]
+    parts = [] if rel_dir == "." else rel_dir.split("/")
+    for depth in range(len(parts)):  # root .. parent of rel_dir; rel_dir's own is read by the walk
+        base = "/".join(parts[:depth])
+        prefix = base + "/" if base else ""
+        found.append(_read_rules(prefix, os.path.join(root, base, ".gitignore")))
+    return [r for r in found if r is not None]
+
+
+def walk(root: Path, ignore: Sequence[str], targets: Sequence[str] = (".",)) -> list[str]:
+    """Every file under `targets`, as sorted project-relative POSIX paths.
+
+    Honours .git/info/exclude and each `.gitignore` (relative to its own
+    directory, negations included) and, independently, the config `ignore`
+    patterns (gitignore syntax, relative to the root): a path is skipped if
+    either excludes it. Directories named node_modules, .git or .signalint are
+    never entered. Directory symlinks are not followed; file symlinks are kept
+    only when their target is a file inside the root. There is no cap (D3).
+
+    Choice: a target naming a *file* is returned even if ignore rules exclude
+    it (asking for a file explicitly is a request to check it), unless it lies
+    in an always-skipped directory. A *directory* target is walked with all
+    rules applied to its contents. Targets are untrusted: see `safe_relative`.
+    """
+    root_s = os.path.realpath(root)
+    config = _compile("", list(ignore))
+    out: set[str] = set()
+    for target in targets:
+        rel = safe_relative(Path(root_s), target)
+        full = os.path.join(root_s, rel)
+        if os.path.isdir(full):
+            # A symlinked directory target is walked at its real location.
+            rel = posixpath.normpath(os.path.relpath(os.path.realpath(full), root_s))
+            if not ALWAYS_SKIPPED.intersection(rel.split("/")):
+                _walk_tree(root_s, rel, _ancestor_rules(root_s, rel), config, out)
+        elif os.path.isfile(full) and not ALWAYS_SKIPPED.intersection(rel.split("/")[:-1]):
+            out.add(rel)
+    return sorted(out)
+
+
+def _walk_tree(
+    root: str, start: str, rules: list[_Rules], config: _Rules | None, out: set[str]
+) -> None:
+    # Iterative, scandir-based, and ignored directories are pruned before
+    # being opened: 20,000-file trees must walk in a fraction of a second.
+    configs = [config] if config is not None else []
+    stack: list[tuple[str, list[_Rules]]] = [(start, rules)]
+    while stack:
+        rel_dir, inherited = stack.pop()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        try:
+            with os.scandir(os.path.join(root, prefix)) as it:
+                entries = list(it)
+        except OSError:
+            continue  # unreadable or vanished directory: nothing to report from it
+        local = inherited
+        if any(e.name == ".gitignore" for e in entries):
+            found = _read_rules(prefix, os.path.join(root, prefix, ".gitignore"))
+            if found is not None:
+                local = [*inherited, found]
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in ALWAYS_SKIPPED:
+                    continue
+                if not (_verdict(configs, rel, True) or _verdict(local, rel, True)):
+                    stack.append((rel, local))
+                continue
+            if entry.is_symlink():
+                target = os.path.realpath(entry.path)
+                if not (_inside(target, root) and os.path.isfile(target)):
+                    continue  # outside the root, dangling, or a directory link
+            elif not entry.is_file(follow_symlinks=False):
+                continue  # sockets, fifos, devices
+            if not (_verdict(configs, rel, False) or _verdict(local, rel, False)):
+                out.add(rel)
