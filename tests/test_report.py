@@ -1,0 +1,185 @@
+"""Schema 1.4 payloads: keys, compact aliases, nextStep, detail, thresholds."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from signalint.cluster import cluster
+from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.report import check_payload, fails_priority, issue_detail
+
+FULL_KEYS = [
+    "schemaVersion",
+    "status",
+    "projectRoot",
+    "engines",
+    "totalIssues",
+    "clusters",
+    "remainingIssues",
+    "omittedIssueCount",
+    "truncated",
+    "checkId",
+    "fingerprint",
+]
+
+
+def make(rule: str = "r", file: str = "a.ts", line: int = 1, **fields: Any) -> Issue:
+    values: dict[str, Any] = {
+        "engine": "oxlint",
+        "file": file,
+        "line": line,
+        "col": 2,
+        "rule": rule,
+        "severity": "error",
+        "message": f"{rule} here",
+    }
+    values.update(fields)
+    return Issue(**values)
+
+
+def result_of(issues: list[Issue], outcomes: dict[str, EngineOutcome] | None = None) -> CheckResult:
+    return CheckResult(
+        check_id="abcdef0123456789",
+        fingerprint="0011223344556677",
+        project_root="/p",
+        outcomes=outcomes if outcomes is not None else {"oxlint": EngineOutcome("oxlint", "ok")},
+        issues=tuple(sorted(issues, key=Issue.sort_key)),
+        created_at=0.0,
+    )
+
+
+def payload_for(issues: list[Issue], **options: Any) -> dict[str, Any]:
+    return check_payload(result_of(issues), cluster(issues), **options)
+
+
+def test_full_payload_has_schema_fields_in_order() -> None:
+    issues = [make("dup", line=1), make("dup", line=2), make("solo")]
+    payload = payload_for(issues)
+    assert list(payload) == FULL_KEYS
+    assert payload["schemaVersion"] == "1.4" and payload["status"] == "issues_found"
+    assert payload["totalIssues"] == 3 and payload["omittedIssueCount"] == 0
+    assert payload["engines"] == {"oxlint": {"status": "ok"}}
+    assert payload["clusters"][0] == {
+        "clusterId": payload["clusters"][0]["clusterId"],
+        "rootCauseSummary": "2 dup issues across 1 file",
+        "ruleIds": ["dup"],
+        "issueCount": 2,
+        "fileCount": 1,
+        "priority": 2,
+    }
+    record = payload["remainingIssues"][0]
+    assert set(record) == {"issueId", "file", "line", "col", "rule", "severity", "fixable"}
+    assert len(record["issueId"]) == 12
+    json.dumps(payload)  # JSON-ready
+
+
+def test_compact_payload_renames_keys_and_drops_project_root() -> None:
+    issues = [make(f"s{i}", file=f"f{i}.ts") for i in range(3)]
+    full = payload_for(issues, filtered_out=2)
+    compact = payload_for(issues, compact=True, filtered_out=2)
+    assert "projectRoot" not in compact
+    for long, short in [
+        ("schemaVersion", "v"),
+        ("totalIssues", "total"),
+        ("remainingIssues", "remaining"),
+        ("omittedIssueCount", "omitted"),
+        ("filteredOutIssueCount", "filteredOut"),
+    ]:
+        assert long not in compact and compact[short] == full[long]
+    assert "filteredOutCount" not in compact
+    for same in ["status", "engines", "clusters", "truncated", "checkId", "fingerprint"]:
+        assert compact[same] == full[same]
+
+
+def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
+    few = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(100)])
+    assert "nextStep" not in few and few["truncated"] is False
+    many = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(101)])
+    assert many["omittedIssueCount"] == 1 and many["truncated"] is True
+    assert "list_issues" in many["nextStep"] and "abcdef0123456789" in many["nextStep"]
+    assert "--format sarif" in many["nextStep"]
+
+
+def test_filtered_checks_emit_both_aliases_and_point_to_check_project() -> None:
+    payload = payload_for([make()], filtered_out=4)
+    assert payload["filteredOutIssueCount"] == payload["filteredOutCount"] == 4
+    assert "check_project" in payload["nextStep"]
+    unfiltered = payload_for([make()], filtered_out=0)
+    assert unfiltered["filteredOutCount"] == 0 and "nextStep" not in unfiltered
+
+
+def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:
+    payload = payload_for([make()], extras={"loopWarning": {"k": 1}, "fileRuleChurnWarning": None})
+    keys = list(payload)
+    assert keys.index("truncated") < keys.index("loopWarning") < keys.index("checkId")
+    assert "fileRuleChurnWarning" not in payload
+
+
+def test_engine_messages_are_omitted_when_absent() -> None:
+    outcomes = {
+        "oxlint": EngineOutcome("oxlint", "ok"),
+        "tsc": EngineOutcome("tsc", "error", message="tsc crashed"),
+    }
+    payload = check_payload(result_of([make()], outcomes), cluster([make()]))
+    assert payload["engines"] == {
+        "oxlint": {"status": "ok"},
+        "tsc": {"status": "error", "message": "tsc crashed"},
+    }
+    assert payload["status"] == "error" and "code" not in payload
+
+
+def test_nothing_checked_explains_every_engine() -> None:
+    outcomes = {
+        "biome": EngineOutcome("biome", "disabled", message="npm i -D @biomejs/biome"),
+        "tsc": EngineOutcome("tsc", "error", message="no tsconfig.json"),
+    }
+    payload = check_payload(result_of([], outcomes), cluster([]))
+    assert payload["status"] == "error" and payload["code"] == "nothing_checked"
+    assert payload["message"].startswith("No engine produced results: ")
+    assert "biome disabled (npm i -D @biomejs/biome)" in payload["message"]
+    assert "tsc error (no tsconfig.json)" in payload["message"]
+
+
+def test_issue_detail_keeps_full_message_and_extras() -> None:
+    long_message = "first line\nsecond " + "x" * 200
+    issue = make(
+        "TS2322",
+        engine="tsc",
+        message=long_message,
+        end_line=3,
+        end_col=9,
+        docs_url="https://example.test/TS2322",
+        help="Change the type.",
+    )
+    detail = issue_detail(issue, issue.issue_id[:12], "cafe00cafe00")
+    assert detail["issueId"] == issue.issue_id and detail["shortId"] == issue.issue_id[:12]
+    assert detail["message"] == long_message
+    assert len(detail["summary"]) == 120 and "\n" not in detail["summary"]
+    assert detail["sourceKind"] == "compiler" and detail["clusterId"] == "cafe00cafe00"
+    assert (detail["endLine"], detail["endCol"]) == (3, 9)
+    assert (
+        detail["docsUrl"] == "https://example.test/TS2322" and detail["help"] == "Change the type."
+    )
+
+
+def test_issue_detail_leaves_out_absent_optional_fields() -> None:
+    detail = issue_detail(make(), "abc")
+    assert detail["sourceKind"] == "linter"
+    for key in ["endLine", "endCol", "clusterId", "docsUrl", "help"]:
+        assert key not in detail
+
+
+def test_fail_on_priority_counts_returned_clusters_and_flat_records() -> None:
+    warnings = [make(f"w{i}", file=f"f{i}.ts", severity="warning") for i in range(2)]
+    clustering = cluster(warnings)
+    assert fails_priority(clustering, 4) and not fails_priority(clustering, 3)
+    errors = cluster([make("e", line=1), make("e", line=2)])
+    assert fails_priority(errors, 2) and not fails_priority(errors, 1)
+
+
+def test_fail_on_priority_reads_full_and_compact_payloads_alike() -> None:
+    issues = [make("solo", fixable=True)]  # flat record, derived priority 3
+    for compact in (False, True):
+        payload = payload_for(issues, compact=compact)
+        assert fails_priority(payload, 3) and not fails_priority(payload, 2)
