@@ -29,6 +29,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
+from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore import GitIgnorePatternError
+
 CONFIG_FILE: Final = "signalint.config.json"
 PYPROJECT_FILE: Final = "pyproject.toml"
 ENGINE_NAMES: Final = ("oxlint", "tsc", "biome", "eslint")
@@ -160,11 +163,13 @@ class _Checker:
     def pattern(self, value: object, path: str) -> str:
         if not isinstance(value, str) or not value.strip():
             raise self.fail(path, f"expected a non-empty pattern string, got {_got(value)}")
-        if value.startswith("#"):
-            # gitignore syntax reads this as a comment: it would match nothing.
-            raise self.fail(
-                path, "a pattern starting with '#' is a comment; write '\\#' to match a literal '#'"
-            )
+        try:
+            compiled = GitIgnoreSpec.from_lines([value]).patterns
+        except GitIgnorePatternError as exc:
+            raise self.fail(path, f"not a valid gitignore pattern: {exc}") from exc
+        if compiled[0].include is None:
+            # e.g. "#x" is a comment and "/" matches nothing: a silent no-op.
+            raise self.fail(path, f"{_got(value)} can never match a path (gitignore syntax)")
         return value
 
 
@@ -304,6 +309,19 @@ def _read_pyproject(path: Path) -> object | None:
     return tool.get("signalint")
 
 
+def config_source(root: Path) -> Path | None:
+    """The file `load_config` reads: the JSON file, else a pyproject.toml with
+    a `[tool.signalint]` table, else None (defaults). A malformed pyproject.toml
+    raises `ConfigError`: we cannot tell whether it holds our table.
+    """
+    if (root / CONFIG_FILE).is_file():
+        return root / CONFIG_FILE
+    pyproject = root / PYPROJECT_FILE
+    if pyproject.is_file() and _read_pyproject(pyproject) is not None:
+        return pyproject
+    return None
+
+
 def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     """Load and validate the configuration of `root`; apply env overrides.
 
@@ -311,17 +329,13 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     value, in a file or in the environment.
     """
     env = os.environ if env is None else env
-    json_path = root / CONFIG_FILE
-    pyproject = root / PYPROJECT_FILE
+    source = config_source(root)
     raw: object = {}
-    source: Path | None = None
     prefix = ""
-    if json_path.is_file():
-        raw, source = _read_json(json_path), json_path
-    elif pyproject.is_file():
-        table = _read_pyproject(pyproject)
-        if table is not None:
-            raw, source, prefix = table, pyproject, "tool.signalint"
+    if source is not None and source.name == CONFIG_FILE:
+        raw = _read_json(source)
+    elif source is not None:
+        raw, prefix = _read_pyproject(source), "tool.signalint"
     config = _build(raw, source, prefix, root)
     payload = _env_choice(env, "SIGNALINT_MCP_PAYLOAD", PAYLOAD_MODES)
     monorepo = _env_choice(env, "SIGNALINT_MONOREPO_MODE", MONOREPO_MODES)

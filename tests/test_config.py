@@ -1,0 +1,191 @@
+"""Configuration loading: defaults, sources, strict validation, env overrides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from signalint.config import ConfigError, load_config, state_dir
+
+NO_ENV: dict[str, str] = {}
+
+
+def write_json(root: Path, value: object) -> Path:
+    path = root / "signalint.config.json"
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+def refusal(root: Path, env: dict[str, str] | None = None) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_config(root, NO_ENV if env is None else env)
+    return info.value
+
+
+def test_defaults_without_any_config(tmp_path: Path) -> None:
+    config = load_config(tmp_path, NO_ENV)
+    assert config.source is None
+    assert config.enabled_engines() == ("oxlint", "tsc")
+    assert config.engines["biome"].options == {"includeFormatter": False}
+    assert config.ignore == ("node_modules/**", "dist/**", ".signalint/**")
+    assert dict(config.timeouts_ms) == {
+        "oxlint": 30000,
+        "tsc": 60000,
+        "biome": 30000,
+        "eslint": 30000,
+    }
+    assert (config.mcp_payload, config.monorepo_mode, config.compact) == ("both", "off", False)
+    assert (config.snapshot_max, config.snapshot_ttl_s, config.cache_max_rows) == (
+        50,
+        1800.0,
+        200000,
+    )
+
+
+def test_eslint_defaults_on_when_a_root_flat_config_exists(tmp_path: Path) -> None:
+    (tmp_path / "eslint.config.mjs").write_text("export default [];\n")
+    assert load_config(tmp_path, NO_ENV).engines["eslint"].enabled
+
+
+def test_explicit_values_and_partial_tables_merge_with_defaults(tmp_path: Path) -> None:
+    write_json(
+        tmp_path,
+        {
+            "engines": {"oxlint": False, "biome": {"includeFormatter": True}},
+            "ignore": ["src/generated/**"],
+            "timeoutsMs": {"tsc": 120000},
+            "mcpPayload": "text",
+            "monorepoMode": "auto",
+            "snapshots": {"ttlMinutes": 5},
+            "cache": {"maxRows": 10},
+        },
+    )
+    config = load_config(tmp_path, NO_ENV)
+    assert config.enabled_engines() == ("tsc", "biome")
+    assert config.engines["biome"].options == {"includeFormatter": True}
+    assert config.ignore == ("src/generated/**",)  # an explicit array replaces the default
+    assert config.timeouts_ms["tsc"] == 120000 and config.timeouts_ms["oxlint"] == 30000
+    assert (config.mcp_payload, config.monorepo_mode) == ("text", "auto")
+    assert (config.snapshot_max, config.snapshot_ttl_s, config.cache_max_rows) == (50, 300.0, 10)
+
+
+def test_pyproject_table_is_read_when_there_is_no_json_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.signalint]\nmcpPayload = "structured"\n[tool.signalint.engines]\ntsc = false\n'
+    )
+    config = load_config(tmp_path, NO_ENV)
+    assert config.source == tmp_path / "pyproject.toml"
+    assert config.mcp_payload == "structured" and not config.engines["tsc"].enabled
+
+
+def test_json_file_wins_over_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.signalint]\nmcpPayload = "text"\n')
+    path = write_json(tmp_path, {"mcpPayload": "structured"})
+    config = load_config(tmp_path, NO_ENV)
+    assert config.source == path and config.mcp_payload == "structured"
+
+
+def test_pyproject_refusals_name_the_table_path(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.signalint.timeoutsMs]\ntsc = 0\n")
+    err = refusal(tmp_path)
+    assert err.location == "tool.signalint.timeoutsMs.tsc"
+    assert "pyproject.toml" in str(err) and "positive integer" in str(err)
+
+
+def test_unknown_top_level_key_is_refused_with_the_accepted_keys(tmp_path: Path) -> None:
+    path = write_json(tmp_path, {"engine": {}})
+    err = refusal(tmp_path)
+    assert err.file == path and err.location == "engine"
+    assert str(path) in str(err) and "engines" in str(err) and "timeoutsMs" in str(err)
+
+
+def test_unknown_nested_keys_are_refused(tmp_path: Path) -> None:
+    write_json(tmp_path, {"engines": {"rome": True}})
+    assert refusal(tmp_path).location == "engines.rome"
+    write_json(tmp_path, {"engines": {"biome": {"formatter": True}}})
+    err = refusal(tmp_path)
+    assert err.location == "engines.biome.formatter" and "includeFormatter" in str(err)
+
+
+def test_wrong_types_name_the_key_and_what_is_accepted(tmp_path: Path) -> None:
+    write_json(tmp_path, {"engines": {"biome": "yes"}})
+    err = refusal(tmp_path)
+    assert err.location == "engines.biome"
+    assert 'expected a boolean or {"includeFormatter": boolean}' in str(err)
+    write_json(tmp_path, {"engines": {"biome": {"includeFormatter": "true"}}})
+    err = refusal(tmp_path)
+    assert err.location == "engines.biome.includeFormatter" and "boolean" in err.message
+    write_json(tmp_path, {"ignore": "dist/**"})
+    assert refusal(tmp_path).location == "ignore"
+    write_json(tmp_path, {"ignore": ["ok/**", ""]})
+    assert refusal(tmp_path).location == "ignore[1]"
+    write_json(tmp_path, {"mcpPayload": "json"})
+    err = refusal(tmp_path)
+    assert err.location == "mcpPayload" and '"both", "text", "structured"' in err.message
+    write_json(tmp_path, [])
+    assert "object" in refusal(tmp_path).message
+
+
+def test_booleans_are_not_integers(tmp_path: Path) -> None:
+    write_json(tmp_path, {"timeoutsMs": {"oxlint": True}})
+    err = refusal(tmp_path)
+    assert err.location == "timeoutsMs.oxlint" and "got true" in err.message
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, "30000"])
+def test_timeouts_must_be_positive_integers(tmp_path: Path, bad: object) -> None:
+    write_json(tmp_path, {"timeoutsMs": {"tsc": bad}})
+    err = refusal(tmp_path)
+    assert err.location == "timeoutsMs.tsc" and "positive integer" in err.message
+
+
+def test_ignore_patterns_that_can_never_match_are_refused(tmp_path: Path) -> None:
+    write_json(tmp_path, {"ignore": ["#generated"]})
+    assert refusal(tmp_path).location == "ignore[0]"
+
+
+def test_malformed_json_reports_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "signalint.config.json"
+    path.write_text('{\n  "engines": {\n    "tsc": true,\n  }\n}\n')
+    err = refusal(tmp_path)
+    assert err.location == "4:3"
+    assert str(err).startswith(f"{path}:4:3: malformed JSON")
+
+
+def test_duplicate_keys_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "signalint.config.json").write_text('{"mcpPayload": "text", "mcpPayload": "both"}')
+    assert '"mcpPayload" given twice' in refusal(tmp_path).message
+
+
+def test_env_overrides_payload_monorepo_and_compact(tmp_path: Path) -> None:
+    write_json(tmp_path, {"mcpPayload": "text"})
+    env = {
+        "SIGNALINT_MCP_PAYLOAD": "structured",
+        "SIGNALINT_MONOREPO_MODE": "strict",
+        "SIGNALINT_COMPACT": "1",
+    }
+    config = load_config(tmp_path, env)
+    assert (config.mcp_payload, config.monorepo_mode, config.compact) == (
+        "structured",
+        "strict",
+        True,
+    )
+    assert load_config(tmp_path, {"SIGNALINT_MCP_PAYLOAD": ""}).mcp_payload == "text"
+
+
+def test_invalid_env_payload_names_the_variable_and_the_choices(tmp_path: Path) -> None:
+    err = refusal(tmp_path, {"SIGNALINT_MCP_PAYLOAD": "json"})
+    assert err.file is None and err.location == "SIGNALINT_MCP_PAYLOAD"
+    assert "SIGNALINT_MCP_PAYLOAD" in str(err) and '"both", "text", "structured"' in str(err)
+    assert (
+        refusal(tmp_path, {"SIGNALINT_MONOREPO_MODE": "on"}).location == "SIGNALINT_MONOREPO_MODE"
+    )
+    assert refusal(tmp_path, {"SIGNALINT_COMPACT": "maybe"}).location == "SIGNALINT_COMPACT"
+
+
+def test_state_dir_defaults_under_the_root_and_follows_the_override(tmp_path: Path) -> None:
+    assert state_dir(tmp_path, NO_ENV) == tmp_path / ".signalint"
+    assert state_dir(tmp_path, {"SIGNALINT_STATE_DIR": "/var/tmp/s"}) == Path("/var/tmp/s")
+    assert state_dir(tmp_path, {"SIGNALINT_STATE_DIR": "state"}) == tmp_path / "state"
