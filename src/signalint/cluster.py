@@ -81,8 +81,9 @@ class Clustering:
     `flat` is already capped; `omitted` counts the flat records beyond the
     cap and `truncated` says the cap was exceeded. `short_ids` maps every
     issue's full id to its prefix (computed over all issues, returned or
-    not); `cluster_of` maps member ids of *returned* clusters only, since
-    demoted groups do not get a cluster id.
+    not); `file_count` counts distinct files over all issues; `cluster_of`
+    maps member ids of *returned* clusters only, since demoted groups do not
+    get a cluster id.
     """
 
     total: int
@@ -90,6 +91,7 @@ class Clustering:
     flat: tuple[FlatRecord, ...]
     omitted: int
     truncated: bool
+    file_count: int = 0
     short_ids: dict[str, str] = field(default_factory=dict)
     cluster_of: dict[str, str] = field(default_factory=dict)
 
@@ -219,6 +221,7 @@ def cluster(
         flat=tuple(records[:limit]),
         omitted=omitted,
         truncated=omitted > 0,
+        file_count=len({issue.file for issue in unique.values()}),
         short_ids=short_ids,
         cluster_of={issue.issue_id: c.cluster_id for c in kept for issue in c.issues},
     )

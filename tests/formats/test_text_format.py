@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from signalint.cluster import cluster
 from signalint.formats import text
@@ -70,6 +71,11 @@ def test_plain_rendering_does_not_import_rich() -> None:
         "print('rich' in sys.modules)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
     assert done.stdout.strip() == "False"

@@ -36,7 +36,7 @@ def _plural(count: int, noun: str) -> str:
 
 def build_lines(result: CheckResult, clustering: Clustering) -> list[Line]:
     """The document as styled spans (exposed for tests and other writers)."""
-    files = len({issue.file for issue in result.issues})
+    files = clustering.file_count
     lines: list[Line] = [
         [
             ("signalint: ", "bold"),
