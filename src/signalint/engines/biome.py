@@ -1,0 +1,162 @@
+"""Biome adapter: `biome lint` (or `biome check` with the formatter) as JSON.
+
+Verified against @biomejs/biome 2.6.8:
+- `--reporter=json` prints one object on stdout: `summary` (whose counts
+  can disagree with the list, so it is ignored), `diagnostics` and
+  `command`; a notice that the reporter is experimental goes to stderr.
+- `--max-diagnostics=none` lifts the default limit of 20.
+- Each diagnostic has `severity`, `message`, `category`
+  ("lint/suspicious/noDoubleEquals", "parse", "fs/cantRead", "format",
+  "lint" for oversized files), `location.path` and 1-based `start`/`end`
+  line/column counted in code points (end exclusive); whole-file
+  diagnostics use line 0 / column 0. `advices[].text` carries extra notes.
+- The JSON reporter says nothing about fixes or documentation; the rdjson
+  reporter does, but drops the path of whole-file diagnostics (every
+  formatter diagnostic is one), so it cannot be the source of truth.
+  `fixable` therefore stays False; the docs URL follows Biome's rule-page
+  scheme (`lint/<group>/<ruleName>` -> /linter/rules/<rule-name>), checked
+  against the URLs the rdjson reporter prints.
+- A broken configuration exits 1 with nothing on stdout and a cross-marked headline
+  on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from signalint.engines import paths
+from signalint.engines.base import Command, EngineContext, EngineOutputError
+from signalint.engines.positions import SourceText
+from signalint.model import Issue, Severity
+
+if TYPE_CHECKING:
+    from signalint.process import ProcessResult
+
+# Biome's own candidates per the reference: JS/TS, JSON/JSONC, CSS, GraphQL.
+# Without a config Biome would also lint HTML and Markdown, which we never pass.
+SUFFIXES = (*paths.JS_SUFFIXES, ".json", ".jsonc", ".css", ".graphql", ".gql")
+CONFIG_NAMES = ("biome.json", "biome.jsonc")
+ROOT_ONLY_FILES = (".editorconfig",)
+DOCS_BASE = "https://biomejs.dev/linter/rules/"
+_CROSS = "\u00d7"  # Biome marks error headlines with a multiplication sign
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def docs_url(category: str) -> str | None:
+    parts = category.split("/")
+    if len(parts) != 3 or parts[0] != "lint":
+        return None
+    return DOCS_BASE + _CAMEL.sub("-", parts[2]).lower()
+
+
+def _failure_message(result: ProcessResult) -> str:
+    """The first cross-marked line Biome printed (its error headline), else the first line."""
+    lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()]
+    lines = [line for line in lines if line and "reporters are experimental" not in line]
+    marked = [line.lstrip(_CROSS).strip() for line in lines if line.startswith(_CROSS)]
+    if marked:
+        return "biome: " + marked[0]
+    if lines:
+        return "biome: " + lines[0]
+    return f"biome exited with code {result.exit_code} and printed nothing"
+
+
+def _position(point: Any) -> tuple[int, int]:
+    if not isinstance(point, dict):
+        return 0, 0
+    return int(point.get("line") or 0), int(point.get("column") or 0)
+
+
+class BiomeEngine:
+    name = "biome"
+    npm_package = "@biomejs/biome"
+    bin_name = "biome"
+    whole_program = False
+
+    def relevant(self, rel_path: str) -> bool:
+        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+
+    def config_files(self, root: Path, rel_path: str) -> list[str]:
+        found = paths.extends_chain(root, paths.configs_upward(root, rel_path, CONFIG_NAMES))
+        found += [name for name in ROOT_ONLY_FILES if (root / name).is_file()]
+        return found
+
+    def probe(self, ctx: EngineContext) -> Command | None:
+        return None
+
+    def command(
+        self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
+    ) -> Command:
+        if ctx.options.get("includeFormatter") is True:
+            # Lint + format as the project configures them; assist actions
+            # (import sorting) are not diagnostics we report.
+            mode: tuple[str, ...] = ("check", "--assist-enabled=false")
+        else:
+            mode = ("lint",)
+        argv = (
+            str(ctx.executable),
+            *mode,
+            "--reporter=json",
+            "--max-diagnostics=none",
+            "--colors=off",
+            # A batch whose files the config ignores is not an error.
+            "--no-errors-on-unmatched",
+            "--",
+            *files,
+        )
+        return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
+
+    def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
+        try:
+            report = json.loads(result.stdout)
+        except json.JSONDecodeError:
+            report = None
+        if not isinstance(report, dict) or not isinstance(report.get("diagnostics"), list):
+            raise EngineOutputError(_failure_message(result), result.stderr or result.stdout)
+        issues: list[Issue] = []
+        sources: dict[str, SourceText] = {}
+        for diag in report["diagnostics"]:
+            if not isinstance(diag, dict):
+                raise EngineOutputError("biome diagnostic is not an object", str(diag))
+            location = diag.get("location") or {}
+            file = paths.project_path(ctx.root, str(location.get("path") or ""))
+            if file is None:
+                continue
+            source = sources.setdefault(file, SourceText(ctx.root, file))
+            issues.append(self._issue(diag, location, file, source))
+        return issues
+
+    def _issue(
+        self, diag: dict[str, Any], location: dict[str, Any], file: str, source: SourceText
+    ) -> Issue:
+        line, col = _position(location.get("start"))
+        end_line, end_col = _position(location.get("end"))
+        whole_file = line < 1
+        has_end = not whole_file and end_line >= 1
+        category = str(diag.get("category") or "biome")
+        severity: Severity = "error" if diag.get("severity") in ("error", "fatal") else "warning"
+        notes = [
+            str(advice["text"]).strip()
+            for advice in diag.get("advices") or []
+            if isinstance(advice, dict) and advice.get("text")
+        ]
+        return Issue(
+            engine=self.name,
+            file=file,
+            line=max(line, 1),
+            col=1 if whole_file else source.codepoint_to_utf16(line, col),
+            rule=category,
+            severity=severity,
+            message=str(diag.get("message") or ""),
+            end_line=end_line if has_end else None,
+            end_col=source.codepoint_to_utf16(end_line, end_col) if has_end else None,
+            docs_url=docs_url(category),
+            help="\n".join(notes) or None,
+        )
+
+
+ENGINE = BiomeEngine()

@@ -1,0 +1,125 @@
+"""Path helpers shared by the adapters: engine paths -> project paths, config lookup.
+
+Engines print paths relative to their working directory (the project root) or
+absolute; everything downstream wants project-relative POSIX strings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+COMPONENT_SUFFIXES = (".vue", ".svelte", ".astro")
+# Bound on followed `extends` links: configs can form cycles or long chains.
+MAX_CONFIG_CHAIN = 50
+
+
+def project_path(root: Path, reported: str) -> str | None:
+    """`reported` as a project-relative POSIX path; None for `node_modules` files.
+
+    Paths outside the root are kept (as `../...`) rather than silently dropped:
+    a type error in a sibling package is still an error of this check.
+    """
+    if not reported:
+        return None
+    native = reported.replace("\\", "/") if os.sep == "\\" else reported
+    candidate = Path(native)
+    absolute = candidate if candidate.is_absolute() else root / candidate
+    normalized = os.path.normpath(absolute)
+    rel = os.path.relpath(normalized, root)
+    if rel.startswith(".."):
+        # The engine may have printed a symlinked spelling of a path that is
+        # really inside the (canonical) root.
+        real_rel = os.path.relpath(os.path.realpath(normalized), root)
+        if not real_rel.startswith(".."):
+            rel = real_rel
+    posix = PurePosixPath(*Path(rel).parts).as_posix()
+    if "node_modules" in posix.split("/"):
+        return None
+    return posix
+
+
+def in_node_modules(rel_path: str) -> bool:
+    return "node_modules" in rel_path.split("/")
+
+
+def has_suffix(rel_path: str, suffixes: Iterable[str]) -> bool:
+    name = rel_path.rsplit("/", 1)[-1].lower()
+    return any(name.endswith(suffix) for suffix in suffixes)
+
+
+def upward_dirs(root: Path, rel_path: str) -> list[str]:
+    """Project-relative directories from `rel_path`'s directory up to the root ("")."""
+    parts = PurePosixPath(rel_path).parts[:-1]
+    if ".." in parts:
+        return [""]
+    return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def join(directory: str, name: str) -> str:
+    return f"{directory}/{name}" if directory else name
+
+
+def configs_upward(root: Path, rel_path: str, names: Sequence[str]) -> list[str]:
+    """Existing config files named `names`, nearest directory first."""
+    found: list[str] = []
+    for directory in upward_dirs(root, rel_path):
+        for name in names:
+            rel = join(directory, name)
+            if (root / rel).is_file():
+                found.append(rel)
+    return found
+
+
+_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+def load_jsonc(path: Path) -> object | None:
+    """Parse a JSON-with-comments file; None when unreadable or not JSON."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    stripped = _JSONC_TOKENS.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else "", text)
+    try:
+        value: object = json.loads(_TRAILING_COMMA.sub(r"\1", stripped))
+    except json.JSONDecodeError:
+        return None
+    return value
+
+
+def extends_chain(root: Path, start: Sequence[str], key: str = "extends") -> list[str]:
+    """`start` plus every project-local config reachable through `key` links.
+
+    Only relative paths are followed (package names are resolved by the
+    engine through node_modules, whose contents the lockfile already pins).
+    """
+    seen: list[str] = []
+    queue = list(start)
+    while queue and len(seen) < MAX_CONFIG_CHAIN:
+        rel = queue.pop(0)
+        if rel in seen:
+            continue
+        seen.append(rel)
+        data = load_jsonc(root / rel)
+        if not isinstance(data, dict):
+            continue
+        targets = data.get(key)
+        for target in [targets] if isinstance(targets, str) else targets or []:
+            if not isinstance(target, str) or not target.startswith("."):
+                continue
+            base = PurePosixPath(rel).parent
+            joined = os.path.normpath((base / target).as_posix())
+            if (root / joined).is_dir():
+                joined = os.path.join(joined, "tsconfig.json")
+            elif not (root / joined).exists() and (root / (joined + ".json")).is_file():
+                joined += ".json"
+            resolved = PurePosixPath(joined).as_posix()
+            if not resolved.startswith("..") and (root / resolved).is_file():
+                queue.append(resolved)
+    return seen

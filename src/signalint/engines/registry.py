@@ -1,0 +1,13 @@
+"""The engines Signalint knows, by name, in their canonical order."""
+
+from __future__ import annotations
+
+from signalint.engines import biome, eslint, oxlint, tsc
+from signalint.engines.base import Engine
+
+ENGINES: dict[str, Engine] = {
+    "oxlint": oxlint.ENGINE,
+    "tsc": tsc.ENGINE,
+    "biome": biome.ENGINE,
+    "eslint": eslint.ENGINE,
+}

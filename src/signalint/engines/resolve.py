@@ -1,0 +1,166 @@
+"""Finding engine executables and their versions (D12).
+
+Resolution order: the project's own `node_modules/.bin` (only when its real
+path stays inside the canonical root, so a symlink cannot smuggle in an
+executable from elsewhere), then the managed directory that `signalint
+engines install` fills with pinned versions, then PATH.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+
+from signalint.engines.base import Command, Engine
+from signalint.process import run_blocking
+
+PINNED: dict[str, str] = {
+    "oxlint": "1.94.0",
+    "tsc": "7.0.2",
+    "biome": "2.6.8",
+    "eslint": "10.15.0",
+}
+VERSION_TIMEOUT_S = 30.0
+_VERSION = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
+
+Source = Literal["project", "managed", "PATH", "missing"]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    engine: str
+    path: Path | None
+    source: Source
+
+
+def _engine(engine: str | Engine) -> Engine:
+    if isinstance(engine, str):
+        from signalint.engines.registry import ENGINES  # registry imports every adapter
+
+        try:
+            return ENGINES[engine]
+        except KeyError:
+            raise ValueError(f"unknown engine {engine!r}") from None
+    return engine
+
+
+def managed_dir() -> Path:
+    """Where `signalint engines install` puts pinned engines."""
+    override = os.environ.get("SIGNALINT_ENGINES_DIR")
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_cache_dir("signalint")) / "engines"
+
+
+def prepare_managed_dir() -> Path:
+    """Create the managed directory with the package.json npm needs to install into it."""
+    directory = managed_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = directory / "package.json"
+    if not manifest.exists():
+        manifest.write_text(
+            json.dumps({"name": "signalint-engines", "private": True}, indent=2) + "\n",
+            encoding="utf-8",
+        )
+    return directory
+
+
+def _bin_candidates(bin_dir: Path, bin_name: str) -> list[Path]:
+    names = [bin_name]
+    if os.name == "nt":
+        names = [f"{bin_name}.cmd", f"{bin_name}.exe", bin_name]
+    return [bin_dir / name for name in names]
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def resolve(engine: str | Engine, root: Path) -> Resolved:
+    """Find `engine`'s executable for the project at `root` (see module docstring)."""
+    spec = _engine(engine)
+    canonical_root = os.path.realpath(root)
+    for candidate in _bin_candidates(Path(canonical_root) / "node_modules" / ".bin", spec.bin_name):
+        if _executable(candidate) and _inside(os.path.realpath(candidate), canonical_root):
+            return Resolved(spec.name, candidate, "project")
+    for candidate in _bin_candidates(managed_dir() / "node_modules" / ".bin", spec.bin_name):
+        if _executable(candidate):
+            return Resolved(spec.name, candidate, "managed")
+    found = shutil.which(spec.bin_name)
+    if found:
+        return Resolved(spec.name, Path(found), "PATH")
+    return Resolved(spec.name, None, "missing")
+
+
+_versions: dict[tuple[str, int, int, str], str | None] = {}
+
+
+def _package_manifest_digest(real: str) -> str:
+    """Digest of the package.json owning `real` ("" if none).
+
+    npm extracts packages with a fixed mtime, and a launcher script can be
+    byte-identical across releases, so the executable's own stat alone does
+    not notice an upgrade; the owning manifest (which names the version) does.
+    """
+    directory = Path(real).parent
+    for _ in range(4):
+        manifest = directory / "package.json"
+        try:
+            return hashlib.sha256(manifest.read_bytes()).hexdigest()
+        except OSError:
+            directory = directory.parent
+    return ""
+
+
+def version(path: Path) -> str | None:
+    """`<path> --version`, parsed; cached until the executable changes."""
+    real = os.path.realpath(path)
+    try:
+        stat = os.stat(real)
+    except OSError:
+        return None
+    key = (real, stat.st_mtime_ns, stat.st_size, _package_manifest_digest(real))
+    if key not in _versions:
+        result = run_blocking(
+            Command(
+                argv=(str(path), "--version"),
+                cwd=Path(real).parent,
+                timeout_s=VERSION_TIMEOUT_S,
+                ok_exit_codes=frozenset({0}),
+            )
+        )
+        match = _VERSION.search(result.stdout) if result.exit_code == 0 else None
+        _versions[key] = match.group(1) if match else None
+    return _versions[key]
+
+
+def install_hint(name: str) -> str:
+    return f"signalint engines install {name}"
+
+
+def install_argv(names: Sequence[str]) -> tuple[str, ...]:
+    """The npm command installing the pinned packages of `names` into managed_dir()."""
+    packages = [f"{_engine(name).npm_package}@{PINNED[name]}" for name in names]
+    return (
+        "npm",
+        "install",
+        "--prefix",
+        str(managed_dir()),
+        "--no-audit",
+        "--no-fund",
+        "--save-exact",
+        *packages,
+    )
