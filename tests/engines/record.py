@@ -1,0 +1,120 @@
+"""Regenerate tests/engines/recorded/ by running the real engines on the fixtures.
+
+Not a test module. Usage (from the repository root):
+
+    .venv/bin/python tests/engines/record.py [BIN_DIR [TSC5_BIN_DIR]]
+
+BIN_DIR holds oxlint, tsc, biome and eslint (default: the managed directory
+of `signalint engines install`). Each recording stores the adapter's argv
+(executable as its bare name), exit code, stdout and stderr, plus the engine
+version, so parse tests replay exactly what the engine printed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from signalint.engines import resolve
+from signalint.engines.base import Command, EngineContext
+from signalint.engines.registry import ENGINES
+from signalint.process import ProcessResult, run_blocking
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "fixtures" / "engines"
+RECORDED = HERE / "recorded"
+ROOT = "<ROOT>"
+STATE = "<STATE>"
+
+
+
+
+def _portable(text: str, ctx: EngineContext) -> str:
+    """Machine-specific directories become placeholders the tests substitute back."""
+    return text.replace(str(ctx.state_dir), STATE).replace(str(ctx.root), ROOT)
+
+
+def _save(name: str, command: Command, result: ProcessResult, ctx: EngineContext) -> None:
+    engine = ENGINES[name.split("-")[0].removesuffix("5")]
+    record = {
+        "engine": engine.name,
+        "version": resolve.version(ctx.executable),
+        "argv": [engine.bin_name, *(_portable(a, ctx) for a in command.argv[1:])],
+        "exit_code": result.exit_code,
+        "stdout": _portable(result.stdout, ctx),
+        "stderr": _portable(result.stderr, ctx),
+    }
+    (RECORDED / f"{name}.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    print(f"{name}: exit {result.exit_code}, {len(result.stdout)} chars")
+
+
+def _run(
+    name: str,
+    engine_name: str,
+    bin_dir: Path,
+    fixture: str,
+    files: Sequence[str],
+    options: dict[str, object] | None = None,
+) -> None:
+    engine = ENGINES[engine_name]
+    with tempfile.TemporaryDirectory() as state:
+        ctx = EngineContext(
+            root=(FIXTURES / fixture).resolve(),
+            executable=bin_dir / engine.bin_name,
+            timeout_s=120.0,
+            state_dir=Path(state),
+            options=options or {},
+        )
+        probe = engine.probe(ctx)
+        probe_result = None
+        if probe is not None:
+            probe_result = run_blocking(probe)
+            _save(f"{name}.probe", probe, probe_result, ctx)
+        command = engine.command(ctx, files, probe_result)
+        _save(name, command, run_blocking(command), ctx)
+
+
+def _with_node_modules(fixture: str, rel: str, text: str) -> Path:
+    """A node_modules file exists only while recording (git ignores node_modules)."""
+    path = FIXTURES / fixture / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return FIXTURES / fixture / "node_modules"
+
+
+def main(argv: Sequence[str]) -> None:
+    bin_dir = Path(argv[0]) if argv else resolve.managed_dir() / "node_modules" / ".bin"
+    RECORDED.mkdir(exist_ok=True)
+    vendored = _with_node_modules("oxlint", "node_modules/dep/index.js", "debugger;\n")
+    try:
+        files = ["src/a.ts", "src/bad.js", "src/Comp.vue", "legacy/old.js"]
+        _run("oxlint", "oxlint", bin_dir, "oxlint", [*files, "node_modules/dep/index.js"])
+    finally:
+        shutil.rmtree(vendored)
+    _run("oxlint-badconfig", "oxlint", bin_dir, "oxlint-badconfig", ["a.js"])
+
+    _run("tsc-project", "tsc", bin_dir, "tsc/project", [])
+    _run("tsc-solution", "tsc", bin_dir, "tsc/solution", [])
+    _run("tsc-noinputs", "tsc", bin_dir, "tsc/noinputs", [])
+    if len(argv) > 1:  # a second BIN_DIR with TypeScript 5.x
+        _run("tsc5-project", "tsc", Path(argv[1]), "tsc/project", [])
+        _run("tsc5-solution", "tsc", Path(argv[1]), "tsc/solution", [])
+    for leftover in (FIXTURES / "tsc").rglob("*.tsbuildinfo"):
+        leftover.unlink()
+
+    files = ["src/a.ts", "src/d.json", "src/s.css", "src/bad.js", "src/fmt.js", "src/missing.js"]
+    _run("biome-lint", "biome", bin_dir, "biome", files)
+    _run("biome-check", "biome", bin_dir, "biome", files, options={"includeFormatter": True})
+    _run("biome-badconfig", "biome", bin_dir, "biome-badconfig", ["a.js"])
+
+    files = ["src/a.js", "src/bad.js", "src/directive.js", "ignored/skip.js"]
+    _run("eslint", "eslint", bin_dir, "eslint", files)
+    _run("eslint-badconfig", "eslint", bin_dir, "eslint-badconfig", ["a.js"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

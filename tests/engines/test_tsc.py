@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from signalint.engines.base import EngineConfigError, EngineOutputError
+from signalint.engines.tsc import ENGINE, select_config
+from signalint.process import ProcessResult
+from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
+
+
+def test_tsc_project_mode_command_with_skiplibcheck_and_redirected_buildinfo() -> None:
+    ctx = context("tsc/project")
+    probe = ENGINE.probe(ctx)
+    assert probe is not None
+    assert probe.argv[1:] == ("--showConfig", "-p", "tsconfig.json")
+    argv = ENGINE.command(ctx, [], recorded("tsc-project.probe", ctx.root)).argv
+    assert argv[1:6] == ("-p", "tsconfig.json", "--noEmit", "--pretty", "false")
+    assert "--skipLibCheck" in argv
+    buildinfo = Path(argv[argv.index("--tsBuildInfoFile") + 1])
+    assert buildinfo.is_relative_to(STATE / "tsc")
+    assert recorded_argv("tsc-project")[1:6] == list(argv[1:6])
+
+
+def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
+    ctx = context("tsc/project")
+    probe = ProcessResult(("tsc",), 0, '{"compilerOptions": {"skipLibCheck": false}}', "", 0.1)
+    assert "--skipLibCheck" not in ENGINE.command(ctx, [], probe).argv
+
+
+def test_tsc_solution_root_with_references_uses_build_mode() -> None:
+    ctx = context("tsc/solution")
+    argv = ENGINE.command(ctx, [], recorded("tsc-solution.probe", ctx.root)).argv
+    assert argv[1:] == ("-b", "tsconfig.json", "--noEmit", "--pretty", "false")
+    for name in ("tsc-solution", "tsc5-solution"):
+        issues = ENGINE.parse(recorded(name, ctx.root), ctx)
+        assert [(i.file, i.line, i.col, i.rule) for i in issues] == [
+            ("packages/a/src/index.ts", 1, 14, "TS2322"),
+            ("packages/b/src/index.ts", 1, 19, "TS7006"),
+        ]
+
+
+@pytest.mark.parametrize("name", ["tsc-project", "tsc5-project"])
+def test_tsc_parses_located_and_multi_line_diagnostics(name: str) -> None:
+    ctx = context("tsc/project")
+    issues = ENGINE.parse(recorded(name, ctx.root), ctx)
+    assert [(i.file, i.line, i.col, i.rule, i.severity) for i in issues] == [
+        ("src/a.ts", 1, 28, "TS2322", "error"),
+        ("src/a.ts", 2, 25, "TS2307", "error"),
+        ("src/a.ts", 4, 7, "TS2345", "error"),
+    ]
+    assert issues[0].message == "Type 'string' is not assignable to type 'number'."
+    assert issues[2].message.splitlines() == [
+        "Argument of type '(a: { p: string; }) => void' is not assignable to parameter "
+        "of type '(a: { p: number; }) => void'.",
+        "  Types of parameters 'a' and 'a' are incompatible.",
+        "    Type '{ p: number; }' is not assignable to type '{ p: string; }'.",
+        "      Types of property 'p' are incompatible.",
+        "        Type 'number' is not assignable to type 'string'.",
+    ]
+    assert all(i.docs_url is None and not i.fixable for i in issues)
+
+
+def test_tsc_global_error_is_attributed_to_the_config() -> None:
+    ctx = context("tsc/noinputs")
+    [issue] = ENGINE.parse(recorded("tsc-noinputs", ctx.root), ctx)
+    assert (issue.file, issue.line, issue.col, issue.rule) == ("tsconfig.json", 1, 1, "TS18003")
+    assert issue.message.startswith("No inputs were found in config file")
+
+
+def test_tsc_drops_node_modules_and_accepts_exit_code_2() -> None:
+    ctx = context("tsc/project")
+    stdout = (
+        "node_modules/dep/index.d.ts(3,1): error TS1005: ';' expected.\n"
+        "  continued\n"
+        "src/a.ts(1,1): warning TS6133: 'x' is declared but its value is never read.\n"
+    )
+    [issue] = ENGINE.parse(ProcessResult(("tsc",), 2, stdout, "", 0.1), ctx)
+    assert (issue.file, issue.severity, issue.message) == (
+        "src/a.ts",
+        "warning",
+        "'x' is declared but its value is never read.",
+    )
+    assert 2 in ENGINE.command(ctx, [], None).ok_exit_codes
+
+
+def test_tsc_nonzero_exit_without_diagnostics_is_an_output_error() -> None:
+    ctx = context("tsc/project")
+    with pytest.raises(EngineOutputError) as caught:
+        ENGINE.parse(ProcessResult(("tsc",), 1, "", "panic: runtime error\n", 0.1), ctx)
+    assert "panic: runtime error" in caught.value.message
+    assert ENGINE.parse(ProcessResult(("tsc",), 0, "", "", 0.1), ctx) == []
+
+
+def test_tsc_config_selection_follows_the_first_target(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "nocfg").mkdir()
+    (tmp_path / "tsconfig.json").write_text("{}")
+    (tmp_path / "pkg" / "tsconfig.json").write_text("{}")
+    (tmp_path / "pkg" / "tsconfig.build.json").write_text("{}")
+    assert select_config(tmp_path, ".") == "tsconfig.json"
+    assert select_config(tmp_path, "pkg") == "pkg/tsconfig.json"
+    assert select_config(tmp_path, "pkg/tsconfig.build.json") == "pkg/tsconfig.build.json"
+    assert select_config(tmp_path, "pkg/src/deep/x.ts") == "pkg/tsconfig.json"
+    assert select_config(tmp_path, "other.ts") == "tsconfig.json"
+    with pytest.raises(EngineConfigError, match="expected nocfg/tsconfig.json"):
+        select_config(tmp_path, "nocfg")  # a directory never falls back to the root
+    with pytest.raises(EngineConfigError, match="outside the project root"):
+        select_config(tmp_path, "../elsewhere")
+
+
+def test_tsc_without_tsconfig_is_an_engine_config_error(tmp_path: Path) -> None:
+    ctx = context("tsc/project")
+    ctx = type(ctx)(root=tmp_path, executable=ctx.executable, timeout_s=1, state_dir=STATE)
+    with pytest.raises(EngineConfigError, match="expected tsconfig.json"):
+        ENGINE.probe(ctx)
+
+
+def test_tsc_config_files_follow_the_extends_chain(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "tsconfig.base.json").write_text('{ /* c */ "compilerOptions": {}, }')
+    (tmp_path / "app" / "tsconfig.json").write_text('{"extends": "../tsconfig.base.json"}')
+    assert ENGINE.config_files(tmp_path, "app/main.ts") == [
+        "app/tsconfig.json",
+        "tsconfig.base.json",
+    ]
+    assert ENGINE.config_files(fixture("tsc/project"), "src/a.ts") == ["tsconfig.json"]
+    assert ENGINE.whole_program
