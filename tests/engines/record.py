@@ -31,8 +31,6 @@ ROOT = "<ROOT>"
 STATE = "<STATE>"
 
 
-
-
 def _portable(text: str, ctx: EngineContext) -> str:
     """Machine-specific directories become placeholders the tests substitute back."""
     return text.replace(str(ctx.state_dir), STATE).replace(str(ctx.root), ROOT)

@@ -142,9 +142,18 @@ def version(path: Path) -> str | None:
                 ok_exit_codes=frozenset({0}),
             )
         )
-        match = _VERSION.search(result.stdout) if result.exit_code == 0 else None
-        _versions[key] = match.group(1) if match else None
+        _versions[key] = parse_version(result.stdout) if result.exit_code == 0 else None
     return _versions[key]
+
+
+def parse_version(output: str) -> str | None:
+    """The version number in `--version` output.
+
+    tsc prints "Version 7.0.2", oxlint "Version: 1.94.0", biome
+    "Version: 2.6.8" and eslint "v10.15.0".
+    """
+    match = _VERSION.search(output)
+    return match.group(1) if match else None
 
 
 def install_hint(name: str) -> str:
