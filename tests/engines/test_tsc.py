@@ -104,7 +104,7 @@ def test_tsc_config_selection_follows_the_first_target(tmp_path: Path) -> None:
     assert select_config(tmp_path, "pkg/tsconfig.build.json") == "pkg/tsconfig.build.json"
     assert select_config(tmp_path, "pkg/src/deep/x.ts") == "pkg/tsconfig.json"
     assert select_config(tmp_path, "other.ts") == "tsconfig.json"
-    with pytest.raises(EngineConfigError, match="expected nocfg/tsconfig.json"):
+    with pytest.raises(EngineConfigError, match=r"expected nocfg/tsconfig\.json"):
         select_config(tmp_path, "nocfg")  # a directory never falls back to the root
     with pytest.raises(EngineConfigError, match="outside the project root"):
         select_config(tmp_path, "../elsewhere")
@@ -113,7 +113,7 @@ def test_tsc_config_selection_follows_the_first_target(tmp_path: Path) -> None:
 def test_tsc_without_tsconfig_is_an_engine_config_error(tmp_path: Path) -> None:
     ctx = context("tsc/project")
     ctx = type(ctx)(root=tmp_path, executable=ctx.executable, timeout_s=1, state_dir=STATE)
-    with pytest.raises(EngineConfigError, match="expected tsconfig.json"):
+    with pytest.raises(EngineConfigError, match=r"expected tsconfig\.json"):
         ENGINE.probe(ctx)
 
 
