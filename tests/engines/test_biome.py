@@ -83,7 +83,7 @@ def test_biome_broken_config_is_an_output_error_with_biome_headline() -> None:
     ctx = context("biome-badconfig")
     with pytest.raises(EngineOutputError) as caught:
         ENGINE.parse(recorded("biome-badconfig", ctx.root), ctx)
-    assert caught.value.message == "biome: Property key must be double quoted"
+    assert caught.value.message == "biome.json:1:3: Property key must be double quoted"
 
 
 def test_biome_relevance_docs_urls_and_config_files() -> None:

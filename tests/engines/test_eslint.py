@@ -64,7 +64,7 @@ def test_eslint_config_load_failure_reports_eslints_own_error_line() -> None:
     with pytest.raises(EngineOutputError) as caught:
         ENGINE.parse(recorded("eslint-badconfig", ctx.root), ctx)
     assert caught.value.message.startswith(
-        "eslint: Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'eslint-plugin-does-not-exist'"
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'eslint-plugin-does-not-exist'"
     )
 
 

@@ -43,6 +43,8 @@ CONFIG_NAMES = ("biome.json", "biome.jsonc")
 ROOT_ONLY_FILES = (".editorconfig",)
 DOCS_BASE = "https://biomejs.dev/linter/rules/"
 _CROSS = "\u00d7"  # Biome marks error headlines with a multiplication sign
+# A diagnostic header: "/abs/biome.json:1:3 parse ━━━…"
+_HEADER = re.compile(r"^(?P<path>\S+?):(?P<pos>\d+:\d+) \S+ ")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -53,16 +55,22 @@ def docs_url(category: str) -> str | None:
     return DOCS_BASE + _CAMEL.sub("-", parts[2]).lower()
 
 
-def _failure_message(result: ProcessResult) -> str:
-    """The first cross-marked line Biome printed (its error headline), else the first line."""
+def _failure_message(result: ProcessResult, root: Path) -> str:
+    """Biome's first error headline (a cross-marked line), with its location if given."""
     lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()]
     lines = [line for line in lines if line and "reporters are experimental" not in line]
-    marked = [line.lstrip(_CROSS).strip() for line in lines if line.startswith(_CROSS)]
-    if marked:
-        return "biome: " + marked[0]
+    where = ""
+    for line in lines:
+        header = _HEADER.match(line)
+        if header:
+            where = (
+                f"{paths.project_path(root, header['path']) or header['path']}:{header['pos']}: "
+            )
+        elif line.startswith(_CROSS):
+            return where + line.lstrip(_CROSS).strip()
     if lines:
-        return "biome: " + lines[0]
-    return f"biome exited with code {result.exit_code} and printed nothing"
+        return lines[0]
+    return f"exited with code {result.exit_code} and printed nothing"
 
 
 def _position(point: Any) -> tuple[int, int]:
@@ -116,7 +124,9 @@ class BiomeEngine:
         except json.JSONDecodeError:
             report = None
         if not isinstance(report, dict) or not isinstance(report.get("diagnostics"), list):
-            raise EngineOutputError(_failure_message(result), result.stderr or result.stdout)
+            raise EngineOutputError(
+                _failure_message(result, ctx.root), result.stderr or result.stdout
+            )
         issues: list[Issue] = []
         sources: dict[str, SourceText] = {}
         for diag in report["diagnostics"]:

@@ -40,8 +40,8 @@ def _failure_message(result: ProcessResult) -> str:
     lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()]
     for line in lines:
         if line and not line.startswith(_BOILERPLATE):
-            return "eslint: " + line
-    return f"eslint exited with code {result.exit_code} and printed nothing"
+            return line
+    return f"exited with code {result.exit_code} and printed nothing"
 
 
 def _rule(message: dict[str, Any]) -> str:

@@ -57,7 +57,7 @@ def _failure_message(result: ProcessResult) -> str:
     lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines()]
     lines = [line for line in lines if line]
     if not lines:
-        return f"oxlint exited with code {result.exit_code} and printed nothing"
+        return f"exited with code {result.exit_code} and printed nothing"
     detail = next((line[2:].strip() for line in lines if line.startswith("x ")), None)
     return f"{lines[0]} {detail}" if detail and detail not in lines[0] else lines[0]
 

@@ -75,8 +75,17 @@ def configs_upward(root: Path, rel_path: str, names: Sequence[str]) -> list[str]
     return found
 
 
-_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+# Strings are matched first (and kept verbatim) so that comment markers and
+# commas inside them are left alone. Comments go before trailing commas, so a
+# comma followed by a comment and then "}" is still recognized as trailing.
+_STRING = r'"(?:\\.|[^"\\])*"'
+_COMMENTS = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/", re.DOTALL)
+_TRAILING_COMMAS = re.compile(_STRING + r"|,(?=\s*[}\]])")
+
+
+def _strip_jsonc(match: re.Match[str]) -> str:
+    token = match.group(0)
+    return token if token.startswith('"') else ""
 
 
 def load_jsonc(path: Path) -> object | None:
@@ -85,9 +94,9 @@ def load_jsonc(path: Path) -> object | None:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return None
-    stripped = _JSONC_TOKENS.sub(lambda m: m.group(0) if m.group(0)[0] == '"' else "", text)
     try:
-        value: object = json.loads(_TRAILING_COMMA.sub(r"\1", stripped))
+        without_comments = _COMMENTS.sub(_strip_jsonc, text)
+        value: object = json.loads(_TRAILING_COMMAS.sub(_strip_jsonc, without_comments))
     except json.JSONDecodeError:
         return None
     return value

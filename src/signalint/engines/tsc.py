@@ -157,7 +157,7 @@ class TscEngine:
                 (s.strip() for s in (result.stdout + result.stderr).splitlines() if s.strip()), ""
             )
             raise EngineOutputError(
-                f"tsc exited with code {result.exit_code} without diagnostics"
+                f"exited with code {result.exit_code} without diagnostics"
                 + (f": {said}" if said else ""),
                 result.stdout or result.stderr,
             )
