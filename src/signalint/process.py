@@ -62,6 +62,11 @@ async def _read_limited(
         sink.extend(chunk)
 
 
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(65536):
+        pass
+
+
 async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ProcessResult:
     """Run `command` to completion, timeout, overflow or cancellation.
 
@@ -103,7 +108,9 @@ async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> 
         _kill_group(proc)
         readers.cancel()
         with contextlib.suppress(BaseException):
-            await proc.wait()
+            await asyncio.wait_for(
+                asyncio.gather(_drain(proc.stdout), _drain(proc.stderr), proc.wait()), timeout=10
+            )
         raise
     finally:
         # Kill the group even after a normal exit: a grandchild that dropped
@@ -113,6 +120,13 @@ async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> 
             readers.cancel()
             with contextlib.suppress(BaseException):
                 await readers
+            # asyncio reports the exit only once both pipes reach EOF, and a
+            # pipe we stopped reading stays paused: drain what the killed
+            # group left behind.
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(
+                    asyncio.gather(_drain(proc.stdout), _drain(proc.stderr)), timeout=10
+                )
             await proc.wait()
     return ProcessResult(
         argv=command.argv,

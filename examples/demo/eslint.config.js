@@ -1,0 +1,10 @@
+export default [
+  {
+    files: ["**/*.js"],
+    rules: {
+      "no-unused-vars": "error",
+      "prefer-const": "error",
+      "no-var": "warn"
+    }
+  }
+];

@@ -1,0 +1,109 @@
+"""The check pipeline: walk -> engines (concurrently) -> filter -> CheckResult.
+
+Engines run concurrently, each through the shared runner; one engine's
+failure is data in its outcome and never hides the others' issues. The result
+keeps every issue (no caps here); clustering and caps belong to reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from signalint import ids
+from signalint.config import Config, state_dir
+from signalint.engines.registry import ENGINES
+from signalint.engines.runner import Progress, run_engine
+from signalint.model import CheckResult, Issue
+from signalint.project import walk
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What a check covers: project-relative targets, and whether it is a file check.
+
+    `targets` are already validated by `project.safe_relative`. Issues outside
+    the targets are filtered out and counted (whole-program engines report
+    on their whole program).
+    """
+
+    targets: tuple[str, ...] = (".",)
+
+    @property
+    def whole_project(self) -> bool:
+        return "." in self.targets
+
+    def contains(self, rel_path: str) -> bool:
+        if self.whole_project:
+            return True
+        return any(rel_path == t or rel_path.startswith(t.rstrip("/") + "/") for t in self.targets)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRun:
+    """A check's result plus what the scope filtered out."""
+
+    result: CheckResult
+    filtered_out: int
+    files_walked: int
+
+
+def _keep(issue: Issue, ignored: pathspec.PathSpec) -> bool:
+    if "node_modules" in issue.file.split("/"):
+        return False
+    return not ignored.match_file(issue.file)
+
+
+async def run_check(
+    root: Path,
+    config: Config,
+    scope: Scope | None = None,
+    *,
+    progress: Progress | None = None,
+) -> CheckRun:
+    """Check `scope` of the project at `root` (canonical) with `config`."""
+    scope = scope or Scope()
+    files = walk(root, config.ignore, scope.targets)
+    state = state_dir(root)
+    enabled = [name for name in ENGINES if config.engines[name].enabled]
+    outcomes = await asyncio.gather(
+        *(
+            run_engine(
+                ENGINES[name],
+                root=root,
+                files=files,
+                timeout_s=config.timeouts_ms[name] / 1000,
+                state_dir=state,
+                options=dict(config.engines[name].options),
+                target=scope.targets[0],
+                progress=progress,
+            )
+            for name in enabled
+        )
+    )
+    ignored = pathspec.PathSpec.from_lines("gitwildmatch", config.ignore)
+    seen: dict[str, Issue] = {}
+    filtered_out = 0
+    for outcome in outcomes:
+        for issue in outcome.issues:
+            if not _keep(issue, ignored) or issue.issue_id in seen:
+                continue
+            if not scope.contains(issue.file):
+                filtered_out += 1
+                continue
+            seen[issue.issue_id] = issue
+    issues = tuple(sorted(seen.values(), key=Issue.sort_key))
+    result = CheckResult(
+        check_id=ids.new_check_id(),
+        fingerprint=ids.fingerprint(seen),
+        project_root=str(root),
+        outcomes={o.engine: o for o in outcomes},
+        issues=issues,
+        created_at=time.time(),
+    )
+    return CheckRun(result=result, filtered_out=filtered_out, files_walked=len(files))

@@ -1,0 +1,1 @@
+"""The `signalint` command line: one module per command."""

@@ -1,0 +1,74 @@
+"""Entry point of the `signalint` CLI.
+
+Subcommands are imported only when invoked, so `signalint --version` and
+`--help` stay fast (no engine, cache or MCP code is loaded for them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+import click
+
+from signalint import __version__
+
+# name -> (module, attribute, one-line help shown by `signalint --help`)
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("signalint.cli.check", "check", "Run the enabled engines and report ranked diagnostics."),
+    "init": ("signalint.cli.init", "init", "Write signalint.config.json from detected engine configs."),
+    "engines": ("signalint.cli.engines", "engines", "Install pinned engines or list how each resolves."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(entry[0])
+        command = getattr(module, entry[1])
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="signalint")
+def cli() -> None:
+    """Signalint runs your project's own linters and type checkers (Oxlint,
+    TypeScript, Biome, ESLint), normalizes their diagnostics into one schema,
+    and ranks them in clusters, for coding agents and people.
+
+    Start with `signalint init` in your project, then `signalint check`.
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok/clean, 1 issues or failure, 2 usage)."""
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        return 130
+    return int(result) if isinstance(result, int) else 0
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The shared engine runner: resolve -> probe -> command(s) -> process -> parse.
+
+Every engine goes through here, so failure handling is uniform: a missing
+executable is `disabled` with the install command, a timeout, an output
+overflow, a crash or unparseable output is `error` with a short excerpt, and
+none of that affects the other engines of the check.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from signalint import process
+from signalint.engines.base import (
+    Command,
+    Engine,
+    EngineConfigError,
+    EngineContext,
+    EngineOutputError,
+)
+from signalint.engines.resolve import install_hint, resolve
+from signalint.model import EngineOutcome, Issue
+
+EXCERPT_CHARS = 300
+# Leave room for the environment and the engine's fixed arguments; a single
+# batch never needs to approach the kernel's limit to be efficient.
+_ARGV_BUDGET = min(os.sysconf("SC_ARG_MAX") // 2, 1 << 20) if hasattr(os, "sysconf") else 30000
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A short, single-line sample of engine output for error messages."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def batches(files: Sequence[str], fixed: Sequence[str], budget: int = _ARGV_BUDGET) -> list[list[str]]:
+    """Split `files` so each command line (fixed args + batch) fits `budget` bytes."""
+    base = sum(len(a.encode()) + 1 for a in fixed) + sum(len(k) + len(v) + 2 for k, v in os.environ.items())
+    room = max(budget - base, 4096)
+    out: list[list[str]] = []
+    current: list[str] = []
+    used = 0
+    for name in files:
+        size = len(name.encode()) + 1
+        if current and used + size > room:
+            out.append(current)
+            current, used = [], 0
+        current.append(name)
+        used += size
+    if current:
+        out.append(current)
+    return out
+
+
+def _failure(engine: Engine, result: process.ProcessResult, command: Command) -> str | None:
+    """Why a run cannot be trusted, or None when its output may be parsed."""
+    if result.timed_out:
+        return f"{engine.name} timed out after {command.timeout_s:g} s"
+    if result.output_limited:
+        limit_mib = process.DEFAULT_OUTPUT_LIMIT // (1024 * 1024)
+        return f"{engine.name} produced more than {limit_mib} MiB of output and was stopped"
+    if result.start_error:
+        return f"{engine.name} could not be started: {result.start_error}"
+    code = result.exit_code
+    if code is not None and code < 0:
+        return f"{engine.name} was killed by signal {-code}"
+    return None
+
+
+Progress = Callable[[str, str], None]
+
+
+async def run_engine(
+    engine: Engine,
+    *,
+    root: Path,
+    files: Sequence[str],
+    timeout_s: float,
+    state_dir: Path,
+    options: dict[str, object],
+    target: str = ".",
+    progress: Progress | None = None,
+) -> EngineOutcome:
+    """Run one engine over `files` (ignored by whole-program engines)."""
+    started = time.monotonic()
+    relevant = [f for f in files if engine.relevant(f)]
+
+    def outcome(status: str, issues: Sequence[Issue] = (), message: str | None = None) -> EngineOutcome:
+        if progress:
+            progress(engine.name, "done")
+        return EngineOutcome(
+            engine=engine.name,
+            status=status,  # type: ignore[arg-type]
+            issues=tuple(issues),
+            message=message,
+            duration_ms=(time.monotonic() - started) * 1000,
+            files_checked=len(relevant),
+        )
+
+    if not engine.whole_program and not relevant:
+        return outcome("ok")
+    resolved = resolve(engine, root)
+    if resolved.path is None:
+        return outcome(
+            "disabled",
+            message=f"{engine.name} is enabled but not installed; install it with "
+            f"`{install_hint(engine.name)}` or add {engine.npm_package} to the project",
+        )
+    if progress:
+        progress(engine.name, "start")
+    ctx = EngineContext(
+        root=root,
+        executable=resolved.path,
+        timeout_s=timeout_s,
+        state_dir=state_dir,
+        options=options,
+        target=target,
+    )
+    probe_result = None
+    try:
+        probe_command = engine.probe(ctx)
+        if probe_command is not None:
+            probe_result = await process.run(probe_command)
+            problem = _failure(engine, probe_result, probe_command)
+            if problem:
+                return outcome("error", message=problem)
+        if engine.whole_program:
+            commands = [engine.command(ctx, [], probe_result)]
+        else:
+            fixed = engine.command(ctx, [], probe_result).argv
+            commands = [engine.command(ctx, batch, probe_result) for batch in batches(relevant, fixed)]
+    except EngineConfigError as exc:
+        return outcome("error", message=str(exc))
+
+    issues: list[Issue] = []
+    for command in commands:
+        result = await process.run(command)
+        if result.missing:
+            return outcome("disabled", message=f"{engine.name} executable vanished: {resolved.path}")
+        problem = _failure(engine, result, command)
+        if problem:
+            return outcome("error", message=problem)
+        try:
+            parsed = engine.parse(result, ctx)
+        except EngineOutputError as exc:
+            detail = f" (output: {excerpt(exc.excerpt)})" if exc.excerpt else ""
+            return outcome("error", message=f"{engine.name}: {exc.message}{detail}")
+        if result.exit_code not in command.ok_exit_codes:
+            said = first_line(result.stderr) or first_line(result.stdout)
+            return outcome(
+                "error",
+                message=f"{engine.name} exited with code {result.exit_code}"
+                + (f": {excerpt(said)}" if said else ""),
+            )
+        issues.extend(parsed)
+    return outcome("ok", issues)

@@ -1,0 +1,57 @@
+"""Shared helpers for tests: fake executables for fault injection and process checks."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+
+def write_executable(path: Path, body: str) -> Path:
+    """Write a bash script (fault-injection fake engine) and make it executable."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/usr/bin/env bash\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a live (non-zombie) process."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def wait_for_file(path: Path, timeout_s: float = 20.0) -> str:
+    """Poll until `path` exists with content (event wait, not a fixed sleep)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text()
+        time.sleep(0.02)
+    raise AssertionError(f"{path} did not appear within {timeout_s} s")
+
+
+def wait_until_dead(pids: list[int], timeout_s: float = 5.0) -> list[int]:
+    """Poll until every pid is gone; return the survivors (empty on success)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        survivors = [p for p in pids if alive(p)]
+        if not survivors:
+            return []
+        time.sleep(0.02)
+    return [p for p in pids if alive(p)]
+
+
+# A fake engine that starts a grandchild, records both pids, then hangs.
+HANG_WITH_CHILD = """
+sleep 600 &
+echo "$$ $!" > "{pidfile}"
+sleep 600
+"""
+
+__all__ = ["HANG_WITH_CHILD", "alive", "os", "wait_for_file", "wait_until_dead", "write_executable"]

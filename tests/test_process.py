@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from signalint import process
+from signalint.engines.base import Command
+
+from .helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
+
+
+def _command(argv: list[str], cwd: Path, timeout_s: float = 10.0) -> Command:
+    return Command(argv=tuple(argv), cwd=cwd, timeout_s=timeout_s)
+
+
+def test_output_is_captured_and_exit_code_reported(tmp_path: Path) -> None:
+    script = write_executable(tmp_path / "t", 'echo out; echo err >&2; exit 3\n')
+    result = process.run_blocking(_command([str(script)], tmp_path))
+    assert (result.exit_code, result.stdout, result.stderr) == (3, "out\n", "err\n")
+    assert result.finished
+
+
+def test_stdin_is_empty_so_a_reader_does_not_block(tmp_path: Path) -> None:
+    script = write_executable(tmp_path / "t", "cat; echo done\n")
+    result = process.run_blocking(_command([str(script)], tmp_path, timeout_s=5))
+    assert result.stdout == "done\n" and not result.timed_out
+
+
+def test_missing_executable_is_a_result_not_an_exception(tmp_path: Path) -> None:
+    result = process.run_blocking(_command([str(tmp_path / "nope")], tmp_path))
+    assert result.missing and result.exit_code is None and not result.finished
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    script = write_executable(tmp_path / "hang", HANG_WITH_CHILD.format(pidfile=pidfile))
+    result = process.run_blocking(_command([str(script)], tmp_path, timeout_s=1.0))
+    assert result.timed_out and result.exit_code is None
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert wait_until_dead(pids) == []
+
+
+def test_output_flood_is_stopped_at_the_limit(tmp_path: Path) -> None:
+    script = write_executable(tmp_path / "flood", "yes flooding\n")
+    result = process.run_blocking(_command([str(script)], tmp_path), output_limit=1 << 20)
+    assert result.output_limited and result.exit_code is None
+    assert len(result.stdout) <= 1 << 20
+
+
+def test_undecodable_bytes_are_replaced(tmp_path: Path) -> None:
+    script = write_executable(tmp_path / "bin", "printf 'ok \\377\\376 end'\n")
+    result = process.run_blocking(_command([str(script)], tmp_path))
+    assert result.stdout.startswith("ok ") and result.stdout.endswith(" end")
+    assert "\ufffd" in result.stdout
+
+
+def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    script = write_executable(tmp_path / "hang", HANG_WITH_CHILD.format(pidfile=pidfile))
+
+    async def scenario() -> list[int]:
+        task = asyncio.ensure_future(process.run(_command([str(script)], tmp_path, 60)))
+        while not (pidfile.exists() and pidfile.read_text().strip()):
+            await asyncio.sleep(0.02)
+        pids = [int(p) for p in pidfile.read_text().split()]
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return pids
+        raise AssertionError("a cancelled run must re-raise CancelledError")
+
+    pids = asyncio.run(scenario())
+    assert wait_until_dead(pids) == []
+    assert wait_for_file(pidfile)
