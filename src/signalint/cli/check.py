@@ -1,0 +1,109 @@
+"""`signalint check`: run the enabled engines and print one output format.
+
+Exit codes: 0 clean (or, with --fail-on-priority, nothing at or above the
+threshold and no engine error), 1 issues found or any engine error, 2 usage
+errors (bad option, bad config, refused path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from signalint import formats
+from signalint.check import CheckRun, Scope, run_check
+from signalint.cli.progress import ProgressLine
+from signalint.cluster import cluster
+from signalint.config import Config, ConfigError, load_config
+from signalint.project import PathRefused, RootError, find_root, safe_relative
+from signalint.report import fails_priority
+
+
+def _engine_versions(run: CheckRun) -> dict[str, str | None]:
+    from signalint.engines.registry import ENGINES
+    from signalint.engines.resolve import resolve, version
+
+    root = Path(run.result.project_root)
+    versions: dict[str, str | None] = {}
+    for name in run.result.outcomes:
+        resolved = resolve(ENGINES[name], root)
+        versions[name] = version(resolved.path) if resolved.path else None
+    return versions
+
+
+async def _check_with_progress(root: Path, config: Config, scope: Scope) -> CheckRun:
+    progress = ProgressLine()
+    progress.start()
+    try:
+        return await run_check(root, config, scope, progress=progress)
+    finally:
+        progress.stop()
+
+
+@click.command()
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(formats.FORMATS),
+    default="json",
+    show_default=True,
+    help="json: schema 1.4 summary with ranked clusters; text: for people; "
+    "github: one workflow annotation per issue; sarif: SARIF 2.1.0 with every issue.",
+)
+@click.option(
+    "--compact",
+    is_flag=True,
+    default=None,
+    help="Abbreviated JSON keys without projectRoot (also SIGNALINT_COMPACT=1).",
+)
+@click.option(
+    "--fail-on-priority",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Exit 1 only if a returned cluster or flat issue has priority <= N "
+    "(1 most urgent .. 5), or an engine failed; otherwise exit 0.",
+)
+def check(
+    paths: Sequence[str], output_format: str, compact: bool | None, fail_on_priority: int | None
+) -> int:
+    """Check the project (or PATHS inside it) with the enabled engines.
+
+    PATHS are project-relative files or directories; the first one selects
+    the TypeScript configuration (a directory's tsconfig.json, an explicit
+    tsconfig*.json, or the nearest one above a source file). Output goes to
+    stdout in the chosen format; progress and errors go to stderr.
+    """
+    try:
+        root = find_root()
+        config = load_config(root)
+        targets = tuple(dict.fromkeys(safe_relative(root, p) for p in paths)) or (".",)
+    except (ConfigError, RootError, PathRefused) as exc:
+        raise click.UsageError(str(exc)) from exc
+    use_compact = config.compact if compact is None else compact
+
+    run = asyncio.run(_check_with_progress(root, config, Scope(targets)))
+    result = run.result
+    clustering = cluster(result.issues)
+    options: dict[str, object] = {}
+    if output_format == "json":
+        options = {"compact": use_compact, "filtered_out": run.filtered_out or None}
+    elif output_format == "sarif":
+        options = {"versions": _engine_versions(run)}
+    elif output_format == "text":
+        options = {"stream": sys.stdout}
+    sys.stdout.write(formats.render(output_format, result, clustering, **options))
+    sys.stdout.flush()
+
+    for name, outcome in result.outcomes.items():
+        if outcome.status != "ok" and outcome.message and output_format != "text":
+            click.echo(f"signalint: {name} {outcome.status}: {outcome.message}", err=True)
+    engine_failed = result.status == "error"
+    if fail_on_priority is not None:
+        return 1 if engine_failed or fails_priority(clustering, fail_on_priority) else 0
+    return 0 if result.status == "clean" else 1
+
