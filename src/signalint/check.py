@@ -53,7 +53,7 @@ class CheckRun:
     files_walked: int
 
 
-def _keep(issue: Issue, ignored: pathspec.PathSpec) -> bool:
+def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
     if "node_modules" in issue.file.split("/"):
         return False
     return not ignored.match_file(issue.file)
@@ -86,7 +86,7 @@ async def run_check(
             for name in enabled
         )
     )
-    ignored = pathspec.PathSpec.from_lines("gitwildmatch", config.ignore)
+    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     seen: dict[str, Issue] = {}
     filtered_out = 0
     for outcome in outcomes:

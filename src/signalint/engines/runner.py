@@ -43,8 +43,9 @@ def first_line(text: str) -> str:
     return ""
 
 
-def batches(files: Sequence[str], fixed: Sequence[str], budget: int = _ARGV_BUDGET) -> list[list[str]]:
+def batches(files: Sequence[str], fixed: Sequence[str], budget: int | None = None) -> list[list[str]]:
     """Split `files` so each command line (fixed args + batch) fits `budget` bytes."""
+    budget = budget or _ARGV_BUDGET
     base = sum(len(a.encode()) + 1 for a in fixed) + sum(len(k) + len(v) + 2 for k, v in os.environ.items())
     room = max(budget - base, 4096)
     out: list[list[str]] = []

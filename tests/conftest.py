@@ -1,0 +1,66 @@
+"""Shared fixtures: the pinned real engines and copies of fixture projects.
+
+Real-tier tests need the engines that `signalint engines install` puts in the
+managed directory (scripts/setup does that). Locally a missing engine skips
+those tests; under CI (CI=true) it fails them, so a broken set-up cannot pass
+as a green run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from signalint.engines import resolve
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "examples" / "demo"
+
+
+def engines_bin() -> Path:
+    return Path(
+        os.environ.get(
+            "SIGNALINT_TEST_ENGINES_BIN", str(resolve.managed_dir() / "node_modules" / ".bin")
+        )
+    )
+
+
+def require_engine(bin_name: str) -> Path:
+    """Path of a pinned engine binary; skip (locally) or fail (CI) when missing."""
+    path = engines_bin() / bin_name
+    if not path.exists():
+        message = f"{path} is not installed: run `signalint engines install`"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture
+def real_engines() -> dict[str, Path]:
+    return {name: require_engine(name) for name in ("oxlint", "tsc", "biome", "eslint")}
+
+
+@pytest.fixture
+def demo_project(tmp_path: Path, real_engines: dict[str, Path]) -> Iterator[Path]:
+    """A private copy of examples/demo (errors for all four engines)."""
+    target = tmp_path / "demo"
+    shutil.copytree(DEMO, target, ignore=shutil.ignore_patterns(".signalint", "node_modules"))
+    yield target
+
+
+@pytest.fixture
+def in_project(monkeypatch: pytest.MonkeyPatch) -> object:
+    """Run CLI code as if launched inside `path` (cwd, no root override)."""
+
+    def enter(path: Path) -> Path:
+        monkeypatch.chdir(path)
+        monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+        monkeypatch.delenv("SIGNALINT_COMPACT", raising=False)
+        return path
+
+    return enter

@@ -1,0 +1,311 @@
+"""`signalint check` end to end: real engines on fixture projects, through main()."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signalint.cli.main import main
+
+from .conftest import require_engine
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def sarif_keys(log: dict[str, Any]) -> dict[str, Counter[tuple[str, str, int]]]:
+    """Per engine: multiset of (file, rule, line) over all SARIF results."""
+    keys: dict[str, Counter[tuple[str, str, int]]] = {}
+    for run in log["runs"]:
+        counter: Counter[tuple[str, str, int]] = Counter()
+        for result in run["results"]:
+            location = result["locations"][0]["physicalLocation"]
+            counter[
+                (location["artifactLocation"]["uri"], result["ruleId"], location["region"]["startLine"])
+            ] += 1
+        keys[run["tool"]["driver"]["name"]] = counter
+    return keys
+
+
+def native(argv: list[str], cwd: Path) -> str:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False).stdout
+
+
+def native_tsc(root: Path) -> Counter[tuple[str, str, int]]:
+    out = native([str(require_engine("tsc")), "-p", "tsconfig.json", "--noEmit", "--pretty", "false"], root)
+    found = re.findall(r"^(.+?)\((\d+),\d+\): (?:error|warning) (TS\d+):", out, re.M)
+    return Counter((file, rule, int(line)) for file, line, rule in found)
+
+
+def native_oxlint(root: Path) -> Counter[tuple[str, str, int]]:
+    data = json.loads(native([str(require_engine("oxlint")), "--format", "json", "."], root))
+    return Counter(
+        (d["filename"], d["code"], d["labels"][0]["span"]["line"]) for d in data["diagnostics"]
+    )
+
+
+def native_eslint(root: Path) -> Counter[tuple[str, str, int]]:
+    data = json.loads(native([str(require_engine("eslint")), "--format", "json", "."], root))
+    return Counter(
+        (str(Path(f["filePath"]).relative_to(root)), m["ruleId"], m["line"])
+        for f in data
+        for m in f["messages"]
+    )
+
+
+def native_biome(root: Path) -> Counter[tuple[str, str]]:
+    out = native(
+        [str(require_engine("biome")), "lint", "--reporter", "json", "--max-diagnostics=none", "."],
+        root,
+    )
+    data = json.loads(out[out.index("{") :].splitlines()[0])
+    return Counter((d["location"]["path"], d["category"]) for d in data["diagnostics"])
+
+
+def test_every_native_diagnostic_appears_exactly_once_in_sarif(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    assert code == 1
+    ours = sarif_keys(json.loads(out))
+    assert set(ours) >= {"oxlint", "tsc", "biome", "eslint"}
+    for engine, expected in (
+        ("tsc", native_tsc(demo_project)),
+        ("oxlint", native_oxlint(demo_project)),
+        ("eslint", native_eslint(demo_project)),
+    ):
+        assert expected, f"native {engine} found nothing: the fixture lost its errors"
+        assert ours[engine] == expected, engine
+    biome_ours = Counter((file, rule) for file, rule, _ in ours["biome"].elements())
+    assert biome_ours == native_biome(demo_project)
+
+
+def test_json_report_has_schema_fields_and_ranked_clusters(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    code, out, _ = run_cli(capsys, "check")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["schemaVersion"] == "1.4" and payload["status"] == "issues_found"
+    assert payload["projectRoot"] == str(demo_project.resolve())
+    assert {name: e["status"] for name, e in payload["engines"].items()} == {
+        "oxlint": "ok", "tsc": "ok", "biome": "ok", "eslint": "ok"
+    }
+    returned = sum(c["issueCount"] for c in payload["clusters"]) + len(payload["remainingIssues"])
+    assert returned == payload["totalIssues"] > 0
+    priorities = [c["priority"] for c in payload["clusters"]]
+    assert priorities == sorted(priorities)
+    assert re.fullmatch(r"[0-9a-f]{16}", payload["checkId"])
+
+
+def test_check_ids_are_unique_and_fingerprints_follow_content(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    first = json.loads(run_cli(capsys, "check")[1])
+    second = json.loads(run_cli(capsys, "check")[1])
+    assert first["checkId"] != second["checkId"]
+    assert first["fingerprint"] == second["fingerprint"]
+    (demo_project / "src" / "user.ts").write_text("export const ok: number = 1;\n")
+    third = json.loads(run_cli(capsys, "check")[1])
+    assert third["fingerprint"] != first["fingerprint"]
+
+
+def test_compact_keys_from_flag_and_environment(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_project(demo_project)
+    flagged = json.loads(run_cli(capsys, "check", "--compact")[1])
+    monkeypatch.setenv("SIGNALINT_COMPACT", "1")
+    from_env = json.loads(run_cli(capsys, "check")[1])
+    for payload in (flagged, from_env):
+        assert payload["v"] == "1.4" and "projectRoot" not in payload
+        assert {"total", "remaining", "omitted"} <= set(payload)
+
+
+def test_fail_on_priority_counts_clusters_and_flat_records(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    payload = json.loads(run_cli(capsys, "check")[1])
+    best = min(
+        [c["priority"] for c in payload["clusters"]] + [2 if r["severity"] == "error" else 4 for r in payload["remainingIssues"]]
+    )
+    assert run_cli(capsys, "check", "--fail-on-priority", str(best))[0] == 1
+    if best > 1:
+        assert run_cli(capsys, "check", "--fail-on-priority", str(best - 1))[0] == 0
+    assert run_cli(capsys, "check", "--fail-on-priority", "0")[0] == 2
+
+
+def test_github_format_annotates_every_issue(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    total = json.loads(run_cli(capsys, "check")[1])["totalIssues"]
+    _, out, _ = run_cli(capsys, "check", "--format", "github")
+    annotations = [line for line in out.splitlines() if re.match(r"::(error|warning) file=", line)]
+    assert len(annotations) == total
+
+
+def test_text_format_lists_file_line_col(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    _, out, _ = run_cli(capsys, "check", "--format", "text")
+    assert "\x1b[" not in out  # not a TTY: no colour codes
+    assert re.search(r"^src/\S+\.(ts|js):\d+:\d+", out, re.M)
+
+
+def test_path_arguments_scope_the_report(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    in_project(demo_project)
+    full = json.loads(run_cli(capsys, "check", "--format", "sarif")[1])
+    code, out, _ = run_cli(capsys, "check", "src/legacy.js", "--format", "sarif")
+    scoped = json.loads(out)
+    files = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for run in scoped["runs"]
+        for r in run["results"]
+    }
+    assert files == {"src/legacy.js"}
+    assert sum(len(r["results"]) for r in scoped["runs"]) < sum(len(r["results"]) for r in full["runs"])
+    assert code == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("../outside", "escapes"),
+        ("/etc/passwd", "absolute"),
+        ("-rf", "-"),
+        ("src/none.ts", "no such"),
+    ],
+)
+def test_refused_paths_exit_2_naming_the_path(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], path: str, reason: str
+) -> None:
+    in_project(demo_project)
+    code, out, err = run_cli(capsys, "check", "--", path)
+    assert code == 2 and out == ""
+    assert path in err and reason in err
+
+
+def test_symlink_escape_is_refused(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    outside = tmp_path / "secret.ts"
+    outside.write_text("export const x = 1;\n")
+    (demo_project / "src" / "link.ts").symlink_to(outside)
+    in_project(demo_project)
+    code, _, err = run_cli(capsys, "check", "src/link.ts")
+    assert code == 2 and "src/link.ts" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"engines": {"oxlint": true}, "colour": 1}', "colour"),
+        ('{"engines": {"tsc": "yes"}}', "engines.tsc"),
+        ('{"timeoutsMs": {"tsc": 0}}', "timeoutsMs.tsc"),
+        ('{"engines": {', "1:"),
+    ],
+)
+def test_bad_config_exits_2_naming_file_and_key(
+    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], content: str, needle: str
+) -> None:
+    (demo_project / "signalint.config.json").write_text(content)
+    in_project(demo_project)
+    code, out, err = run_cli(capsys, "check")
+    assert code == 2 and out == ""
+    assert "signalint.config.json" in err and needle in err
+
+
+def test_identical_files_under_an_override_get_their_own_results(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_engine("oxlint")
+    root = tmp_path / "proj"
+    for folder in ("lax", "strict"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "a.js").write_text("export function f() {\n  debugger;\n}\n")
+    (root / "package.json").write_text('{"name": "p", "private": true}\n')
+    (root / ".oxlintrc.json").write_text(
+        json.dumps(
+            {
+                "rules": {"no-debugger": "off"},
+                "overrides": [{"files": ["strict/**"], "rules": {"no-debugger": "error"}}],
+            }
+        )
+    )
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    in_project(root)
+    _, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    results = [r for run in json.loads(out)["runs"] for r in run["results"]]
+    files = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
+    assert files == ["strict/a.js"]
+    assert results[0]["level"] == "error"
+
+
+def test_large_project_is_complete_in_sarif_and_capped_in_json(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_engine("oxlint")
+    root = tmp_path / "big"
+    for index in range(1200):
+        folder = root / "src" / f"m{index % 40}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{index}.js").write_text(
+            f"export function f{index}() {{\n  debugger;\n  debugger;\n  return {index};\n}}\n"
+        )
+    (root / "package.json").write_text('{"name": "big", "private": true}\n')
+    (root / ".oxlintrc.json").write_text('{"rules": {"no-debugger": "error"}}\n')
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    # Force many small batches so the argv splitting is exercised on a real engine.
+    monkeypatch.setattr("signalint.engines.runner._ARGV_BUDGET", 8192)
+    in_project(root)
+    _, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    results = [r for run in json.loads(out)["runs"] for r in run["results"]]
+    assert len(results) == 2400
+    assert len({r["partialFingerprints"]["signalintIssueId/v1"] for r in results}) == 2400
+    payload = json.loads(run_cli(capsys, "check")[1])
+    assert payload["totalIssues"] == 2400
+    assert len(payload["remainingIssues"]) <= 100
+    assert payload["clusters"][0]["issueCount"] == 2400 and payload["clusters"][0]["priority"] == 1
+
+
+def test_nothing_checked_when_no_engine_can_run(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "empty"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "e", "private": true}\n')
+    (root / "a.js").write_text("export const a = 1;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    monkeypatch.setenv("SIGNALINT_ENGINES_DIR", str(tmp_path / "no-engines"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    in_project(root)
+    code, out, err = run_cli(capsys, "check")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["status"] == "error" and payload["code"] == "nothing_checked"
+    assert payload["engines"]["oxlint"]["status"] == "disabled"
+    assert "signalint engines install oxlint" in payload["engines"]["oxlint"]["message"]
+    assert "signalint engines install oxlint" in err
