@@ -67,7 +67,7 @@ async def _drain(stream: asyncio.StreamReader) -> None:
         pass
 
 
-async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ProcessResult:
+async def run(command: Command, *, output_limit: int | None = None) -> ProcessResult:
     """Run `command` to completion, timeout, overflow or cancellation.
 
     Cancellation (asyncio.CancelledError) kills the process group, waits for
@@ -91,7 +91,7 @@ async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> 
         return ProcessResult(command.argv, None, "", "", 0.0, start_error=exc.strerror or str(exc))
 
     out, err = bytearray(), bytearray()
-    budget = [output_limit]
+    budget = [output_limit or DEFAULT_OUTPUT_LIMIT]
     assert proc.stdout is not None and proc.stderr is not None
     readers = asyncio.gather(
         _read_limited(proc.stdout, out, budget), _read_limited(proc.stderr, err, budget)
@@ -139,6 +139,6 @@ async def run(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> 
     )
 
 
-def run_blocking(command: Command, *, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ProcessResult:
+def run_blocking(command: Command, *, output_limit: int | None = None) -> ProcessResult:
     """`run` for synchronous callers (version lookups, `engines install`)."""
     return asyncio.run(run(command, output_limit=output_limit))

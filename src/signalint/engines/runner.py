@@ -151,17 +151,16 @@ async def run_engine(
         problem = _failure(engine, result, command)
         if problem:
             return outcome("error", message=problem)
+        abnormal = result.exit_code not in command.ok_exit_codes
+        prefix = f"{engine.name} exited with code {result.exit_code}" if abnormal else engine.name
         try:
             parsed = engine.parse(result, ctx)
         except EngineOutputError as exc:
-            detail = f" (output: {excerpt(exc.excerpt)})" if exc.excerpt else ""
-            return outcome("error", message=f"{engine.name}: {exc.message}{detail}")
-        if result.exit_code not in command.ok_exit_codes:
+            sample = excerpt(exc.excerpt)
+            detail = f" (output: {sample})" if sample and sample not in exc.message else ""
+            return outcome("error", message=f"{prefix}: {exc.message}{detail}")
+        if abnormal:
             said = first_line(result.stderr) or first_line(result.stdout)
-            return outcome(
-                "error",
-                message=f"{engine.name} exited with code {result.exit_code}"
-                + (f": {excerpt(said)}" if said else ""),
-            )
+            return outcome("error", message=prefix + (f": {excerpt(said)}" if said else ""))
         issues.extend(parsed)
     return outcome("ok", issues)
