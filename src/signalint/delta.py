@@ -1,0 +1,234 @@
+"""Coverage-aware deltas between two retained snapshots (D7).
+
+Matching, in order (each issue is matched at most once):
+1. the same full issue id;
+2. the same file, rule, severity and normalized message, pairing by nearest
+   line (an issue that moved is *persisting*, not resolved + introduced);
+3. the same file, rule, severity and message template (quoted names
+   replaced), again by nearest line, so a renamed identifier still matches.
+
+What is left over is classified by coverage, never assumed:
+- a baseline leftover is `resolved` only when the current check observed it:
+  its file is inside the current targets and its engine ran `ok` in the
+  current check; otherwise it is `unobserved` (with the reason);
+- a current leftover is `introduced` only when the baseline observed that
+  file with that engine; otherwise it is `newlyObserved` (the baseline could
+  not have seen it, so nothing says the edit introduced it).
+
+`netDelta` = len(introduced) - len(resolved): the change in the number of
+issues (errors and warnings) where both checks looked. `errorsIntroduced`
+and `errorsResolved` count errors only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from signalint import ids
+from signalint.model import CheckResult, Issue
+from signalint.snapshots import Snapshot
+
+LIST_LIMIT = 50
+# Above this many candidate pairs in one group, pair in line order instead
+# of by global nearest distance (keeps a pathological file linear-ish).
+_PAIR_BUDGET = 40_000
+
+Pair = tuple[Issue, Issue]
+
+
+def _engine_ok(result: CheckResult, engine: str) -> bool:
+    outcome = result.outcomes.get(engine)
+    return outcome is not None and outcome.status == "ok"
+
+
+def _not_observed_reason(snap: Snapshot, issue: Issue) -> str | None:
+    """Why `snap` could not have seen `issue`, or None when it could."""
+    if not snap.scope.contains(issue.file):
+        return "outside_scope"
+    outcome = snap.result.outcomes.get(issue.engine)
+    if outcome is None:
+        return "engine_not_run"
+    if outcome.status != "ok":
+        return f"engine_{outcome.status}"
+    return None
+
+
+def _pair_group(old: list[Issue], new: list[Issue]) -> list[Pair]:
+    """Pair issues of one matching group, nearest line first, deterministically."""
+    if len(old) * len(new) > _PAIR_BUDGET:
+        old_sorted = sorted(old, key=Issue.sort_key)
+        new_sorted = sorted(new, key=Issue.sort_key)
+        return list(zip(old_sorted, new_sorted, strict=False))
+    candidates = sorted(
+        ((abs(o.line - n.line), o.sort_key(), n.sort_key(), o, n) for o in old for n in new),
+        key=lambda item: (item[0], item[1], item[2]),
+    )
+    used_old: set[str] = set()
+    used_new: set[str] = set()
+    pairs: list[Pair] = []
+    for _, _, _, o, n in candidates:
+        if o.issue_id in used_old or n.issue_id in used_new:
+            continue
+        used_old.add(o.issue_id)
+        used_new.add(n.issue_id)
+        pairs.append((o, n))
+    return pairs
+
+
+def _match_by(
+    old: dict[str, Issue], new: dict[str, Issue], key: Callable[[Issue], Hashable]
+) -> int:
+    """Pair leftovers sharing `key`; remove the pairs from both dicts; count them."""
+    groups: dict[Hashable, tuple[list[Issue], list[Issue]]] = {}
+    for issue in old.values():
+        groups.setdefault(key(issue), ([], []))[0].append(issue)
+    for issue in new.values():
+        if (k := key(issue)) in groups:
+            groups[k][1].append(issue)
+    matched = 0
+    for old_group, new_group in groups.values():
+        if not new_group:
+            continue
+        for o, n in _pair_group(old_group, new_group):
+            del old[o.issue_id]
+            del new[n.issue_id]
+            matched += 1
+    return matched
+
+
+def _entry(snap: Snapshot, issue: Issue, reason: str | None = None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "issueId": snap.short_id(issue),
+        "file": issue.file,
+        "line": issue.line,
+        "col": issue.col,
+        "engine": issue.engine,
+        "rule": issue.rule,
+        "severity": issue.severity,
+        "summary": issue.summary,
+    }
+    if reason is not None:
+        entry["reason"] = reason
+    return entry
+
+
+def _covers(baseline: Snapshot, current: Snapshot) -> bool:
+    """Whether `current` looked everywhere, with every engine, that `baseline` did."""
+    outcomes = current.result.outcomes
+    if not outcomes or any(o.status != "ok" for o in outcomes.values()):
+        return False
+    if any(
+        o.status == "ok" and not _engine_ok(current.result, name)
+        for name, o in baseline.result.outcomes.items()
+    ):
+        return False
+    return all(current.scope.contains(target) for target in baseline.targets)
+
+
+def _next_step(counts: dict[str, int], complete: bool, current: Snapshot) -> str:
+    parts: list[str] = []
+    cid = current.check_id
+    if counts["introduced"]:
+        parts.append(
+            f"{counts['introduced']} issue(s) were introduced; inspect them with "
+            f'get_issue_detail (checkId "{cid}") and fix them first.'
+        )
+    if counts["unobserved"]:
+        parts.append(
+            f"{counts['unobserved']} baseline issue(s) were not observed by this check "
+            "(outside its files, or their engine did not run ok), so they are not known "
+            "to be resolved; run check_project with every engine working to confirm."
+        )
+    if not complete and not counts["unobserved"]:
+        parts.append(
+            "Coverage is incomplete (a narrower scope or an engine that failed or is "
+            "disabled); this delta cannot show the project is clean."
+        )
+    if counts["newlyObserved"]:
+        parts.append(
+            f"{counts['newlyObserved']} current issue(s) lie where the baseline did not look; "
+            "they may predate the edit."
+        )
+    if parts:
+        return " ".join(parts)
+    if current.result.issues:
+        return (
+            f"No issues introduced; {counts['resolved']} resolved, "
+            f"{len(current.result.issues)} still present."
+        )
+    return "Clean: nothing introduced, and the current check found no issues with full coverage."
+
+
+def compare(baseline: Snapshot, current: Snapshot) -> dict[str, Any]:
+    """The delta from `baseline` to `current` (see the module docstring).
+
+    Returns `{baselineCheckId, currentCheckId, introduced, resolved,
+    unobserved, newlyObserved, counts, persisting, errorsIntroduced,
+    errorsResolved, netDelta, coverageComplete, truncated, nextStep}`.
+    The four lists hold at most 50 entries each (`counts` has the totals;
+    `truncated` says a list was cut); entries are `{issueId (short id of the
+    snapshot the issue comes from), file, line, col, engine, rule, severity,
+    summary, reason?}` and `reason` on unobserved/newlyObserved entries says
+    why (`outside_scope`, `engine_error`, `engine_disabled`,
+    `engine_not_run`). `coverageComplete` is true only when every current
+    engine ran ok, every engine ok in the baseline is ok now, the current
+    targets include the baseline's, and no baseline issue is unobserved;
+    `nextStep` says "Clean" only then, with nothing introduced and no issue
+    left.
+    """
+    old = dict(baseline.by_id)
+    new = dict(current.by_id)
+    persisting = 0
+    for issue_id in [i for i in old if i in new]:
+        del old[issue_id]
+        del new[issue_id]
+        persisting += 1
+    persisting += _match_by(
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.normalize_message(i.message))
+    )
+    persisting += _match_by(
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message))
+    )
+
+    resolved: list[Issue] = []
+    unobserved: list[tuple[Issue, str]] = []
+    for issue in sorted(old.values(), key=Issue.sort_key):
+        reason = _not_observed_reason(current, issue)
+        if reason is None:
+            resolved.append(issue)
+        else:
+            unobserved.append((issue, reason))
+    introduced: list[Issue] = []
+    newly: list[tuple[Issue, str]] = []
+    for issue in sorted(new.values(), key=Issue.sort_key):
+        reason = _not_observed_reason(baseline, issue)
+        if reason is None:
+            introduced.append(issue)
+        else:
+            newly.append((issue, reason))
+
+    counts = {
+        "introduced": len(introduced),
+        "resolved": len(resolved),
+        "unobserved": len(unobserved),
+        "newlyObserved": len(newly),
+        "persisting": persisting,
+    }
+    complete = not unobserved and _covers(baseline, current)
+    return {
+        "baselineCheckId": baseline.check_id,
+        "currentCheckId": current.check_id,
+        "introduced": [_entry(current, i) for i in introduced[:LIST_LIMIT]],
+        "resolved": [_entry(baseline, i) for i in resolved[:LIST_LIMIT]],
+        "unobserved": [_entry(baseline, i, r) for i, r in unobserved[:LIST_LIMIT]],
+        "newlyObserved": [_entry(current, i, r) for i, r in newly[:LIST_LIMIT]],
+        "counts": counts,
+        "persisting": persisting,
+        "errorsIntroduced": sum(1 for i in introduced if i.severity == "error"),
+        "errorsResolved": sum(1 for i in resolved if i.severity == "error"),
+        "netDelta": len(introduced) - len(resolved),
+        "coverageComplete": complete,
+        "truncated": any(n > LIST_LIMIT for k, n in counts.items() if k != "persisting"),
+        "nextStep": _next_step(counts, complete, current),
+    }
