@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("signalint")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+# The single source of the version (pyproject reads it through hatch), kept
+# static so that start-up does not pay for importlib.metadata.
+__version__ = "0.1.0"
 
 SCHEMA_VERSION = "1.4"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint.engines.base import EngineConfigError, EngineOutputError
+from signalint.engines.base import EngineConfigError, EngineContext, EngineOutputError
 from signalint.engines.tsc import ENGINE, select_config
 from signalint.process import ProcessResult
 from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
@@ -12,15 +12,38 @@ from tests.engines.recordings import STATE, context, fixture, recorded, recorded
 
 def test_tsc_project_mode_command_with_skiplibcheck_and_redirected_buildinfo() -> None:
     ctx = context("tsc/project")
-    probe = ENGINE.probe(ctx)
-    assert probe is not None
-    assert probe.argv[1:] == ("--showConfig", "-p", "tsconfig.json")
-    argv = ENGINE.command(ctx, [], recorded("tsc-project.probe", ctx.root)).argv
+    assert ENGINE.probe(ctx) is None  # a project-local config is read, not probed
+    argv = ENGINE.command(ctx, [], None).argv
+    assert argv == ENGINE.command(ctx, [], recorded("tsc-project.probe", ctx.root)).argv
     assert argv[1:6] == ("-p", "tsconfig.json", "--noEmit", "--pretty", "false")
     assert "--skipLibCheck" in argv
     buildinfo = Path(argv[argv.index("--tsBuildInfoFile") + 1])
     assert buildinfo.is_relative_to(STATE / "tsc")
     assert recorded_argv("tsc-project")[1:6] == list(argv[1:6])
+
+
+def test_tsc_reads_local_extends_chains_and_probes_package_extends(tmp_path: Path) -> None:
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"skipLibCheck": false}, "references": [{"path": "x"}]}'
+    )
+    (tmp_path / "tsconfig.json").write_text('{"extends": "./base", /* c */ "include": ["src"]}')
+    ctx = context("tsc/project")
+    local = EngineContext(root=tmp_path, executable=ctx.executable, timeout_s=5, state_dir=STATE)
+    assert ENGINE.probe(local) is None
+    argv = ENGINE.command(local, [], None).argv
+    assert (
+        "-p" in argv and "--skipLibCheck" not in argv
+    )  # inherited false; references not inherited
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest"}')
+    probe = ENGINE.probe(local)
+    assert probe is not None and probe.argv[1:] == ("--showConfig", "-p", "tsconfig.json")
+
+
+def test_tsc_solution_root_is_detected_without_a_probe() -> None:
+    ctx = context("tsc/solution")
+    assert ENGINE.probe(ctx) is None
+    assert ENGINE.command(ctx, [], None).argv[1:3] == ("-b", "tsconfig.json")
 
 
 def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -73,8 +74,44 @@ def select_config(root: Path, target: str) -> str:
     return found[0]
 
 
+def _local_effective(root: Path, config: str, depth: int = 0) -> dict[str, object] | None:
+    """The parts of the effective config we need, read from project files.
+
+    Follows relative `extends` (string or array; later entries win, the file
+    itself wins over its bases). Returns None when the chain leaves the
+    project's files (a package `extends`) or cannot be read: then the
+    compiler's own `--showConfig` is asked instead. `references` are not
+    inherited through `extends`, as in TypeScript.
+    """
+    data = paths.load_jsonc(root / config)
+    if not isinstance(data, dict) or depth > paths.MAX_CONFIG_CHAIN:
+        return None
+    bases = data.get("extends")
+    options: dict[str, object] = {}
+    for base in [bases] if isinstance(bases, str) else bases or []:
+        if not isinstance(base, str) or not base.startswith("."):
+            return None
+        chain = paths.extends_chain(root, [config])
+        resolved = next((c for c in chain[1:] if _is_extends_target(config, base, c)), None)
+        inherited = _local_effective(root, resolved, depth + 1) if resolved else None
+        if inherited is None:
+            return None
+        inherited_options = inherited.get("compilerOptions")
+        if isinstance(inherited_options, dict):
+            options.update(inherited_options)
+    own = data.get("compilerOptions")
+    if isinstance(own, dict):
+        options.update(own)
+    return {"compilerOptions": options, "references": data.get("references") or []}
+
+
+def _is_extends_target(config: str, base: str, candidate: str) -> bool:
+    joined = PurePosixPath(os.path.normpath((PurePosixPath(config).parent / base).as_posix()))
+    return candidate in (joined.as_posix(), f"{joined.as_posix()}.json", f"{joined}/tsconfig.json")
+
+
 def _effective_config(root: Path, config: str, probe: ProcessResult | None) -> dict[str, object]:
-    """`--showConfig` output; the raw file if the probe gave nothing usable."""
+    """`--showConfig` output when probed, else the locally read config."""
     if probe is not None and probe.exit_code == 0:
         try:
             value = json.loads(probe.stdout)
@@ -82,6 +119,9 @@ def _effective_config(root: Path, config: str, probe: ProcessResult | None) -> d
             value = None
         if isinstance(value, dict):
             return value
+    local = _local_effective(root, config)
+    if local is not None:
+        return local
     raw = paths.load_jsonc(root / config)
     return raw if isinstance(raw, dict) else {}
 
@@ -105,6 +145,10 @@ class TscEngine:
 
     def probe(self, ctx: EngineContext) -> Command | None:
         config = select_config(ctx.root, ctx.target)
+        if _local_effective(ctx.root, config) is not None:
+            # Reading the project's own files is enough; skipping the probe
+            # saves a whole compiler start on every check.
+            return None
         argv = (str(ctx.executable), "--showConfig", "-p", config)
         return Command(
             argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0})
