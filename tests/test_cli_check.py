@@ -30,7 +30,11 @@ def sarif_keys(log: dict[str, Any]) -> dict[str, Counter[tuple[str, str, int]]]:
         for result in run["results"]:
             location = result["locations"][0]["physicalLocation"]
             counter[
-                (location["artifactLocation"]["uri"], result["ruleId"], location["region"]["startLine"])
+                (
+                    location["artifactLocation"]["uri"],
+                    result["ruleId"],
+                    location["region"]["startLine"],
+                )
             ] += 1
         keys[run["tool"]["driver"]["name"]] = counter
     return keys
@@ -41,7 +45,9 @@ def native(argv: list[str], cwd: Path) -> str:
 
 
 def native_tsc(root: Path) -> Counter[tuple[str, str, int]]:
-    out = native([str(require_engine("tsc")), "-p", "tsconfig.json", "--noEmit", "--pretty", "false"], root)
+    out = native(
+        [str(require_engine("tsc")), "-p", "tsconfig.json", "--noEmit", "--pretty", "false"], root
+    )
     found = re.findall(r"^(.+?)\((\d+),\d+\): (?:error|warning) (TS\d+):", out, re.M)
     return Counter((file, rule, int(line)) for file, line, rule in found)
 
@@ -100,7 +106,10 @@ def test_json_report_has_schema_fields_and_ranked_clusters(
     assert payload["schemaVersion"] == "1.4" and payload["status"] == "issues_found"
     assert payload["projectRoot"] == str(demo_project.resolve())
     assert {name: e["status"] for name, e in payload["engines"].items()} == {
-        "oxlint": "ok", "tsc": "ok", "biome": "ok", "eslint": "ok"
+        "oxlint": "ok",
+        "tsc": "ok",
+        "biome": "ok",
+        "eslint": "ok",
     }
     returned = sum(c["issueCount"] for c in payload["clusters"]) + len(payload["remainingIssues"])
     assert returned == payload["totalIssues"] > 0
@@ -123,7 +132,10 @@ def test_check_ids_are_unique_and_fingerprints_follow_content(
 
 
 def test_compact_keys_from_flag_and_environment(
-    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    demo_project: Path,
+    in_project: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     in_project(demo_project)
     flagged = json.loads(run_cli(capsys, "check", "--compact")[1])
@@ -140,7 +152,8 @@ def test_fail_on_priority_counts_clusters_and_flat_records(
     in_project(demo_project)
     payload = json.loads(run_cli(capsys, "check")[1])
     best = min(
-        [c["priority"] for c in payload["clusters"]] + [2 if r["severity"] == "error" else 4 for r in payload["remainingIssues"]]
+        [c["priority"] for c in payload["clusters"]]
+        + [2 if r["severity"] == "error" else 4 for r in payload["remainingIssues"]]
     )
     assert run_cli(capsys, "check", "--fail-on-priority", str(best))[0] == 1
     if best > 1:
@@ -180,7 +193,9 @@ def test_path_arguments_scope_the_report(
         for r in run["results"]
     }
     assert files == {"src/legacy.js"}
-    assert sum(len(r["results"]) for r in scoped["runs"]) < sum(len(r["results"]) for r in full["runs"])
+    assert sum(len(r["results"]) for r in scoped["runs"]) < sum(
+        len(r["results"]) for r in full["runs"]
+    )
     assert code == 1
 
 
@@ -223,7 +238,11 @@ def test_symlink_escape_is_refused(
     ],
 )
 def test_bad_config_exits_2_naming_file_and_key(
-    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], content: str, needle: str
+    demo_project: Path,
+    in_project: Any,
+    capsys: pytest.CaptureFixture[str],
+    content: str,
+    needle: str,
 ) -> None:
     (demo_project / "signalint.config.json").write_text(content)
     in_project(demo_project)
@@ -261,7 +280,10 @@ def test_identical_files_under_an_override_get_their_own_results(
 
 
 def test_large_project_is_complete_in_sarif_and_capped_in_json(
-    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    in_project: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     require_engine("oxlint")
     root = tmp_path / "big"
@@ -290,7 +312,10 @@ def test_large_project_is_complete_in_sarif_and_capped_in_json(
 
 
 def test_nothing_checked_when_no_engine_can_run(
-    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    in_project: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = tmp_path / "empty"
     root.mkdir()

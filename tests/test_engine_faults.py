@@ -43,7 +43,9 @@ def make_project(root: Path, fake_oxlint: str, oxlint_timeout_ms: int = 30000) -
     return root
 
 
-def check_json(root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, dict[str, Any]]:
+def check_json(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, dict[str, Any]]:
     monkeypatch.chdir(root)
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     code = main(["check"])
@@ -67,7 +69,11 @@ def assert_tsc_kept(payload: dict[str, Any]) -> None:
     ids=["crash", "garbage", "bad-exit", "truncated-json"],
 )
 def test_broken_engine_is_an_engine_error_and_others_survive(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, script: str, expected: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    script: str,
+    expected: str,
 ) -> None:
     require_engine("tsc")
     root = make_project(tmp_path / "p", script)
@@ -83,10 +89,15 @@ def test_hanging_engine_times_out_and_leaves_no_process(
 ) -> None:
     require_engine("tsc")
     pidfile = tmp_path / "pids"
-    root = make_project(tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=1500)
+    root = make_project(
+        tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=1500
+    )
     code, payload = check_json(root, capsys, monkeypatch)
     assert code == 1
-    assert payload["engines"]["oxlint"] == {"status": "error", "message": "oxlint timed out after 1.5 s"}
+    assert payload["engines"]["oxlint"] == {
+        "status": "error",
+        "message": "oxlint timed out after 1.5 s",
+    }
     assert_tsc_kept(payload)
     assert wait_until_dead([int(p) for p in pidfile.read_text().split()]) == []
 

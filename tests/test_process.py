@@ -14,7 +14,7 @@ def _command(argv: list[str], cwd: Path, timeout_s: float = 10.0) -> Command:
 
 
 def test_output_is_captured_and_exit_code_reported(tmp_path: Path) -> None:
-    script = write_executable(tmp_path / "t", 'echo out; echo err >&2; exit 3\n')
+    script = write_executable(tmp_path / "t", "echo out; echo err >&2; exit 3\n")
     result = process.run_blocking(_command([str(script)], tmp_path))
     assert (result.exit_code, result.stdout, result.stderr) == (3, "out\n", "err\n")
     assert result.finished

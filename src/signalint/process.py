@@ -49,9 +49,7 @@ class _Overflow(Exception):
     pass
 
 
-async def _read_limited(
-    stream: asyncio.StreamReader, sink: bytearray, budget: list[int]
-) -> None:
+async def _read_limited(stream: asyncio.StreamReader, sink: bytearray, budget: list[int]) -> None:
     while True:
         chunk = await stream.read(65536)
         if not chunk:
@@ -100,7 +98,7 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
     try:
         await asyncio.wait_for(readers, timeout=command.timeout_s)
         await asyncio.wait_for(proc.wait(), timeout=max(0.1, command.timeout_s))
-    except (asyncio.TimeoutError, TimeoutError):
+    except TimeoutError:
         timed_out = True
     except _Overflow:
         overflow = True

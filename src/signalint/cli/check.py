@@ -106,4 +106,3 @@ def check(
     if fail_on_priority is not None:
         return 1 if engine_failed or fails_priority(clustering, fail_on_priority) else 0
     return 0 if result.status == "clean" else 1
-

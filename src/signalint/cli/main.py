@@ -16,9 +16,21 @@ from signalint import __version__
 
 # name -> (module, attribute, one-line help shown by `signalint --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "check": ("signalint.cli.check", "check", "Run the enabled engines and report ranked diagnostics."),
-    "init": ("signalint.cli.init", "init", "Write signalint.config.json from detected engine configs."),
-    "engines": ("signalint.cli.engines", "engines", "Install pinned engines or list how each resolves."),
+    "check": (
+        "signalint.cli.check",
+        "check",
+        "Run the enabled engines and report ranked diagnostics.",
+    ),
+    "init": (
+        "signalint.cli.init",
+        "init",
+        "Write signalint.config.json from detected engine configs.",
+    ),
+    "engines": (
+        "signalint.cli.engines",
+        "engines",
+        "Install pinned engines or list how each resolves.",
+    ),
 }
 
 

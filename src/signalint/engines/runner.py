@@ -43,10 +43,14 @@ def first_line(text: str) -> str:
     return ""
 
 
-def batches(files: Sequence[str], fixed: Sequence[str], budget: int | None = None) -> list[list[str]]:
+def batches(
+    files: Sequence[str], fixed: Sequence[str], budget: int | None = None
+) -> list[list[str]]:
     """Split `files` so each command line (fixed args + batch) fits `budget` bytes."""
     budget = budget or _ARGV_BUDGET
-    base = sum(len(a.encode()) + 1 for a in fixed) + sum(len(k) + len(v) + 2 for k, v in os.environ.items())
+    base = sum(len(a.encode()) + 1 for a in fixed) + sum(
+        len(k) + len(v) + 2 for k, v in os.environ.items()
+    )
     room = max(budget - base, 4096)
     out: list[list[str]] = []
     current: list[str] = []
@@ -96,7 +100,9 @@ async def run_engine(
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
 
-    def outcome(status: str, issues: Sequence[Issue] = (), message: str | None = None) -> EngineOutcome:
+    def outcome(
+        status: str, issues: Sequence[Issue] = (), message: str | None = None
+    ) -> EngineOutcome:
         if progress:
             progress(engine.name, "done")
         return EngineOutcome(
@@ -139,7 +145,9 @@ async def run_engine(
             commands = [engine.command(ctx, [], probe_result)]
         else:
             fixed = engine.command(ctx, [], probe_result).argv
-            commands = [engine.command(ctx, batch, probe_result) for batch in batches(relevant, fixed)]
+            commands = [
+                engine.command(ctx, batch, probe_result) for batch in batches(relevant, fixed)
+            ]
     except EngineConfigError as exc:
         return outcome("error", message=str(exc))
 
@@ -147,7 +155,9 @@ async def run_engine(
     for command in commands:
         result = await process.run(command)
         if result.missing:
-            return outcome("disabled", message=f"{engine.name} executable vanished: {resolved.path}")
+            return outcome(
+                "disabled", message=f"{engine.name} executable vanished: {resolved.path}"
+            )
         problem = _failure(engine, result, command)
         if problem:
             return outcome("error", message=problem)
