@@ -1,0 +1,57 @@
+"""`signalint stats`: aggregate the check metrics retained in the session log.
+
+Only MCP checks write the log (the CLI's own `check` does not), so empty
+stats before any MCP check are expected.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from signalint.config import state_dir
+from signalint.history import stats as collect_stats
+from signalint.project import RootError, find_root
+
+
+def _value(value: Any, unit: str = "") -> str:
+    return "n/a" if value is None else f"{value}{unit}"
+
+
+def render(data: dict[str, Any]) -> str:
+    """The human report for a `history.stats` aggregate."""
+    lines = [
+        f"Checks retained:        {data['checks']}",
+        f"Payload reduction:      {_value(data['averagePayloadReductionPercent'], '%')} "
+        f"average over {data['payloadSamples']} sample(s)",
+        f"Cache:                  {data['cacheHits']} hit(s), {data['cacheMisses']} miss(es), "
+        f"hit rate {_value(data['cacheHitRatePercent'], '%')}",
+        f"Latency:                average {_value(data['averageLatencyMs'], ' ms')}, "
+        f"max {_value(data['maxLatencyMs'], ' ms')} over {data['latencySamples']} sample(s)",
+        f"Loop warnings:          {data['loopWarningsTriggered']} distinct signature(s)",
+        f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
+    ]
+    if data["checks"] == 0:
+        lines.append("No MCP checks recorded yet (CLI checks are not recorded).")
+    return "\n".join(lines) + "\n"
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the aggregate as JSON.")
+def stats(as_json: bool) -> int:
+    """Summarize latency, cache use and payload savings of recorded MCP checks.
+
+    Reads .signalint/session.jsonl and its .1 backup (or SIGNALINT_STATE_DIR).
+    """
+    try:
+        root = find_root()
+    except RootError as exc:
+        raise click.UsageError(str(exc)) from exc
+    data = collect_stats(state_dir(root))
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(render(data), nl=False)
+    return 0

@@ -1,0 +1,258 @@
+"""Session history: `session.jsonl`, replayed loop state, check metrics, stats.
+
+Every MCP check appends one `check` record to `<state dir>/session.jsonl`
+(see `loops.LoopTracker.record_for`), plus its metrics. The record carries
+everything loop tracking reads, so replaying the log rebuilds exactly the
+state the live process had (D15).
+
+The replay reads only a bounded tail of the current file (the `.1` backup
+is for `stats`), so `Session` also writes a `state` record (the tracker's
+whole state) after each rotation and every `replay_lines // 4` checks;
+replay starts from the last one, so the tail always holds enough to
+reproduce the live state. Lines that are malformed or truncated by a crash
+are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from signalint import ids
+from signalint.loops import CheckKind, LoopTracker, Warnings
+from signalint.model import CheckResult
+from signalint.report import issue_detail
+
+LOG_NAME = "session.jsonl"
+MAX_BYTES = 10 * 1024 * 1024
+REPLAY_LINES = 5000
+
+__all__ = [
+    "LOG_NAME",
+    "CheckKind",
+    "LoopTracker",
+    "Session",
+    "SessionLog",
+    "Warnings",
+    "metrics_record",
+    "payload_bytes",
+    "stats",
+]
+_log = logging.getLogger(__name__)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _parse(lines: Iterable[bytes]) -> tuple[list[dict[str, Any]], int]:
+    records: list[dict[str, Any]] = []
+    malformed = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            malformed += 1
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+        else:
+            malformed += 1
+    return records, malformed
+
+
+class SessionLog:
+    """An append-only JSON-lines file, rotated to `<name>.1` before it would
+    exceed `max_bytes` (one oversized record still gets written)."""
+
+    def __init__(
+        self, path: Path, max_bytes: int = MAX_BYTES, replay_lines: int = REPLAY_LINES
+    ) -> None:
+        self.path = path
+        self.backup = path.with_name(path.name + ".1")
+        self.max_bytes = max_bytes
+        self.replay_lines = replay_lines
+
+    def append(self, record: dict[str, Any]) -> bool:
+        """Write `record` as one line; return True when the log rotated first."""
+        line = (_dumps(record) + "\n").encode("utf-8")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        size = self.path.stat().st_size if self.path.exists() else 0
+        rotated = size > 0 and size + len(line) > self.max_bytes
+        if rotated:
+            os.replace(self.path, self.backup)
+        with self.path.open("a+b") as fh:
+            end = fh.seek(0, os.SEEK_END)
+            if end:
+                fh.seek(end - 1)
+                # A crash can leave a partial last line; never glue a record to it.
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write(line)
+        return rotated
+
+    def _lines(self, path: Path) -> list[bytes]:
+        try:
+            return path.read_bytes().split(b"\n")
+        except FileNotFoundError:
+            return []
+
+    def read(self) -> tuple[list[dict[str, Any]], int]:
+        """Every valid record of `.1` then the current file; malformed count."""
+        return _parse(self._lines(self.backup) + self._lines(self.path))
+
+    def tail(self) -> tuple[list[dict[str, Any]], int]:
+        """Valid records among the last `replay_lines` non-empty current lines."""
+        lines = [line for line in self._lines(self.path) if line.strip()]
+        return _parse(lines[-self.replay_lines :])
+
+
+class Session:
+    """The server's session memory: the log plus the tracker replayed from it.
+
+    `record_check` observes a check, appends its record (with `metrics`, if
+    given) and returns the active warnings. A failing disk never fails a
+    check: the error is logged and the in-memory state still advances.
+    """
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        max_bytes: int = MAX_BYTES,
+        replay_lines: int = REPLAY_LINES,
+    ) -> None:
+        self.log = SessionLog(state_dir / LOG_NAME, max_bytes, replay_lines)
+        self.checkpoint_every = max(1, replay_lines // 4)
+        try:
+            records, self.malformed_skipped = self.log.tail()
+        except OSError as exc:
+            _log.warning("cannot read session history %s: %s", self.log.path, exc)
+            records, self.malformed_skipped = [], 0
+        self.tracker = LoopTracker.replay(records)
+        self._since_checkpoint = 0
+        for record in reversed(records):
+            if record.get("type") == "state":
+                break
+            self._since_checkpoint += record.get("type") == "check"
+
+    def record_check(
+        self,
+        result: CheckResult,
+        *,
+        kind: CheckKind,
+        targets: Sequence[str],
+        metrics: dict[str, Any] | None = None,
+    ) -> Warnings:
+        record = self.tracker.record_for(result, kind, targets)
+        warnings = self.tracker.apply(record)
+        if warnings.loop_warning is not None:
+            record["loopWarning"] = warnings.loop_warning["signature"]
+        if metrics is not None:
+            record["metrics"] = metrics
+        self._since_checkpoint += 1
+        try:
+            rotated = self.log.append(record)
+            if rotated or self._since_checkpoint >= self.checkpoint_every:
+                self.log.append(self.tracker.to_state())
+                self._since_checkpoint = 0
+        except OSError as exc:
+            _log.warning("cannot append to session history %s: %s", self.log.path, exc)
+        return warnings
+
+    def status(self) -> dict[str, Any]:
+        return self.tracker.status()
+
+
+def payload_bytes(result: CheckResult, payload: dict[str, Any]) -> tuple[int, int]:
+    """Minified UTF-8 sizes: every normalized issue detail vs the check payload."""
+    short = ids.shorten(i.issue_id for i in result.issues)
+    details = [issue_detail(i, short[i.issue_id]) for i in result.issues]
+    return len(_dumps(details).encode("utf-8")), len(_dumps(payload).encode("utf-8"))
+
+
+def metrics_record(
+    *,
+    latency_ms: float | None,
+    cache_hits: int = 0,
+    cache_misses: int = 0,
+    payload_before: int = 0,
+    payload_after: int = 0,
+) -> dict[str, Any]:
+    """The `metrics` object of a check record, as `stats` reads it."""
+    return {
+        "latencyMs": None if latency_ms is None else round(latency_ms, 3),
+        "cacheHits": cache_hits,
+        "cacheMisses": cache_misses,
+        "payloadBytesBefore": payload_before,
+        "payloadBytesAfter": payload_after,
+    }
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), 1) if values else None
+
+
+def stats(state_dir: Path) -> dict[str, Any]:
+    """Aggregate the retained check records of `session.jsonl` and `.1`.
+
+    A check id present in both files counts once (the later record wins).
+    `state` records are bookkeeping, not checks; a `check` record without a
+    string checkId counts as malformed. Percentages and averages are
+    rounded to one decimal and are None when there is nothing to average.
+    """
+    records, malformed = SessionLog(state_dir / LOG_NAME).read()
+    checks: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if record.get("type") != "check":
+            continue
+        if not isinstance(record.get("checkId"), str):
+            malformed += 1
+            continue
+        checks[record["checkId"]] = record
+    reductions: list[float] = []
+    latencies: list[float] = []
+    hits = misses = 0
+    for record in checks.values():
+        metrics = record.get("metrics")
+        if not isinstance(metrics, dict):
+            continue
+        before, after = (
+            _number(metrics.get("payloadBytesBefore")),
+            _number(metrics.get("payloadBytesAfter")),
+        )
+        if before and after is not None:
+            reductions.append((before - after) / before * 100)
+        latency = _number(metrics.get("latencyMs"))
+        if latency is not None:
+            latencies.append(latency)
+        hits += int(_number(metrics.get("cacheHits")) or 0)
+        misses += int(_number(metrics.get("cacheMisses")) or 0)
+    lookups = hits + misses
+    return {
+        "checks": len(checks),
+        "payloadSamples": len(reductions),
+        "averagePayloadReductionPercent": _mean(reductions),
+        "cacheHits": hits,
+        "cacheMisses": misses,
+        "cacheHitRatePercent": round(hits / lookups * 100, 1) if lookups else None,
+        "latencySamples": len(latencies),
+        "averageLatencyMs": _mean(latencies),
+        "maxLatencyMs": round(max(latencies), 1) if latencies else None,
+        "loopWarningsTriggered": len(
+            {r["loopWarning"] for r in checks.values() if isinstance(r.get("loopWarning"), str)}
+        ),
+        "malformedLinesSkipped": malformed,
+    }

@@ -1,0 +1,252 @@
+"""Loop and churn detection over the sequence of observed checks (D15).
+
+`LoopTracker` is a pure function of the `check` records it is given: the
+live server and a replay of `session.jsonl` call the same `apply` on the
+same records, so both end in exactly the same state.
+
+Oscillation (per signature = rule + `ids.message_template`): a signature
+*disappears* only when a check looked where it was (its file in scope and
+its engine `ok`); it *reappears* when it is found again after disappearing.
+Two or more reappearances flag it for good (a clean check does not erase
+the count). Churn (per file + rule): the number of consecutive
+`check_files` results that contain the pair; a files check that covered
+the file and its engine and lacks the pair resets it; project checks
+neither count nor reset, live or replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from signalint import ids
+from signalint.check import Scope
+from signalint.model import CheckResult
+
+LOOP_THRESHOLD = 2
+CHURN_THRESHOLD = 3
+MAX_TRACKED = 10_000  # per kind of counter; keeps state records bounded
+STATUS_LIMIT = 50
+
+CheckKind = Literal["project", "files"]
+
+
+class Warnings(NamedTuple):
+    """The warnings active for one check; None when inactive (omit, never null)."""
+
+    loop_warning: dict[str, Any] | None
+    churn_warning: dict[str, Any] | None
+
+
+@dataclass
+class _Signature:
+    files: dict[str, list[str]]  # file -> engines, where it is last known present
+    reappearances: int = 0
+    last_seq: int = 0
+
+
+@dataclass
+class _Pair:
+    count: int
+    engines: list[str]
+    last_seq: int = 0
+
+
+def _covered(scope: Scope, engines: dict[str, str], file: str, found_by: Iterable[str]) -> bool:
+    return scope.contains(file) and all(engines.get(e) == "ok" for e in found_by)
+
+
+def _display(key: tuple[str, str]) -> str:
+    return f"{key[0]}:{key[1]}"
+
+
+def _loop_hint(count: int) -> str:
+    return f"This issue was fixed and reappeared {count} times; consider a different approach."
+
+
+def _churn_hint(file: str, rule: str, count: int) -> str:
+    return (
+        f"{file} has re-triggered {rule} across {count} consecutive file checks; the agent "
+        "may be stuck on this file, not just on one exact issue."
+    )
+
+
+@dataclass
+class LoopTracker:
+    """Oscillation and churn state, a pure function of the observed records."""
+
+    seq: int = 0
+    signatures: dict[tuple[str, str], _Signature] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], _Pair] = field(default_factory=dict)
+
+    def record_for(
+        self, result: CheckResult, kind: CheckKind, targets: Sequence[str]
+    ) -> dict[str, Any]:
+        """The `check` record for `result`: all that `apply` (and replay) reads."""
+        found = sorted(
+            {(i.rule, ids.message_template(i.message), i.file, i.engine) for i in result.issues}
+        )
+        return {
+            "type": "check",
+            "v": 1,
+            "seq": self.seq + 1,
+            "checkId": result.check_id,
+            "at": result.created_at,
+            "kind": kind,
+            "targets": list(targets),
+            "engines": {name: o.status for name, o in sorted(result.outcomes.items())},
+            "issues": len(result.issues),
+            "found": [list(entry) for entry in found],
+        }
+
+    def observe(self, result: CheckResult, kind: CheckKind, targets: Sequence[str]) -> Warnings:
+        return self.apply(self.record_for(result, kind, targets))
+
+    def apply(self, record: dict[str, Any]) -> Warnings:
+        """Advance the state by one `check` record; the warnings it triggers."""
+        # Read the whole record before changing anything: a record that does
+        # not fit raises here and leaves the state untouched (replay skips it).
+        seq = int(record["seq"])
+        kind = record["kind"]
+        scope = Scope(tuple(str(t) for t in record["targets"]))
+        engines: dict[str, str] = dict(record["engines"])
+        present: dict[tuple[str, str], dict[str, list[str]]] = {}
+        pairs_now: dict[tuple[str, str], list[str]] = {}
+        for rule, template, file, engine in record["found"]:
+            present.setdefault((rule, template), {}).setdefault(file, []).append(engine)
+            pairs_now.setdefault((file, rule), []).append(engine)
+        self.seq = seq
+
+        for key, sig in self.signatures.items():
+            kept = {f: e for f, e in sig.files.items() if not _covered(scope, engines, f, e)}
+            if key in present:
+                if not sig.files:
+                    sig.reappearances += 1
+                kept.update(present[key])
+                sig.last_seq = seq
+            sig.files = kept
+        for key, where in present.items():
+            self.signatures.setdefault(key, _Signature(files=dict(where), last_seq=seq))
+        _bound(self.signatures, lambda s: bool(s.files) or s.reappearances >= LOOP_THRESHOLD)
+
+        if kind == "files":
+            for key, pair in list(self.pairs.items()):
+                if key not in pairs_now and _covered(scope, engines, key[0], pair.engines):
+                    del self.pairs[key]
+            for key, found_by in pairs_now.items():
+                pair = self.pairs.setdefault(key, _Pair(0, []))
+                pair.count, pair.engines, pair.last_seq = pair.count + 1, found_by, seq
+            _bound(self.pairs, lambda p: p.last_seq == seq)
+
+        loop = [k for k in present if self.signatures[k].reappearances >= LOOP_THRESHOLD]
+        # Churn is about repeated file checks; a project check reports none.
+        churn = [
+            k
+            for k in pairs_now
+            if kind == "files" and k in self.pairs and self.pairs[k].count >= CHURN_THRESHOLD
+        ]
+        loop.sort(key=lambda k: (-self.signatures[k].reappearances, k))
+        churn.sort(key=lambda k: (-self.pairs[k].count, k))
+        return Warnings(
+            self._loop_entry(loop[0], hint=True) if loop else None,
+            self._churn_entry(churn[0], hint=True) if churn else None,
+        )
+
+    def _loop_entry(self, key: tuple[str, str], *, hint: bool = False) -> dict[str, Any]:
+        sig = self.signatures[key]
+        entry: dict[str, Any] = {
+            "signature": _display(key),
+            "rule": key[0],
+            "occurrences": sig.reappearances,
+            "present": bool(sig.files),
+            "files": sorted(sig.files)[:5],
+        }
+        if hint:
+            entry["hint"] = _loop_hint(sig.reappearances)
+        return entry
+
+    def _churn_entry(self, key: tuple[str, str], *, hint: bool = False) -> dict[str, Any]:
+        count = self.pairs[key].count
+        entry: dict[str, Any] = {"file": key[0], "rule": key[1], "checkCount": count}
+        if hint:
+            entry["hint"] = _churn_hint(key[0], key[1], count)
+        return entry
+
+    def status(self) -> dict[str, Any]:
+        """The get_loop_status answer (lists bounded to 50; counts are totals)."""
+        loops = sorted(
+            (k for k, s in self.signatures.items() if s.reappearances >= LOOP_THRESHOLD),
+            key=lambda k: (-self.signatures[k].reappearances, k),
+        )
+        churns = sorted(
+            (k for k, p in self.pairs.items() if p.count >= CHURN_THRESHOLD),
+            key=lambda k: (-self.pairs[k].count, k),
+        )
+        return {
+            "looping": bool(loops),
+            "signatures": [self._loop_entry(k) for k in loops[:STATUS_LIMIT]],
+            "loopingSignatureCount": len(loops),
+            "fileChurning": bool(churns),
+            "fileRuleChurns": [self._churn_entry(k) for k in churns[:STATUS_LIMIT]],
+            "fileRuleChurnCount": len(churns),
+            "checksObserved": self.seq,
+        }
+
+    def to_state(self) -> dict[str, Any]:
+        """A `state` record: the whole tracker, JSON-ready and canonical."""
+        return {
+            "type": "state",
+            "v": 1,
+            "seq": self.seq,
+            "signatures": [
+                [k[0], k[1], s.reappearances, s.last_seq, sorted(s.files.items())]
+                for k, s in sorted(self.signatures.items())
+            ],
+            "pairs": [
+                [k[0], k[1], p.count, p.last_seq, p.engines] for k, p in sorted(self.pairs.items())
+            ],
+        }
+
+    @classmethod
+    def from_state(cls, record: dict[str, Any]) -> LoopTracker:
+        tracker = cls(seq=int(record["seq"]))
+        for rule, template, reappearances, last_seq, files in record["signatures"]:
+            tracker.signatures[(rule, template)] = _Signature(
+                {f: list(e) for f, e in files}, int(reappearances), int(last_seq)
+            )
+        for file, rule, count, last_seq, engines in record["pairs"]:
+            tracker.pairs[(file, rule)] = _Pair(int(count), list(engines), int(last_seq))
+        return tracker
+
+    @classmethod
+    def replay(cls, records: Sequence[dict[str, Any]]) -> LoopTracker:
+        """The state after `records`: from the last valid `state` record, then
+        every later `check` record. Records that do not fit are skipped."""
+        tracker, start = cls(), 0
+        for index in range(len(records) - 1, -1, -1):
+            if records[index].get("type") == "state":
+                try:
+                    tracker, start = cls.from_state(records[index]), index + 1
+                    break
+                except (KeyError, TypeError, ValueError):
+                    continue
+        for record in records[start:]:
+            try:
+                if record.get("type") != "check" or int(record["seq"]) <= tracker.seq:
+                    continue
+                tracker.apply(record)
+            except (KeyError, TypeError, ValueError):
+                continue
+        return tracker
+
+
+def _bound(items: dict[Any, Any], keep: Any) -> None:
+    """Drop the least recently seen entries beyond MAX_TRACKED that `keep`
+    does not protect (deterministic, so replay drops the same ones)."""
+    excess = len(items) - MAX_TRACKED
+    if excess <= 0:
+        return
+    victims = sorted((v.last_seq, k) for k, v in items.items() if not keep(v))
+    for _, key in victims[:excess]:
+        del items[key]
