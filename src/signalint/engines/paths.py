@@ -27,17 +27,21 @@ def project_path(root: Path, reported: str) -> str | None:
     if not reported:
         return None
     native = reported.replace("\\", "/") if os.sep == "\\" else reported
-    candidate = Path(native)
-    absolute = candidate if candidate.is_absolute() else root / candidate
-    normalized = os.path.normpath(absolute)
-    rel = os.path.relpath(normalized, root)
+    base = str(root)
+    normalized = os.path.normpath(native if os.path.isabs(native) else os.path.join(base, native))
+    prefix = base.rstrip(os.sep) + os.sep
+    # Plain string work: this runs once per diagnostic, thousands per check.
+    if normalized.startswith(prefix):
+        rel = normalized[len(prefix) :]
+    else:
+        rel = os.path.relpath(normalized, base)
     if rel.startswith(".."):
         # The engine may have printed a symlinked spelling of a path that is
         # really inside the (canonical) root.
         real_rel = os.path.relpath(os.path.realpath(normalized), root)
         if not real_rel.startswith(".."):
             rel = real_rel
-    posix = PurePosixPath(*Path(rel).parts).as_posix()
+    posix = rel.replace(os.sep, "/") if os.sep != "/" else rel
     if "node_modules" in posix.split("/"):
         return None
     return posix
