@@ -126,35 +126,40 @@ def _covers(baseline: Snapshot, current: Snapshot) -> bool:
     return all(current.scope.contains(target) for target in baseline.targets)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _next_step(counts: dict[str, int], complete: bool, current: Snapshot) -> str:
+    # The word "clean" appears only in the last line, reached only with
+    # complete coverage, nothing introduced and no issue left (D7).
     parts: list[str] = []
-    cid = current.check_id
     if counts["introduced"]:
         parts.append(
-            f"{counts['introduced']} issue(s) were introduced; inspect them with "
-            f'get_issue_detail (checkId "{cid}") and fix them first.'
+            f"{_count(counts['introduced'], 'issue')} introduced since the baseline; inspect "
+            f'them with get_issue_detail (checkId "{current.check_id}") and fix them first.'
         )
     if counts["unobserved"]:
         parts.append(
-            f"{counts['unobserved']} baseline issue(s) were not observed by this check "
-            "(outside its files, or their engine did not run ok), so they are not known "
-            "to be resolved; run check_project with every engine working to confirm."
+            f"{_count(counts['unobserved'], 'baseline issue')} not observed by this check "
+            "(outside its files, or their engine did not run ok): not known to be resolved. "
+            "Run check_project with every engine working to confirm."
         )
-    if not complete and not counts["unobserved"]:
+    elif not complete:
         parts.append(
-            "Coverage is incomplete (a narrower scope or an engine that failed or is "
-            "disabled); this delta cannot show the project is clean."
+            "Coverage is incomplete (narrower scope, or an engine failed or is disabled), "
+            "so this delta cannot confirm that nothing remains."
         )
     if counts["newlyObserved"]:
         parts.append(
-            f"{counts['newlyObserved']} current issue(s) lie where the baseline did not look; "
-            "they may predate the edit."
+            f"{_count(counts['newlyObserved'], 'current issue')} where the baseline did not "
+            "look; they may predate the edit."
         )
     if parts:
         return " ".join(parts)
     if current.result.issues:
         return (
-            f"No issues introduced; {counts['resolved']} resolved, "
+            f"Nothing introduced; {counts['resolved']} resolved, "
             f"{len(current.result.issues)} still present."
         )
     return "Clean: nothing introduced, and the current check found no issues with full coverage."

@@ -1,0 +1,144 @@
+"""Coverage-aware deltas (D7): matching, classification, counts, advice."""
+
+from __future__ import annotations
+
+from signalint.delta import LIST_LIMIT, compare
+from tests.factories import issue, snapshot
+
+
+def test_identical_checks_persist_everything_and_can_say_clean_only_when_empty() -> None:
+    issues = [issue(line=1), issue(file="src/b.ts")]
+    result = compare(snapshot(issues, check_id="b"), snapshot(issues, check_id="c"))
+    assert result["baselineCheckId"] == "b" and result["currentCheckId"] == "c"
+    assert result["persisting"] == 2
+    assert result["introduced"] == result["resolved"] == result["unobserved"] == []
+    assert result["coverageComplete"] is True
+    assert "Clean" not in result["nextStep"] and "still present" in result["nextStep"]
+
+
+def test_exact_id_match_wins_over_a_nearer_semantic_match() -> None:
+    same = issue(line=10, col=3)
+    decoy = issue(line=10, col=9)
+    result = compare(snapshot([same]), snapshot([decoy, same]))
+    assert result["persisting"] == 1
+    assert [entry["col"] for entry in result["introduced"]] == [9]
+
+
+def test_a_moved_issue_is_persisting_not_resolved_and_introduced() -> None:
+    result = compare(snapshot([issue(line=10)]), snapshot([issue(line=14)]))
+    assert result["persisting"] == 1
+    assert result["introduced"] == [] and result["resolved"] == []
+    assert result["netDelta"] == 0
+
+
+def test_semantic_matching_pairs_each_baseline_issue_with_the_nearest_line() -> None:
+    baseline = snapshot([issue(line=10), issue(line=50)])
+    result = compare(baseline, snapshot([issue(line=52)]))
+    assert result["persisting"] == 1
+    assert [e["line"] for e in result["resolved"]] == [10]
+    flipped = compare(snapshot([issue(line=52)]), baseline)
+    assert [e["line"] for e in flipped["introduced"]] == [10]
+
+
+def test_a_severity_change_of_the_same_diagnostic_is_persisting() -> None:
+    # issue ids do not cover severity: a reconfigured rule is the same diagnostic
+    result = compare(snapshot([issue(line=4)]), snapshot([issue(line=4, severity="warning")]))
+    assert result["persisting"] == 1
+
+
+def test_renamed_identifier_matches_by_message_template() -> None:
+    old = issue(line=3, message="'count' is declared but never used.")
+    new = issue(line=3, message="'total' is declared but never used.")
+    assert compare(snapshot([old]), snapshot([new]))["persisting"] == 1
+
+
+def test_different_severity_or_rule_does_not_match() -> None:
+    baseline = snapshot([issue(line=1), issue(line=5, rule="eqeqeq", message="Use ===")])
+    current = snapshot([issue(line=2, severity="warning"), issue(line=5, message="Use ===")])
+    result = compare(baseline, current)
+    assert result["persisting"] == 0
+    assert result["counts"]["introduced"] == 2 and result["counts"]["resolved"] == 2
+
+
+def test_baseline_issue_outside_the_new_scope_is_unobserved_not_resolved() -> None:
+    baseline = snapshot([issue(file="src/a.ts"), issue(file="src/b.ts", line=7)], check_id="b")
+    current = snapshot([], check_id="c", targets=("src/a.ts",))
+    result = compare(baseline, current)
+    assert [e["file"] for e in result["resolved"]] == ["src/a.ts"]
+    assert [(e["file"], e["reason"]) for e in result["unobserved"]] == [
+        ("src/b.ts", "outside_scope")
+    ]
+    assert result["errorsResolved"] == 1
+    assert result["coverageComplete"] is False
+    assert "clean" not in result["nextStep"].lower()
+
+
+def test_engine_error_in_the_current_check_means_unobserved() -> None:
+    baseline = snapshot([issue(engine="eslint", rule="eqeqeq")], engines={"eslint": "ok"})
+    for status, reason in (("error", "engine_error"), ("disabled", "engine_disabled")):
+        current = snapshot([], engines={"eslint": status})
+        result = compare(baseline, current)
+        assert result["resolved"] == [] and result["errorsResolved"] == 0
+        assert result["unobserved"][0]["reason"] == reason
+        assert result["coverageComplete"] is False
+        assert "clean" not in result["nextStep"].lower()
+    absent = compare(baseline, snapshot([], engines={"oxlint": "ok"}))
+    assert absent["unobserved"][0]["reason"] == "engine_not_run"
+
+
+def test_empty_current_with_a_failed_engine_never_says_clean() -> None:
+    baseline = snapshot([], engines={"oxlint": "ok", "tsc": "ok"})
+    current = snapshot([], engines={"oxlint": "ok", "tsc": "error"})
+    result = compare(baseline, current)
+    assert result["coverageComplete"] is False
+    assert "clean" not in result["nextStep"].lower()
+
+
+def test_a_narrower_current_scope_is_incomplete_even_without_baseline_issues() -> None:
+    result = compare(snapshot([]), snapshot([], targets=("src",)))
+    assert result["coverageComplete"] is False
+    wider = compare(snapshot([], targets=("src/a.ts",)), snapshot([]))
+    assert wider["coverageComplete"] is True and wider["nextStep"].startswith("Clean")
+
+
+def test_issue_where_the_baseline_did_not_look_is_newly_observed_not_introduced() -> None:
+    baseline = snapshot([], targets=("src/a.ts",))
+    current = snapshot([issue(file="src/b.ts"), issue(file="src/a.ts")])
+    result = compare(baseline, current)
+    assert [e["file"] for e in result["introduced"]] == ["src/a.ts"]
+    assert [(e["file"], e["reason"]) for e in result["newlyObserved"]] == [
+        ("src/b.ts", "outside_scope")
+    ]
+    assert result["errorsIntroduced"] == 1
+
+
+def test_counts_and_net_delta_cover_errors_and_warnings() -> None:
+    baseline = snapshot(
+        [
+            issue(line=1),
+            issue(line=2, rule="a", message="A"),
+            issue(line=3, rule="w", severity="warning", message="W"),
+        ]
+    )
+    current = snapshot([issue(line=1), issue(line=9, rule="b", message="B", severity="warning")])
+    result = compare(baseline, current)
+    assert result["counts"] == {
+        "introduced": 1,
+        "resolved": 2,
+        "unobserved": 0,
+        "newlyObserved": 0,
+        "persisting": 1,
+    }
+    assert result["errorsIntroduced"] == 0 and result["errorsResolved"] == 1
+    assert result["netDelta"] == -1
+    assert "Clean" not in result["nextStep"]
+
+
+def test_introduced_issues_lead_the_advice_and_lists_are_bounded() -> None:
+    current = snapshot([issue(line=n, rule=f"r{n}", message=f"m{n}") for n in range(1, 61)])
+    result = compare(snapshot([]), current)
+    assert result["counts"]["introduced"] == 60 and len(result["introduced"]) == LIST_LIMIT
+    assert result["truncated"] is True and result["errorsIntroduced"] == 60
+    assert result["nextStep"].startswith("60 issues introduced")
+    entry = result["introduced"][0]
+    assert set(entry) == {"issueId", "file", "line", "col", "engine", "rule", "severity", "summary"}
