@@ -28,6 +28,8 @@ class ProgressLine:
             self.running.append(engine)
         elif event == "done" and engine in self.running:
             self.running.remove(engine)
+        if self.enabled:
+            self._draw()
 
     def _draw(self) -> None:
         names = ", ".join(self.running) or "finishing"
