@@ -1,0 +1,124 @@
+"""The SDK server: tool registry, `tools/list`, `tools/call`, stdio serving.
+
+Built on the SDK's low-level `Server` (not the decorator framework) because
+the tool contract is ours to state exactly: hand-written closed input
+schemas, output schemas that depend on the payload mode and compact keys,
+annotations, and the split between protocol errors (unknown tool, arguments
+that are not an object: JSON-RPC -32602) and tool refusals (`isError`).
+
+Only the SDK and this package's light modules are imported before the first
+tool call; the check pipeline, engines and history load on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from signalint import __version__
+from signalint.server import schemas
+from signalint.server.arguments import ArgumentError, validate
+from signalint.server.catalog import TOOLS, ToolSpec
+from signalint.server.payload import Reply, advertises_output_schema, render
+from signalint.server.state import ServerState
+
+INSTRUCTIONS = (
+    "Signalint runs this project's own linters and type checkers (oxlint, tsc, biome, "
+    "eslint) and returns ranked, clustered diagnostics. Call ping to confirm the project "
+    "root, check_project for a baseline, get_issue_detail for full messages, and "
+    "after_edit_check with the changed files and the baseline checkId after each edit."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sender:
+    """Progress for one request; the SDK drops it when the client sent no token."""
+
+    ctx: ServerRequestContext[Any]
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        await self.ctx.session.report_progress(progress, total, message)
+
+
+def tool_definition(spec: ToolSpec, state: ServerState) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=schemas.INPUTS[spec.name],
+        output_schema=spec.output_schema(state.compact)
+        if advertises_output_schema(state.mode)
+        else None,
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=spec.read_only,
+            destructive_hint=False,
+            idempotent_hint=spec.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def build_server(state: ServerState) -> Server[Any]:
+    """The SDK server for `state`'s project root."""
+    definitions = [tool_definition(spec, state) for spec in TOOLS.values()]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=definitions)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        spec = TOOLS.get(params.name)
+        if spec is None:
+            known = ", ".join(TOOLS)
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Unknown tool {params.name[:80]!r}; tools: {known}",
+            )
+        arguments: dict[str, Any] = params.arguments or {}
+        try:
+            validate(schemas.INPUTS[spec.name], arguments)
+        except ArgumentError as exc:
+            from signalint.server.errors import field_refusal
+
+            refused = field_refusal(exc.field, exc.message)
+            return render(state.mode, Reply(refused.data, refused.summary, error=True))
+        from signalint.server.tools import call
+
+        reply = await call(spec.name, state, arguments, _Sender(ctx))
+        return render(state.mode, reply)
+
+    return Server(
+        "signalint",
+        version=__version__,
+        title="Signalint",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _serve(root: Path) -> None:
+    from mcp.server.stdio import stdio_server
+
+    state = ServerState(root)
+    server = build_server(state)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(root: Path) -> int:
+    """Serve MCP on stdin/stdout for `root` until the client disconnects."""
+    import anyio
+
+    anyio.run(_serve, root)
+    return 0

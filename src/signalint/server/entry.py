@@ -1,0 +1,96 @@
+"""`signalint-mcp`: start the stdio MCP server, or hand CLI verbs to `signalint`.
+
+Agent hosts launch `signalint-mcp` with no arguments and talk JSON-RPC over
+stdin/stdout. People who type it in a terminal get guidance instead of a
+silent process waiting for JSON, and familiar verbs (`signalint-mcp check`,
+`signalint-mcp --version`) behave exactly like the `signalint` CLI, which is
+what a person typing them expects.
+
+Start-up order matters for the "start to initialize" budget: the SDK import
+is most of it, so nothing else heavy (engines, check pipeline) is imported
+before the first tool call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+# Verbs forwarded to the CLI, with the spelling the CLI understands.
+CLI_VERBS: dict[str, str] = {
+    "check": "check",
+    "init": "init",
+    "doctor": "doctor",
+    "stats": "stats",
+    "engines": "engines",
+    "help": "--help",
+    "--help": "--help",
+    "-h": "--help",
+    "--version": "--version",
+    "-v": "--version",
+}
+
+GUIDANCE = """\
+signalint-mcp is a Model Context Protocol server: it speaks JSON-RPC on stdin and
+stdout and is meant to be launched by an MCP client (Claude Code, Cursor, Codex CLI,
+VS Code, ...), not typed into a terminal.
+
+  Configure your client to run `signalint-mcp` in the project root; see docs/mcp.md.
+  To check a project from a terminal, run `signalint check` (or `signalint-mcp check`).
+  `signalint-mcp --help` lists the CLI commands.
+"""
+
+
+def select_root(env: Mapping[str, str], cwd: str) -> tuple[Path, str | None]:
+    """The canonical project root and, when the override was unusable, a warning.
+
+    Unlike the CLI (which refuses a bad `SIGNALINT_PROJECT_ROOT`), the server
+    follows the reference: it warns on stderr and falls back to the working
+    directory, because a host cannot show a start-up usage error to anyone.
+    """
+    from signalint.project import ROOT_VARIABLE, RootError, find_root
+
+    try:
+        return find_root(env, cwd), None
+    except RootError as exc:
+        fallback = {k: v for k, v in env.items() if k != ROOT_VARIABLE}
+        return find_root(fallback, cwd), f"ignoring {ROOT_VARIABLE}: {exc.reason}"
+
+
+def _dispatch_cli(argv: Sequence[str]) -> int:
+    from signalint.cli.main import main
+
+    return main([CLI_VERBS[argv[0]], *argv[1:]])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `signalint-mcp` with `argv` (default: the process arguments)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in CLI_VERBS:
+        return _dispatch_cli(args)
+    if args:
+        sys.stderr.write(
+            f"signalint-mcp: unknown argument {args[0]!r}; it takes no arguments when "
+            "serving MCP over stdio.\n\n" + GUIDANCE
+        )
+        return 2
+    if sys.stdin.isatty():
+        sys.stderr.write(GUIDANCE)
+        return 2
+
+    root, warning = select_root(os.environ, os.getcwd())
+    if warning is not None:
+        sys.stderr.write(f"signalint-mcp: warning: {warning}; using the working directory\n")
+    sys.stderr.write(f"signalint-mcp: project root {root}\n")
+    sys.stderr.flush()
+
+    from signalint.server.app import serve
+
+    return serve(root)
+
+
+def entry() -> None:
+    """Console-script target declared in pyproject.toml."""
+    sys.exit(main())

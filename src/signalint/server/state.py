@@ -1,0 +1,66 @@
+"""What one server process remembers: root, transport settings, snapshots, history.
+
+The payload mode and compact keys are captured once at start-up, because
+the output schemas advertised in `tools/list` depend on them and must not
+change under a connected client. Engine settings, on the other hand, are
+re-read for every check, so editing `signalint.config.json` takes effect
+without reconnecting.
+
+Snapshots and session history are created on first use: nothing heavy
+stands between process start and the `initialize` response.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from signalint.config import PAYLOAD_MODES, Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from signalint.history import Session
+    from signalint.snapshots import SnapshotStore
+
+_TRUE = ("1", "true", "yes", "on")
+
+
+class ServerState:
+    """Per-process state shared by every tool call (single asyncio thread)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.startup_config: Config | None = None
+        try:
+            self.startup_config = load_config(root)
+            self.mode = self.startup_config.mcp_payload
+            self.compact = self.startup_config.compact
+        except ConfigError as exc:
+            # Keep serving: ping works, and every check reports the problem.
+            sys.stderr.write(f"signalint-mcp: warning: {exc}\n")
+            env_mode = os.environ.get("SIGNALINT_MCP_PAYLOAD", "").strip()
+            self.mode = env_mode if env_mode in PAYLOAD_MODES else "both"
+            self.compact = os.environ.get("SIGNALINT_COMPACT", "").strip().lower() in _TRUE
+
+    def config(self) -> Config:
+        """The current configuration (raises `ConfigError`)."""
+        return load_config(self.root)
+
+    @cached_property
+    def snapshots(self) -> SnapshotStore:
+        from signalint.snapshots import SnapshotStore
+
+        config = self.startup_config
+        if config is None:
+            return SnapshotStore()
+        return SnapshotStore(config.snapshot_max, config.snapshot_ttl_s)
+
+    @cached_property
+    def history(self) -> Session:
+        """Loop and churn tracking, replayed from the session log on first use (D15)."""
+        from signalint.config import state_dir
+        from signalint.history import Session
+
+        return Session(state_dir(self.root))

@@ -1,0 +1,205 @@
+"""Tool handlers: validated arguments in, a transport-neutral `Reply` out.
+
+Handlers raise `ToolRefusal` for anything the caller should correct (bad
+arguments, refused paths, unknown or expired ids); `app` turns it into an
+`isError: true` result. Summaries (the human sentence of `structured` mode)
+are always written from full-key payloads, so they read the right counts
+whether or not compact keys are on (D16).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from signalint.server import checking
+from signalint.server.checking import SendProgress
+from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
+from signalint.server.payload import Reply
+from signalint.server.state import ServerState
+from signalint.snapshots import Snapshot
+
+Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
+DETAIL_LIMIT: Final = 100
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def check_summary(full: dict[str, Any]) -> str:
+    """One sentence about a full-key check payload."""
+    total = int(full["totalIssues"])
+    bad = [f"{n} {e['status']}" for n, e in full["engines"].items() if e["status"] != "ok"]
+    if full["status"] == "clean":
+        text = "Clean: no issues found."
+    else:
+        shown = len(full["remainingIssues"])
+        text = (
+            f"{_plural(total, 'issue')} found: {_plural(len(full['clusters']), 'cluster')}, "
+            f"{shown} listed individually"
+        )
+        if full["omittedIssueCount"]:
+            text += f", {full['omittedIssueCount']} more not listed"
+        text += "."
+        if full["status"] == "error":
+            text = "Check incomplete (engine failure). " + text
+    if bad:
+        text += " Engines not ok: " + ", ".join(bad) + "."
+    if full.get("filteredOutIssueCount"):
+        text += f" {full['filteredOutIssueCount']} outside the requested files filtered out."
+    return text
+
+
+def _snapshot(state: ServerState, check_id: str, field: str = "checkId") -> Snapshot:
+    snap = state.snapshots.get(check_id)
+    if snap is None:
+        raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
+    return snap
+
+
+async def ping(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    return Reply({"pong": True, "projectRoot": str(state.root)}, "pong", literal="pong")
+
+
+async def check_project(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    answer = await checking.run(
+        state, args.get("paths", ["."]), field="paths", kind="project", send=send
+    )
+    return Reply(answer.wire, check_summary(answer.full))
+
+
+async def check_files(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
+    return Reply(answer.wire, check_summary(answer.full))
+
+
+async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    from signalint.delta import compare
+
+    answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
+    summary = check_summary(answer.full)
+    baseline_id = args.get("baselineCheckId")
+    if baseline_id is None:
+        return Reply(answer.wire, summary)
+    wire = dict(answer.wire)
+    baseline = state.snapshots.get(baseline_id)
+    if baseline is None:
+        # The new check still stands; only the comparison is stale (reference).
+        wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
+        return Reply(wire, summary + " Delta: baseline unknown or expired.")
+    delta = compare(baseline, answer.snapshot)
+    wire["delta"] = delta
+    return Reply(wire, summary + " " + _delta_summary(delta))
+
+
+def _delta_summary(delta: dict[str, Any]) -> str:
+    counts = delta["counts"]
+    return (
+        f"Delta: {counts['introduced']} introduced, {counts['resolved']} resolved, "
+        f"{counts['unobserved']} unobserved (errors +{delta['errorsIntroduced']} "
+        f"-{delta['errorsResolved']})."
+    )
+
+
+async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    from signalint.snapshots import find_references
+
+    cluster_id, issue_id = args.get("clusterId"), args.get("issueId")
+    if (cluster_id is None) == (issue_id is None):
+        raise field_refusal("clusterId", "give exactly one of clusterId or issueId")
+    snap = _snapshot(state, args["checkId"])
+    found = find_references(snap, cluster_id=cluster_id, issue_id=issue_id)
+    if not found:
+        field = "clusterId" if cluster_id is not None else "issueId"
+        what = f"{field} {str(cluster_id or issue_id)[:40]!r} matches nothing in that check"
+        raise stale(field, what[0].upper() + what[1:])
+    issues = [snap.detail(issue) for issue in found[:DETAIL_LIMIT]]
+    data: dict[str, Any] = {"issues": issues}
+    if len(found) > DETAIL_LIMIT:
+        data["total"] = len(found)
+        data["nextStep"] = (
+            f"{len(found) - DETAIL_LIMIT} more match; page through them with list_issues "
+            f'(checkId "{snap.check_id}", rule "{found[0].rule}").'
+        )
+    summary = f"{_plural(len(found), 'matching issue')}; showing {len(issues)}."
+    return Reply(data, summary, text_data=issues)
+
+
+async def get_diagnostic_snapshot(
+    state: ServerState, args: dict[str, Any], send: SendProgress
+) -> Reply:
+    from signalint.snapshots import snapshot_summary
+
+    summary = snapshot_summary(_snapshot(state, args["checkId"]))
+    text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
+    text += f"{_plural(int(summary['totalIssues']), 'issue')}."
+    return Reply(summary, text)
+
+
+async def compare_diagnostics(
+    state: ServerState, args: dict[str, Any], send: SendProgress
+) -> Reply:
+    from signalint.delta import compare
+
+    baseline = _snapshot(state, args["baselineCheckId"], "baselineCheckId")
+    current = _snapshot(state, args["currentCheckId"], "currentCheckId")
+    delta = compare(baseline, current)
+    return Reply(delta, _delta_summary(delta))
+
+
+async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    status = state.history.status()
+    text = (
+        f"{_plural(status['loopingSignatureCount'], 'looping signature')}, "
+        f"{_plural(status['fileRuleChurnCount'], 'churning file/rule pair')} "
+        f"over {_plural(status['checksObserved'], 'check')}."
+    )
+    return Reply(status, text)
+
+
+async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    from signalint.snapshots import CursorError
+    from signalint.snapshots import list_issues as page
+
+    snap = _snapshot(state, args["checkId"])
+    try:
+        data = page(
+            snap,
+            cursor=args.get("cursor"),
+            limit=args.get("limit", 100),
+            file=args.get("file"),
+            rule=args.get("rule"),
+            severity=args.get("severity"),
+            engine=args.get("engine"),
+        )
+    except CursorError as exc:
+        raise field_refusal("cursor", str(exc)) from exc
+    shown = len(data["issues"])
+    text = f"{shown} of {_plural(data['total'], 'matching issue')}"
+    text += "; more with nextCursor." if "nextCursor" in data else "."
+    return Reply(data, text)
+
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "ping": ping,
+    "check_project": check_project,
+    "check_files": check_files,
+    "get_issue_detail": get_issue_detail,
+    "get_diagnostic_snapshot": get_diagnostic_snapshot,
+    "compare_diagnostics": compare_diagnostics,
+    "after_edit_check": after_edit_check,
+    "get_loop_status": get_loop_status,
+    "list_issues": list_issues,
+}
+
+
+async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    """Run tool `name` (arguments already validated); refusals become error replies."""
+    try:
+        return await HANDLERS[name](state, args, send)
+    except ToolRefusal as exc:
+        return Reply(exc.data, exc.summary, error=True)
+
+
+__all__ = ["HANDLERS", "call", "check_summary", "refusal"]
