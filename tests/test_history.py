@@ -1,0 +1,220 @@
+"""Session log, loop/churn detection and exact replay (D15)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from signalint.history import LOG_NAME, LoopTracker, Session, SessionLog
+from signalint.loops import CheckKind
+from signalint.model import CheckResult, Issue, OutcomeStatus
+from tests.factories import issue, result
+
+
+def test_log_rotates_to_dot_1_before_exceeding_max_bytes(tmp_path: Path) -> None:
+    log = SessionLog(tmp_path / LOG_NAME, max_bytes=100)
+    rotations = [log.append({"type": "x", "n": n, "pad": "p" * 20}) for n in range(5)]
+    assert rotations == [False, False, True, False, True]
+    assert log.backup.name == "session.jsonl.1" and log.backup.exists()
+    assert log.path.stat().st_size <= 100
+    records, malformed = log.read()
+    assert [r["n"] for r in records] == [2, 3, 4] and malformed == 0
+
+
+def test_one_oversized_record_is_still_written(tmp_path: Path) -> None:
+    log = SessionLog(tmp_path / LOG_NAME, max_bytes=10)
+    log.append({"big": "x" * 50})
+    assert log.read() == ([{"big": "x" * 50}], 0)
+
+
+def test_malformed_and_truncated_lines_are_skipped_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / LOG_NAME
+    path.write_bytes(b'{"n":1}\nnot json\n[1,2]\n\xff\xfe\n\n{"n":2}\n{"n":3,"trunc')
+    log = SessionLog(path)
+    assert log.read() == ([{"n": 1}, {"n": 2}], 4)
+    # the next record goes on its own line, not glued to the truncated one
+    log.append({"n": 4})
+    assert log.read() == ([{"n": 1}, {"n": 2}, {"n": 4}], 4)
+
+
+def test_tail_reads_only_the_last_lines_of_the_current_file(tmp_path: Path) -> None:
+    log = SessionLog(tmp_path / LOG_NAME, replay_lines=3)
+    for n in range(6):
+        log.append({"n": n})
+    assert log.tail() == ([{"n": 3}, {"n": 4}, {"n": 5}], 0)
+
+
+def check(
+    issues: list[Issue], n: int, engines: dict[str, OutcomeStatus] | None = None
+) -> CheckResult:
+    return result(issues, check_id=f"c{n}", engines=engines)
+
+
+def test_oscillation_warns_after_two_reappearances() -> None:
+    tracker = LoopTracker()
+    present = [issue(message="'a' is declared but never used.")]
+    elsewhere = [issue(file="src/z.ts", message="'b' is declared but never used.")]
+    sequence = [present, [], elsewhere, [], present]
+    warnings = [tracker.observe(check(s, n), "project", ["."]) for n, s in enumerate(sequence)]
+    assert [w.loop_warning is not None for w in warnings] == [False, False, False, False, True]
+    warning = warnings[-1].loop_warning
+    assert warning is not None
+    assert warning["signature"] == "no-unused-vars:'…' is declared but never used."
+    assert warning["occurrences"] == 2 and warning["files"] == ["src/a.ts"]
+    assert "reappeared 2 times" in warning["hint"]
+    # it stays flagged after a clean check, but the next check carries no warning
+    assert tracker.observe(check([], 9), "project", ["."]).loop_warning is None
+    status = tracker.status()
+    assert status["looping"] is True and status["signatures"][0]["occurrences"] == 2
+    assert status["signatures"][0]["present"] is False
+
+
+def test_absence_that_the_check_did_not_observe_is_not_a_disappearance() -> None:
+    tracker = LoopTracker()
+    present = [issue()]
+    tracker.observe(check(present, 0), "project", ["."])
+    tracker.observe(check([], 1), "files", ["src/other.ts"])  # did not look at src/a.ts
+    tracker.observe(check([], 2, {"oxlint": "error"}), "project", ["."])  # engine failed
+    tracker.observe(check(present, 3), "project", ["."])
+    tracker.observe(check([], 4, {"oxlint": "disabled"}), "project", ["."])
+    assert tracker.status()["signatures"] == []
+    assert tracker.to_state()["signatures"][0][2] == 0  # no reappearance counted
+
+
+def test_a_signature_in_two_files_disappears_only_when_both_were_checked() -> None:
+    tracker = LoopTracker()
+    both = [issue(file="src/a.ts"), issue(file="src/b.ts")]
+    for n, (issues, targets) in enumerate(
+        [(both, ["."]), ([], ["src/a.ts"]), (both, ["."]), ([], ["."]), (both, ["."])]
+    ):
+        tracker.observe(check(issues, n), "files" if targets != ["."] else "project", targets)
+    # the files check on a.ts alone left b.ts unobserved: only one real reappearance
+    assert tracker.to_state()["signatures"][0][2] == 1
+
+
+def test_file_rule_churn_after_three_consecutive_file_checks() -> None:
+    tracker = LoopTracker()
+    rule_in_a = [issue(line=1)]
+    moved = [issue(line=40, message="'y' changed message")]
+    w1 = tracker.observe(check(rule_in_a, 1), "files", ["src/a.ts"])
+    tracker.observe(check([issue(file="src/b.ts")], 2), "files", ["src/b.ts"])  # other file
+    tracker.observe(check([], 3), "project", ["."])  # project checks neither count nor reset
+    w2 = tracker.observe(check(moved, 4), "files", ["src/a.ts"])
+    w3 = tracker.observe(check(rule_in_a, 5), "files", ["src"])
+    assert w1.churn_warning is None and w2.churn_warning is None
+    assert w3.churn_warning == {
+        "file": "src/a.ts",
+        "rule": "no-unused-vars",
+        "checkCount": 3,
+        "hint": w3.churn_warning["hint"] if w3.churn_warning else "",
+    }
+    assert tracker.observe(check(rule_in_a, 6), "project", ["."]).churn_warning is None
+    status = tracker.status()
+    assert status["fileChurning"] is True
+    assert status["fileRuleChurns"] == [
+        {"file": "src/a.ts", "rule": "no-unused-vars", "checkCount": 3}
+    ]
+    tracker.observe(check([], 7), "files", ["src/a.ts"])
+    assert tracker.status()["fileChurning"] is False
+
+
+def test_churn_is_not_reset_by_a_file_check_whose_engine_failed() -> None:
+    tracker = LoopTracker()
+    for n in range(2):
+        tracker.observe(check([issue()], n), "files", ["src/a.ts"])
+    tracker.observe(check([], 2, {"oxlint": "error"}), "files", ["src/a.ts"])
+    warning = tracker.observe(check([issue()], 3), "files", ["src/a.ts"]).churn_warning
+    assert warning is not None and warning["checkCount"] == 3
+
+
+def test_empty_status_has_the_reference_shape() -> None:
+    status = LoopTracker().status()
+    assert {k: status[k] for k in ("looping", "signatures", "fileChurning", "fileRuleChurns")} == {
+        "looping": False,
+        "signatures": [],
+        "fileChurning": False,
+        "fileRuleChurns": [],
+    }
+
+
+def test_session_records_checks_and_a_restart_replays_the_same_state(tmp_path: Path) -> None:
+    live = Session(tmp_path)
+    sequence = [[issue()], [], [issue()], [], [issue()]]
+    for n, issues in enumerate(sequence):
+        live.record_check(check(issues, n), kind="project", targets=["."])
+    records = [json.loads(line) for line in (tmp_path / LOG_NAME).read_text().splitlines()]
+    assert [r["checkId"] for r in records] == [f"c{n}" for n in range(5)]
+    assert records[-1]["loopWarning"].startswith("no-unused-vars:")
+    restarted = Session(tmp_path)
+    assert restarted.status() == live.status() and restarted.status()["looping"]
+
+
+@pytest.mark.parametrize("max_bytes", [2_000, 10 * 1024 * 1024])
+def test_replay_from_a_short_tail_uses_the_checkpoints(tmp_path: Path, max_bytes: int) -> None:
+    live = Session(tmp_path, max_bytes=max_bytes, replay_lines=8)
+    for n in range(60):
+        issues = [issue(line=n % 3 + 1)] if n % 2 else []
+        live.record_check(check(issues, n), kind="files", targets=["src"])
+    assert live.status()["signatures"][0]["occurrences"] == 29
+    assert (tmp_path / (LOG_NAME + ".1")).exists() == (max_bytes == 2_000)
+    restarted = Session(tmp_path, max_bytes=max_bytes, replay_lines=8)
+    assert restarted.tracker.to_state() == live.tracker.to_state()
+
+
+def test_a_disk_error_never_fails_the_check(tmp_path: Path) -> None:
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state directory should be")
+    session = Session(blocked)
+    warnings = session.record_check(check([issue()], 0), kind="project", targets=["."])
+    assert warnings.loop_warning is None and session.status()["checksObserved"] == 1
+
+
+# D15: arbitrary sequences of checks replay to exactly the live state.
+FILES = ("src/a.ts", "src/b.ts", "lib/c.ts")
+TARGETS = ((".",), ("src",), ("src/a.ts",), ("lib/c.ts", "src/b.ts"))
+ISSUES = [
+    issue(file=f, rule=r, message=m, engine=e, line=ln)
+    for f in FILES
+    for r, m in (("r1", "'a' is bad"), ("r1", "'b' is bad"), ("r2", "other"))
+    for e in ("oxlint", "tsc")
+    for ln in (1, 7)
+]
+check_strategy = st.tuples(
+    st.sampled_from(TARGETS),
+    st.sampled_from(["ok", "ok", "ok", "error", "disabled"]),
+    st.sampled_from(["ok", "ok", "error"]),
+    st.lists(st.sampled_from(ISSUES), max_size=8, unique_by=lambda i: i.issue_id),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(check_strategy, min_size=1, max_size=25),
+    st.sampled_from([(10 * 1024 * 1024, 5000), (10 * 1024 * 1024, 6), (1_500, 6)]),
+)
+def test_replayed_state_equals_the_live_state(
+    checks: list[tuple[tuple[str, ...], str, str, list[Issue]]], bounds: tuple[int, int]
+) -> None:
+    max_bytes, replay_lines = bounds
+    with tempfile.TemporaryDirectory() as directory:
+        state = Path(directory)
+        live = Session(state, max_bytes=max_bytes, replay_lines=replay_lines)
+        for n, (targets, oxlint, tsc, found) in enumerate(checks):
+            engines: dict[str, Any] = {"oxlint": oxlint, "tsc": tsc}
+            visible = [
+                i
+                for i in found
+                if engines[i.engine] == "ok"
+                and any(t == "." or i.file.startswith(t) for t in targets)
+            ]
+            kind: CheckKind = "project" if targets == (".",) else "files"
+            live.record_check(check(visible, n, engines), kind=kind, targets=targets)
+        replayed = Session(state, max_bytes=max_bytes, replay_lines=replay_lines)
+        assert replayed.status() == live.status()
+        assert replayed.tracker.to_state() == live.tracker.to_state()
