@@ -37,7 +37,7 @@ def result(
     engines: dict[str, OutcomeStatus] | None = None,
     created_at: float = 0.0,
 ) -> CheckResult:
-    statuses = engines if engines is not None else {"oxlint": "ok"}
+    statuses: dict[str, OutcomeStatus] = engines if engines is not None else {"oxlint": "ok"}
     return CheckResult(
         check_id=check_id,
         fingerprint="f" * 16,

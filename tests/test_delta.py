@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from signalint.delta import LIST_LIMIT, compare
+from signalint.model import OutcomeStatus
 from tests.factories import issue, snapshot
 
 
@@ -75,7 +76,11 @@ def test_baseline_issue_outside_the_new_scope_is_unobserved_not_resolved() -> No
 
 def test_engine_error_in_the_current_check_means_unobserved() -> None:
     baseline = snapshot([issue(engine="eslint", rule="eqeqeq")], engines={"eslint": "ok"})
-    for status, reason in (("error", "engine_error"), ("disabled", "engine_disabled")):
+    cases: list[tuple[OutcomeStatus, str]] = [
+        ("error", "engine_error"),
+        ("disabled", "engine_disabled"),
+    ]
+    for status, reason in cases:
         current = snapshot([], engines={"eslint": status})
         result = compare(baseline, current)
         assert result["resolved"] == [] and result["errorsResolved"] == 0

@@ -1,0 +1,131 @@
+"""`signalint stats`: aggregates of the check metrics in the session log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from signalint.cli.stats import stats as stats_command
+from signalint.cluster import cluster
+from signalint.history import LOG_NAME, Session, metrics_record, payload_bytes, stats
+from signalint.report import check_payload
+from tests.factories import issue, result
+
+EMPTY = {
+    "checks": 0,
+    "payloadSamples": 0,
+    "averagePayloadReductionPercent": None,
+    "cacheHits": 0,
+    "cacheMisses": 0,
+    "cacheHitRatePercent": None,
+    "latencySamples": 0,
+    "averageLatencyMs": None,
+    "maxLatencyMs": None,
+    "loopWarningsTriggered": 0,
+    "malformedLinesSkipped": 0,
+}
+
+
+def run_cli(root: Path, *args: str) -> Any:
+    env = {"SIGNALINT_PROJECT_ROOT": str(root), "SIGNALINT_STATE_DIR": None}
+    return CliRunner().invoke(stats_command, list(args), env=env, catch_exceptions=False)
+
+
+def record(session: Session, n: int, issues: list[Any], **metrics: Any) -> None:
+    session.record_check(
+        result(issues, check_id=f"c{n}"),
+        kind="project",
+        targets=["."],
+        metrics=metrics_record(**metrics),
+    )
+
+
+def test_stats_are_empty_before_any_mcp_check(tmp_path: Path) -> None:
+    assert stats(tmp_path / ".signalint") == EMPTY
+    outcome = run_cli(tmp_path, "--json")
+    assert outcome.exit_code == 0 and json.loads(outcome.output) == EMPTY
+    human = run_cli(tmp_path)
+    assert human.exit_code == 0 and "No MCP checks recorded yet" in human.output
+
+
+def test_stats_aggregate_latency_cache_and_payload(tmp_path: Path) -> None:
+    session = Session(tmp_path / ".signalint")
+    record(
+        session,
+        1,
+        [issue()],
+        latency_ms=10,
+        cache_hits=3,
+        cache_misses=1,
+        payload_before=1000,
+        payload_after=400,
+    )
+    record(
+        session,
+        2,
+        [],
+        latency_ms=30.04,
+        cache_hits=1,
+        cache_misses=3,
+        payload_before=1000,
+        payload_after=1100,
+    )
+    record(session, 3, [issue()], latency_ms=None, payload_before=0, payload_after=300)
+    data = json.loads(run_cli(tmp_path, "--json").output)
+    assert data == {
+        **EMPTY,
+        "checks": 3,
+        "payloadSamples": 2,
+        "averagePayloadReductionPercent": 25.0,  # mean of 60% and -10%
+        "cacheHits": 4,
+        "cacheMisses": 4,
+        "cacheHitRatePercent": 50.0,
+        "latencySamples": 2,
+        "averageLatencyMs": 20.0,
+        "maxLatencyMs": 30.0,
+    }
+    human = run_cli(tmp_path).output
+    assert "Checks retained:        3" in human and "hit rate 50.0%" in human
+    assert "max 30.0 ms" in human
+
+
+def test_stats_count_distinct_loop_signatures(tmp_path: Path) -> None:
+    session = Session(tmp_path / ".signalint")
+    for n, issues in enumerate([[issue()], [], [issue()], [], [issue()], [], [issue()]]):
+        record(session, n, issues, latency_ms=1)
+    assert stats(tmp_path / ".signalint")["loopWarningsTriggered"] == 1
+
+
+def test_stats_read_the_backup_dedupe_overlap_and_count_malformed_lines(tmp_path: Path) -> None:
+    state = tmp_path / ".signalint"
+    state.mkdir()
+    line = json.dumps({"type": "check", "checkId": "dup", "metrics": metrics_record(latency_ms=5)})
+    other = json.dumps({"type": "check", "checkId": "x", "metrics": metrics_record(latency_ms=7)})
+    (state / (LOG_NAME + ".1")).write_text(f"{line}\nnot json\n")
+    (state / LOG_NAME).write_text(
+        f'{line}\n{other}\n{{"type":"check"}}\n{{"type":"state","seq":2}}\n{{"trunc'
+    )
+    data = stats(state)
+    assert data["checks"] == 2 and data["latencySamples"] == 2
+    assert data["maxLatencyMs"] == 7.0
+    assert data["malformedLinesSkipped"] == 3  # garbage, a check without id, the truncated tail
+
+
+def test_payload_bytes_measure_minified_details_against_the_payload() -> None:
+    issues = [issue(line=n) for n in range(1, 30)]
+    checked = result(issues)
+    payload = check_payload(checked, cluster(issues))
+    before, after = payload_bytes(checked, payload)
+    assert after == len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
+    assert before > after > 0
+    assert payload_bytes(result([]), {}) == (2, 2)
+
+
+def test_stats_refuse_a_bad_project_root(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(
+        stats_command, [], env={"SIGNALINT_PROJECT_ROOT": str(tmp_path / "missing")}
+    )
+    assert outcome.exit_code == 2 and "cannot be the project root" in outcome.output
