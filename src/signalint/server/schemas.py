@@ -338,7 +338,7 @@ LOOP_STATUS_OUTPUT: Final = output(
      "fileRuleChurnCount", "checksObserved"],
 )  # fmt: skip
 
-PING_OUTPUT: Final = closed(
+PING_OUTPUT: Final = output(
     {"pong": {"type": "boolean", "const": True}, "projectRoot": _STR}, ["pong", "projectRoot"]
 )
 DETAIL_OUTPUT: Final = output(
