@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "engines",
         "Install pinned engines or list how each resolves.",
     ),
+    "stats": (
+        "signalint.cli.stats",
+        "stats",
+        "Summarize MCP check metrics (latency, cache, payload) from the session log.",
+    ),
 }
 
 
