@@ -107,7 +107,7 @@ def write_project(root: Path, *, config: dict[str, Any] | None = None) -> Path:
         ' "types": []}, "include": ["src"]}\n'
     )
     (root / "src" / "a.ts").write_text("export const n: number = 'text';\n")
-    (root / "src" / "b.ts").write_text("export const s: string = 1;\n")
+    (root / "src" / "b.ts").write_text('export const s = "x".nope;\n')
     only_tsc = {"oxlint": False, "tsc": True, "biome": False, "eslint": False}
     settings = config or {"engines": only_tsc}
     (root / "signalint.config.json").write_text(json.dumps(settings))
