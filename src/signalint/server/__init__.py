@@ -1,11 +1,15 @@
 """The `signalint-mcp` stdio server: the only package that imports the MCP SDK.
 
 Layout: `entry` (console script: CLI dispatch, root selection, start-up),
-`app` (SDK server construction and the tool registry), `schemas` (input and
-output JSON schemas), `arguments` (validation of tool arguments against the
-input schemas), `tools` (handlers calling the library), `payload` (how a
+`app` (SDK server construction, `tools/list` and `tools/call`), `catalog`
+(tool names, descriptions, annotations), `schemas` and `outputs` (input and
+output JSON schemas), `arguments` (argument checking against the input
+schemas), `tools` (handlers calling the library), `checking` (one check from
+refusals to snapshot and history), `state` (what the process remembers),
+`errors` (refusals, failure classification, sanitizing), `payload` (how a
 result travels in each MCP payload mode).
 
-Nothing here is imported by the CLI, and the SDK is imported only once the
-server actually starts, so `signalint-mcp --version` stays fast.
+The SDK is imported only once the server actually starts, and the check
+pipeline only at the first tool call, so `signalint-mcp --version` and the
+`initialize` handshake stay fast.
 """

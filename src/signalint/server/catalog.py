@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from signalint.server import schemas
+from signalint.server import outputs
 from signalint.server.schemas import Schema
 
 
@@ -34,11 +34,11 @@ def _fixed(schema: Schema) -> Callable[[bool], Schema]:
 
 
 def _check(compact: bool) -> Schema:
-    return schemas.check_output(compact=compact)
+    return outputs.check_output(compact=compact)
 
 
 def _after_edit(compact: bool) -> Schema:
-    return schemas.after_edit_output(compact=compact)
+    return outputs.after_edit_output(compact=compact)
 
 
 _CHECK_RESULT = (
@@ -55,7 +55,7 @@ _SPECS: Final = (
         "Check the connection and see which project this server checks. Returns the text "
         "'pong' and {pong: true, projectRoot}. Call it first and verify projectRoot is the "
         "repository you are editing.",
-        _fixed(schemas.PING_OUTPUT),
+        _fixed(outputs.PING_OUTPUT),
     ),
     ToolSpec(
         "check_project",
@@ -84,7 +84,7 @@ _SPECS: Final = (
         "check is fine) from the check named by checkId: file, line and column, end "
         "position, engine, rule, the full untruncated message, docs URL and help. Give "
         "checkId and exactly one of clusterId or issueId. Returns {issues: [...]}.",
-        _fixed(schemas.DETAIL_OUTPUT),
+        _fixed(outputs.DETAIL_OUTPUT),
     ),
     ToolSpec(
         "get_diagnostic_snapshot",
@@ -92,7 +92,7 @@ _SPECS: Final = (
         "Re-read a retained check by checkId without running engines: when and over which "
         "targets it ran, status, engines, clusters and the first 100 flat issues. Use "
         "list_issues to see every issue. Checks are kept for 30 minutes (50 at most).",
-        _fixed(schemas.SNAPSHOT_OUTPUT),
+        _fixed(outputs.SNAPSHOT_OUTPUT),
     ),
     ToolSpec(
         "compare_diagnostics",
@@ -101,7 +101,7 @@ _SPECS: Final = (
         "introduced, resolved, and unobserved (outside the current check's files or from an "
         "engine that did not run ok, so not known to be resolved), with error counts, "
         "netDelta and coverageComplete. Trust 'resolved' only where coverage was complete.",
-        _fixed(schemas.DELTA_OUTPUT),
+        _fixed(outputs.DELTA_OUTPUT),
     ),
     ToolSpec(
         "after_edit_check",
@@ -120,7 +120,7 @@ _SPECS: Final = (
         "and came back at least twice (looping), and file/rule pairs that stayed in three "
         "or more consecutive file checks (fileChurning). If either is true, change approach "
         "instead of repeating the same edit.",
-        _fixed(schemas.LOOP_STATUS_OUTPUT),
+        _fixed(outputs.LOOP_STATUS_OUTPUT),
     ),
     ToolSpec(
         "list_issues",
@@ -129,7 +129,7 @@ _SPECS: Final = (
         "summary left out, with full detail. Filter by file (a file or directory), rule, "
         "severity or engine; limit is 1-500 (default 100). Pass nextCursor back as cursor "
         "for the next page, with the same filters.",
-        _fixed(schemas.LIST_OUTPUT),
+        _fixed(outputs.LIST_OUTPUT),
     ),
 )
 
