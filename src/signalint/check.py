@@ -43,13 +43,16 @@ class Scope:
         return any(rel_path == t or rel_path.startswith(t.rstrip("/") + "/") for t in self.targets)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class CheckRun:
     """A check's result plus what the scope filtered out."""
 
     result: CheckResult
     filtered_out: int
     files_walked: int
+
+    def __repr__(self) -> str:
+        return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
 
 
 def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
@@ -86,11 +89,15 @@ async def run_check(
         )
     )
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    verdicts: dict[str, bool] = {}  # per file: many issues share a file
     seen: dict[str, Issue] = {}
     filtered_out = 0
     for outcome in outcomes:
         for issue in outcome.issues:
-            if not _keep(issue, ignored) or issue.issue_id in seen:
+            keep = verdicts.get(issue.file)
+            if keep is None:
+                keep = verdicts[issue.file] = _keep(issue, ignored)
+            if not keep or issue.issue_id in seen:
                 continue
             if not scope.contains(issue.file):
                 filtered_out += 1

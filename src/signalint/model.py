@@ -65,7 +65,7 @@ class Issue:
         return (self.file, self.line, self.col, self.rule, self.issue_id)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class EngineOutcome:
     """What one engine contributed to a check.
 
@@ -81,8 +81,14 @@ class EngineOutcome:
     duration_ms: float = 0.0
     files_checked: int = 0
 
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio formats the result of a finished main task
+        # when asyncio.run restores the SIGINT handler, and a full repr of
+        # thousands of issues costs a noticeable part of a check.
+        return f"EngineOutcome({self.engine}, {self.status}, {len(self.issues)} issues)"
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class CheckResult:
     """A completed check: every issue (uncapped) plus per-engine outcomes.
 
@@ -96,6 +102,9 @@ class CheckResult:
     outcomes: dict[str, EngineOutcome]
     issues: tuple[Issue, ...]
     created_at: float
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.check_id}, {len(self.issues)} issues)"
 
     @property
     def status(self) -> CheckStatus:
