@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "engines",
         "Install pinned engines or list how each resolves.",
     ),
+    "doctor": (
+        "signalint.cli.doctor",
+        "doctor",
+        "Report root, config, markers, engines and payload mode; exit 1 on problems.",
+    ),
     "stats": (
         "signalint.cli.stats",
         "stats",

@@ -37,7 +37,7 @@ signalint-mcp is a Model Context Protocol server: it speaks JSON-RPC on stdin an
 stdout and is meant to be launched by an MCP client (Claude Code, Cursor, Codex CLI,
 VS Code, ...), not typed into a terminal.
 
-  Configure your client to run `signalint-mcp` in the project root; see docs/mcp.md.
+  Configure your client to run `signalint-mcp` in the project root; see "Agent hosts" in the README.
   To check a project from a terminal, run `signalint check` (or `signalint-mcp check`).
   `signalint-mcp --help` lists the CLI commands.
 """
