@@ -1,0 +1,342 @@
+"""SQLite result cache: `<state dir>/cache.sqlite` (design section 7, D1, D2).
+
+A content-addressed store of engine results (`key -> bytes`, keys are built by
+the pipeline), a memo of file content digests and a memo of engine versions.
+
+Every operation opens its own short connection and closes it: the CLI, the
+MCP server and editor hooks may all use one database at once, and a long-lived
+connection would pin WAL snapshots and hold file handles across forks. WAL
+plus a busy timeout lets readers and one writer proceed together; the rare
+"database is locked" that slips past the busy handler (SQLite skips it to
+avoid deadlocks) is retried with a short bounded backoff.
+
+The cache is an optimisation, so no cache problem ever reaches a caller: a
+corrupt or unreadable database is moved aside to `cache.sqlite.corrupt-<time>`
+(with its -wal/-shm, so a stale WAL cannot be replayed into the new file) and
+rebuilt with a warning; anything unrecoverable disables the cache with one
+warning, after which every call is a cheap miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import stat
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Final, TypeVar
+
+SCHEMA_VERSION: Final = 1
+BUSY_TIMEOUT_MS: Final = 10_000
+LOCK_TRIES: Final = 20
+CHUNK: Final = 900  # stays below SQLite's historical 999 bound on host parameters
+# A file modified this recently may be modified again within the same
+# timestamp tick (ext4 ~4 ms, FAT 2 s) without changing its stat key, so its
+# digest is returned but not memoized (git's "racy clean" problem).
+RACY_WINDOW_NS: Final = 2_000_000_000
+
+_SCHEMA: Final = (
+    "CREATE TABLE results (key TEXT PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)",
+    "CREATE INDEX results_used ON results (used)",
+    "CREATE TABLE file_digests (path TEXT PRIMARY KEY, stat TEXT, digest TEXT)",
+    "CREATE TABLE versions (exe TEXT PRIMARY KEY, version TEXT)",
+)
+# Error codes meaning "this file is not a usable database" (vs. a busy lock or
+# a read-only directory, which moving the file aside would not fix).
+_BROKEN: Final = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CANTOPEN})
+_LOCKED: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+T = TypeVar("T")
+_wall_ns = time.time_ns  # module attribute so tests and benches can age files
+
+
+def _stderr_warning(message: str) -> None:
+    print(f"signalint: warning: {message}", file=sys.stderr)
+
+
+def _code(exc: sqlite3.Error) -> int:
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF  # primary code; extended bits dropped
+
+
+def _chunks(items: Sequence[str], size: int = CHUNK) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def _stat_key(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
+def _hash_file(path: str) -> tuple[str, str] | None:
+    """(sha256 hex, stat key of the open file after reading) or None if unreadable.
+
+    The stat is taken after reading so a write during the read (or a replace
+    between the caller's stat and this open) shows up as a key mismatch.
+    """
+    try:
+        with open(path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            return digest, _stat_key(os.fstat(handle.fileno()))
+    except OSError:
+        return None
+
+
+class ResultCache:
+    """The per-state-dir cache. Methods never raise for cache problems."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        max_rows: int = 200_000,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self._path = state_dir / "cache.sqlite"
+        self._max_rows = max_rows
+        self._warn = warn or _stderr_warning
+        self._enabled = True
+        self._warned_locked = False
+        self._last_stamp = 0
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self._disable(f"cannot create cache directory {state_dir}: {exc}")
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The stored values of `keys` that are present; marks them recently used."""
+        unique = list(dict.fromkeys(keys))
+
+        def op(conn: sqlite3.Connection) -> dict[str, bytes]:
+            hits: dict[str, bytes] = {}
+            for chunk in _chunks(unique):
+                sql = f"SELECT key, value FROM results WHERE key IN ({_marks(len(chunk))})"
+                hits.update(conn.execute(sql, chunk))
+            if hits:
+                stamp, found = self._stamp(), list(hits)
+                conn.execute("BEGIN IMMEDIATE")
+                for chunk in _chunks(found, CHUNK - 1):
+                    sql = f"UPDATE results SET used = ? WHERE key IN ({_marks(len(chunk))})"
+                    conn.execute(sql, (stamp, *chunk))
+                conn.execute("COMMIT")
+            return hits
+
+        return self._run(op, {}) if unique else {}
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        """Upsert `items`, then evict the least recently used rows beyond max_rows."""
+
+        def op(conn: sqlite3.Connection) -> None:
+            stamp = self._stamp()
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT INTO results (key, value, used) VALUES (?, ?, ?) ON CONFLICT (key)"
+                " DO UPDATE SET value = excluded.value, used = excluded.used",
+                ((key, bytes(value), stamp) for key, value in items.items()),
+            )
+            excess = conn.execute("SELECT count(*) FROM results").fetchone()[0] - self._max_rows
+            if excess > 0:
+                conn.execute(
+                    "DELETE FROM results WHERE rowid IN"
+                    " (SELECT rowid FROM results ORDER BY used, rowid LIMIT ?)",
+                    (excess,),
+                )
+            conn.execute("COMMIT")
+
+        if items:
+            self._run(op, None)
+
+    def clear(self) -> int:
+        """Delete every result, digest and version row; the number of results removed."""
+
+        def op(conn: sqlite3.Connection) -> int:
+            conn.execute("BEGIN IMMEDIATE")
+            removed: int = conn.execute("SELECT count(*) FROM results").fetchone()[0]
+            for table in ("results", "file_digests", "versions"):
+                conn.execute(f"DELETE FROM {table}")
+            conn.execute("COMMIT")
+            return removed
+
+        return self._run(op, 0)
+
+    def row_count(self) -> int:
+        return self._run(
+            lambda conn: int(conn.execute("SELECT count(*) FROM results").fetchone()[0]), 0
+        )
+
+    def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
+        """sha256 hex of each file's content, keyed by the given relative path.
+
+        Missing, unreadable and non-regular files are omitted. Memo rows are
+        keyed by absolute path: two roots may share one state dir.
+        """
+        base = str(root)
+        current: dict[str, tuple[str, str, int]] = {}  # rel -> (abs path, stat key, newest time)
+        for rel in rel_paths:
+            full = os.path.join(base, rel)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                current[rel] = (full, _stat_key(st), max(st.st_mtime_ns, st.st_ctime_ns))
+        if not current:
+            return {}
+        fulls = [entry[0] for entry in current.values()]
+
+        def load(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
+            memo: dict[str, tuple[str, str]] = {}
+            for chunk in _chunks(fulls):
+                marks = _marks(len(chunk))
+                sql = f"SELECT path, stat, digest FROM file_digests WHERE path IN ({marks})"
+                memo.update((path, (key, digest)) for path, key, digest in conn.execute(sql, chunk))
+            return memo
+
+        memo: dict[str, tuple[str, str]] = self._run(load, {})
+        settled_before = _wall_ns() - RACY_WINDOW_NS
+        result: dict[str, str] = {}
+        fresh: list[tuple[str, str, str]] = []
+        for rel, (full, key, newest) in current.items():
+            known = memo.get(full)
+            if known is not None and known[0] == key:
+                result[rel] = known[1]
+                continue
+            hashed = _hash_file(full)
+            if hashed is None:
+                continue
+            result[rel] = hashed[0]
+            if hashed[1] == key and newest < settled_before:
+                fresh.append((full, key, hashed[0]))
+        if fresh:
+            self._run(lambda conn: self._store_digests(conn, fresh), None)
+        return result
+
+    @staticmethod
+    def _store_digests(conn: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)", rows
+        )
+        conn.execute("COMMIT")
+
+    def version_for(self, exe_key: str) -> str | None:
+        def op(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT version FROM versions WHERE exe = ?", (exe_key,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return self._run(op, None)
+
+    def remember_version(self, exe_key: str, version: str) -> None:
+        def op(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT OR REPLACE INTO versions (exe, version) VALUES (?, ?)", (exe_key, version)
+            )
+
+        self._run(op, None)
+
+    def _stamp(self) -> int:
+        # Strictly increasing within a process, so a touch always outranks the put before it.
+        self._last_stamp = max(time.time_ns(), self._last_stamp + 1)
+        return self._last_stamp
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")  # persistent; re-asserting it is a no-op
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                conn.execute("BEGIN IMMEDIATE")
+                # Re-read under the write lock: a concurrent process may have just built it.
+                if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                    for table in ("results", "file_digests", "versions"):
+                        conn.execute(f"DROP TABLE IF EXISTS {table}")
+                    for statement in _SCHEMA:
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+        except BaseException:
+            conn.close()  # closing rolls back an open transaction
+            raise
+        return conn
+
+    def _run(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
+        """Run `op` on a fresh connection; recover, retry or degrade to `default`."""
+        rebuilt = False
+        for attempt in range(LOCK_TRIES):
+            if not self._enabled:
+                return default
+            inode = self._inode()
+            try:
+                conn = self._connect()
+                try:
+                    return op(conn)
+                finally:
+                    conn.close()
+            except sqlite3.Error as exc:
+                code = _code(exc)
+                if code in _LOCKED:
+                    time.sleep(min(0.005 * 2**attempt, 0.2))
+                    continue
+                if code in _BROKEN and not rebuilt and self._recover(inode, exc):
+                    rebuilt = True
+                    continue
+                self._disable(f"cache disabled: {self._path}: {exc}")
+            except OSError as exc:
+                self._disable(f"cache disabled: {self._path}: {exc}")
+        if not self._warned_locked:  # contention is transient: warn, but stay enabled
+            self._warned_locked = True
+            self._warn(f"cache {self._path} stayed locked; treating this lookup as a miss")
+        return default
+
+    def _inode(self) -> int | None:
+        try:
+            return os.stat(self._path).st_ino
+        except OSError:
+            return None
+
+    def _recover(self, inode: int | None, exc: sqlite3.Error) -> bool:
+        """Make a retry worthwhile: move the broken database away; False if impossible.
+
+        No file: the state dir may have been deleted under a running server.
+        Only the file that failed is moved: if another process already
+        replaced it (different inode), the new file is left alone.
+        """
+        if inode is None:
+            try:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                return False
+            return True
+        if self._inode() != inode:
+            return True
+        aside = self._path.with_name(f"{self._path.name}.corrupt-{datetime.now():%Y%m%dT%H%M%S%f}")
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                source = self._path.with_name(self._path.name + suffix)
+                if suffix == "" or source.exists():
+                    source.rename(aside.with_name(aside.name + suffix))
+        except OSError:
+            return False
+        self._warn(f"cache database {self._path} was unreadable ({exc}); moved it to {aside}")
+        return True
+
+    def _disable(self, message: str) -> None:
+        if self._enabled:
+            self._enabled = False
+            self._warn(message)
