@@ -75,6 +75,13 @@ def _stat_key(st: os.stat_result) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
 def _hash_file(path: str) -> tuple[str, str] | None:
     """(sha256 hex, stat key of the open file after reading) or None if unreadable.
 
@@ -183,48 +190,62 @@ class ResultCache:
         """sha256 hex of each file's content, keyed by the given relative path.
 
         Missing, unreadable and non-regular files are omitted. Memo rows are
-        keyed by absolute path: two roots may share one state dir.
+        keyed by absolute path, so two roots may share one state dir.
         """
         base = str(root)
-        current: dict[str, tuple[str, str, int]] = {}  # rel -> (abs path, stat key, newest time)
-        for rel in rel_paths:
-            full = os.path.join(base, rel)
-            try:
-                st = os.stat(full)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                current[rel] = (full, _stat_key(st), max(st.st_mtime_ns, st.st_ctime_ns))
+        prefix = base if base.endswith("/") else base + "/"
+        # Hot path (every check, mostly unchanged files): string concatenation,
+        # one stat per file through map() (a Python-level loop with try/except
+        # costs as much again), no pathlib, no per-file SQL.
+        fulls = [prefix + rel for rel in rel_paths]
+        try:
+            stats: list[os.stat_result | None] = list(map(os.stat, fulls))
+        except OSError:  # some file vanished: redo one at a time, omitting failures
+            stats = [_stat_or_none(full) for full in fulls]
+        current = [
+            (rel, full, st)
+            for rel, full, st in zip(rel_paths, fulls, stats, strict=True)
+            if st is not None and stat.S_ISREG(st.st_mode)
+        ]
         if not current:
             return {}
-        fulls = [entry[0] for entry in current.values()]
-
-        def load(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
-            memo: dict[str, tuple[str, str]] = {}
-            for chunk in _chunks(fulls):
-                marks = _marks(len(chunk))
-                sql = f"SELECT path, stat, digest FROM file_digests WHERE path IN ({marks})"
-                memo.update((path, (key, digest)) for path, key, digest in conn.execute(sql, chunk))
-            return memo
-
-        memo: dict[str, tuple[str, str]] = self._run(load, {})
+        memo: dict[str, tuple[str, str, str]] = self._run(
+            lambda conn: self._load_digests(conn, prefix, [entry[1] for entry in current]), {}
+        )
         settled_before = _wall_ns() - RACY_WINDOW_NS
         result: dict[str, str] = {}
         fresh: list[tuple[str, str, str]] = []
-        for rel, (full, key, newest) in current.items():
+        for rel, full, st in current:
+            key = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
             known = memo.get(full)
-            if known is not None and known[0] == key:
-                result[rel] = known[1]
+            if known is not None and known[1] == key:
+                result[rel] = known[2]
                 continue
             hashed = _hash_file(full)
             if hashed is None:
                 continue
             result[rel] = hashed[0]
-            if hashed[1] == key and newest < settled_before:
+            if hashed[1] == key and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before:
                 fresh.append((full, key, hashed[0]))
         if fresh:
             self._run(lambda conn: self._store_digests(conn, fresh), None)
         return result
+
+    @staticmethod
+    def _load_digests(
+        conn: sqlite3.Connection, prefix: str, fulls: list[str]
+    ) -> dict[str, tuple[str, str, str]]:
+        """Memo rows for `fulls` (path -> (path, stat key, digest)).
+
+        Many paths: one range scan over the root's primary-key span, which
+        beats binding thousands of IN parameters; few paths: one IN query.
+        """
+        sql = "SELECT path, stat, digest FROM file_digests WHERE "
+        if len(fulls) > CHUNK:
+            rows = conn.execute(sql + "path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))
+        else:
+            rows = conn.execute(sql + f"path IN ({_marks(len(fulls))})", fulls)
+        return {row[0]: row for row in rows}
 
     @staticmethod
     def _store_digests(conn: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
