@@ -133,6 +133,36 @@ def test_a_truncated_database_is_moved_aside_and_rebuilt(
     assert_moved_aside(store, warnings, truncated)
 
 
+def test_an_unopenable_path_is_moved_aside_and_rebuilt(
+    store: ResultCache, warnings: Warnings
+) -> None:
+    write(store.path / "stray", b"")  # a directory where the database should be
+    store.put_many({"a": b"1"})
+    assert store.get_many(["a"]) == {"a": b"1"}
+    assert len(warnings) == 1 and "cache.sqlite.corrupt-" in warnings[0]
+    assert store.enabled
+
+
+def test_a_held_write_lock_degrades_writes_but_keeps_hits(
+    store: ResultCache, warnings: Warnings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.put_many({"a": b"1"})
+    monkeypatch.setattr(cache, "BUSY_TIMEOUT_MS", 50)
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        store.put_many({"b": b"2"})  # gives up after the (shortened) busy timeout
+        store.put_many({"c": b"3"})
+        assert store.get_many(["a", "b"]) == {"a": b"1"}  # WAL readers are not blocked
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.enabled
+    assert len(warnings) == 1 and "locked" in warnings[0]
+    store.put_many({"b": b"2"})
+    assert store.get_many(["a", "b"]) == {"a": b"1", "b": b"2"}
+
+
 def test_the_default_warning_goes_to_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

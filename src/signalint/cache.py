@@ -1,20 +1,12 @@
 """SQLite result cache: `<state dir>/cache.sqlite` (design section 7, D1, D2).
 
-A content-addressed store of engine results (`key -> bytes`, keys are built by
-the pipeline), a memo of file content digests and a memo of engine versions.
-
-Every operation opens its own short connection and closes it: the CLI, the
-MCP server and editor hooks may all use one database at once, and a long-lived
-connection would pin WAL snapshots and hold file handles across forks. WAL
-plus a busy timeout lets readers and one writer proceed together; the rare
-"database is locked" that slips past the busy handler (SQLite skips it to
-avoid deadlocks) is retried with a short bounded backoff.
-
-The cache is an optimisation, so no cache problem ever reaches a caller: a
-corrupt or unreadable database is moved aside to `cache.sqlite.corrupt-<time>`
-(with its -wal/-shm, so a stale WAL cannot be replayed into the new file) and
-rebuilt with a warning; anything unrecoverable disables the cache with one
-warning, after which every call is a cheap miss.
+Engine results by content-addressed key, plus memos of file digests and engine
+versions. Each operation uses its own short connection (the CLI, the server and
+hooks share one file; a long-lived connection would pin WAL snapshots). WAL and
+a busy timeout let readers and a writer proceed together. No cache problem
+reaches a caller: a corrupt or unreadable database is moved aside (with its
+-wal/-shm, so a stale WAL is never replayed into the new file) and rebuilt with
+a warning; anything unrecoverable disables the cache with one warning.
 """
 
 from __future__ import annotations
@@ -25,14 +17,14 @@ import sqlite3
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 BUSY_TIMEOUT_MS: Final = 10_000
-LOCK_TRIES: Final = 20
+LOCK_TRIES: Final = 20  # retries of a lock error the busy handler did not wait for
 CHUNK: Final = 900  # stays below SQLite's historical 999 bound on host parameters
 # A file modified this recently may be modified again within the same
 # timestamp tick (ext4 ~4 ms, FAT 2 s) without changing its stat key, so its
@@ -42,7 +34,7 @@ RACY_WINDOW_NS: Final = 2_000_000_000
 _SCHEMA: Final = (
     "CREATE TABLE results (key TEXT PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)",
     "CREATE INDEX results_used ON results (used)",
-    "CREATE TABLE file_digests (path TEXT PRIMARY KEY, stat TEXT, digest TEXT)",
+    "CREATE TABLE file_digests (path TEXT PRIMARY KEY, stat TEXT, digest TEXT) WITHOUT ROWID",
     "CREATE TABLE versions (exe TEXT PRIMARY KEY, version TEXT)",
 )
 # Error codes meaning "this file is not a usable database" (vs. a busy lock or
@@ -59,20 +51,25 @@ def _stderr_warning(message: str) -> None:
 
 
 def _code(exc: sqlite3.Error) -> int:
-    return getattr(exc, "sqlite_errorcode", 0) & 0xFF  # primary code; extended bits dropped
+    return getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code, without extended bits
 
 
-def _chunks(items: Sequence[str], size: int = CHUNK) -> Iterator[Sequence[str]]:
+def _chunks(items: Sequence[str], size: int = CHUNK) -> Iterator[tuple[Sequence[str], str]]:
     for start in range(0, len(items), size):
-        yield items[start : start + size]
+        chunk = items[start : start + size]
+        yield chunk, ",".join("?" * len(chunk))
 
 
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
+def _scalar(conn: sqlite3.Connection, sql: str, params: Sequence[str] = ()) -> Any:
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]
 
 
-def _stat_key(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+def _write(conn: sqlite3.Connection, sql: str, rows: Iterable[Sequence[object]]) -> None:
+    # IMMEDIATE takes the write lock up front, where the busy handler can wait for it.
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany(sql, rows)
+    conn.execute("COMMIT")
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:
@@ -80,6 +77,10 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return os.stat(path)
     except OSError:
         return None
+
+
+def _stat_key(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def _hash_file(path: str) -> tuple[str, str] | None:
@@ -97,14 +98,10 @@ def _hash_file(path: str) -> tuple[str, str] | None:
 
 
 class ResultCache:
-    """The per-state-dir cache. Methods never raise for cache problems."""
+    """The cache of one state dir. No method raises for a cache problem."""
 
     def __init__(
-        self,
-        state_dir: Path,
-        *,
-        max_rows: int = 200_000,
-        warn: Callable[[str], None] | None = None,
+        self, state_dir: Path, *, max_rows: int = 200_000, warn: Callable[[str], None] | None = None
     ) -> None:
         self._path = state_dir / "cache.sqlite"
         self._max_rows = max_rows
@@ -126,21 +123,27 @@ class ResultCache:
         return self._enabled
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
-        """The stored values of `keys` that are present; marks them recently used."""
+        """The stored values of those `keys` that are present; marks them recently used."""
         unique = list(dict.fromkeys(keys))
 
         def op(conn: sqlite3.Connection) -> dict[str, bytes]:
             hits: dict[str, bytes] = {}
-            for chunk in _chunks(unique):
-                sql = f"SELECT key, value FROM results WHERE key IN ({_marks(len(chunk))})"
+            for chunk, marks in _chunks(unique):
+                sql = f"SELECT key, value FROM results WHERE key IN ({marks})"
                 hits.update(conn.execute(sql, chunk))
             if hits:
-                stamp, found = self._stamp(), list(hits)
-                conn.execute("BEGIN IMMEDIATE")
-                for chunk in _chunks(found, CHUNK - 1):
-                    sql = f"UPDATE results SET used = ? WHERE key IN ({_marks(len(chunk))})"
-                    conn.execute(sql, (stamp, *chunk))
-                conn.execute("COMMIT")
+                stamp = self._stamp()
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    for chunk, marks in _chunks(list(hits), CHUNK - 1):
+                        sql = f"UPDATE results SET used = ? WHERE key IN ({marks})"
+                        conn.execute(sql, (stamp, *chunk))
+                    conn.execute("COMMIT")
+                except sqlite3.OperationalError as exc:
+                    # The recency touch is best effort: a writer holding the lock
+                    # past the busy timeout must not turn these hits into misses.
+                    if _code(exc) not in _LOCKED:
+                        raise
             return hits
 
         return self._run(op, {}) if unique else {}
@@ -156,13 +159,10 @@ class ResultCache:
                 " DO UPDATE SET value = excluded.value, used = excluded.used",
                 ((key, bytes(value), stamp) for key, value in items.items()),
             )
-            excess = conn.execute("SELECT count(*) FROM results").fetchone()[0] - self._max_rows
+            excess = _scalar(conn, "SELECT count(*) FROM results") - self._max_rows
             if excess > 0:
-                conn.execute(
-                    "DELETE FROM results WHERE rowid IN"
-                    " (SELECT rowid FROM results ORDER BY used, rowid LIMIT ?)",
-                    (excess,),
-                )
+                sql = "SELECT rowid FROM results ORDER BY used, rowid LIMIT ?"
+                conn.execute(f"DELETE FROM results WHERE rowid IN ({sql})", (excess,))
             conn.execute("COMMIT")
 
         if items:
@@ -173,7 +173,7 @@ class ResultCache:
 
         def op(conn: sqlite3.Connection) -> int:
             conn.execute("BEGIN IMMEDIATE")
-            removed: int = conn.execute("SELECT count(*) FROM results").fetchone()[0]
+            removed: int = _scalar(conn, "SELECT count(*) FROM results")
             for table in ("results", "file_digests", "versions"):
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("COMMIT")
@@ -182,9 +182,16 @@ class ResultCache:
         return self._run(op, 0)
 
     def row_count(self) -> int:
-        return self._run(
-            lambda conn: int(conn.execute("SELECT count(*) FROM results").fetchone()[0]), 0
-        )
+        return int(self._run(lambda conn: _scalar(conn, "SELECT count(*) FROM results"), 0))
+
+    def version_for(self, exe_key: str) -> str | None:
+        sql = "SELECT version FROM versions WHERE exe = ?"
+        found = self._run(lambda conn: _scalar(conn, sql, (exe_key,)), None)
+        return None if found is None else str(found)
+
+    def remember_version(self, exe_key: str, version: str) -> None:
+        sql = "INSERT OR REPLACE INTO versions (exe, version) VALUES (?, ?)"
+        self._run(lambda conn: _write(conn, sql, [(exe_key, version)]), None)
 
     def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
         """sha256 hex of each file's content, keyed by the given relative path.
@@ -192,31 +199,28 @@ class ResultCache:
         Missing, unreadable and non-regular files are omitted. Memo rows are
         keyed by absolute path, so two roots may share one state dir.
         """
+        if not rel_paths:
+            return {}
         base = str(root)
         prefix = base if base.endswith("/") else base + "/"
-        # Hot path (every check, mostly unchanged files): string concatenation,
-        # one stat per file through map() (a Python-level loop with try/except
-        # costs as much again), no pathlib, no per-file SQL.
+        # The hot path (every check; mostly unchanged files) avoids pathlib and
+        # per-file SQL, and stats through map(): a Python loop with try/except
+        # costs as much again. A vanished file makes it redo one at a time.
         fulls = [prefix + rel for rel in rel_paths]
         try:
             stats: list[os.stat_result | None] = list(map(os.stat, fulls))
-        except OSError:  # some file vanished: redo one at a time, omitting failures
+        except OSError:
             stats = [_stat_or_none(full) for full in fulls]
-        current = [
-            (rel, full, st)
-            for rel, full, st in zip(rel_paths, fulls, stats, strict=True)
-            if st is not None and stat.S_ISREG(st.st_mode)
-        ]
-        if not current:
-            return {}
         memo: dict[str, tuple[str, str, str]] = self._run(
-            lambda conn: self._load_digests(conn, prefix, [entry[1] for entry in current]), {}
+            lambda conn: _load_digests(conn, prefix, fulls), {}
         )
         settled_before = _wall_ns() - RACY_WINDOW_NS
         result: dict[str, str] = {}
         fresh: list[tuple[str, str, str]] = []
-        for rel, full, st in current:
-            key = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        for rel, full, st in zip(rel_paths, fulls, stats, strict=True):
+            if st is None or not stat.S_ISREG(st.st_mode):
+                continue
+            key = _stat_key(st)
             known = memo.get(full)
             if known is not None and known[1] == key:
                 result[rel] = known[2]
@@ -228,47 +232,9 @@ class ResultCache:
             if hashed[1] == key and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before:
                 fresh.append((full, key, hashed[0]))
         if fresh:
-            self._run(lambda conn: self._store_digests(conn, fresh), None)
+            sql = "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)"
+            self._run(lambda conn: _write(conn, sql, fresh), None)
         return result
-
-    @staticmethod
-    def _load_digests(
-        conn: sqlite3.Connection, prefix: str, fulls: list[str]
-    ) -> dict[str, tuple[str, str, str]]:
-        """Memo rows for `fulls` (path -> (path, stat key, digest)).
-
-        Many paths: one range scan over the root's primary-key span, which
-        beats binding thousands of IN parameters; few paths: one IN query.
-        """
-        sql = "SELECT path, stat, digest FROM file_digests WHERE "
-        if len(fulls) > CHUNK:
-            rows = conn.execute(sql + "path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))
-        else:
-            rows = conn.execute(sql + f"path IN ({_marks(len(fulls))})", fulls)
-        return {row[0]: row for row in rows}
-
-    @staticmethod
-    def _store_digests(conn: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(
-            "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)", rows
-        )
-        conn.execute("COMMIT")
-
-    def version_for(self, exe_key: str) -> str | None:
-        def op(conn: sqlite3.Connection) -> str | None:
-            row = conn.execute("SELECT version FROM versions WHERE exe = ?", (exe_key,)).fetchone()
-            return None if row is None else str(row[0])
-
-        return self._run(op, None)
-
-    def remember_version(self, exe_key: str, version: str) -> None:
-        def op(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO versions (exe, version) VALUES (?, ?)", (exe_key, version)
-            )
-
-        self._run(op, None)
 
     def _stamp(self) -> int:
         # Strictly increasing within a process, so a touch always outranks the put before it.
@@ -281,15 +247,14 @@ class ResultCache:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA journal_mode = WAL")  # persistent; re-asserting it is a no-op
             conn.execute("PRAGMA synchronous = NORMAL")
-            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            if _scalar(conn, "PRAGMA user_version") != SCHEMA_VERSION:
                 conn.execute("BEGIN IMMEDIATE")
                 # Re-read under the write lock: a concurrent process may have just built it.
-                if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                if _scalar(conn, "PRAGMA user_version") != SCHEMA_VERSION:
                     for table in ("results", "file_digests", "versions"):
                         conn.execute(f"DROP TABLE IF EXISTS {table}")
-                    for statement in _SCHEMA:
+                    for statement in (*_SCHEMA, f"PRAGMA user_version = {SCHEMA_VERSION}"):
                         conn.execute(statement)
-                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
         except BaseException:
             conn.close()  # closing rolls back an open transaction
@@ -298,6 +263,7 @@ class ResultCache:
 
     def _run(self, op: Callable[[sqlite3.Connection], T], default: T) -> T:
         """Run `op` on a fresh connection; recover, retry or degrade to `default`."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
         rebuilt = False
         for attempt in range(LOCK_TRIES):
             if not self._enabled:
@@ -312,42 +278,33 @@ class ResultCache:
             except sqlite3.Error as exc:
                 code = _code(exc)
                 if code in _LOCKED:
+                    if time.monotonic() > deadline:
+                        break  # the busy handler has already waited its full timeout
                     time.sleep(min(0.005 * 2**attempt, 0.2))
-                    continue
-                if code in _BROKEN and not rebuilt and self._recover(inode, exc):
+                elif code in _BROKEN and not rebuilt and self._recover(inode, exc):
                     rebuilt = True
-                    continue
-                self._disable(f"cache disabled: {self._path}: {exc}")
-            except OSError as exc:
-                self._disable(f"cache disabled: {self._path}: {exc}")
-        if not self._warned_locked:  # contention is transient: warn, but stay enabled
+                else:
+                    self._disable(f"cache disabled: {self._path}: {exc}")
+        if self._enabled and not self._warned_locked:  # contention passes: stay enabled
             self._warned_locked = True
             self._warn(f"cache {self._path} stayed locked; treating this lookup as a miss")
         return default
 
     def _inode(self) -> int | None:
-        try:
-            return os.stat(self._path).st_ino
-        except OSError:
-            return None
+        st = _stat_or_none(str(self._path))
+        return None if st is None else st.st_ino
 
     def _recover(self, inode: int | None, exc: sqlite3.Error) -> bool:
-        """Make a retry worthwhile: move the broken database away; False if impossible.
-
-        No file: the state dir may have been deleted under a running server.
-        Only the file that failed is moved: if another process already
-        replaced it (different inode), the new file is left alone.
-        """
-        if inode is None:
-            try:
-                self._path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError:
-                return False
-            return True
-        if self._inode() != inode:
-            return True
+        """Make a retry worthwhile; False if impossible. No file: the state dir may
+        have been deleted under a running server. A different inode: another
+        process already replaced the broken file, which must not be moved."""
         aside = self._path.with_name(f"{self._path.name}.corrupt-{datetime.now():%Y%m%dT%H%M%S%f}")
         try:
+            if inode is None:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+                return True
+            if self._inode() != inode:
+                return True
             for suffix in ("", "-wal", "-shm"):
                 source = self._path.with_name(self._path.name + suffix)
                 if suffix == "" or source.exists():
@@ -361,3 +318,17 @@ class ResultCache:
         if self._enabled:
             self._enabled = False
             self._warn(message)
+
+
+def _load_digests(
+    conn: sqlite3.Connection, prefix: str, fulls: list[str]
+) -> dict[str, tuple[str, str, str]]:
+    """Memo rows for `fulls`: path -> (path, stat key, digest). For many paths one
+    range scan of the root's span of the primary key (a sequential read, as the
+    table is WITHOUT ROWID) beats binding thousands of IN parameters."""
+    sql = "SELECT path, stat, digest FROM file_digests WHERE "
+    if len(fulls) > CHUNK:
+        rows = conn.execute(sql + "path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))
+    else:
+        rows = conn.execute(sql + f"path IN ({','.join('?' * len(fulls))})", fulls)
+    return {row[0]: row for row in rows}
