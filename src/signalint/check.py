@@ -11,14 +11,17 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pathspec
 
 from signalint import ids
+from signalint.cache import ResultCache
 from signalint.config import Config, state_dir
 from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress, run_engine
-from signalint.model import CheckResult, Issue
+from signalint.incremental import run_file_engine, run_tsc
+from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.project import walk
 
 
@@ -61,32 +64,57 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
     return not ignored.match_file(issue.file)
 
 
+async def _run_one(
+    name: str,
+    root: Path,
+    config: Config,
+    scope: Scope,
+    files: list[str],
+    cache: ResultCache | None,
+    progress: Progress | None,
+) -> EngineOutcome:
+    engine = ENGINES[name]
+    common: dict[str, Any] = {
+        "root": root,
+        "timeout_s": config.timeouts_ms[name] / 1000,
+        "state_dir": state_dir(root),
+        "options": dict(config.engines[name].options),
+        "progress": progress,
+    }
+    if cache is None:
+        run = await run_engine(engine, files=files, target=scope.targets[0], **common)
+        return run.outcome
+    if engine.whole_program:
+        # Freshness needs every candidate input, not only the scope's files.
+        def project_files() -> list[str]:
+            return files if scope.whole_project else walk(root, config.ignore)
+
+        return await run_tsc(
+            engine, cache, project_files=project_files, target=scope.targets[0], **common
+        )
+    return await run_file_engine(engine, cache, files=files, **common)
+
+
 async def run_check(
     root: Path,
     config: Config,
     scope: Scope | None = None,
     *,
     progress: Progress | None = None,
+    use_cache: bool = True,
 ) -> CheckRun:
-    """Check `scope` of the project at `root` (canonical) with `config`."""
+    """Check `scope` of the project at `root` (canonical) with `config`.
+
+    With `use_cache` (the default) unchanged results are reused from the
+    state directory's cache (see signalint.incremental); without it every
+    enabled engine runs and nothing is stored.
+    """
     scope = scope or Scope()
     files = walk(root, config.ignore, scope.targets)
-    state = state_dir(root)
+    cache = ResultCache(state_dir(root), max_rows=config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
     outcomes = await asyncio.gather(
-        *(
-            run_engine(
-                ENGINES[name],
-                root=root,
-                files=files,
-                timeout_s=config.timeouts_ms[name] / 1000,
-                state_dir=state,
-                options=dict(config.engines[name].options),
-                target=scope.targets[0],
-                progress=progress,
-            )
-            for name in enabled
-        )
+        *(_run_one(name, root, config, scope, files, cache, progress) for name in enabled)
     )
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     verdicts: dict[str, bool] = {}  # per file: many issues share a file

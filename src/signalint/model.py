@@ -80,6 +80,8 @@ class EngineOutcome:
     message: str | None = None
     duration_ms: float = 0.0
     files_checked: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task

@@ -73,8 +73,8 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
     """
     started = time.monotonic()
     env = {**os.environ, **command.env} if command.env else None
-    try:
-        proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             *command.argv,
             cwd=str(command.cwd),
             env=env,
@@ -83,10 +83,22 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
         )
+    )
+    try:
+        # Shielded: a cancellation that lands while the child is starting
+        # must still find the child, or its process group would survive
+        # (asyncio's own clean-up kills only the direct child).
+        proc = await asyncio.shield(spawn)
     except FileNotFoundError:
         return ProcessResult(command.argv, None, "", "", 0.0, missing=True)
     except OSError as exc:
         return ProcessResult(command.argv, None, "", "", 0.0, start_error=exc.strerror or str(exc))
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            started_proc = await spawn
+            _kill_group(started_proc)
+            await asyncio.wait_for(started_proc.communicate(), timeout=10)
+        raise
 
     out, err = bytearray(), bytearray()
     budget = [output_limit or DEFAULT_OUTPUT_LIMIT]

@@ -55,7 +55,7 @@ def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
 def test_tsc_solution_root_with_references_uses_build_mode() -> None:
     ctx = context("tsc/solution")
     argv = ENGINE.command(ctx, [], recorded("tsc-solution.probe", ctx.root)).argv
-    assert argv[1:] == ("-b", "tsconfig.json", "--noEmit", "--pretty", "false")
+    assert argv[1:] == ("-b", "tsconfig.json", "--noEmit", "--pretty", "false", "--listFiles")
     for name in ("tsc-solution", "tsc5-solution"):
         issues = ENGINE.parse(recorded(name, ctx.root), ctx)
         assert [(i.file, i.line, i.col, i.rule) for i in issues] == [

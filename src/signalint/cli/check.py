@@ -35,11 +35,13 @@ def _engine_versions(run: CheckRun) -> dict[str, str | None]:
     return versions
 
 
-async def _check_with_progress(root: Path, config: Config, scope: Scope) -> CheckRun:
+async def _check_with_progress(
+    root: Path, config: Config, scope: Scope, use_cache: bool
+) -> CheckRun:
     progress = ProgressLine()
     progress.start()
     try:
-        return await run_check(root, config, scope, progress=progress)
+        return await run_check(root, config, scope, progress=progress, use_cache=use_cache)
     finally:
         progress.stop()
 
@@ -68,8 +70,17 @@ async def _check_with_progress(root: Path, config: Config, scope: Scope) -> Chec
     help="Exit 1 only if a returned cluster or flat issue has priority <= N "
     "(1 most urgent .. 5), or an engine failed; otherwise exit 0.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Run every enabled engine on every file; neither read nor write the result cache.",
+)
 def check(
-    paths: Sequence[str], output_format: str, compact: bool | None, fail_on_priority: int | None
+    paths: Sequence[str],
+    output_format: str,
+    compact: bool | None,
+    fail_on_priority: int | None,
+    no_cache: bool,
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
@@ -86,7 +97,7 @@ def check(
         raise click.UsageError(str(exc)) from exc
     use_compact = config.compact if compact is None else compact
 
-    run = asyncio.run(_check_with_progress(root, config, Scope(targets)))
+    run = asyncio.run(_check_with_progress(root, config, Scope(targets), not no_cache))
     result = run.result
     clustering = cluster(result.issues)
     options: dict[str, object] = {}

@@ -31,6 +31,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "engines",
         "Install pinned engines or list how each resolves.",
     ),
+    "cache": (
+        "signalint.cli.cache",
+        "cache",
+        "Clear or inspect the result cache.",
+    ),
     "doctor": (
         "signalint.cli.doctor",
         "doctor",
@@ -40,6 +45,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "signalint.cli.stats",
         "stats",
         "Summarize MCP check metrics (latency, cache, payload) from the session log.",
+    ),
+    "watch": (
+        "signalint.cli.watch",
+        "watch",
+        "Re-check changed files as you edit and print what changed.",
     ),
 }
 

@@ -108,7 +108,7 @@ def resolve(engine: str | Engine, root: Path) -> Resolved:
 _versions: dict[tuple[str, int, int, str], str | None] = {}
 
 
-def _package_manifest_digest(real: str) -> str:
+def package_manifest_digest(real: str) -> str:
     """Digest of the package.json owning `real` ("" if none).
 
     npm extracts packages with a fixed mtime, and a launcher script can be
@@ -132,7 +132,7 @@ def version(path: Path) -> str | None:
         stat = os.stat(real)
     except OSError:
         return None
-    key = (real, stat.st_mtime_ns, stat.st_size, _package_manifest_digest(real))
+    key = (real, stat.st_mtime_ns, stat.st_size, package_manifest_digest(real))
     if key not in _versions:
         result = run_blocking(
             Command(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from signalint import process
@@ -21,7 +22,7 @@ from signalint.engines.base import (
     EngineContext,
     EngineOutputError,
 )
-from signalint.engines.resolve import install_hint, resolve
+from signalint.engines.resolve import Resolved, install_hint, resolve
 from signalint.model import EngineOutcome, Issue
 
 EXCERPT_CHARS = 300
@@ -85,6 +86,18 @@ def _failure(engine: Engine, result: process.ProcessResult, command: Command) ->
 Progress = Callable[[str, str], None]
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class EngineRun:
+    """An engine's outcome plus the raw results it was parsed from.
+
+    `results` lets the caller read what the adapter does not turn into
+    issues (tsc's `--listFiles` program inputs); empty when nothing ran.
+    """
+
+    outcome: EngineOutcome
+    results: tuple[process.ProcessResult, ...] = ()
+
+
 async def run_engine(
     engine: Engine,
     *,
@@ -95,17 +108,22 @@ async def run_engine(
     options: dict[str, object],
     target: str = ".",
     progress: Progress | None = None,
-) -> EngineOutcome:
-    """Run one engine over `files` (ignored by whole-program engines)."""
+    resolved: Resolved | None = None,
+) -> EngineRun:
+    """Run one engine over `files` (ignored by whole-program engines).
+
+    `resolved` skips the executable lookup when the caller already did it.
+    """
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
+    results: list[process.ProcessResult] = []
 
     def outcome(
         status: str, issues: Sequence[Issue] = (), message: str | None = None
-    ) -> EngineOutcome:
+    ) -> EngineRun:
         if progress:
             progress(engine.name, "done")
-        return EngineOutcome(
+        done = EngineOutcome(
             engine=engine.name,
             status=status,  # type: ignore[arg-type]
             issues=tuple(issues),
@@ -113,10 +131,11 @@ async def run_engine(
             duration_ms=(time.monotonic() - started) * 1000,
             files_checked=len(relevant),
         )
+        return EngineRun(done, tuple(results))
 
     if not engine.whole_program and not relevant:
         return outcome("ok")
-    resolved = resolve(engine, root)
+    resolved = resolved or resolve(engine, root)
     if resolved.path is None:
         return outcome(
             "disabled",
@@ -154,6 +173,7 @@ async def run_engine(
     issues: list[Issue] = []
     for command in commands:
         result = await process.run(command)
+        results.append(result)
         if result.missing:
             return outcome(
                 "disabled", message=f"{engine.name} executable vanished: {resolved.path}"

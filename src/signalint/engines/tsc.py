@@ -164,10 +164,11 @@ class TscEngine:
             # Project mode on a solution root (`"files": []`) checks nothing;
             # build mode checks every referenced project.
             argv: tuple[str, ...] = (exe, "-b", config, "--noEmit", "--pretty", "false")
+            argv += ("--listFiles",)
         else:
             project_id = hashlib.sha256(config.encode()).hexdigest()[:16]
             buildinfo = ctx.state_dir / "tsc" / project_id / "tsc.tsbuildinfo"
-            argv = (exe, "-p", config, "--noEmit", "--pretty", "false")
+            argv = (exe, "-p", config, "--noEmit", "--pretty", "false", "--listFiles")
             argv += ("--incremental", "--tsBuildInfoFile", str(buildinfo))
             options = effective.get("compilerOptions")
             if not (isinstance(options, dict) and "skipLibCheck" in options):
@@ -206,6 +207,19 @@ class TscEngine:
                 result.stdout or result.stderr,
             )
         return [item.issue(self.name) for item in found if item.file is not None]
+
+
+def program_files(stdout: str) -> list[str]:
+    """The absolute paths `--listFiles` printed: the compiler's real inputs.
+
+    They are the lines that are not diagnostics, not continuation lines and
+    are absolute paths (the flag prints them after the diagnostics).
+    """
+    return [
+        line
+        for line in stdout.splitlines()
+        if os.path.isabs(line) and not _LOCATED.match(line) and not line[:1].isspace()
+    ]
 
 
 class _Pending:

@@ -1,0 +1,40 @@
+"""`signalint cache clear|info`: inspect or empty the result cache."""
+
+from __future__ import annotations
+
+import click
+
+from signalint.cache import ResultCache
+from signalint.config import ConfigError, load_config, state_dir
+from signalint.project import RootError, find_root
+
+
+def _open() -> ResultCache:
+    try:
+        root = find_root()
+        config = load_config(root)
+    except (ConfigError, RootError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    return ResultCache(state_dir(root), max_rows=config.cache_max_rows)
+
+
+@click.group()
+def cache() -> None:
+    """Inspect or clear the result cache (.signalint/cache.sqlite or SIGNALINT_STATE_DIR)."""
+
+
+@cache.command()
+def clear() -> int:
+    """Remove every cached result, file hash and engine version; the next check runs all engines."""
+    store = _open()
+    removed = store.clear()
+    click.echo(f"removed {removed} cached result(s) from {store.path}")
+    return 0
+
+
+@cache.command()
+def info() -> int:
+    """Show where the cache lives and how many results it holds."""
+    store = _open()
+    click.echo(f"{store.path}: {store.row_count()} result(s)")
+    return 0

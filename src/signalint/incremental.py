@@ -1,0 +1,302 @@
+"""Cached engine runs: reuse what cannot have changed, run only the rest.
+
+File-local engines (oxlint, biome, eslint) are cached per file under a key
+that covers everything the result depends on (D1): the file's content and
+project-relative path, the engine, its version, its options, and the content
+of every config file the engine reads for that file. Only misses are run, in
+batches; each miss's issues are stored under its own key.
+
+TypeScript is whole-program (D2): one record per selected configuration holds
+the compiler's real input list (`--listFiles`) with content hashes, the set
+of project files that were not inputs, and the issues. The record is fresh
+while every input hashes the same, the config chain hashes the same, and no
+new candidate file appeared; any change inside the program re-runs tsc, an
+edit outside it does not.
+
+Results that cannot be attributed safely (an engine error, an issue in a
+file that was not an input of the batch) are never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from signalint import process
+from signalint.cache import ResultCache
+from signalint.engines import paths
+from signalint.engines.base import Command, Engine, EngineConfigError
+from signalint.engines.resolve import (
+    VERSION_TIMEOUT_S,
+    Resolved,
+    package_manifest_digest,
+    parse_version,
+    resolve,
+)
+from signalint.engines.runner import EngineRun, Progress, run_engine
+from signalint.engines.tsc import program_files, select_config
+from signalint.model import EngineOutcome, Issue
+
+KEY_VERSION = "1"
+_FIELDS = ("engine", "file", "line", "col", "rule", "severity", "message", "fixable")
+_OPTIONAL = ("end_line", "end_col", "docs_url", "help")
+
+
+def dump_issues(issues: Sequence[Issue]) -> bytes:
+    rows = [[getattr(i, f) for f in _FIELDS] + [getattr(i, f) for f in _OPTIONAL] for i in issues]
+    return json.dumps(rows, separators=(",", ":")).encode()
+
+
+def load_issues(blob: bytes) -> list[Issue]:
+    issues = []
+    for row in json.loads(blob):
+        values = dict(zip(_FIELDS + _OPTIONAL, row, strict=True))
+        issues.append(Issue(**values))
+    return issues
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
+
+
+async def engine_version(cache: ResultCache, resolved: Resolved, timeout_s: float) -> str:
+    """The engine's version, remembered across processes per executable state.
+
+    The memo key includes the owning package manifest's digest, since npm
+    can leave an upgraded launcher with the same size and mtime.
+    """
+    assert resolved.path is not None
+    real = os.path.realpath(resolved.path)
+    stat = os.stat(real)
+    exe_key = f"{real}:{stat.st_mtime_ns}:{stat.st_size}:{package_manifest_digest(real)}"
+    known = cache.version_for(exe_key)
+    if known is None:
+        result = await process.run(
+            Command(
+                argv=(str(resolved.path), "--version"),
+                cwd=Path(real).parent,
+                timeout_s=min(VERSION_TIMEOUT_S, timeout_s),
+                ok_exit_codes=frozenset({0}),
+            )
+        )
+        found = parse_version(result.stdout) if result.exit_code == 0 else None
+        known = found or "unknown"
+        if found:
+            cache.remember_version(exe_key, known)
+    return known
+
+
+class _Configs:
+    """Config files (with content hashes) per engine and directory, memoized.
+
+    Every adapter looks configs up from the file's directory upward, so the
+    answer depends on the directory only.
+    """
+
+    def __init__(self, cache: ResultCache, root: Path) -> None:
+        self.cache, self.root = cache, root
+        self._memo: dict[tuple[str, str], str] = {}
+
+    def fingerprint(self, engine: Engine, rel_path: str) -> str:
+        directory = str(PurePosixPath(rel_path).parent)
+        key = (engine.name, directory)
+        if key not in self._memo:
+            files = engine.config_files(self.root, rel_path)
+            digests = self.cache.digests(self.root, files)
+            self._memo[key] = _digest(*(f"{f}={digests.get(f, '-')}" for f in files))
+        return self._memo[key]
+
+
+async def run_file_engine(
+    engine: Engine,
+    cache: ResultCache,
+    *,
+    root: Path,
+    files: Sequence[str],
+    options: dict[str, object],
+    progress: Progress | None,
+    **run_args: Any,
+) -> EngineOutcome:
+    """Run a file-local engine on the cache misses among `files`."""
+    relevant = [f for f in files if engine.relevant(f)]
+    resolved = resolve(engine, root)
+    if not relevant or resolved.path is None:
+        run = await run_engine(
+            engine,
+            root=root,
+            files=relevant,
+            options=options,
+            progress=progress,
+            resolved=resolved,
+            **run_args,
+        )
+        return run.outcome
+    base = _digest(
+        KEY_VERSION,
+        engine.name,
+        await engine_version(cache, resolved, run_args["timeout_s"]),
+        json.dumps(options, sort_keys=True),
+    )
+    contents = cache.digests(root, relevant)
+    configs = _Configs(cache, root)
+    keys = {
+        f: _digest(base, f, contents[f], configs.fingerprint(engine, f))
+        for f in relevant
+        if f in contents
+    }
+    hits = cache.get_many(list(keys.values()))
+    issues: list[Issue] = []
+    misses = [f for f in relevant if keys.get(f) not in hits]
+    for f in relevant:
+        if f not in misses:
+            issues.extend(load_issues(hits[keys[f]]))
+    outcome = EngineOutcome(engine.name, "ok")
+    if misses:
+        run = await run_engine(
+            engine,
+            root=root,
+            files=misses,
+            options=options,
+            progress=progress,
+            resolved=resolved,
+            **run_args,
+        )
+        outcome = run.outcome
+        if outcome.status == "ok":
+            _store_per_file(cache, outcome.issues, misses, keys)
+        issues.extend(outcome.issues)
+    return EngineOutcome(
+        engine=engine.name,
+        status=outcome.status,
+        issues=tuple(issues),
+        message=outcome.message,
+        duration_ms=outcome.duration_ms,
+        files_checked=len(relevant),
+        cache_hits=len(relevant) - len(misses),
+        cache_misses=len(misses),
+    )
+
+
+def _store_per_file(
+    cache: ResultCache, issues: Sequence[Issue], misses: Sequence[str], keys: dict[str, str]
+) -> None:
+    by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in keys}
+    for issue in issues:
+        if issue.file not in by_file:
+            return  # not attributable to one input: store nothing
+        by_file[issue.file].append(issue)
+    cache.put_many({keys[f]: dump_issues(found) for f, found in by_file.items()})
+
+
+def _tsc_configs(root: Path, config: str) -> list[str] | None:
+    """The selected config, its local `extends` chain and referenced configs.
+
+    None when the chain leaves the project's files (a package `extends`):
+    then freshness cannot be proven from files and tsc always runs.
+    """
+    chain = paths.extends_chain(root, [config])
+    for rel in list(chain):
+        data = paths.load_jsonc(root / rel)
+        if not isinstance(data, dict):
+            continue
+        bases = data.get("extends")
+        for base in [bases] if isinstance(bases, str) else bases or []:
+            if isinstance(base, str) and not base.startswith("."):
+                return None
+        for ref in data.get("references") or []:
+            target = ref.get("path") if isinstance(ref, dict) else None
+            if isinstance(target, str):
+                joined = os.path.normpath(str(PurePosixPath(rel).parent / target))
+                if not joined.endswith(".json"):
+                    joined = f"{joined}/tsconfig.json"
+                chain += [c for c in paths.extends_chain(root, [joined]) if c not in chain]
+    return chain
+
+
+def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str]:
+    relative = [f.lstrip("/") for f in files]
+    found = cache.digests(Path("/"), relative)
+    return {"/" + f: d for f, d in found.items()}
+
+
+async def run_tsc(
+    engine: Engine,
+    cache: ResultCache,
+    *,
+    root: Path,
+    project_files: Callable[[], list[str]],
+    options: dict[str, object],
+    target: str,
+    progress: Progress | None,
+    **run_args: Any,
+) -> EngineOutcome:
+    """Reuse the last TypeScript result while its program is unchanged."""
+    resolved = resolve(engine, root)
+    record_key = None
+    if resolved.path is not None:
+        try:
+            config = select_config(root, target)
+        except EngineConfigError:
+            config = None
+        chain = _tsc_configs(root, config) if config else None
+        if chain is not None:
+            chain_digests = cache.digests(root, chain)
+            record_key = _digest(
+                KEY_VERSION,
+                "tsc-program",
+                await engine_version(cache, resolved, run_args["timeout_s"]),
+                config,
+                json.dumps(options, sort_keys=True),
+                *(f"{c}={chain_digests.get(c, '-')}" for c in chain),
+            )
+    candidates = sorted(f for f in project_files() if engine.relevant(f))
+    if record_key is not None:
+        blob = cache.get_many([record_key]).get(record_key)
+        if blob is not None:
+            record = json.loads(blob)
+            inputs: dict[str, str] = record["inputs"]
+            current = _absolute_digests(cache, list(inputs))
+            outside = [f for f in candidates if str(root / f) not in inputs]
+            if current == inputs and outside == record["outside"]:
+                issues = load_issues(record["issues"].encode())
+                return EngineOutcome(
+                    engine.name,
+                    "ok",
+                    tuple(issues),
+                    files_checked=len(candidates),
+                    cache_hits=1,
+                )
+    run: EngineRun = await run_engine(
+        engine,
+        root=root,
+        files=[],
+        options=options,
+        target=target,
+        progress=progress,
+        resolved=resolved,
+        **run_args,
+    )
+    outcome = run.outcome
+    if record_key is not None and outcome.status == "ok" and run.results:
+        listed = program_files(run.results[-1].stdout)
+        inputs = _absolute_digests(cache, listed)
+        if len(inputs) == len(listed):
+            record = {
+                "inputs": inputs,
+                "outside": [f for f in candidates if str(root / f) not in inputs],
+                "issues": dump_issues(outcome.issues).decode(),
+            }
+            cache.put_many({record_key: json.dumps(record).encode()})
+    return EngineOutcome(
+        engine=outcome.engine,
+        status=outcome.status,
+        issues=outcome.issues,
+        message=outcome.message,
+        duration_ms=outcome.duration_ms,
+        files_checked=len(candidates),
+        cache_misses=1,
+    )
