@@ -66,22 +66,22 @@ def fingerprint(issue_ids: Iterable[str]) -> str:
 def shorten(full_ids: Iterable[str], minimum: int = SHORT_ID_LENGTH) -> dict[str, str]:
     """Map each distinct full id to its shortest unambiguous prefix.
 
-    Prefixes start at `minimum` characters and are extended only as far as
-    needed to tell distinct ids apart (neighbours in sorted order are the
-    only possible collisions).
+    Prefixes start at `minimum` characters and are extended only for ids
+    that share a prefix with another distinct id, one character at a time.
     """
-    unique = sorted(set(full_ids))
     result: dict[str, str] = {}
-    for index, current in enumerate(unique):
-        length = minimum
-        for neighbour_index in (index - 1, index + 1):
-            if 0 <= neighbour_index < len(unique):
-                neighbour = unique[neighbour_index]
-                common = 0
-                for a, b in zip(current, neighbour, strict=False):
-                    if a != b:
-                        break
-                    common += 1
-                length = max(length, common + 1)
-        result[current] = current[: min(length, len(current))]
+    pending = set(full_ids)
+    length = minimum
+    while pending:
+        groups: dict[str, list[str]] = {}
+        for full in pending:
+            groups.setdefault(full[:length], []).append(full)
+        pending = set()
+        for prefix, members in groups.items():
+            if len(members) == 1 or length >= len(members[0]):
+                for full in members:
+                    result[full] = prefix
+            else:
+                pending.update(members)
+        length += 1
     return result

@@ -41,22 +41,31 @@ from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.engines.tsc import program_files, select_config
 from signalint.model import EngineOutcome, Issue
 
-KEY_VERSION = "1"
-_FIELDS = ("engine", "file", "line", "col", "rule", "severity", "message", "fixable")
-_OPTIONAL = ("end_line", "end_col", "docs_url", "help")
+KEY_VERSION = "2"
+_FIELDS = (
+    "issue_id",
+    "engine",
+    "file",
+    "line",
+    "col",
+    "rule",
+    "severity",
+    "message",
+    "fixable",
+    "end_line",
+    "end_col",
+    "docs_url",
+    "help",
+)
 
 
 def dump_issues(issues: Sequence[Issue]) -> bytes:
-    rows = [[getattr(i, f) for f in _FIELDS] + [getattr(i, f) for f in _OPTIONAL] for i in issues]
+    rows = [[getattr(i, f) for f in _FIELDS] for i in issues]
     return json.dumps(rows, separators=(",", ":")).encode()
 
 
 def load_issues(blob: bytes) -> list[Issue]:
-    issues = []
-    for row in json.loads(blob):
-        values = dict(zip(_FIELDS + _OPTIONAL, row, strict=True))
-        issues.append(Issue(**values))
-    return issues
+    return [Issue.restore(**dict(zip(_FIELDS, row, strict=True))) for row in json.loads(blob)]
 
 
 def _digest(*parts: object) -> str:

@@ -8,7 +8,7 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from signalint import ids
 
@@ -56,6 +56,21 @@ class Issue:
             ids.issue_id(self.engine, self.file, self.rule, self.line, self.col, self.message),
         )
 
+    @classmethod
+    def restore(cls, issue_id: str, **fields: Any) -> Issue:
+        """Rebuild a stored issue whose id was computed when it was first made.
+
+        Skips validation and hashing: only for values this module produced
+        (the result cache), where thousands of issues are restored per check.
+        """
+        issue = object.__new__(cls)
+        for name in _OPTIONAL_DEFAULTS:
+            object.__setattr__(issue, name, fields.pop(name, _OPTIONAL_DEFAULTS[name]))
+        for name, value in fields.items():
+            object.__setattr__(issue, name, value)
+        object.__setattr__(issue, "issue_id", issue_id)
+        return issue
+
     @property
     def summary(self) -> str:
         """The message on one line, at most 120 characters."""
@@ -63,6 +78,15 @@ class Issue:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.col, self.rule, self.issue_id)
+
+
+_OPTIONAL_DEFAULTS: dict[str, Any] = {
+    "fixable": False,
+    "end_line": None,
+    "end_col": None,
+    "docs_url": None,
+    "help": None,
+}
 
 
 @dataclass(frozen=True, slots=True, repr=False)
