@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -66,6 +67,36 @@ def dump_issues(issues: Sequence[Issue]) -> bytes:
 
 def load_issues(blob: bytes) -> list[Issue]:
     return [Issue.restore(**dict(zip(_FIELDS, row, strict=True))) for row in json.loads(blob)]
+
+
+class _DecodedIssues:
+    """Issues already decoded in this process, by cache key (bounded LRU).
+
+    Keys are content addresses, so a remembered entry stays valid whatever
+    happens to the database; a long-lived server skips both the SQL lookup
+    and the decoding for everything it has seen.
+    """
+
+    def __init__(self, capacity: int = 100_000) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[str, tuple[Issue, ...]] = OrderedDict()
+
+    def remember(self, key: str, issues: tuple[Issue, ...]) -> None:
+        self._entries[key] = issues
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+    def lookup(self, cache: ResultCache, keys: Sequence[str]) -> dict[str, tuple[Issue, ...]]:
+        found = {k: self._entries[k] for k in keys if k in self._entries}
+        stored = cache.get_many([k for k in keys if k not in found])
+        for key, blob in stored.items():
+            found[key] = tuple(load_issues(blob))
+            self.remember(key, found[key])
+        return found
+
+
+_DECODED = _DecodedIssues()
 
 
 def _digest(*parts: object) -> str:
@@ -157,12 +188,13 @@ async def run_file_engine(
         for f in relevant
         if f in contents
     }
-    hits = cache.get_many(list(keys.values()))
+    found = _DECODED.lookup(cache, list(keys.values()))
     issues: list[Issue] = []
-    misses = [f for f in relevant if keys.get(f) not in hits]
+    misses = [f for f in relevant if keys.get(f) not in found]
     for f in relevant:
-        if f not in misses:
-            issues.extend(load_issues(hits[keys[f]]))
+        key = keys.get(f)
+        if key in found:
+            issues.extend(found[key])
     outcome = EngineOutcome(engine.name, "ok")
     if misses:
         run = await run_engine(
@@ -199,6 +231,8 @@ def _store_per_file(
             return  # not attributable to one input: store nothing
         by_file[issue.file].append(issue)
     cache.put_many({keys[f]: dump_issues(found) for f, found in by_file.items()})
+    for f, found in by_file.items():
+        _DECODED.remember(keys[f], tuple(found))
 
 
 def _tsc_configs(root: Path, config: str) -> list[str] | None:

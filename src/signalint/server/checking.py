@@ -166,7 +166,14 @@ async def run(
     # the tracker has seen this check, and the record must carry the metrics.
     plain = check_payload(result, clustering, filtered_out=filtered, compact=state.compact)
     before, after = payload_bytes(result, plain)
-    metrics = metrics_record(latency_ms=latency_ms, payload_before=before, payload_after=after)
+    outcomes = result.outcomes.values()
+    metrics = metrics_record(
+        latency_ms=latency_ms,
+        cache_hits=sum(o.cache_hits for o in outcomes),
+        cache_misses=sum(o.cache_misses for o in outcomes),
+        payload_before=before,
+        payload_after=after,
+    )
     warnings = state.history.record_check(result, kind=kind, targets=scope.targets, metrics=metrics)
     extras = {
         "loopWarning": warnings.loop_warning,
