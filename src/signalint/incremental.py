@@ -99,21 +99,42 @@ class _DecodedIssues:
 _DECODED = _DecodedIssues()
 
 
+def package_version(real: str, package: str) -> str | None:
+    """The version in the manifest of npm package `package` owning `real`."""
+    directory = os.path.dirname(real)
+    for _ in range(6):
+        try:
+            with open(os.path.join(directory, "package.json"), encoding="utf-8") as handle:
+                manifest = json.load(handle)
+        except (OSError, ValueError):
+            directory = os.path.dirname(directory)
+            continue
+        if isinstance(manifest, dict) and manifest.get("name") == package:
+            found = manifest.get("version")
+            return found if isinstance(found, str) else None
+        directory = os.path.dirname(directory)
+    return None
+
+
 def _digest(*parts: object) -> str:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
 
 
-async def engine_version(cache: ResultCache, resolved: Resolved, timeout_s: float) -> str:
+async def engine_version(
+    cache: ResultCache, resolved: Resolved, engine_package: str, timeout_s: float
+) -> str:
     """The engine's version, remembered across processes per executable state.
 
     The memo key includes the owning package manifest's digest, since npm
-    can leave an upgraded launcher with the same size and mtime.
+    can leave an upgraded launcher with the same size and mtime. An npm
+    package's own manifest names its version: reading it saves starting the
+    engine just to ask.
     """
     assert resolved.path is not None
     real = os.path.realpath(resolved.path)
     stat = os.stat(real)
     exe_key = f"{real}:{stat.st_mtime_ns}:{stat.st_size}:{package_manifest_digest(real)}"
-    known = cache.version_for(exe_key)
+    known = cache.version_for(exe_key) or package_version(real, engine_package)
     if known is None:
         result = await process.run(
             Command(
@@ -159,9 +180,11 @@ async def run_file_engine(
     files: Sequence[str],
     options: dict[str, object],
     progress: Progress | None,
-    **run_args: Any,
+    timeout_s: float,
+    state_dir: Path,
 ) -> EngineOutcome:
     """Run a file-local engine on the cache misses among `files`."""
+    run_args: dict[str, Any] = {"timeout_s": timeout_s, "state_dir": state_dir}
     relevant = [f for f in files if engine.relevant(f)]
     resolved = resolve(engine, root)
     if not relevant or resolved.path is None:
@@ -178,7 +201,7 @@ async def run_file_engine(
     base = _digest(
         KEY_VERSION,
         engine.name,
-        await engine_version(cache, resolved, run_args["timeout_s"]),
+        await engine_version(cache, resolved, engine.npm_package, timeout_s),
         json.dumps(options, sort_keys=True),
     )
     contents = cache.digests(root, relevant)
@@ -275,9 +298,11 @@ async def run_tsc(
     options: dict[str, object],
     target: str,
     progress: Progress | None,
-    **run_args: Any,
+    timeout_s: float,
+    state_dir: Path,
 ) -> EngineOutcome:
     """Reuse the last TypeScript result while its program is unchanged."""
+    run_args: dict[str, Any] = {"timeout_s": timeout_s, "state_dir": state_dir}
     resolved = resolve(engine, root)
     record_key = None
     if resolved.path is not None:
@@ -291,7 +316,7 @@ async def run_tsc(
             record_key = _digest(
                 KEY_VERSION,
                 "tsc-program",
-                await engine_version(cache, resolved, run_args["timeout_s"]),
+                await engine_version(cache, resolved, engine.npm_package, timeout_s),
                 config,
                 json.dumps(options, sort_keys=True),
                 *(f"{c}={chain_digests.get(c, '-')}" for c in chain),
