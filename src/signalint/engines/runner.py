@@ -118,9 +118,7 @@ async def run_engine(
     relevant = [f for f in files if engine.relevant(f)]
     results: list[process.ProcessResult] = []
 
-    def outcome(
-        status: str, issues: Sequence[Issue] = (), message: str | None = None
-    ) -> EngineRun:
+    def outcome(status: str, issues: Sequence[Issue] = (), message: str | None = None) -> EngineRun:
         if progress:
             progress(engine.name, "done")
         done = EngineOutcome(
