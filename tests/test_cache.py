@@ -226,6 +226,18 @@ def test_digests_hash_content_and_omit_missing_and_non_files(
 
 
 @pytest.mark.usefixtures("settled_clock")
+def test_two_roots_sharing_a_state_dir_keep_their_own_digests(
+    store: ResultCache, tmp_path: Path
+) -> None:
+    write(tmp_path / "one" / "a.ts", b"one")
+    write(tmp_path / "two" / "a.ts", b"two")
+    first = store.digests(tmp_path / "one", ["a.ts"])
+    second = ResultCache(store.path.parent).digests(tmp_path / "two", ["a.ts"])
+    assert first != second
+    assert store.digests(tmp_path / "one", ["a.ts"]) == first
+
+
+@pytest.mark.usefixtures("settled_clock")
 def test_unchanged_files_are_not_read_again(
     store: ResultCache, tmp_path: Path, hash_calls: list[str]
 ) -> None:
@@ -236,7 +248,13 @@ def test_unchanged_files_are_not_read_again(
     first = store.digests(root, rels)
     assert len(hash_calls) == 1000
     hash_calls.clear()
-    assert store.digests(root, rels) == first
+    assert store.digests(root, rels) == first  # this process's memo
+    fresh_process = ResultCache(store.path.parent)
+    assert fresh_process.digests(root, rels) == first  # the table, one range scan
+    assert fresh_process.digests(root, rels[:5]) == {rel: first[rel] for rel in rels[:5]}
+    assert ResultCache(store.path.parent).digests(root, rels[:5]) == {
+        rel: first[rel] for rel in rels[:5]
+    }  # the table, one IN query
     assert hash_calls == []
 
 

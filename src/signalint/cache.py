@@ -43,6 +43,8 @@ _BROKEN: Final = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlit
 _LOCKED: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 T = TypeVar("T")
+Row = tuple[str, str, str]  # a file_digests row: absolute path, stat key, digest
+StatId = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode; its text is the stat key
 _wall_ns = time.time_ns  # module attribute so tests and benches can age files
 
 
@@ -79,12 +81,12 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return None
 
 
-def _stat_key(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+def _stat_id(st: os.stat_result) -> StatId:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
-def _hash_file(path: str) -> tuple[str, str] | None:
-    """(sha256 hex, stat key of the open file after reading) or None if unreadable.
+def _hash_file(path: str) -> tuple[str, StatId] | None:
+    """(sha256 hex, stat of the open file after reading) or None if unreadable.
 
     The stat is taken after reading so a write during the read (or a replace
     between the caller's stat and this open) shows up as a key mismatch.
@@ -92,7 +94,7 @@ def _hash_file(path: str) -> tuple[str, str] | None:
     try:
         with open(path, "rb") as handle:
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
-            return digest, _stat_key(os.fstat(handle.fileno()))
+            return digest, _stat_id(os.fstat(handle.fileno()))
     except OSError:
         return None
 
@@ -109,6 +111,7 @@ class ResultCache:
         self._enabled = True
         self._warned_locked = False
         self._last_stamp = 0
+        self._seen: dict[str, tuple[StatId, str]] = {}  # absolute path -> (stat, digest)
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -179,6 +182,7 @@ class ResultCache:
             conn.execute("COMMIT")
             return removed
 
+        self._seen.clear()
         return self._run(op, 0)
 
     def row_count(self) -> int:
@@ -211,26 +215,39 @@ class ResultCache:
             stats: list[os.stat_result | None] = list(map(os.stat, fulls))
         except OSError:
             stats = [_stat_or_none(full) for full in fulls]
-        memo: dict[str, tuple[str, str, str]] = self._run(
-            lambda conn: _load_digests(conn, prefix, fulls), {}
-        )
+        # This process's view first (a server asks about the same files on every
+        # check); then the table for what it has not seen; then file reads.
         settled_before = _wall_ns() - RACY_WINDOW_NS
         result: dict[str, str] = {}
-        fresh: list[tuple[str, str, str]] = []
+        todo: list[tuple[str, str, StatId]] = []
         for rel, full, st in zip(rel_paths, fulls, stats, strict=True):
-            if st is None or not stat.S_ISREG(st.st_mode):
-                continue
-            key = _stat_key(st)
-            known = memo.get(full)
-            if known is not None and known[1] == key:
-                result[rel] = known[2]
-                continue
-            hashed = _hash_file(full)
-            if hashed is None:
-                continue
-            result[rel] = hashed[0]
-            if hashed[1] == key and max(st.st_mtime_ns, st.st_ctime_ns) < settled_before:
-                fresh.append((full, key, hashed[0]))
+            if st is not None and stat.S_ISREG(st.st_mode):
+                ident = _stat_id(st)  # a tuple: cheaper to build and compare than text
+                known = self._seen.get(full)
+                if known is not None and known[0] == ident:
+                    result[rel] = known[1]
+                else:
+                    todo.append((rel, full, ident))
+        if not todo:
+            return result
+        stored: dict[str, Row] = self._run(
+            lambda conn: _load_digests(conn, prefix, [t[1] for t in todo]), {}
+        )
+        fresh: list[Row] = []
+        for rel, full, ident in todo:
+            key = f"{ident[0]}:{ident[1]}:{ident[2]}:{ident[3]}"
+            row = stored.get(full)
+            if row is None or row[1] != key:
+                hashed = _hash_file(full)
+                if hashed is None:
+                    continue
+                result[rel] = hashed[0]
+                if hashed[1] != ident or max(ident[1], ident[2]) >= settled_before:
+                    continue  # changed while read, or too recent to trust its stat key
+                row = (full, key, hashed[0])
+                fresh.append(row)
+            result[rel] = row[2]
+            self._seen[full] = (ident, row[2])
         if fresh:
             sql = "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)"
             self._run(lambda conn: _write(conn, sql, fresh), None)
@@ -320,9 +337,7 @@ class ResultCache:
             self._warn(message)
 
 
-def _load_digests(
-    conn: sqlite3.Connection, prefix: str, fulls: list[str]
-) -> dict[str, tuple[str, str, str]]:
+def _load_digests(conn: sqlite3.Connection, prefix: str, fulls: list[str]) -> dict[str, Row]:
     """Memo rows for `fulls`: path -> (path, stat key, digest). For many paths one
     range scan of the root's span of the primary key (a sequential read, as the
     table is WITHOUT ROWID) beats binding thousands of IN parameters."""
