@@ -118,6 +118,8 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
         _kill_group(proc)
         readers.cancel()
         with contextlib.suppress(BaseException):
+            await readers  # retrieve the cancellation, or asyncio reports it later
+        with contextlib.suppress(BaseException):
             await asyncio.wait_for(
                 asyncio.gather(_drain(proc.stdout), _drain(proc.stderr), proc.wait()), timeout=10
             )

@@ -204,18 +204,9 @@ class _Session:
         return self.exit_code
 
 
-def _drop_cancelled(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    # A cancelled check leaves gathers that were cancelled but never awaited
-    # (process.run's pipe readers); asyncio would print each one as "exception
-    # never retrieved" when collected, long after Ctrl-C. They carry no error.
-    if not isinstance(context.get("exception"), asyncio.CancelledError):
-        loop.default_exception_handler(context)
-
-
 async def _watch(root: Path, config: Config, targets: tuple[str, ...]) -> int:
     session = _Session(root, config, targets)
     loop = asyncio.get_running_loop()
-    loop.set_exception_handler(_drop_cancelled)
     for signum, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         loop.add_signal_handler(signum, session.on_signal, code)
     try:
