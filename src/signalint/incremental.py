@@ -261,14 +261,18 @@ def _store_per_file(
 def _tsc_configs(root: Path, config: str) -> list[str] | None:
     """The selected config, its local `extends` chain and referenced configs.
 
-    None when the chain leaves the project's files (a package `extends`):
-    then freshness cannot be proven from files and tsc always runs.
+    None when the chain leaves the project's files (a package `extends`) or
+    a config in it cannot be read: then freshness cannot be proven from files
+    and tsc always runs.
     """
     chain = paths.extends_chain(root, [config])
-    for rel in list(chain):
+    index = 0
+    while index < len(chain):  # grows as referenced projects are added
+        rel = chain[index]
+        index += 1
         data = paths.load_jsonc(root / rel)
         if not isinstance(data, dict):
-            continue
+            return None  # a config we cannot read could extend anything
         bases = data.get("extends")
         for base in [bases] if isinstance(bases, str) else bases or []:
             if isinstance(base, str) and not base.startswith("."):
