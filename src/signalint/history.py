@@ -172,9 +172,20 @@ class Session:
 
 def payload_bytes(result: CheckResult, payload: dict[str, Any]) -> tuple[int, int]:
     """Minified UTF-8 sizes: every normalized issue detail vs the check payload."""
-    short = ids.shorten(i.issue_id for i in result.issues)
-    details = [issue_detail(i, short[i.issue_id]) for i in result.issues]
-    return len(_dumps(details).encode("utf-8")), len(_dumps(payload).encode("utf-8"))
+    before = _details_bytes.get(result.fingerprint)
+    if before is None:
+        short = ids.shorten(i.issue_id for i in result.issues)
+        details = [issue_detail(i, short[i.issue_id]) for i in result.issues]
+        before = len(_dumps(details).encode("utf-8"))
+        if len(_details_bytes) > 64:
+            _details_bytes.clear()
+        _details_bytes[result.fingerprint] = before
+    return before, len(_dumps(payload).encode("utf-8"))
+
+
+# The details' size depends only on the set of issues, i.e. on the fingerprint;
+# a server re-checking an unchanged project need not serialize them again.
+_details_bytes: dict[str, int] = {}
 
 
 def metrics_record(

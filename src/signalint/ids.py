@@ -6,6 +6,7 @@ them without import cycles.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -22,6 +23,7 @@ def normalize_message(message: str) -> str:
     return _WS.sub(" ", message).strip()
 
 
+@functools.lru_cache(maxsize=65536)
 def message_template(message: str) -> str:
     """The normalized message with quoted values replaced by a placeholder.
 

@@ -22,8 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -163,8 +165,7 @@ class _Configs:
         self._memo: dict[tuple[str, str], str] = {}
 
     def fingerprint(self, engine: Engine, rel_path: str) -> str:
-        directory = str(PurePosixPath(rel_path).parent)
-        key = (engine.name, directory)
+        key = (engine.name, posixpath.dirname(rel_path))
         if key not in self._memo:
             files = engine.config_files(self.root, rel_path)
             digests = self.cache.digests(self.root, files)
@@ -293,6 +294,47 @@ def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str
     return {"/" + f: d for f, d in found.items()}
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class _ProgramRecord:
+    """What one tsc run saw: its inputs with content hashes, and its issues."""
+
+    inputs: dict[str, str]  # absolute path -> content hash
+    outside: list[str]  # candidate project files that were not inputs
+    issues: tuple[Issue, ...]
+
+    def dump(self) -> bytes:
+        record = {"inputs": self.inputs, "outside": self.outside}
+        record["issues"] = dump_issues(self.issues).decode()
+        return json.dumps(record).encode()
+
+    @classmethod
+    def load(cls, blob: bytes) -> _ProgramRecord:
+        record = json.loads(blob)
+        issues = tuple(load_issues(record["issues"].encode()))
+        return cls(inputs=record["inputs"], outside=record["outside"], issues=issues)
+
+
+# The last program record per key seen by this process: a server re-checking
+# an unchanged program neither queries nor decodes it again. Freshness is
+# still proven against the files every time.
+_PROGRAMS: dict[str, _ProgramRecord] = {}
+
+
+def _remember_program(key: str, record: _ProgramRecord) -> None:
+    if key not in _PROGRAMS and len(_PROGRAMS) >= 16:
+        _PROGRAMS.clear()  # configs changed many times: start over, it is only a memo
+    _PROGRAMS[key] = record
+
+
+def _program_records(cache: ResultCache, key: str) -> Iterator[_ProgramRecord]:
+    remembered = _PROGRAMS.get(key)
+    if remembered is not None:
+        yield remembered
+    blob = cache.get_many([key]).get(key)
+    if blob is not None:
+        yield _ProgramRecord.load(blob)
+
+
 async def run_tsc(
     engine: Engine,
     cache: ResultCache,
@@ -326,19 +368,18 @@ async def run_tsc(
                 *(f"{c}={chain_digests.get(c, '-')}" for c in chain),
             )
     candidates = sorted(f for f in project_files() if engine.relevant(f))
+    prefix = f"{root}/"
     if record_key is not None:
-        blob = cache.get_many([record_key]).get(record_key)
-        if blob is not None:
-            record = json.loads(blob)
-            inputs: dict[str, str] = record["inputs"]
-            current = _absolute_digests(cache, list(inputs))
-            outside = [f for f in candidates if str(root / f) not in inputs]
-            if current == inputs and outside == record["outside"]:
-                issues = load_issues(record["issues"].encode())
+        for record in _program_records(cache, record_key):
+            outside = [f for f in candidates if prefix + f not in record.inputs]
+            if outside == record.outside and _absolute_digests(cache, list(record.inputs)) == dict(
+                record.inputs
+            ):
+                _remember_program(record_key, record)
                 return EngineOutcome(
                     engine.name,
                     "ok",
-                    tuple(issues),
+                    record.issues,
                     files_checked=len(candidates),
                     cache_hits=1,
                 )
@@ -357,12 +398,13 @@ async def run_tsc(
         listed = program_files(run.results[-1].stdout)
         inputs = _absolute_digests(cache, listed)
         if len(inputs) == len(listed):
-            record = {
-                "inputs": inputs,
-                "outside": [f for f in candidates if str(root / f) not in inputs],
-                "issues": dump_issues(outcome.issues).decode(),
-            }
-            cache.put_many({record_key: json.dumps(record).encode()})
+            fresh = _ProgramRecord(
+                inputs=inputs,
+                outside=[f for f in candidates if prefix + f not in inputs],
+                issues=outcome.issues,
+            )
+            _remember_program(record_key, fresh)
+            cache.put_many({record_key: fresh.dump()})
     return EngineOutcome(
         engine=outcome.engine,
         status=outcome.status,
