@@ -185,6 +185,11 @@ class ResultCache:
         self._seen.clear()
         return self._run(op, 0)
 
+    def has_results(self) -> bool:
+        """Whether any result is stored (cheap, unlike counting)."""
+        sql = "SELECT 1 FROM results LIMIT 1"
+        return self._run(lambda conn: _scalar(conn, sql), None) is not None
+
     def row_count(self) -> int:
         return int(self._run(lambda conn: _scalar(conn, "SELECT count(*) FROM results"), 0))
 

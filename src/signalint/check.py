@@ -64,6 +64,18 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
     return not ignored.match_file(issue.file)
 
 
+_caches: dict[tuple[Path, int], ResultCache] = {}
+
+
+def _cache_for(state: Path, max_rows: int) -> ResultCache:
+    """One cache object per state dir and process: its file-hash memo then
+    lives as long as a server does."""
+    key = (state, max_rows)
+    if key not in _caches:
+        _caches[key] = ResultCache(state, max_rows=max_rows)
+    return _caches[key]
+
+
 async def _run_one(
     name: str,
     root: Path,
@@ -111,7 +123,7 @@ async def run_check(
     """
     scope = scope or Scope()
     files = walk(root, config.ignore, scope.targets)
-    cache = ResultCache(state_dir(root), max_rows=config.cache_max_rows) if use_cache else None
+    cache = _cache_for(state_dir(root), config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
     outcomes = await asyncio.gather(
         *(_run_one(name, root, config, scope, files, cache, progress) for name in enabled)

@@ -19,10 +19,12 @@ file that was not an input of the batch) are never stored.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import posixpath
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -173,6 +175,38 @@ class _Configs:
         return self._memo[key]
 
 
+def _file_keys(
+    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+) -> dict[str, str]:
+    """The cache key of each readable file among `files` (see module docstring)."""
+    contents = cache.digests(root, files)
+    configs = _Configs(cache, root)
+    return {
+        f: _digest(base, f, contents[f], configs.fingerprint(engine, f))
+        for f in files
+        if f in contents
+    }
+
+
+# Timestamps on the file systems we know tick in a few milliseconds at most;
+# anything touched this close to (or after) a run's start may have changed
+# under the engine, so its result is used but not stored.
+SETTLE_NS = 100_000_000
+
+
+def _touched_since(paths_abs: Sequence[str], since_ns: int) -> set[str]:
+    touched = set()
+    for path in paths_abs:
+        try:
+            st = os.stat(path)
+        except OSError:
+            touched.add(path)
+            continue
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns - SETTLE_NS:
+            touched.add(path)
+    return touched
+
+
 async def run_file_engine(
     engine: Engine,
     cache: ResultCache,
@@ -185,19 +219,16 @@ async def run_file_engine(
     state_dir: Path,
 ) -> EngineOutcome:
     """Run a file-local engine on the cache misses among `files`."""
-    run_args: dict[str, Any] = {"timeout_s": timeout_s, "state_dir": state_dir}
+    run_args: dict[str, Any] = {
+        "timeout_s": timeout_s,
+        "state_dir": state_dir,
+        "options": options,
+        "progress": progress,
+    }
     relevant = [f for f in files if engine.relevant(f)]
     resolved = resolve(engine, root)
     if not relevant or resolved.path is None:
-        run = await run_engine(
-            engine,
-            root=root,
-            files=relevant,
-            options=options,
-            progress=progress,
-            resolved=resolved,
-            **run_args,
-        )
+        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
         return run.outcome
     base = _digest(
         KEY_VERSION,
@@ -205,35 +236,44 @@ async def run_file_engine(
         await engine_version(cache, resolved, engine.npm_package, timeout_s),
         json.dumps(options, sort_keys=True),
     )
-    contents = cache.digests(root, relevant)
-    configs = _Configs(cache, root)
-    keys = {
-        f: _digest(base, f, contents[f], configs.fingerprint(engine, f))
-        for f in relevant
-        if f in contents
-    }
-    found = _DECODED.lookup(cache, list(keys.values()))
+    started_ns = time.time_ns()
     issues: list[Issue] = []
-    misses = [f for f in relevant if keys.get(f) not in found]
-    for f in relevant:
-        key = keys.get(f)
-        if key in found:
-            issues.extend(found[key])
-    outcome = EngineOutcome(engine.name, "ok")
-    if misses:
-        run = await run_engine(
-            engine,
-            root=root,
-            files=misses,
-            options=options,
-            progress=progress,
-            resolved=resolved,
-            **run_args,
+    if not cache.has_results():
+        # A new cache: every lookup would miss. Start the engine at once and
+        # derive the keys meanwhile (a separate cache object: its memo is not
+        # shared across threads).
+        sibling = ResultCache(cache.path.parent)
+        pending = asyncio.ensure_future(
+            asyncio.to_thread(_file_keys, sibling, engine, root, relevant, base)
         )
-        outcome = run.outcome
-        if outcome.status == "ok":
-            _store_per_file(cache, outcome.issues, misses, keys)
-        issues.extend(outcome.issues)
+        try:
+            run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
+        finally:
+            keys = await pending
+        misses = relevant
+    else:
+        keys = _file_keys(cache, engine, root, relevant, base)
+        found = _DECODED.lookup(cache, list(keys.values()))
+        misses = [f for f in relevant if keys.get(f) not in found]
+        for f in relevant:
+            key = keys.get(f)
+            if key in found:
+                issues.extend(found[key])
+        if not misses:
+            return EngineOutcome(
+                engine.name,
+                "ok",
+                tuple(issues),
+                files_checked=len(relevant),
+                cache_hits=len(relevant),
+            )
+        run = await run_engine(engine, root=root, files=misses, resolved=resolved, **run_args)
+    outcome = run.outcome
+    if outcome.status == "ok":
+        touched = _touched_since([f"{root}/{f}" for f in misses], started_ns)
+        stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
+        _store_per_file(cache, outcome.issues, misses, stable)
+    issues.extend(outcome.issues)
     return EngineOutcome(
         engine=engine.name,
         status=outcome.status,
@@ -249,13 +289,14 @@ async def run_file_engine(
 def _store_per_file(
     cache: ResultCache, issues: Sequence[Issue], misses: Sequence[str], keys: dict[str, str]
 ) -> None:
-    by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in keys}
+    by_file: dict[str, list[Issue]] = {f: [] for f in misses}
     for issue in issues:
         if issue.file not in by_file:
             return  # not attributable to one input: store nothing
         by_file[issue.file].append(issue)
-    cache.put_many({keys[f]: dump_issues(found) for f, found in by_file.items()})
-    for f, found in by_file.items():
+    settled = {f: found for f, found in by_file.items() if f in keys}
+    cache.put_many({keys[f]: dump_issues(found) for f, found in settled.items()})
+    for f, found in settled.items():
         _DECODED.remember(keys[f], tuple(found))
 
 
@@ -383,21 +424,29 @@ async def run_tsc(
                     files_checked=len(candidates),
                     cache_hits=1,
                 )
-    run: EngineRun = await run_engine(
-        engine,
-        root=root,
-        files=[],
-        options=options,
-        target=target,
-        progress=progress,
-        resolved=resolved,
-        **run_args,
-    )
+    started_ns = time.time_ns()
+    # Hash the candidate sources while the compiler runs, so recording its
+    # inputs afterwards mostly finds their digests remembered.
+    sibling = ResultCache(cache.path.parent)
+    prehash = asyncio.ensure_future(asyncio.to_thread(sibling.digests, root, candidates))
+    try:
+        run: EngineRun = await run_engine(
+            engine,
+            root=root,
+            files=[],
+            options=options,
+            target=target,
+            progress=progress,
+            resolved=resolved,
+            **run_args,
+        )
+    finally:
+        await prehash
     outcome = run.outcome
     if record_key is not None and outcome.status == "ok" and run.results:
         listed = program_files(run.results[-1].stdout)
         inputs = _absolute_digests(cache, listed)
-        if len(inputs) == len(listed):
+        if len(inputs) == len(listed) and not _touched_since(listed, started_ns):
             fresh = _ProgramRecord(
                 inputs=inputs,
                 outside=[f for f in candidates if prefix + f not in inputs],
