@@ -239,17 +239,12 @@ async def run_file_engine(
     started_ns = time.time_ns()
     issues: list[Issue] = []
     if not cache.has_results():
-        # A new cache: every lookup would miss. Start the engine at once and
-        # derive the keys meanwhile (a separate cache object: its memo is not
-        # shared across threads).
+        # A new cache: every lookup would miss. Run the engine at once and
+        # derive the keys afterwards, off the event loop (a separate cache
+        # object: its memo is not shared across threads).
+        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
         sibling = ResultCache(cache.path.parent)
-        pending = asyncio.ensure_future(
-            asyncio.to_thread(_file_keys, sibling, engine, root, relevant, base)
-        )
-        try:
-            run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
-        finally:
-            keys = await pending
+        keys = await asyncio.to_thread(_file_keys, sibling, engine, root, relevant, base)
         misses = relevant
     else:
         keys = _file_keys(cache, engine, root, relevant, base)
@@ -425,23 +420,16 @@ async def run_tsc(
                     cache_hits=1,
                 )
     started_ns = time.time_ns()
-    # Hash the candidate sources while the compiler runs, so recording its
-    # inputs afterwards mostly finds their digests remembered.
-    sibling = ResultCache(cache.path.parent)
-    prehash = asyncio.ensure_future(asyncio.to_thread(sibling.digests, root, candidates))
-    try:
-        run: EngineRun = await run_engine(
-            engine,
-            root=root,
-            files=[],
-            options=options,
-            target=target,
-            progress=progress,
-            resolved=resolved,
-            **run_args,
-        )
-    finally:
-        await prehash
+    run: EngineRun = await run_engine(
+        engine,
+        root=root,
+        files=[],
+        options=options,
+        target=target,
+        progress=progress,
+        resolved=resolved,
+        **run_args,
+    )
     outcome = run.outcome
     if record_key is not None and outcome.status == "ok" and run.results:
         listed = program_files(run.results[-1].stdout)

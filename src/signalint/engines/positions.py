@@ -23,6 +23,7 @@ class SourceText:
         self._data: bytes | None = None
         self._loaded = False
         self._lines: list[str] | None = None
+        self._ascii: bool | None = None
 
     def data(self) -> bytes | None:
         if not self._loaded:
@@ -48,6 +49,10 @@ class SourceText:
             return None
         line_start = data.rfind(b"\n", 0, offset) + 1
         line = data.count(b"\n", 0, offset) + 1
+        if self._ascii is None:
+            self._ascii = data.isascii()
+        if self._ascii:  # bytes are code units: no decoding needed
+            return line, offset - line_start + 1
         prefix = data[line_start:offset].decode("utf-8", errors="replace")
         return line, _utf16_len(prefix) + 1
 
