@@ -218,3 +218,23 @@ def test_replayed_state_equals_the_live_state(
         replayed = Session(state, max_bytes=max_bytes, replay_lines=replay_lines)
         assert replayed.status() == live.status()
         assert replayed.tracker.to_state() == live.tracker.to_state()
+
+
+def test_payload_bytes_before_is_the_exact_size_of_all_details() -> None:
+    import json
+
+    from signalint import ids as id_helpers
+    from signalint.history import payload_bytes
+    from signalint.model import CheckResult, Issue
+    from signalint.report import issue_detail
+
+    issues = tuple(
+        Issue("tsc", f"src/ü{i % 3}.ts", i, 2, "TS2322", "error", f"Type 'é{i}' is wrong")
+        for i in range(1, 40)
+    )
+    result = CheckResult("c1", "f1", "/root", {}, issues, 0.0)
+    short = id_helpers.shorten(i.issue_id for i in issues)
+    details = [issue_detail(i, short[i.issue_id]) for i in issues]
+    exact = len(json.dumps(details, separators=(",", ":"), ensure_ascii=False).encode())
+    for _ in range(2):  # computed, then from the per-detail memo
+        assert payload_bytes(result, {"a": 1})[0] == exact

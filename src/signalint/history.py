@@ -171,21 +171,28 @@ class Session:
 
 
 def payload_bytes(result: CheckResult, payload: dict[str, Any]) -> tuple[int, int]:
-    """Minified UTF-8 sizes: every normalized issue detail vs the check payload."""
-    before = _details_bytes.get(result.fingerprint)
-    if before is None:
-        short = ids.shorten(i.issue_id for i in result.issues)
-        details = [issue_detail(i, short[i.issue_id]) for i in result.issues]
-        before = len(_dumps(details).encode("utf-8"))
-        if len(_details_bytes) > 64:
-            _details_bytes.clear()
-        _details_bytes[result.fingerprint] = before
+    """Minified UTF-8 sizes: every normalized issue detail vs the check payload.
+
+    The first is the size of the JSON array of all details, summed from
+    per-detail sizes remembered by (issue id, short id): a server re-checking
+    a mostly unchanged project serializes only the new issues.
+    """
+    short = ids.shorten(i.issue_id for i in result.issues)
+    total = 0
+    for issue in result.issues:
+        key = (issue.issue_id, short[issue.issue_id])
+        size = _detail_sizes.get(key)
+        if size is None:
+            size = len(_dumps(issue_detail(issue, key[1])).encode("utf-8"))
+            if len(_detail_sizes) >= 200_000:
+                _detail_sizes.clear()
+            _detail_sizes[key] = size
+        total += size
+    before = 2 + total + max(0, len(result.issues) - 1)  # "[", "]" and the commas
     return before, len(_dumps(payload).encode("utf-8"))
 
 
-# The details' size depends only on the set of issues, i.e. on the fingerprint;
-# a server re-checking an unchanged project need not serialize them again.
-_details_bytes: dict[str, int] = {}
+_detail_sizes: dict[tuple[str, str], int] = {}
 
 
 def metrics_record(
