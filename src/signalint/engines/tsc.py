@@ -15,6 +15,7 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -183,6 +184,7 @@ class TscEngine:
         except EngineConfigError:
             config = CONFIG_NAME
         found: list[_Pending] = []
+        mapped: dict[str, str | None] = {}  # a file is reported many times
         for raw in result.stdout.splitlines():
             line = raw.rstrip()
             if found and line[:1].isspace() and line.strip():
@@ -191,7 +193,10 @@ class TscEngine:
                 continue
             located = _LOCATED.match(line)
             if located:
-                file = paths.project_path(ctx.root, located["file"])
+                reported = located["file"]
+                if reported not in mapped:
+                    mapped[reported] = paths.project_path(ctx.root, reported)
+                file = mapped[reported]
                 found.append(_Pending(file, int(located["line"]), int(located["col"]), located))
                 continue
             unlocated = _GLOBAL.match(line)
@@ -235,15 +240,27 @@ class _Pending:
 
     def issue(self, engine: str) -> Issue:
         assert self.file is not None
-        return Issue(
-            engine=engine,
-            file=self.file,
-            line=self.line,
-            col=self.col,
-            rule=self.rule,
-            severity=self.severity,
-            message="\n".join(self.message),
+        return _issue(
+            engine,
+            self.file,
+            self.line,
+            self.col,
+            self.rule,
+            self.severity,
+            "\n".join(self.message),
         )
+
+
+@functools.lru_cache(maxsize=131072)
+def _issue(
+    engine: str, file: str, line: int, col: int, rule: str, severity: Severity, message: str
+) -> Issue:
+    # tsc re-reports its whole program on every run; in a long-lived server
+    # most diagnostics are the ones it reported last time, so the (immutable)
+    # issues are reused instead of re-hashed.
+    return Issue(
+        engine=engine, file=file, line=line, col=col, rule=rule, severity=severity, message=message
+    )
 
 
 ENGINE = TscEngine()
