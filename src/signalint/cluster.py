@@ -74,7 +74,7 @@ class FlatRecord:
     priority: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Clustering:
     """What a summary shows of a set of issues.
 
@@ -94,6 +94,9 @@ class Clustering:
     file_count: int = 0
     short_ids: dict[str, str] = field(default_factory=dict)
     cluster_of: dict[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Clustering({self.total} issues, {len(self.clusters)} clusters)"
 
 
 def issue_priority(issue: Issue) -> int:

@@ -54,7 +54,7 @@ _SUMMARY_KEYS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Snapshot:
     """One retained check: its full result, its clustering, and what it covered.
 
@@ -68,6 +68,9 @@ class Snapshot:
     targets: tuple[str, ...]
     kind: SnapshotKind
     filtered_out: int = 0
+
+    def __repr__(self) -> str:
+        return f"Snapshot({self.result.check_id}, {len(self.result.issues)} issues)"
 
     @property
     def check_id(self) -> str:

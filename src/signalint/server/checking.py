@@ -40,13 +40,16 @@ SendProgress = Callable[[float, float | None, str | None], Awaitable[None]]
 ALLOW_UNINITIALIZED: Final = "SIGNALINT_ALLOW_UNINITIALIZED"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class CheckAnswer:
     """A finished check: its snapshot, the full-key payload and the wire payload."""
 
     snapshot: Snapshot
     full: dict[str, Any]
     wire: dict[str, Any]
+
+    def __repr__(self) -> str:
+        return f"CheckAnswer({self.snapshot!r})"
 
 
 def early_refusal(state: ServerState) -> ToolRefusal | None:
