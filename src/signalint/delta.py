@@ -22,7 +22,7 @@ and `errorsResolved` count errors only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from signalint import ids
@@ -165,6 +165,21 @@ def _next_step(counts: dict[str, int], complete: bool, current: Snapshot) -> str
     return "Clean: nothing introduced, and the current check found no issues with full coverage."
 
 
+def _split_by_coverage(
+    issues: Iterable[Issue], other: Snapshot
+) -> tuple[list[Issue], list[tuple[Issue, str]]]:
+    """Issues `other` observed, and the others with the reason it did not."""
+    observed: list[Issue] = []
+    unobserved: list[tuple[Issue, str]] = []
+    for issue in sorted(issues, key=Issue.sort_key):
+        reason = _not_observed_reason(other, issue)
+        if reason is None:
+            observed.append(issue)
+        else:
+            unobserved.append((issue, reason))
+    return observed, unobserved
+
+
 def compare(baseline: Snapshot, current: Snapshot) -> dict[str, Any]:
     """The delta from `baseline` to `current` (see the module docstring).
 
@@ -196,22 +211,10 @@ def compare(baseline: Snapshot, current: Snapshot) -> dict[str, Any]:
         old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message))
     )
 
-    resolved: list[Issue] = []
-    unobserved: list[tuple[Issue, str]] = []
-    for issue in sorted(old.values(), key=Issue.sort_key):
-        reason = _not_observed_reason(current, issue)
-        if reason is None:
-            resolved.append(issue)
-        else:
-            unobserved.append((issue, reason))
-    introduced: list[Issue] = []
-    newly: list[tuple[Issue, str]] = []
-    for issue in sorted(new.values(), key=Issue.sort_key):
-        reason = _not_observed_reason(baseline, issue)
-        if reason is None:
-            introduced.append(issue)
-        else:
-            newly.append((issue, reason))
+    # Gone from the current check: resolved only where the current check looked.
+    resolved, unobserved = _split_by_coverage(old.values(), current)
+    # New in the current check: introduced only where the baseline looked.
+    introduced, newly = _split_by_coverage(new.values(), baseline)
 
     counts = {
         "introduced": len(introduced),

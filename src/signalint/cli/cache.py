@@ -5,16 +5,12 @@ from __future__ import annotations
 import click
 
 from signalint.cache import ResultCache
-from signalint.config import ConfigError, load_config, state_dir
-from signalint.project import RootError, find_root
+from signalint.cli.project_args import open_project
+from signalint.config import state_dir
 
 
 def _open() -> ResultCache:
-    try:
-        root = find_root()
-        config = load_config(root)
-    except (ConfigError, RootError) as exc:
-        raise click.UsageError(str(exc)) from exc
+    root, config, _ = open_project()
     return ResultCache(state_dir(root), max_rows=config.cache_max_rows)
 
 

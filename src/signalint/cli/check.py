@@ -17,9 +17,9 @@ import click
 from signalint import formats
 from signalint.check import CheckRun, Scope, run_check
 from signalint.cli.progress import ProgressLine
+from signalint.cli.project_args import open_project
 from signalint.cluster import cluster
-from signalint.config import Config, ConfigError, load_config
-from signalint.project import PathRefused, RootError, find_root, safe_relative
+from signalint.config import Config
 from signalint.report import fails_priority
 
 
@@ -89,12 +89,7 @@ def check(
     tsconfig*.json, or the nearest one above a source file). Output goes to
     stdout in the chosen format; progress and errors go to stderr.
     """
-    try:
-        root = find_root()
-        config = load_config(root)
-        targets = tuple(dict.fromkeys(safe_relative(root, p) for p in paths)) or (".",)
-    except (ConfigError, RootError, PathRefused) as exc:
-        raise click.UsageError(str(exc)) from exc
+    root, config, targets = open_project(paths)
     use_compact = config.compact if compact is None else compact
 
     run = asyncio.run(_check_with_progress(root, config, Scope(targets), not no_cache))

@@ -27,10 +27,11 @@ from watchfiles import Change, awatch
 
 from signalint.check import CheckRun, Scope, run_check
 from signalint.cli.progress import ProgressLine
+from signalint.cli.project_args import open_project
 from signalint.config import Config, ConfigError, load_config, state_dir
 from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
-from signalint.project import PathRefused, RootError, find_root, safe_relative
+from signalint.project import PathRefused
 from signalint.watching import (
     Batch,
     Update,
@@ -229,12 +230,7 @@ def watch(paths: Sequence[str]) -> int:
     .oxlintrc, biome.json, eslint.config.*, .gitignore) re-checks
     everything. Stop with Ctrl-C; no engine process is left behind.
     """
-    try:
-        root = find_root()
-        config = load_config(root)
-        targets = tuple(dict.fromkeys(safe_relative(root, p) for p in paths)) or (".",)
-    except (ConfigError, RootError, PathRefused) as exc:
-        raise click.UsageError(str(exc)) from exc
+    root, config, targets = open_project(paths)
     try:
         code = asyncio.run(_watch(root, config, targets))
     except BrokenPipeError:
