@@ -8,6 +8,7 @@ keeps every issue (no caps here); clustering and caps belong to reports.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,12 @@ class Scope:
     def contains(self, rel_path: str) -> bool:
         if self.whole_project:
             return True
-        return any(rel_path == t or rel_path.startswith(t.rstrip("/") + "/") for t in self.targets)
+        return rel_path in self.targets or rel_path.startswith(_prefixes(self.targets))
+
+
+@functools.lru_cache(maxsize=64)
+def _prefixes(targets: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(t.rstrip("/") + "/" for t in targets)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

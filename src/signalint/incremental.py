@@ -27,7 +27,6 @@ import posixpath
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -330,13 +329,33 @@ def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str
     return {"/" + f: d for f, d in found.items()}
 
 
-@dataclass(frozen=True, slots=True, repr=False)
 class _ProgramRecord:
-    """What one tsc run saw: its inputs with content hashes, and its issues."""
+    """What one tsc run saw: its inputs with content hashes, and its issues.
 
-    inputs: dict[str, str]  # absolute path -> content hash
-    outside: list[str]  # candidate project files that were not inputs
-    issues: tuple[Issue, ...]
+    Issues loaded from the database are decoded only when asked for, i.e.
+    only once the record has been proven fresh.
+    """
+
+    __slots__ = ("_issues", "_raw", "inputs", "outside")
+
+    def __init__(
+        self,
+        inputs: dict[str, str],
+        outside: list[str],
+        issues: tuple[Issue, ...] | None = None,
+        raw: str | None = None,
+    ) -> None:
+        self.inputs = inputs  # absolute path -> content hash
+        self.outside = outside  # candidate project files that were not inputs
+        self._issues = issues
+        self._raw = raw
+
+    @property
+    def issues(self) -> tuple[Issue, ...]:
+        if self._issues is None:
+            self._issues = tuple(load_issues((self._raw or "[]").encode()))
+            self._raw = None
+        return self._issues
 
     def dump(self) -> bytes:
         record = {"inputs": self.inputs, "outside": self.outside}
@@ -346,14 +365,23 @@ class _ProgramRecord:
     @classmethod
     def load(cls, blob: bytes) -> _ProgramRecord:
         record = json.loads(blob)
-        issues = tuple(load_issues(record["issues"].encode()))
-        return cls(inputs=record["inputs"], outside=record["outside"], issues=issues)
+        return cls(inputs=record["inputs"], outside=record["outside"], raw=record["issues"])
 
 
 # The last program record per key seen by this process: a server re-checking
 # an unchanged program neither queries nor decodes it again. Freshness is
 # still proven against the files every time.
 _PROGRAMS: dict[str, _ProgramRecord] = {}
+
+
+_pending: set[asyncio.Future[None]] = set()
+
+
+async def _in_background(work: Callable[[], None]) -> None:
+    """Start `work` in a worker thread without waiting for it."""
+    future = asyncio.ensure_future(asyncio.to_thread(work))
+    _pending.add(future)
+    future.add_done_callback(_pending.discard)
 
 
 def _remember_program(key: str, record: _ProgramRecord) -> None:
@@ -441,7 +469,10 @@ async def run_tsc(
                 issues=outcome.issues,
             )
             _remember_program(record_key, fresh)
-            cache.put_many({record_key: fresh.dump()})
+            # Serializing thousands of issues is off the answer's path: this
+            # process already remembers the record, and asyncio.run waits for
+            # worker threads before a CLI process exits.
+            await _in_background(lambda: cache.put_many({record_key: fresh.dump()}))
     return EngineOutcome(
         engine=outcome.engine,
         status=outcome.status,
