@@ -20,19 +20,21 @@ class ProgressLine:
         self.enabled = self.stream.isatty()
         self.interval_s = interval_s
         self.running: list[str] = []
+        self.seen = False  # whether any engine has started
         self.started = time.monotonic()
         self._task: asyncio.Task[None] | None = None
 
     def __call__(self, engine: str, event: str) -> None:
         if event == "start" and engine not in self.running:
             self.running.append(engine)
+            self.seen = True
         elif event == "done" and engine in self.running:
             self.running.remove(engine)
         if self.enabled:
             self._draw()
 
     def _draw(self) -> None:
-        names = ", ".join(self.running) or "finishing"
+        names = ", ".join(self.running) or ("summarizing" if self.seen else "starting")
         elapsed = time.monotonic() - self.started
         self.stream.write(f"\r\x1b[Kchecking: {names}  {elapsed:.1f}s")
         self.stream.flush()
