@@ -71,8 +71,11 @@ def shorten(full_ids: Iterable[str], minimum: int = SHORT_ID_LENGTH) -> dict[str
     Prefixes start at `minimum` characters and are extended only for ids
     that share a prefix with another distinct id, one character at a time.
     """
-    result: dict[str, str] = {}
     pending = set(full_ids)
+    result = {full: full[:minimum] for full in pending}
+    if len(set(result.values())) == len(result):
+        return result  # the usual case: no two ids share a prefix
+    result = {}
     length = minimum
     while pending:
         groups: dict[str, list[str]] = {}
