@@ -26,7 +26,8 @@ class Issue:
     `file` is a project-relative POSIX path; `line`/`col` are 1-based (values
     below 1, which some engines give for whole-file diagnostics, are clamped to
     1 rather than dropped). `message` is the engine's full message, unshortened
-    (D5); `summary` is the one-line form. `issue_id` is derived, never passed.
+    (D5); `summary` is the one-line form. `issue_id` is derived, never passed
+    (it does not cover `also_reported_by`).
     """
 
     engine: str
@@ -41,6 +42,9 @@ class Issue:
     end_col: int | None = None
     docs_url: str | None = None
     help: str | None = None
+    # Other engines that reported the same problem at the same place (D20):
+    # the issue is one problem, counted once, naming every engine that saw it.
+    also_reported_by: tuple[str, ...] = ()
     issue_id: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
@@ -86,6 +90,7 @@ _OPTIONAL_DEFAULTS: dict[str, Any] = {
     "end_col": None,
     "docs_url": None,
     "help": None,
+    "also_reported_by": (),
 }
 
 
@@ -96,6 +101,12 @@ class EngineOutcome:
     `status` is `ok` (it ran, or had nothing to check), `disabled` (enabled in
     config but not resolvable: `message` says how to install it) or `error`
     (it ran and failed: `message` says how, with a short excerpt).
+
+    `files_checked` counts the files inside the check's scope that the engine
+    really covered (cached or run). `coverage_gap` names a part the engine was
+    expected to check but did not (e.g. a referenced TypeScript project tsc
+    skipped); an outcome with a gap is never `ok` (D17): its producer sets
+    `status` to `error` and keeps the issues it did find.
     """
 
     engine: str
@@ -106,6 +117,7 @@ class EngineOutcome:
     files_checked: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
+    coverage_gap: str | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task
