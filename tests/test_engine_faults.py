@@ -122,7 +122,7 @@ def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile))
     env = {k: v for k, v in os.environ.items() if k != "SIGNALINT_PROJECT_ROOT"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "signalint.cli", "check"],
+        [sys.executable, "-X", "faulthandler", "-m", "signalint.cli", "check"],
         cwd=root,
         env=env,
         stdout=subprocess.PIPE,
@@ -130,6 +130,12 @@ def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
     )
     pids = [int(p) for p in wait_for_file(pidfile).split()]
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        # faulthandler prints every thread's stack on SIGABRT: a hang says where.
+        proc.send_signal(signal.SIGABRT)
+        _, err = proc.communicate(timeout=30)
+        pytest.fail("check still running 30 s after SIGINT:\n" + err.decode()[-6000:])
     assert proc.returncode != 0
     assert wait_until_dead(pids) == []
