@@ -25,8 +25,15 @@ ERROR_PROPERTIES: Final[dict[str, Schema]] = {
 }
 ERROR_REQUIRED: Final = ["status", "code", "message"]
 
+# `filesChecked`: files in scope the engine covered; `coverageGap`: what it
+# was expected to check and did not (D17).
 ENGINE_STATUS: Final = closed(
-    {"status": {"type": "string", "enum": ["ok", "error", "disabled"]}, "message": _STR},
+    {
+        "status": {"type": "string", "enum": ["ok", "error", "disabled"]},
+        "message": _STR,
+        "filesChecked": _INT,
+        "coverageGap": _STR,
+    },
     ["status"],
 )
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}
@@ -74,6 +81,7 @@ DETAIL: Final = closed(
         "sourceKind": {"type": "string", "enum": ["compiler", "linter", "lsp", "editor"]},
         "docsUrl": _STR,
         "help": _STR,
+        "alsoReportedBy": {"type": "array", "items": _STR},
     },
     ["issueId", "shortId", "file", "line", "col", "engine", "rule", "severity",
      "summary", "message", "fixable", "sourceKind"],
@@ -112,6 +120,7 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "truncated": _BOOL,
     "loopWarning": LOOP_ENTRY,
     "fileRuleChurnWarning": CHURN_ENTRY,
+    "coverageWarning": _STR,
     "checkId": _STR,
     "fingerprint": _STR,
     "code": _STR,
@@ -194,7 +203,7 @@ DELTA_OUTPUT: Final = output(DELTA_PROPERTIES, list(DELTA_PROPERTIES))
 # snapshots.snapshot_summary: metadata, then the check's summary keys.
 _SNAPSHOT_CHECK_KEYS: Final = (
     "engines", "totalIssues", "clusters", "remainingIssues", "omittedIssueCount",
-    "filteredOutIssueCount", "nextStep", "truncated", "code", "message",
+    "filteredOutIssueCount", "nextStep", "truncated", "coverageWarning", "code", "message",
 )  # fmt: skip
 SNAPSHOT_OUTPUT: Final = output(
     {
