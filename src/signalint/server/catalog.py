@@ -116,10 +116,10 @@ _SPECS: Final = (
     ToolSpec(
         "get_loop_status",
         "Get loop status",
-        "Whether this session is going round in circles: issue signatures that were fixed "
-        "and came back at least twice (looping), and file/rule pairs that stayed in three "
-        "or more consecutive file checks (fileChurning). If either is true, change approach "
-        "instead of repeating the same edit.",
+        "Whether this session is going round in circles: issues that were fixed and came "
+        "back at least twice (looping), and rules that left a file and came back, three "
+        "appearances in all (fileChurning). Only issues still present are listed. If either "
+        "is true, change approach instead of repeating the same edit.",
         _fixed(outputs.LOOP_STATUS_OUTPUT),
     ),
     ToolSpec(

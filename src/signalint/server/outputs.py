@@ -93,11 +93,10 @@ LOOP_ENTRY: Final = closed(
         "signature": _STR,
         "rule": _STR,
         "occurrences": _INT,
-        "present": _BOOL,
         "files": {"type": "array", "items": _STR},
         "hint": _STR,
     },
-    ["signature", "rule", "occurrences", "present", "files"],
+    ["signature", "rule", "occurrences", "files"],
 )
 CHURN_ENTRY: Final = closed(
     {"file": _STR, "rule": _STR, "checkCount": _INT, "hint": _STR},
