@@ -174,7 +174,6 @@ class LoopTracker:
         sig = self.signatures[key]
         entry: dict[str, Any] = {
             "signature": _display(key),
-            "rule": key[0],
             "occurrences": sig.reappearances,
             "files": sorted(sig.files)[:5],
         }
@@ -190,8 +189,11 @@ class LoopTracker:
         return entry
 
     def status(self) -> dict[str, Any]:
-        """The get_loop_status answer: what is looping or churning *now*
-        (lists bounded to 50; counts are totals)."""
+        """The get_loop_status answer: what is looping or churning *now*.
+
+        Lists hold at most 50 entries; `loopingSignatureCount` and
+        `fileRuleChurnCount` (the totals) appear only when a list was cut.
+        """
         loops = sorted(
             (k for k, s in self.signatures.items() if s.looping),
             key=lambda k: (-self.signatures[k].reappearances, k),
@@ -200,15 +202,19 @@ class LoopTracker:
             (k for k, p in self.pairs.items() if p.churning),
             key=lambda k: (-self.pairs[k].appearances, k),
         )
-        return {
+        status: dict[str, Any] = {
             "looping": bool(loops),
             "signatures": [self._loop_entry(k) for k in loops[:STATUS_LIMIT]],
-            "loopingSignatureCount": len(loops),
             "fileChurning": bool(churns),
             "fileRuleChurns": [self._churn_entry(k) for k in churns[:STATUS_LIMIT]],
-            "fileRuleChurnCount": len(churns),
             "checksObserved": self.seq,
         }
+        # The totals only add something when a list was cut.
+        if len(loops) > STATUS_LIMIT:
+            status["loopingSignatureCount"] = len(loops)
+        if len(churns) > STATUS_LIMIT:
+            status["fileRuleChurnCount"] = len(churns)
+        return status
 
     def to_state(self) -> dict[str, Any]:
         """A `state` record: the whole tracker, JSON-ready and canonical."""
