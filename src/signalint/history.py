@@ -179,6 +179,8 @@ class Session:
         records, malformed = _parse(data[:complete].split(b"\n"))
         self.malformed_skipped += malformed
         for record in records:
+            if record.get("type") == "state":  # another process's checkpoint
+                self._since_checkpoint = 0
             if record.get("type") != "check":
                 continue
             try:

@@ -84,3 +84,22 @@ async def test_loop_state_replays_after_every_restart(tmp_path: Path) -> None:
     assert live_status["looping"] is False and live_status["fileChurning"] is False
     assert restarted_status == live_status
     assert live_status["checksObserved"] == 2 * len(SEQUENCE)
+
+
+@pytest.mark.real
+async def test_two_servers_open_on_one_project_share_one_history(tmp_path: Path) -> None:
+    require_engine("tsc")
+    root = write_project(tmp_path / "shared")
+    async with connect(root) as first, connect(root) as second:
+        seen: list[dict[str, Any]] = []
+        for index, content in enumerate(SEQUENCE[:5]):
+            (root / "src" / "a.ts").write_text(content)
+            client = first if index % 2 else second
+            result = await client.call("check_files", {"files": ["src/a.ts"]})
+            seen.append(warnings_of(result.data))
+        first_status = (await first.call("get_loop_status")).data
+        second_status = (await second.call("get_loop_status")).data
+    # the fifth check, by the second server, knows the comebacks the first one saw
+    assert sorted(seen[4]) == ["fileRuleChurnWarning", "loopWarning"]
+    assert first_status == second_status
+    assert first_status["looping"] is True and first_status["checksObserved"] == 5
