@@ -37,15 +37,17 @@ def test_check_schema_accepts_coverage_fields_on_engines_and_payload(compact: bo
     _validate(outputs.after_edit_output(compact=compact), payload)
 
 
-def test_check_schema_still_rejects_unknown_engine_fields() -> None:
+@pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+def test_check_schema_rejects_unknown_top_level_keys_and_engine_statuses(compact: bool) -> None:
     checked = result([issue()])
-    payload = check_payload(checked, cluster(checked.issues))
-    payload["engines"]["oxlint"]["filesChecked"] = -1
-    with pytest.raises(Exception, match="minimum"):
-        _validate(outputs.check_output(compact=False), payload)
-    payload["engines"]["oxlint"] = {"status": "ok", "files": 1}
+    schema = outputs.check_output(compact=compact)
+    payload = check_payload(checked, cluster(checked.issues), compact=compact)
+    _validate(schema, payload)
     with pytest.raises(Exception, match="Additional properties"):
-        _validate(outputs.check_output(compact=False), payload)
+        _validate(schema, {**payload, "coverage": "partial"})
+    payload["engines"]["oxlint"]["status"] = "skipped"
+    with pytest.raises(Exception, match="is not one of"):
+        _validate(schema, payload)
 
 
 def test_issue_detail_schema_accepts_also_reported_by() -> None:
