@@ -42,7 +42,7 @@ def _after_edit(compact: bool) -> Schema:
 
 
 _CHECK_RESULT = (
-    "Returns status, engines (one not ok checked nothing), totalIssues, ranked clusters "
+    "Returns status, engines (an engine not ok checked nothing), totalIssues, ranked clusters "
     "(priority 1 first), up to 100 flat issues and a checkId for the other tools."
 )
 
@@ -88,7 +88,7 @@ _SPECS: Final = (
         "Compare diagnostics",
         "Compare two retained checks: issues introduced and resolved (listed), and counts of "
         "those one check could not observe (other files, engine not ok), never called "
-        "resolved. coverageComplete says whether nothing else changed.",
+        "resolved. coverageComplete: the second check looked everywhere the first did.",
         _fixed(outputs.DELTA_OUTPUT),
     ),
     ToolSpec(
