@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from signalint import ids
-from signalint.loops import CheckKind, LoopTracker, Warnings
+from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult
 from signalint.report import issue_detail
 
@@ -155,9 +155,15 @@ class Session:
         self.tracker = LoopTracker.replay(records)
         self._since_checkpoint = 0
         for record in reversed(records):
-            if record.get("type") == "state":
+            if record.get("type") == "state" and record.get("v") == STATE_VERSION:
                 break
             self._since_checkpoint += record.get("type") == "check"
+        else:
+            # No current checkpoint (a fresh log, or one written by an older
+            # version): write one with the next check, so later replays start
+            # from this state rather than from a tail that will slide.
+            if self._since_checkpoint:
+                self._since_checkpoint = self.checkpoint_every
         self._mark = mark
 
     def _sync(self) -> None:
