@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signalint.delta import LIST_LIMIT, compare
+from signalint.delta import LIST_LIMIT, SUMMARY_FILES, compare
 from signalint.model import OutcomeStatus
 from tests.factories import issue, snapshot
 
@@ -11,7 +11,7 @@ def test_identical_checks_persist_everything_and_can_say_clean_only_when_empty()
     issues = [issue(line=1), issue(file="src/b.ts")]
     result = compare(snapshot(issues, check_id="b"), snapshot(issues, check_id="c"))
     assert result["baselineCheckId"] == "b" and result["currentCheckId"] == "c"
-    assert result["persisting"] == 2
+    assert result["counts"]["persisting"] == 2
     assert result["introduced"] == result["resolved"] == result["unobserved"] == []
     assert result["coverageComplete"] is True
     assert "Clean" not in result["nextStep"] and "still present" in result["nextStep"]
@@ -21,13 +21,13 @@ def test_exact_id_match_wins_over_a_nearer_semantic_match() -> None:
     same = issue(line=10, col=3)
     decoy = issue(line=10, col=9)
     result = compare(snapshot([same]), snapshot([decoy, same]))
-    assert result["persisting"] == 1
+    assert result["counts"]["persisting"] == 1
     assert [entry["col"] for entry in result["introduced"]] == [9]
 
 
 def test_a_moved_issue_is_persisting_not_resolved_and_introduced() -> None:
     result = compare(snapshot([issue(line=10)]), snapshot([issue(line=14)]))
-    assert result["persisting"] == 1
+    assert result["counts"]["persisting"] == 1
     assert result["introduced"] == [] and result["resolved"] == []
     assert result["netDelta"] == 0
 
@@ -35,7 +35,7 @@ def test_a_moved_issue_is_persisting_not_resolved_and_introduced() -> None:
 def test_semantic_matching_pairs_each_baseline_issue_with_the_nearest_line() -> None:
     baseline = snapshot([issue(line=10), issue(line=50)])
     result = compare(baseline, snapshot([issue(line=52)]))
-    assert result["persisting"] == 1
+    assert result["counts"]["persisting"] == 1
     assert [e["line"] for e in result["resolved"]] == [10]
     flipped = compare(snapshot([issue(line=52)]), baseline)
     assert [e["line"] for e in flipped["introduced"]] == [10]
@@ -44,20 +44,20 @@ def test_semantic_matching_pairs_each_baseline_issue_with_the_nearest_line() -> 
 def test_a_severity_change_of_the_same_diagnostic_is_persisting() -> None:
     # issue ids do not cover severity: a reconfigured rule is the same diagnostic
     result = compare(snapshot([issue(line=4)]), snapshot([issue(line=4, severity="warning")]))
-    assert result["persisting"] == 1
+    assert result["counts"]["persisting"] == 1
 
 
 def test_renamed_identifier_matches_by_message_template() -> None:
     old = issue(line=3, message="'count' is declared but never used.")
     new = issue(line=3, message="'total' is declared but never used.")
-    assert compare(snapshot([old]), snapshot([new]))["persisting"] == 1
+    assert compare(snapshot([old]), snapshot([new]))["counts"]["persisting"] == 1
 
 
 def test_different_severity_or_rule_does_not_match() -> None:
     baseline = snapshot([issue(line=1), issue(line=5, rule="eqeqeq", message="Use ===")])
     current = snapshot([issue(line=2, severity="warning"), issue(line=5, message="Use ===")])
     result = compare(baseline, current)
-    assert result["persisting"] == 0
+    assert result["counts"]["persisting"] == 0
     assert result["counts"]["introduced"] == 2 and result["counts"]["resolved"] == 2
 
 
@@ -147,3 +147,40 @@ def test_introduced_issues_lead_the_advice_and_lists_are_bounded() -> None:
     assert result["nextStep"].startswith("60 issues introduced")
     entry = result["introduced"][0]
     assert set(entry) == {"issueId", "file", "line", "col", "engine", "rule", "severity", "summary"}
+
+
+def test_summarized_delta_counts_unobserved_issues_per_file_engine_and_reason() -> None:
+    # A project baseline with issues in 30 other files, then a check of one file.
+    others = [
+        issue(file=f"src/f{n:02}.ts", line=k + 1, rule=f"r{k}", message=f"m{k}", engine=engine)
+        for n in range(30)
+        for k, engine in enumerate(("tsc", "eslint", "eslint") if n < 3 else ("eslint",))
+    ]
+    edited = issue(file="src/a.ts", rule="no-console", message="Console.", engine="eslint")
+    baseline = snapshot([*others, edited], check_id="base", engines={"tsc": "ok", "eslint": "ok"})
+    current = snapshot(
+        [], check_id="cur", targets=("src/a.ts",), engines={"tsc": "ok", "eslint": "ok"}
+    )
+    result = compare(baseline, current, summarize=True)
+    assert [e["file"] for e in result["resolved"]] == ["src/a.ts"]
+    assert result["counts"]["unobserved"] == len(others) == 36
+    summary = result["unobserved"]
+    assert list(summary["byFile"].items())[:4] == [
+        ("src/f00.ts", 3), ("src/f01.ts", 3), ("src/f02.ts", 3), ("src/f03.ts", 1)
+    ]  # fmt: skip
+    assert len(summary["byFile"]) == SUMMARY_FILES and summary["moreFiles"] == 10
+    assert summary["byEngine"] == {"eslint": 33, "tsc": 3}
+    assert summary["byReason"] == {"outside_scope": 36}
+    assert result["newlyObserved"] == {"byFile": {}, "byEngine": {}, "byReason": {}}
+    assert 'list_issues (checkId "base", filter e.g. file "src/f00.ts")' in result["nextStep"]
+    assert result["truncated"] is False
+
+
+def test_summarized_delta_suggests_an_engine_filter_when_an_engine_failed() -> None:
+    baseline = snapshot(
+        [issue(engine="tsc", rule="TS2322")], check_id="base", engines={"tsc": "ok"}
+    )
+    current = snapshot([], engines={"tsc": "error"})
+    result = compare(baseline, current, summarize=True)
+    assert result["unobserved"]["byReason"] == {"engine_error": 1}
+    assert 'filter e.g. engine "tsc"' in result["nextStep"]

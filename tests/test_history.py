@@ -68,11 +68,36 @@ def test_oscillation_warns_after_two_reappearances() -> None:
     assert warning["signature"] == "no-unused-vars:'…' is declared but never used."
     assert warning["occurrences"] == 2 and warning["files"] == ["src/a.ts"]
     assert "reappeared 2 times" in warning["hint"]
-    # it stays flagged after a clean check, but the next check carries no warning
-    assert tracker.observe(check([], 9), "project", ["."]).loop_warning is None
     status = tracker.status()
     assert status["looping"] is True and status["signatures"][0]["occurrences"] == 2
-    assert status["signatures"][0]["present"] is False
+
+
+def test_a_resolved_signature_stops_looping_until_it_comes_back() -> None:
+    tracker = LoopTracker()
+    present = [issue()]
+    for n, issues in enumerate([present, [], present, [], present]):
+        tracker.observe(check(issues, n), "project", ["."])
+    assert tracker.status()["looping"] is True
+    # the fix holds in the following checks: no warning, and nothing is looping
+    for n in (5, 6):
+        assert tracker.observe(check([], n), "project", ["."]).loop_warning is None
+        assert tracker.status()["looping"] is False
+        assert tracker.status()["signatures"] == []
+    # a third comeback is a loop again, with the higher count
+    warning = tracker.observe(check(present, 7), "project", ["."]).loop_warning
+    assert warning is not None and warning["occurrences"] == 3
+
+
+def test_a_loop_ends_only_where_a_check_looked() -> None:
+    tracker = LoopTracker()
+    present = [issue()]
+    for n, issues in enumerate([present, [], present, [], present]):
+        tracker.observe(check(issues, n), "project", ["."])
+    tracker.observe(check([], 5), "files", ["src/other.ts"])
+    tracker.observe(check([], 6, {"oxlint": "error"}), "project", ["."])
+    assert tracker.status()["looping"] is True
+    tracker.observe(check([], 7), "files", ["src/a.ts"])
+    assert tracker.status()["looping"] is False
 
 
 def test_absence_that_the_check_did_not_observe_is_not_a_disappearance() -> None:
@@ -98,39 +123,64 @@ def test_a_signature_in_two_files_disappears_only_when_both_were_checked() -> No
     assert tracker.to_state()["signatures"][0][2] == 1
 
 
-def test_file_rule_churn_after_three_consecutive_file_checks() -> None:
+def test_an_untouched_issue_never_churns_however_often_its_file_is_checked() -> None:
     tracker = LoopTracker()
-    rule_in_a = [issue(line=1)]
-    moved = [issue(line=40, message="'y' changed message")]
-    w1 = tracker.observe(check(rule_in_a, 1), "files", ["src/a.ts"])
-    tracker.observe(check([issue(file="src/b.ts")], 2), "files", ["src/b.ts"])  # other file
-    tracker.observe(check([], 3), "project", ["."])  # project checks neither count nor reset
-    w2 = tracker.observe(check(moved, 4), "files", ["src/a.ts"])
-    w3 = tracker.observe(check(rule_in_a, 5), "files", ["src"])
-    assert w1.churn_warning is None and w2.churn_warning is None
-    assert w3.churn_warning == {
-        "file": "src/a.ts",
-        "rule": "no-unused-vars",
-        "checkCount": 3,
-        "hint": w3.churn_warning["hint"] if w3.churn_warning else "",
-    }
-    assert tracker.observe(check(rule_in_a, 6), "project", ["."]).churn_warning is None
-    status = tracker.status()
-    assert status["fileChurning"] is True
-    assert status["fileRuleChurns"] == [
-        {"file": "src/a.ts", "rule": "no-unused-vars", "checkCount": 3}
-    ]
-    tracker.observe(check([], 7), "files", ["src/a.ts"])
+    untouched = [issue(file="src/b.ts", rule="no-console", severity="warning")]
+    for n in range(8):
+        kind: CheckKind = "files" if n % 3 else "project"
+        targets = ["src/b.ts"] if kind == "files" else ["."]
+        assert tracker.observe(check(untouched, n), kind, targets).churn_warning is None
     assert tracker.status()["fileChurning"] is False
 
 
-def test_churn_is_not_reset_by_a_file_check_whose_engine_failed() -> None:
+def test_file_rule_churn_counts_comebacks_across_checks_that_covered_the_file() -> None:
     tracker = LoopTracker()
-    for n in range(2):
-        tracker.observe(check([issue()], n), "files", ["src/a.ts"])
-    tracker.observe(check([], 2, {"oxlint": "error"}), "files", ["src/a.ts"])
-    warning = tracker.observe(check([issue()], 3), "files", ["src/a.ts"]).churn_warning
-    assert warning is not None and warning["checkCount"] == 3
+    rule_in_a = [issue(line=1)]
+    moved = [issue(line=40, message="'y' changed message")]
+    steps: list[tuple[list[Issue], CheckKind, list[str]]] = [
+        (rule_in_a, "files", ["src/a.ts"]),  # appears (1)
+        ([], "files", ["src/b.ts"]),  # did not look at a.ts: says nothing
+        ([], "project", ["."]),  # gone, seen by a project check
+        (moved, "files", ["src/a.ts"]),  # back, other line and message (2)
+        (moved, "files", ["src/a.ts"]),  # still there: not a new appearance
+        ([], "files", ["src"]),  # gone
+        (rule_in_a, "files", ["src"]),  # back (3): churning
+    ]
+    warnings = [
+        tracker.observe(check(issues, n), kind, targets).churn_warning
+        for n, (issues, kind, targets) in enumerate(steps)
+    ]
+    assert [w is not None for w in warnings] == [False] * 6 + [True]
+    assert warnings[-1] == {
+        "file": "src/a.ts",
+        "rule": "no-unused-vars",
+        "checkCount": 3,
+        "hint": "no-unused-vars in src/a.ts went away and came back 2 times; the agent may "
+        "be stuck on this file, not just on one exact issue.",
+    }
+    # still present in the next check: still churning, still warned
+    assert tracker.observe(check(rule_in_a, 7), "project", ["."]).churn_warning is not None
+    assert tracker.status()["fileRuleChurns"] == [
+        {"file": "src/a.ts", "rule": "no-unused-vars", "checkCount": 3}
+    ]
+    # resolved in a check that covered it: no longer churning
+    tracker.observe(check([], 8), "files", ["src/a.ts"])
+    assert tracker.status()["fileChurning"] is False
+
+
+def test_an_absence_seen_by_a_failed_engine_is_not_a_comeback() -> None:
+    tracker = LoopTracker()
+    sequence: list[tuple[list[Issue], dict[str, OutcomeStatus]]] = [
+        ([issue()], {"oxlint": "ok"}),
+        ([], {"oxlint": "error"}),
+        ([issue()], {"oxlint": "ok"}),
+        ([], {"oxlint": "disabled"}),
+        ([issue()], {"oxlint": "ok"}),
+    ]
+    for n, (issues, engines) in enumerate(sequence):
+        warning = tracker.observe(check(issues, n, engines), "files", ["src/a.ts"]).churn_warning
+        assert warning is None
+    assert tracker.to_state()["pairs"][0][2] == 1  # one appearance, never gone
 
 
 def test_empty_status_has_the_reference_shape() -> None:
@@ -165,6 +215,44 @@ def test_replay_from_a_short_tail_uses_the_checkpoints(tmp_path: Path, max_bytes
     assert (tmp_path / (LOG_NAME + ".1")).exists() == (max_bytes == 2_000)
     restarted = Session(tmp_path, max_bytes=max_bytes, replay_lines=8)
     assert restarted.tracker.to_state() == live.tracker.to_state()
+
+
+def test_a_fixed_loop_stays_fixed_after_a_restart(tmp_path: Path) -> None:
+    live = Session(tmp_path)
+    for n, issues in enumerate([[issue()], [], [issue()], [], [issue()], []]):
+        live.record_check(check(issues, n), kind="files", targets=["src/a.ts"])
+    assert live.status()["looping"] is False
+    restarted = Session(tmp_path)
+    assert restarted.status() == live.status()
+    assert restarted.tracker.to_state() == live.tracker.to_state()
+
+
+def test_processes_sharing_a_log_hold_the_state_of_one_sequence(tmp_path: Path) -> None:
+    first, second = Session(tmp_path), Session(tmp_path)
+    single = LoopTracker()
+    sequence = [[issue()], [], [issue()], [], [issue()]]
+    for n, issues in enumerate(sequence):
+        session = first if n % 2 else second
+        got = session.record_check(check(issues, n), kind="files", targets=["src/a.ts"])
+        assert got == single.observe(check(issues, n), "files", ["src/a.ts"])
+    assert first.status() == second.status() == single.status()
+    assert first.status()["looping"] is True and first.status()["checksObserved"] == 5
+    records = [json.loads(line) for line in (tmp_path / LOG_NAME).read_text().splitlines()]
+    assert [r["seq"] for r in records if r["type"] == "check"] == [1, 2, 3, 4, 5]
+    assert Session(tmp_path).tracker.to_state() == first.tracker.to_state()
+
+
+def test_a_log_rotated_by_another_process_is_replayed(tmp_path: Path) -> None:
+    first = Session(tmp_path, max_bytes=700)
+    second = Session(tmp_path, max_bytes=700)
+    for n in range(12):
+        issues = [issue(line=n % 3 + 1)] if n % 2 else []
+        session = first if n % 3 else second
+        session.record_check(check(issues, n), kind="files", targets=["src"])
+    assert (tmp_path / (LOG_NAME + ".1")).exists()
+    assert first.status() == second.status()
+    assert first.tracker.to_state() == second.tracker.to_state()
+    assert first.status()["checksObserved"] == 12
 
 
 def test_a_disk_error_never_fails_the_check(tmp_path: Path) -> None:
@@ -205,6 +293,7 @@ def test_replayed_state_equals_the_live_state(
     with tempfile.TemporaryDirectory() as directory:
         state = Path(directory)
         live = Session(state, max_bytes=max_bytes, replay_lines=replay_lines)
+        single = LoopTracker()  # the same checks, never written anywhere
         for n, (targets, oxlint, tsc, found) in enumerate(checks):
             engines: dict[str, Any] = {"oxlint": oxlint, "tsc": tsc}
             visible = [
@@ -215,7 +304,9 @@ def test_replayed_state_equals_the_live_state(
             ]
             kind: CheckKind = "project" if targets == (".",) else "files"
             live.record_check(check(visible, n, engines), kind=kind, targets=targets)
+            single.observe(check(visible, n, engines), kind, targets)
         replayed = Session(state, max_bytes=max_bytes, replay_lines=replay_lines)
+        assert replayed.tracker.to_state() == single.to_state()
         assert replayed.status() == live.status()
         assert replayed.tracker.to_state() == live.tracker.to_state()
 
@@ -238,3 +329,17 @@ def test_payload_bytes_before_is_the_exact_size_of_all_details() -> None:
     exact = len(json.dumps(details, separators=(",", ":"), ensure_ascii=False).encode())
     for _ in range(2):  # computed, then from the per-detail memo
         assert payload_bytes(result, {"a": 1})[0] == exact
+
+
+def test_a_log_from_an_older_version_is_replayed_from_its_checks(tmp_path: Path) -> None:
+    old = Session(tmp_path)
+    for n, issues in enumerate([[issue()], [], [issue()]]):
+        old.record_check(check(issues, n), kind="files", targets=["src/a.ts"])
+    # an old-format checkpoint after them: ignored, the checks replay instead
+    old.log.append({"type": "state", "v": 1, "seq": 3, "signatures": [], "pairs": []})
+    upgraded = Session(tmp_path)
+    assert upgraded.tracker.to_state() == old.tracker.to_state()
+    upgraded.record_check(check([], 3), kind="files", targets=["src/a.ts"])
+    records = [json.loads(line) for line in (tmp_path / LOG_NAME).read_text().splitlines()]
+    assert records[-1]["type"] == "state" and records[-1]["v"] == 2  # checkpointed at once
+    assert Session(tmp_path).tracker.to_state() == upgraded.tracker.to_state()

@@ -15,6 +15,12 @@ What is left over is classified by coverage, never assumed:
   file with that engine; otherwise it is `newlyObserved` (the baseline could
   not have seen it, so nothing says the edit introduced it).
 
+Introduced and resolved issues are listed: they are what an edit changed.
+Unobserved and newly observed issues are only summarized (counts per file,
+engine and reason): after a one-file edit checked against a project
+baseline they are the rest of the project, and `list_issues` with the
+baseline (or current) checkId and a file or engine filter lists them.
+
 `netDelta` = len(introduced) - len(resolved): the change in the number of
 issues (errors and warnings) where both checks looked. `errorsIntroduced`
 and `errorsResolved` count errors only.
@@ -30,6 +36,8 @@ from signalint.model import CheckResult, Issue
 from signalint.snapshots import Snapshot
 
 LIST_LIMIT = 50
+# Files named in an unobserved/newlyObserved summary; the rest are counted.
+SUMMARY_FILES = 20
 # Above this many candidate pairs in one group, pair in line order instead
 # of by global nearest distance (keeps a pathological file linear-ish).
 _PAIR_BUDGET = 40_000
@@ -113,6 +121,25 @@ def _entry(snap: Snapshot, issue: Issue, reason: str | None = None) -> dict[str,
     return entry
 
 
+def _tally(values: Iterable[str]) -> dict[str, int]:
+    """Counts per value, largest first (ties by value)."""
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _summary(issues: list[tuple[Issue, str]]) -> dict[str, Any]:
+    """`{byFile, moreFiles?, byEngine, byReason}` for issues a check did not observe."""
+    by_file = _tally(issue.file for issue, _ in issues)
+    summary: dict[str, Any] = {"byFile": dict(list(by_file.items())[:SUMMARY_FILES])}
+    if len(by_file) > SUMMARY_FILES:
+        summary["moreFiles"] = len(by_file) - SUMMARY_FILES
+    summary["byEngine"] = _tally(issue.engine for issue, _ in issues)
+    summary["byReason"] = _tally(reason for _, reason in issues)
+    return summary
+
+
 def _covers(baseline: Snapshot, current: Snapshot) -> bool:
     """Whether `current` looked everywhere, with every engine, that `baseline` did."""
     outcomes = current.result.outcomes
@@ -130,7 +157,28 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _next_step(counts: dict[str, int], complete: bool, current: Snapshot) -> str:
+def _entries(snap: Snapshot, issues: list[tuple[Issue, str]]) -> list[dict[str, Any]]:
+    return [_entry(snap, issue, reason) for issue, reason in issues[:LIST_LIMIT]]
+
+
+def _listing(check_id: str, issues: list[tuple[Issue, str]]) -> str:
+    """How to list `issues` with list_issues: the checkId and one example filter."""
+    files = _tally(issue.file for issue, _ in issues)
+    if all(reason == "outside_scope" for _, reason in issues):
+        example = f'file "{next(iter(files))}"'
+    else:
+        example = f'engine "{next(iter(_tally(issue.engine for issue, _ in issues)))}"'
+    return f'list them with list_issues (checkId "{check_id}", filter e.g. {example})'
+
+
+def _next_step(
+    counts: dict[str, int],
+    complete: bool,
+    baseline: Snapshot,
+    current: Snapshot,
+    unobserved: list[tuple[Issue, str]],
+    newly: list[tuple[Issue, str]],
+) -> str:
     # The word "clean" appears only in the last line, reached only with
     # complete coverage, nothing introduced and no issue left (D7).
     parts: list[str] = []
@@ -139,21 +187,22 @@ def _next_step(counts: dict[str, int], complete: bool, current: Snapshot) -> str
             f"{_count(counts['introduced'], 'issue')} introduced since the baseline; inspect "
             f'them with get_issue_detail (checkId "{current.check_id}") and fix them first.'
         )
-    if counts["unobserved"]:
+    if unobserved:
         parts.append(
-            f"{_count(counts['unobserved'], 'baseline issue')} not observed by this check "
-            "(outside its files, or their engine did not run ok): not known to be resolved. "
-            "Run check_project with every engine working to confirm."
+            f"{_count(len(unobserved), 'baseline issue')} not observed by this check "
+            "(outside its files, or their engine did not run ok): not known to be resolved; "
+            f"{_listing(baseline.check_id, unobserved)}. Run check_project with every "
+            "engine working to confirm."
         )
     elif not complete:
         parts.append(
             "Coverage is incomplete (narrower scope, or an engine failed or is disabled), "
             "so this delta cannot confirm that nothing remains."
         )
-    if counts["newlyObserved"]:
+    if newly:
         parts.append(
-            f"{_count(counts['newlyObserved'], 'current issue')} where the baseline did not "
-            "look; they may predate the edit."
+            f"{_count(len(newly), 'current issue')} where the baseline did not look; they "
+            f"may predate the edit ({_listing(current.check_id, newly)})."
         )
     if parts:
         return " ".join(parts)
@@ -180,18 +229,23 @@ def _split_by_coverage(
     return observed, unobserved
 
 
-def compare(baseline: Snapshot, current: Snapshot) -> dict[str, Any]:
+def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -> dict[str, Any]:
     """The delta from `baseline` to `current` (see the module docstring).
 
     Returns `{baselineCheckId, currentCheckId, introduced, resolved,
-    unobserved, newlyObserved, counts, persisting, errorsIntroduced,
-    errorsResolved, netDelta, coverageComplete, truncated, nextStep}`.
-    The four lists hold at most 50 entries each (`counts` has the totals;
+    unobserved, newlyObserved, counts, errorsIntroduced, errorsResolved,
+    netDelta, coverageComplete, truncated, nextStep}`. `introduced` and
+    `resolved` list at most 50 entries each (`counts` has the totals,
     `truncated` says a list was cut); entries are `{issueId (short id of the
     snapshot the issue comes from), file, line, col, engine, rule, severity,
-    summary, reason?}` and `reason` on unobserved/newlyObserved entries says
-    why (`outside_scope`, `engine_error`, `engine_disabled`,
-    `engine_not_run`). `coverageComplete` is true only when every current
+    summary}`. With `summarize` (the MCP answers), `unobserved` and
+    `newlyObserved` are summaries `{byFile (the 20 files with most issues),
+    moreFiles?, byEngine, byReason}` and `nextStep` says how to list them;
+    without it (watch mode, where both checks share one scope), they are
+    lists like the others (at most 50, `truncated` covers them), each entry
+    with its `reason`. Reasons are `outside_scope`, `engine_error`,
+    `engine_disabled` and `engine_not_run`. `counts` also
+    has `persisting`. `coverageComplete` is true only when every current
     engine ran ok, every engine ok in the baseline is ok now, the current
     targets include the baseline's, and no baseline issue is unobserved;
     `nextStep` says "Clean" only then, with nothing introduced and no issue
@@ -229,14 +283,16 @@ def compare(baseline: Snapshot, current: Snapshot) -> dict[str, Any]:
         "currentCheckId": current.check_id,
         "introduced": [_entry(current, i) for i in introduced[:LIST_LIMIT]],
         "resolved": [_entry(baseline, i) for i in resolved[:LIST_LIMIT]],
-        "unobserved": [_entry(baseline, i, r) for i, r in unobserved[:LIST_LIMIT]],
-        "newlyObserved": [_entry(current, i, r) for i, r in newly[:LIST_LIMIT]],
+        "unobserved": _summary(unobserved) if summarize else _entries(baseline, unobserved),
+        "newlyObserved": _summary(newly) if summarize else _entries(current, newly),
         "counts": counts,
-        "persisting": persisting,
         "errorsIntroduced": sum(1 for i in introduced if i.severity == "error"),
         "errorsResolved": sum(1 for i in resolved if i.severity == "error"),
         "netDelta": len(introduced) - len(resolved),
         "coverageComplete": complete,
-        "truncated": any(n > LIST_LIMIT for k, n in counts.items() if k != "persisting"),
-        "nextStep": _next_step(counts, complete, current),
+        "truncated": any(
+            len(listed) > LIST_LIMIT
+            for listed in (introduced, resolved, *(() if summarize else (unobserved, newly)))
+        ),
+        "nextStep": _next_step(counts, complete, baseline, current, unobserved, newly),
     }

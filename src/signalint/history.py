@@ -18,16 +18,18 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from signalint import ids
-from signalint.loops import CheckKind, LoopTracker, Warnings
+from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult
 from signalint.report import issue_detail
 
 LOG_NAME = "session.jsonl"
+LOCK_NAME = "session.lock"
 MAX_BYTES = 10 * 1024 * 1024
 REPLAY_LINES = 5000
 
@@ -119,6 +121,13 @@ class Session:
     `record_check` observes a check, appends its record (with `metrics`, if
     given) and returns the active warnings. A failing disk never fails a
     check: the error is logged and the in-memory state still advances.
+
+    Several processes may share one log (two agent hosts, or a client that
+    starts a server per call). Under an advisory lock on `session.lock`,
+    each process first applies the checks others appended since it last
+    looked, then appends its own with the next sequence number; so every
+    live process, and any later replay, holds the state of one global
+    sequence of checks (D15).
     """
 
     def __init__(
@@ -129,18 +138,64 @@ class Session:
         replay_lines: int = REPLAY_LINES,
     ) -> None:
         self.log = SessionLog(state_dir / LOG_NAME, max_bytes, replay_lines)
+        self.lock_path = state_dir / LOCK_NAME
         self.checkpoint_every = max(1, replay_lines // 4)
+        self.malformed_skipped = 0
+        self._load()
+
+    def _load(self) -> None:
+        """Replay the tail of the log from scratch."""
+        mark = _position(self.log.path)
         try:
-            records, self.malformed_skipped = self.log.tail()
+            records, malformed = self.log.tail()
         except OSError as exc:
             _log.warning("cannot read session history %s: %s", self.log.path, exc)
-            records, self.malformed_skipped = [], 0
+            records, malformed = [], 0
+        self.malformed_skipped += malformed
         self.tracker = LoopTracker.replay(records)
         self._since_checkpoint = 0
         for record in reversed(records):
-            if record.get("type") == "state":
+            if record.get("type") == "state" and record.get("v") == STATE_VERSION:
                 break
             self._since_checkpoint += record.get("type") == "check"
+        else:
+            # No current checkpoint (a fresh log, or one written by an older
+            # version): write one with the next check, so later replays start
+            # from this state rather than from a tail that will slide.
+            if self._since_checkpoint:
+                self._since_checkpoint = self.checkpoint_every
+        self._mark = mark
+
+    def _sync(self) -> None:
+        """Apply the check records other processes appended since our last look."""
+        now = _position(self.log.path)
+        if now == self._mark:
+            return
+        if now is None or self._mark is None or now[0] != self._mark[0] or now[1] < self._mark[1]:
+            self._load()  # created, rotated or replaced by another process
+            return
+        try:
+            with self.log.path.open("rb") as fh:
+                fh.seek(self._mark[1])
+                data = fh.read(now[1] - self._mark[1])
+        except OSError as exc:
+            _log.warning("cannot read session history %s: %s", self.log.path, exc)
+            return
+        complete = data.rfind(b"\n") + 1  # a line still being written waits
+        records, malformed = _parse(data[:complete].split(b"\n"))
+        self.malformed_skipped += malformed
+        for record in records:
+            if record.get("type") == "state":  # another process's checkpoint
+                self._since_checkpoint = 0
+            if record.get("type") != "check":
+                continue
+            try:
+                if int(record["seq"]) > self.tracker.seq:
+                    self.tracker.apply(record)
+                    self._since_checkpoint += 1
+            except (KeyError, TypeError, ValueError):
+                continue
+        self._mark = (now[0], self._mark[1] + complete)
 
     def record_check(
         self,
@@ -150,24 +205,67 @@ class Session:
         targets: Sequence[str],
         metrics: dict[str, Any] | None = None,
     ) -> Warnings:
-        record = self.tracker.record_for(result, kind, targets)
-        warnings = self.tracker.apply(record)
-        if warnings.loop_warning is not None:
-            record["loopWarning"] = warnings.loop_warning["signature"]
-        if metrics is not None:
-            record["metrics"] = metrics
-        self._since_checkpoint += 1
-        try:
-            rotated = self.log.append(record)
-            if rotated or self._since_checkpoint >= self.checkpoint_every:
-                self.log.append(self.tracker.to_state())
-                self._since_checkpoint = 0
-        except OSError as exc:
-            _log.warning("cannot append to session history %s: %s", self.log.path, exc)
+        with _locked(self.lock_path):
+            self._sync()
+            record = self.tracker.record_for(result, kind, targets)
+            warnings = self.tracker.apply(record)
+            if warnings.loop_warning is not None:
+                record["loopWarning"] = warnings.loop_warning["signature"]
+            if metrics is not None:
+                record["metrics"] = metrics
+            self._since_checkpoint += 1
+            try:
+                rotated = self.log.append(record)
+                if rotated or self._since_checkpoint >= self.checkpoint_every:
+                    self.log.append(self.tracker.to_state())
+                    self._since_checkpoint = 0
+            except OSError as exc:
+                _log.warning("cannot append to session history %s: %s", self.log.path, exc)
+            self._mark = _position(self.log.path)
         return warnings
 
     def status(self) -> dict[str, Any]:
+        """The current loop status, including checks other processes recorded."""
+        with _locked(self.lock_path):
+            self._sync()
         return self.tracker.status()
+
+
+def _position(path: Path) -> tuple[int, int] | None:
+    """(inode, size) of the log, or None when it does not exist."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on `path`, where the platform and disk allow one.
+
+    Without it (no fcntl, unwritable state directory) the session still
+    works; only concurrent writers could then interleave their sequences.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        fcntl = None  # type: ignore[assignment]
+    fd: int | None = None
+    if fcntl is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing releases the lock
 
 
 def payload_bytes(result: CheckResult, payload: dict[str, Any]) -> tuple[int, int]:

@@ -4,14 +4,23 @@
 live server and a replay of `session.jsonl` call the same `apply` on the
 same records, so both end in exactly the same state.
 
-Oscillation (per signature = rule + `ids.message_template`): a signature
-*disappears* only when a check looked where it was (its file in scope and
-its engine `ok`); it *reappears* when it is found again after disappearing.
-Two or more reappearances flag it for good (a clean check does not erase
-the count). Churn (per file + rule): the number of consecutive
-`check_files` results that contain the pair; a files check that covered
-the file and its engine and lacks the pair resets it; project checks
-neither count nor reset, live or replayed.
+Both detectors count appearances separated by an *observed* absence. An
+issue is absent only when a check looked where it was: its file inside the
+check's targets and every engine that reported it `ok`. A check whose scope
+or engines did not cover the file says nothing about it, whatever its kind
+(project or files).
+
+Oscillation (per signature = rule + `ids.message_template`, any file): it
+*reappears* when it is found again after disappearing everywhere it was
+known. It is looping while it has reappeared at least twice and is still
+present; a check that shows it resolved ends the loop (a later comeback
+starts it again, with the higher count).
+
+Churn (per file + rule, any message or line): `checkCount` is the number of
+separate appearances of the pair (the first one plus each comeback after an
+observed absence). It churns while it has appeared three or more times and
+is still present. An issue that stays in its file, untouched, through any
+number of checks appears once and never churns.
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ LOOP_THRESHOLD = 2
 CHURN_THRESHOLD = 3
 MAX_TRACKED = 10_000  # per kind of counter; keeps state records bounded
 STATUS_LIMIT = 50
+# Version 1 states counted consecutive presence for churn; they are not read.
+STATE_VERSION = 2
 
 CheckKind = Literal["project", "files"]
 
@@ -45,12 +56,21 @@ class _Signature:
     reappearances: int = 0
     last_seq: int = 0
 
+    @property
+    def looping(self) -> bool:
+        return self.reappearances >= LOOP_THRESHOLD and bool(self.files)
+
 
 @dataclass
 class _Pair:
-    count: int
-    engines: list[str]
+    engines: list[str]  # the engines that reported it when last seen
+    appearances: int = 1
+    present: bool = True
     last_seq: int = 0
+
+    @property
+    def churning(self) -> bool:
+        return self.present and self.appearances >= CHURN_THRESHOLD
 
 
 def _covered(scope: Scope, engines: dict[str, str], file: str, found_by: Iterable[str]) -> bool:
@@ -67,8 +87,8 @@ def _loop_hint(count: int) -> str:
 
 def _churn_hint(file: str, rule: str, count: int) -> str:
     return (
-        f"{file} has re-triggered {rule} across {count} consecutive file checks; the agent "
-        "may be stuck on this file, not just on one exact issue."
+        f"{rule} in {file} went away and came back {count - 1} times; the agent may be "
+        "stuck on this file, not just on one exact issue."
     )
 
 
@@ -108,14 +128,15 @@ class LoopTracker:
         # Read the whole record before changing anything: a record that does
         # not fit raises here and leaves the state untouched (replay skips it).
         seq = int(record["seq"])
-        kind = record["kind"]
+        if record["kind"] not in ("project", "files"):
+            raise ValueError(f"unknown check kind {record['kind']!r}")
         scope = Scope(tuple(str(t) for t in record["targets"]))
         engines: dict[str, str] = dict(record["engines"])
         present: dict[tuple[str, str], dict[str, list[str]]] = {}
-        pairs_now: dict[tuple[str, str], list[str]] = {}
+        pairs_now: dict[tuple[str, str], set[str]] = {}
         for rule, template, file, engine in record["found"]:
             present.setdefault((rule, template), {}).setdefault(file, []).append(engine)
-            pairs_now.setdefault((file, rule), []).append(engine)
+            pairs_now.setdefault((file, rule), set()).add(engine)
         self.seq = seq
 
         for key, sig in self.signatures.items():
@@ -128,26 +149,22 @@ class LoopTracker:
             sig.files = kept
         for key, where in present.items():
             self.signatures.setdefault(key, _Signature(files=dict(where), last_seq=seq))
-        _bound(self.signatures, lambda s: bool(s.files) or s.reappearances >= LOOP_THRESHOLD)
+        _bound(self.signatures, lambda s: bool(s.files) or s.reappearances > 0)
 
-        if kind == "files":
-            for key, pair in list(self.pairs.items()):
-                if key not in pairs_now and _covered(scope, engines, key[0], pair.engines):
-                    del self.pairs[key]
-            for key, found_by in pairs_now.items():
-                pair = self.pairs.setdefault(key, _Pair(0, []))
-                pair.count, pair.engines, pair.last_seq = pair.count + 1, found_by, seq
-            _bound(self.pairs, lambda p: p.last_seq == seq)
+        for key, pair in self.pairs.items():
+            if key not in pairs_now and pair.present:
+                pair.present = not _covered(scope, engines, key[0], pair.engines)
+        for key, found_by in pairs_now.items():
+            pair = self.pairs.setdefault(key, _Pair(sorted(found_by), 0, False))
+            if not pair.present:
+                pair.appearances += 1
+            pair.engines, pair.present, pair.last_seq = sorted(found_by), True, seq
+        _bound(self.pairs, lambda p: p.last_seq == seq)
 
-        loop = [k for k in present if self.signatures[k].reappearances >= LOOP_THRESHOLD]
-        # Churn is about repeated file checks; a project check reports none.
-        churn = [
-            k
-            for k in pairs_now
-            if kind == "files" and k in self.pairs and self.pairs[k].count >= CHURN_THRESHOLD
-        ]
+        loop = [k for k in present if self.signatures[k].looping]
+        churn = [k for k in pairs_now if self.pairs[k].churning]
         loop.sort(key=lambda k: (-self.signatures[k].reappearances, k))
-        churn.sort(key=lambda k: (-self.pairs[k].count, k))
+        churn.sort(key=lambda k: (-self.pairs[k].appearances, k))
         return Warnings(
             self._loop_entry(loop[0], hint=True) if loop else None,
             self._churn_entry(churn[0], hint=True) if churn else None,
@@ -157,9 +174,7 @@ class LoopTracker:
         sig = self.signatures[key]
         entry: dict[str, Any] = {
             "signature": _display(key),
-            "rule": key[0],
             "occurrences": sig.reappearances,
-            "present": bool(sig.files),
             "files": sorted(sig.files)[:5],
         }
         if hint:
@@ -167,56 +182,71 @@ class LoopTracker:
         return entry
 
     def _churn_entry(self, key: tuple[str, str], *, hint: bool = False) -> dict[str, Any]:
-        count = self.pairs[key].count
+        count = self.pairs[key].appearances
         entry: dict[str, Any] = {"file": key[0], "rule": key[1], "checkCount": count}
         if hint:
             entry["hint"] = _churn_hint(key[0], key[1], count)
         return entry
 
     def status(self) -> dict[str, Any]:
-        """The get_loop_status answer (lists bounded to 50; counts are totals)."""
+        """The get_loop_status answer: what is looping or churning *now*.
+
+        Lists hold at most 50 entries; `loopingSignatureCount` and
+        `fileRuleChurnCount` (the totals) appear only when a list was cut.
+        """
         loops = sorted(
-            (k for k, s in self.signatures.items() if s.reappearances >= LOOP_THRESHOLD),
+            (k for k, s in self.signatures.items() if s.looping),
             key=lambda k: (-self.signatures[k].reappearances, k),
         )
         churns = sorted(
-            (k for k, p in self.pairs.items() if p.count >= CHURN_THRESHOLD),
-            key=lambda k: (-self.pairs[k].count, k),
+            (k for k, p in self.pairs.items() if p.churning),
+            key=lambda k: (-self.pairs[k].appearances, k),
         )
-        return {
+        status: dict[str, Any] = {
             "looping": bool(loops),
             "signatures": [self._loop_entry(k) for k in loops[:STATUS_LIMIT]],
-            "loopingSignatureCount": len(loops),
             "fileChurning": bool(churns),
             "fileRuleChurns": [self._churn_entry(k) for k in churns[:STATUS_LIMIT]],
-            "fileRuleChurnCount": len(churns),
             "checksObserved": self.seq,
         }
+        # The totals only add something when a list was cut.
+        if len(loops) > STATUS_LIMIT:
+            status["loopingSignatureCount"] = len(loops)
+        if len(churns) > STATUS_LIMIT:
+            status["fileRuleChurnCount"] = len(churns)
+        return status
 
     def to_state(self) -> dict[str, Any]:
         """A `state` record: the whole tracker, JSON-ready and canonical."""
         return {
             "type": "state",
-            "v": 1,
+            "v": STATE_VERSION,
             "seq": self.seq,
             "signatures": [
                 [k[0], k[1], s.reappearances, s.last_seq, sorted(s.files.items())]
                 for k, s in sorted(self.signatures.items())
             ],
             "pairs": [
-                [k[0], k[1], p.count, p.last_seq, p.engines] for k, p in sorted(self.pairs.items())
+                [k[0], k[1], p.appearances, p.present, p.last_seq, p.engines]
+                for k, p in sorted(self.pairs.items())
             ],
         }
 
     @classmethod
     def from_state(cls, record: dict[str, Any]) -> LoopTracker:
+        """The tracker a `state` record describes; ValueError for another
+        version (replay then rebuilds from the check records instead)."""
+        if record.get("v") != STATE_VERSION:
+            raise ValueError(f"state record version {record.get('v')!r}")
         tracker = cls(seq=int(record["seq"]))
         for rule, template, reappearances, last_seq, files in record["signatures"]:
             tracker.signatures[(rule, template)] = _Signature(
                 {f: list(e) for f, e in files}, int(reappearances), int(last_seq)
             )
-        for file, rule, count, last_seq, engines in record["pairs"]:
-            tracker.pairs[(file, rule)] = _Pair(int(count), list(engines), int(last_seq))
+        for file, rule, appearances, present, last_seq, engines in record["pairs"]:
+            tracker.pairs[(file, rule)] = _Pair(
+                list(engines), int(appearances), bool(present), int(last_seq)
+            )
         return tracker
 
     @classmethod

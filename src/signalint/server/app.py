@@ -55,10 +55,11 @@ def tool_definition(spec: ToolSpec, state: ServerState) -> types.Tool:
         output_schema=spec.output_schema(state.compact)
         if advertises_output_schema(state.mode)
         else None,
+        # No annotations.title: it would repeat the tool's title. No
+        # destructiveHint: it means nothing for a read-only tool (MCP spec).
         annotations=types.ToolAnnotations(
-            title=spec.title,
             read_only_hint=spec.read_only,
-            destructive_hint=False,
+            destructive_hint=None if spec.read_only else False,
             idempotent_hint=spec.idempotent,
             open_world_hint=False,
         ),

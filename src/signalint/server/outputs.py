@@ -1,23 +1,49 @@
-"""Output JSON schemas of the MCP tools (the pattern is described in `schemas`)."""
+"""Output JSON schemas of the MCP tools (the pattern is described in `schemas`).
+
+Every schema is sent to the client in `tools/list`, so each byte is paid on
+every connection: the top level of an answer is closed and every key is
+typed; nested objects (engine entries, clusters, flat records, delta
+entries, warnings) state their type and the keys they always carry
+(`required`), and leave value types to the README. Enumerations are written
+as bare `enum`/`const` (the values imply the type) and counts as plain
+integers.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
 from signalint.report import COMPACT_KEYS
-from signalint.server.schemas import SEVERITY, Schema, closed, union
+from signalint.server.schemas import Schema, union
 
 _STR: Final[Schema] = {"type": "string"}
-_INT: Final[Schema] = {"type": "integer", "minimum": 0}
+_INT: Final[Schema] = {"type": "integer"}
 _BOOL: Final[Schema] = {"type": "boolean"}
-_SEVERITY: Final[Schema] = SEVERITY
+_STRS: Final[Schema] = {"type": "array", "items": _STR}
 
-# Refusals and failures share one shape across tools (tools.py builds them).
+
+def _object(*required: str) -> Schema:
+    """A nested object that always carries `required` keys."""
+    return {"type": "object", "required": list(required)}
+
+
+def _array(items: Schema, max_items: int | None = None) -> Schema:
+    schema: Schema = {"type": "array", "items": items}
+    if max_items is not None:
+        schema["maxItems"] = max_items
+    return schema
+
+
+# Refusals share one shape (errors.py builds them). Lookups can only refuse
+# an argument or an id (`field`); checks add the failure fields.
 ERROR_PROPERTIES: Final[dict[str, Schema]] = {
-    "status": {"type": "string", "enum": ["error", "stale"]},
+    "status": {"enum": ["error", "stale"]},
     "code": _STR,
     "message": _STR,
     "field": _STR,
+}
+CHECK_ERROR_PROPERTIES: Final[dict[str, Schema]] = {
+    **ERROR_PROPERTIES,
     "engine": _STR,
     "retryable": _BOOL,
     "nextStep": _STR,
@@ -25,86 +51,35 @@ ERROR_PROPERTIES: Final[dict[str, Schema]] = {
 }
 ERROR_REQUIRED: Final = ["status", "code", "message"]
 
-ENGINE_STATUS: Final = closed(
-    {"status": {"type": "string", "enum": ["ok", "error", "disabled"]}, "message": _STR},
-    ["status"],
-)
+# {status, message?, filesChecked?, coverageGap?} per engine (D17).
+ENGINE_STATUS: Final[Schema] = {
+    "type": "object",
+    "properties": {"status": {"enum": ["ok", "error", "disabled"]}},
+    "required": ["status"],
+}
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}
-CLUSTER: Final = closed(
-    {
-        "clusterId": _STR,
-        "rootCauseSummary": _STR,
-        "ruleIds": {"type": "array", "items": _STR},
-        "issueCount": _INT,
-        "fileCount": _INT,
-        "priority": {"type": "integer", "minimum": 1, "maximum": 5},
-        "suggestedAction": _STR,
-        "sampleIssueIds": {"type": "array", "items": _STR},
-    },
-    ["clusterId", "rootCauseSummary", "ruleIds", "issueCount", "fileCount", "priority"],
+# + suggestedAction?, sampleIssueIds?
+CLUSTER: Final = _object(
+    "clusterId", "rootCauseSummary", "ruleIds", "issueCount", "fileCount", "priority"
 )
-FLAT: Final = closed(
-    {
-        "issueId": _STR,
-        "file": _STR,
-        "line": _INT,
-        "col": _INT,
-        "rule": _STR,
-        "severity": _SEVERITY,
-        "fixable": _BOOL,
-    },
-    ["issueId", "file", "line", "col", "rule", "severity", "fixable"],
+FLAT: Final = _object("issueId", "file", "line", "col", "rule", "severity", "fixable")
+# + summary, sourceKind, endLine?, endCol?, clusterId?, docsUrl?, help?, alsoReportedBy?
+DETAIL: Final = _object(
+    "issueId", "shortId", "file", "line", "col", "engine", "rule", "severity", "message", "fixable"
 )
-DETAIL: Final = closed(
-    {
-        "issueId": _STR,
-        "shortId": _STR,
-        "file": _STR,
-        "line": _INT,
-        "col": _INT,
-        "endLine": _INT,
-        "endCol": _INT,
-        "engine": _STR,
-        "rule": _STR,
-        "severity": _SEVERITY,
-        "summary": _STR,
-        "message": _STR,
-        "fixable": _BOOL,
-        "clusterId": _STR,
-        "sourceKind": {"type": "string", "enum": ["compiler", "linter", "lsp", "editor"]},
-        "docsUrl": _STR,
-        "help": _STR,
-    },
-    ["issueId", "shortId", "file", "line", "col", "engine", "rule", "severity",
-     "summary", "message", "fixable", "sourceKind"],
-)  # fmt: skip
-
-# history.LoopTracker entries; `hint` appears on the warnings of a check.
-LOOP_ENTRY: Final = closed(
-    {
-        "signature": _STR,
-        "rule": _STR,
-        "occurrences": _INT,
-        "present": _BOOL,
-        "files": {"type": "array", "items": _STR},
-        "hint": _STR,
-    },
-    ["signature", "rule", "occurrences", "present", "files"],
-)
-CHURN_ENTRY: Final = closed(
-    {"file": _STR, "rule": _STR, "checkCount": _INT, "hint": _STR},
-    ["file", "rule", "checkCount"],
-)
+# loops.LoopTracker entries; `hint` appears on the warnings of a check.
+LOOP_ENTRY: Final = _object("signature", "occurrences", "files")
+CHURN_ENTRY: Final = _object("file", "rule", "checkCount")
 
 # The check response with full keys (report.check_payload), in payload order.
 CHECK_PROPERTIES: Final[dict[str, Schema]] = {
-    "schemaVersion": {"type": "string", "const": "1.4"},
-    "status": {"type": "string", "enum": ["clean", "issues_found", "error"]},
+    "schemaVersion": {"const": "1.4"},
+    "status": {"enum": ["clean", "issues_found", "error"]},
     "projectRoot": _STR,
     "engines": ENGINES,
     "totalIssues": _INT,
-    "clusters": {"type": "array", "items": CLUSTER, "maxItems": 10},
-    "remainingIssues": {"type": "array", "items": FLAT, "maxItems": 100},
+    "clusters": _array(CLUSTER, 10),
+    "remainingIssues": _array(FLAT, 100),
     "omittedIssueCount": _INT,
     "filteredOutIssueCount": _INT,
     "filteredOutCount": _INT,
@@ -112,6 +87,7 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "truncated": _BOOL,
     "loopWarning": LOOP_ENTRY,
     "fileRuleChurnWarning": CHURN_ENTRY,
+    "coverageWarning": _STR,
     "checkId": _STR,
     "fingerprint": _STR,
     "code": _STR,
@@ -127,6 +103,11 @@ def _compact(keys: dict[str, Schema]) -> dict[str, Schema]:
     return {COMPACT_KEYS.get(k, k): v for k, v in keys.items() if k != "projectRoot"}
 
 
+def _merge_status(properties: dict[str, Schema], extra: list[str]) -> None:
+    values = list(properties["status"]["enum"])
+    properties["status"] = {"enum": values + [v for v in extra if v not in values]}
+
+
 def check_output(*, compact: bool, extra: dict[str, Schema] | None = None) -> Schema:
     """Schema of a check answer (check_project, check_files, after_edit_check)."""
     if compact:
@@ -135,12 +116,10 @@ def check_output(*, compact: bool, extra: dict[str, Schema] | None = None) -> Sc
     else:
         properties, required = dict(CHECK_PROPERTIES), list(CHECK_REQUIRED)
     properties.update(extra or {})
-    for key, schema in ERROR_PROPERTIES.items():
-        if key == "status":
-            statuses = properties["status"]["enum"] + ["stale"]
-            properties["status"] = {"type": "string", "enum": statuses}
-        else:
-            properties.setdefault(key, schema)
+    # A check refuses with status "error" (never "stale": a stale baseline
+    # goes into `delta`), which the check's own statuses already include.
+    for key, schema in CHECK_ERROR_PROPERTIES.items():
+        properties.setdefault(key, schema)
     return union(properties, required, ERROR_REQUIRED)
 
 
@@ -148,43 +127,28 @@ def output(properties: dict[str, Schema], required: list[str]) -> Schema:
     """Schema of a non-check answer: its own shape, or the shared refusal."""
     merged = dict(ERROR_PROPERTIES)
     for key, schema in properties.items():
+        merged[key] = schema
         if key == "status":  # both shapes have a status: accept either's values
-            values = ERROR_PROPERTIES["status"]["enum"] + schema["enum"]
-            merged[key] = {"type": "string", "enum": sorted(set(values))}
-        else:
-            merged[key] = schema
+            _merge_status(merged, ERROR_PROPERTIES["status"]["enum"])
     return union(merged, required, ERROR_REQUIRED)
 
 
-# delta.compare
-DELTA_ENTRY: Final = closed(
-    {
-        "issueId": _STR,
-        "file": _STR,
-        "line": _INT,
-        "col": _INT,
-        "engine": _STR,
-        "rule": _STR,
-        "severity": _SEVERITY,
-        "summary": _STR,
-        "reason": _STR,
-    },
-    ["issueId", "file", "line", "col", "engine", "rule", "severity", "summary"],
-)
-_ENTRIES: Final[Schema] = {"type": "array", "items": DELTA_ENTRY}
+# delta.compare(summarize=True); entries: + the short issueId of their check.
+DELTA_ENTRY: Final = _object("issueId", "file", "line", "col", "engine", "rule", "severity")
+# {byFile, moreFiles?, byEngine, byReason}: counts of issues one check did not observe.
+DELTA_SUMMARY: Final = _object("byFile", "byEngine", "byReason")
 _COUNT_KEYS: Final = ["introduced", "resolved", "unobserved", "newlyObserved", "persisting"]
 DELTA_PROPERTIES: Final[dict[str, Schema]] = {
     "baselineCheckId": _STR,
     "currentCheckId": _STR,
-    "introduced": _ENTRIES,
-    "resolved": _ENTRIES,
-    "unobserved": _ENTRIES,
-    "newlyObserved": _ENTRIES,
-    "counts": closed({k: _INT for k in _COUNT_KEYS}, _COUNT_KEYS),
-    "persisting": _INT,
+    "introduced": _array(DELTA_ENTRY, 50),
+    "resolved": _array(DELTA_ENTRY, 50),
+    "unobserved": DELTA_SUMMARY,
+    "newlyObserved": DELTA_SUMMARY,
+    "counts": _object(*_COUNT_KEYS),
     "errorsIntroduced": _INT,
     "errorsResolved": _INT,
-    "netDelta": {"type": "integer"},
+    "netDelta": _INT,
     "coverageComplete": _BOOL,
     "truncated": _BOOL,
     "nextStep": _STR,
@@ -194,15 +158,15 @@ DELTA_OUTPUT: Final = output(DELTA_PROPERTIES, list(DELTA_PROPERTIES))
 # snapshots.snapshot_summary: metadata, then the check's summary keys.
 _SNAPSHOT_CHECK_KEYS: Final = (
     "engines", "totalIssues", "clusters", "remainingIssues", "omittedIssueCount",
-    "filteredOutIssueCount", "nextStep", "truncated", "code", "message",
+    "filteredOutIssueCount", "nextStep", "truncated", "coverageWarning", "code", "message",
 )  # fmt: skip
 SNAPSHOT_OUTPUT: Final = output(
     {
         "checkId": _STR,
         "fingerprint": _STR,
         "createdAt": {"type": "string", "format": "date-time"},
-        "source": {"type": "string", "enum": ["project", "files"]},
-        "targets": {"type": "array", "items": _STR},
+        "source": {"enum": ["project", "files"]},
+        "targets": _STRS,
         "status": CHECK_PROPERTIES["status"],
         **{key: CHECK_PROPERTIES[key] for key in _SNAPSHOT_CHECK_KEYS},
     },
@@ -213,34 +177,34 @@ SNAPSHOT_OUTPUT: Final = output(
 LOOP_STATUS_OUTPUT: Final = output(
     {
         "looping": _BOOL,
-        "signatures": {"type": "array", "items": LOOP_ENTRY},
+        "signatures": _array(LOOP_ENTRY, 50),
         "loopingSignatureCount": _INT,
         "fileChurning": _BOOL,
-        "fileRuleChurns": {"type": "array", "items": CHURN_ENTRY},
+        "fileRuleChurns": _array(CHURN_ENTRY, 50),
         "fileRuleChurnCount": _INT,
         "checksObserved": _INT,
     },
-    ["looping", "signatures", "loopingSignatureCount", "fileChurning", "fileRuleChurns",
-     "fileRuleChurnCount", "checksObserved"],
-)  # fmt: skip
-
-PING_OUTPUT: Final = output(
-    {"pong": {"type": "boolean", "const": True}, "projectRoot": _STR}, ["pong", "projectRoot"]
+    ["looping", "signatures", "fileChurning", "fileRuleChurns", "checksObserved"],
 )
+
+PING_OUTPUT: Final = output({"pong": {"const": True}, "projectRoot": _STR}, ["pong", "projectRoot"])
 DETAIL_OUTPUT: Final = output(
-    {"issues": {"type": "array", "items": DETAIL}, "total": _INT, "nextStep": _STR}, ["issues"]
+    {"issues": _array(DETAIL), "total": _INT, "nextStep": _STR}, ["issues"]
 )
 LIST_OUTPUT: Final = output(
-    {
-        "checkId": _STR,
-        "total": _INT,
-        "issues": {"type": "array", "items": DETAIL},
-        "nextCursor": _STR,
-    },
+    {"checkId": _STR, "total": _INT, "issues": _array(DETAIL), "nextCursor": _STR},
     ["checkId", "total", "issues"],
 )
 
 
+# Nested in after_edit_check, a delta follows the nested-object rule: its
+# keys, not their types (compare_diagnostics advertises the whole shape).
+_NESTED_DELTA: Final[Schema] = {
+    "type": "object",
+    "anyOf": [{"required": list(DELTA_PROPERTIES)}, {"required": ERROR_REQUIRED}],
+}
+
+
 def after_edit_output(*, compact: bool) -> Schema:
     """A file check plus `delta`: a comparison, or a stale marker for the baseline."""
-    return check_output(compact=compact, extra={"delta": DELTA_OUTPUT})
+    return check_output(compact=compact, extra={"delta": _NESTED_DELTA})

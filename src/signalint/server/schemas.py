@@ -29,12 +29,11 @@ SEVERITY: Final[Schema] = {"type": "string", "enum": ["error", "warning"]}
 
 
 def closed(properties: dict[str, Schema], required: list[str]) -> Schema:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": False,
-    }
+    schema: Schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    return schema
 
 
 def union(properties: dict[str, Schema], *shapes: list[str]) -> Schema:
@@ -61,8 +60,8 @@ def _id(description: str) -> Schema:
     return {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS, "description": description}
 
 
-_CHECK_ID = _id("checkId returned by an earlier check in this server session.")
-_FILES = _path_array("Project-relative paths of the files to check (e.g. src/app.ts).")
+_CHECK_ID = _id("checkId of an earlier check.")
+_FILES = _path_array("Project-relative files, e.g. src/app.ts.")
 
 INPUTS: Final[dict[str, Schema]] = {
     "ping": closed({}, []),
@@ -73,23 +72,23 @@ INPUTS: Final[dict[str, Schema]] = {
     "get_issue_detail": closed(
         {
             "checkId": _CHECK_ID,
-            "clusterId": _id("A clusterId from that check (give this or issueId)."),
-            "issueId": _id("An issueId (or its short prefix) from that check."),
+            "clusterId": _id("A clusterId of that check (or give issueId)."),
+            "issueId": _id("An issueId of that check, short ids accepted."),
         },
         ["checkId"],
     ),
     "get_diagnostic_snapshot": closed({"checkId": _CHECK_ID}, ["checkId"]),
     "compare_diagnostics": closed(
         {
-            "baselineCheckId": _id("checkId of the earlier (baseline) check."),
-            "currentCheckId": _id("checkId of the later check."),
+            "baselineCheckId": _id("checkId before the edit."),
+            "currentCheckId": _id("checkId after the edit."),
         },
         ["baselineCheckId", "currentCheckId"],
     ),
     "after_edit_check": closed(
         {
             "files": _FILES,
-            "baselineCheckId": _id("checkId of the check made before the edit (optional)."),
+            "baselineCheckId": _id("checkId of the check before the edit."),
         },
         ["files"],
     ),
@@ -97,7 +96,7 @@ INPUTS: Final[dict[str, Schema]] = {
     "list_issues": closed(
         {
             "checkId": _CHECK_ID,
-            "cursor": _id("nextCursor from the previous page of the same listing."),
+            "cursor": _id("nextCursor of the previous page."),
             "limit": {
                 "type": "integer",
                 "minimum": 1,
@@ -108,11 +107,11 @@ INPUTS: Final[dict[str, Schema]] = {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": MAX_PATH_CHARS,
-                "description": "Only issues in this file or directory.",
+                "description": "A file or directory.",
             },
-            "rule": _id("Only issues of this rule (exact, e.g. TS2322)."),
-            "severity": {**SEVERITY, "description": "Only errors or only warnings."},
-            "engine": _id("Only issues from this engine (oxlint, tsc, biome, eslint)."),
+            "rule": _id("A rule id, exactly, e.g. TS2322."),
+            "severity": SEVERITY,
+            "engine": _id("oxlint, tsc, biome or eslint."),
         },
         ["checkId"],
     ),

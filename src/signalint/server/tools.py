@@ -88,7 +88,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    delta = compare(baseline, answer.snapshot)
+    delta = compare(baseline, answer.snapshot, summarize=True)
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
 
@@ -144,15 +144,17 @@ async def compare_diagnostics(
 
     baseline = _snapshot(state, args["baselineCheckId"], "baselineCheckId")
     current = _snapshot(state, args["currentCheckId"], "currentCheckId")
-    delta = compare(baseline, current)
+    delta = compare(baseline, current, summarize=True)
     return Reply(delta, _delta_summary(delta))
 
 
 async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     status = state.history.status()
+    loops = status.get("loopingSignatureCount", len(status["signatures"]))
+    churns = status.get("fileRuleChurnCount", len(status["fileRuleChurns"]))
     text = (
-        f"{_plural(status['loopingSignatureCount'], 'looping signature')}, "
-        f"{_plural(status['fileRuleChurnCount'], 'churning file/rule pair')} "
+        f"{_plural(loops, 'looping signature')}, "
+        f"{_plural(churns, 'churning file/rule pair')} "
         f"over {_plural(status['checksObserved'], 'check')}."
     )
     return Reply(status, text)

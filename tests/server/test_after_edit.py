@@ -1,0 +1,58 @@
+"""after_edit_check answers what the edit changed, affordably (defect 11).
+
+A project baseline with errors in many other files, then a one-line edit
+checked against it: the answer lists what was introduced or resolved and
+only counts the baseline issues the file check could not observe, with a
+way to list them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ..conftest import require_engine
+from .conftest import connect, write_project
+
+pytestmark = pytest.mark.anyio
+
+OTHER_FILES = 25  # two tsc errors each: 50 unobserved baseline issues
+
+
+@pytest.mark.real
+async def test_a_one_line_edit_answers_with_a_summary_of_unobserved_issues(
+    tmp_path: Path,
+) -> None:
+    require_engine("tsc")
+    root = write_project(tmp_path / "project")
+    for n in range(OTHER_FILES):
+        (root / "src" / f"other{n:02}.ts").write_text(
+            f"export const a{n}: number = 'text';\nexport const b{n}: string = 1;\n"
+        )
+    async with connect(root) as client:
+        baseline = (await client.call("check_project")).data
+        assert baseline["totalIssues"] == 2 * OTHER_FILES + 2
+        (root / "src" / "a.ts").write_text("export const n: number = 1;\n")
+        after = await client.call(
+            "after_edit_check", {"files": ["src/a.ts"], "baselineCheckId": baseline["checkId"]}
+        )
+        delta = after.data["delta"]
+        assert [(e["file"], e["rule"]) for e in delta["resolved"]] == [("src/a.ts", "TS2322")]
+        assert delta["introduced"] == []
+        assert delta["counts"]["unobserved"] == 2 * OTHER_FILES + 1  # b.ts too
+        assert delta["unobserved"]["byFile"]["src/other00.ts"] == 2
+        assert len(delta["unobserved"]["byFile"]) == 20
+        assert delta["unobserved"]["moreFiles"] == OTHER_FILES + 1 - 20
+        assert delta["unobserved"]["byEngine"] == {"tsc": 2 * OTHER_FILES + 1}
+        assert delta["unobserved"]["byReason"] == {"outside_scope": 2 * OTHER_FILES + 1}
+        assert f'list_issues (checkId "{baseline["checkId"]}"' in delta["nextStep"]
+        size = len(after.text.encode())
+        assert size < 2500, f"after_edit_check answered {size} bytes"
+
+        listed = await client.call(
+            "list_issues", {"checkId": baseline["checkId"], "file": "src/other00.ts"}
+        )
+        assert listed.data["total"] == 2
+    print(f"after_edit_check answer: {size} bytes; delta {len(json.dumps(delta))} bytes")
