@@ -117,7 +117,7 @@ def test_issue_where_the_baseline_did_not_look_is_newly_observed_not_introduced(
     assert result["errorsIntroduced"] == 1
 
 
-def test_counts_and_net_delta_cover_errors_and_warnings() -> None:
+def test_counts_cover_every_kind_and_net_delta_only_errors() -> None:
     baseline = snapshot(
         [
             issue(line=1),
@@ -125,10 +125,16 @@ def test_counts_and_net_delta_cover_errors_and_warnings() -> None:
             issue(line=3, rule="w", severity="warning", message="W"),
         ]
     )
-    current = snapshot([issue(line=1), issue(line=9, rule="b", message="B", severity="warning")])
+    current = snapshot(
+        [
+            issue(line=1),
+            issue(line=9, rule="b", message="B", severity="warning"),
+            issue(line=11, rule="c", message="C", severity="warning"),
+        ]
+    )
     result = compare(baseline, current)
     assert result["counts"] == {
-        "introduced": 1,
+        "introduced": 2,
         "resolved": 2,
         "unobserved": 0,
         "newlyObserved": 0,

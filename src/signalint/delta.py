@@ -21,9 +21,9 @@ engine and reason): after a one-file edit checked against a project
 baseline they are the rest of the project, and `list_issues` with the
 baseline (or current) checkId and a file or engine filter lists them.
 
-`netDelta` = len(introduced) - len(resolved): the change in the number of
-issues (errors and warnings) where both checks looked. `errorsIntroduced`
-and `errorsResolved` count errors only.
+`errorsIntroduced` and `errorsResolved` count errors only, and `netDelta`
+is their difference (the reference's definition: warnings are listed but
+never move it); `counts` has the totals of every kind.
 """
 
 from __future__ import annotations
@@ -278,6 +278,8 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
         "persisting": persisting,
     }
     complete = not unobserved and _covers(baseline, current)
+    errors_introduced = sum(1 for i in introduced if i.severity == "error")
+    errors_resolved = sum(1 for i in resolved if i.severity == "error")
     return {
         "baselineCheckId": baseline.check_id,
         "currentCheckId": current.check_id,
@@ -286,9 +288,9 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
         "unobserved": _summary(unobserved) if summarize else _entries(baseline, unobserved),
         "newlyObserved": _summary(newly) if summarize else _entries(current, newly),
         "counts": counts,
-        "errorsIntroduced": sum(1 for i in introduced if i.severity == "error"),
-        "errorsResolved": sum(1 for i in resolved if i.severity == "error"),
-        "netDelta": len(introduced) - len(resolved),
+        "errorsIntroduced": errors_introduced,
+        "errorsResolved": errors_resolved,
+        "netDelta": errors_introduced - errors_resolved,
         "coverageComplete": complete,
         "truncated": any(
             len(listed) > LIST_LIMIT
