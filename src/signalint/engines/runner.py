@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signalint import process
+from signalint.config import timeout_setting
 from signalint.engines.base import (
     Command,
     Engine,
@@ -68,10 +69,15 @@ def batches(
     return out
 
 
-def _failure(engine: Engine, result: process.ProcessResult, command: Command) -> str | None:
+def _failure(
+    engine: Engine, result: process.ProcessResult, command: Command, root: Path
+) -> str | None:
     """Why a run cannot be trusted, or None when its output may be parsed."""
     if result.timed_out:
-        return f"{engine.name} timed out after {command.timeout_s:g} s"
+        return (
+            f"{engine.name} timed out after {command.timeout_s:g} s; "
+            f"raise {timeout_setting(root, engine.name)}"
+        )
     if result.output_limited:
         limit_mib = process.DEFAULT_OUTPUT_LIMIT // (1024 * 1024)
         return f"{engine.name} produced more than {limit_mib} MiB of output and was stopped"
@@ -155,7 +161,7 @@ async def run_engine(
         probe_command = engine.probe(ctx)
         if probe_command is not None:
             probe_result = await process.run(probe_command)
-            problem = _failure(engine, probe_result, probe_command)
+            problem = _failure(engine, probe_result, probe_command, root)
             if problem:
                 return outcome("error", message=problem)
         if engine.whole_program:
@@ -176,7 +182,7 @@ async def run_engine(
             return outcome(
                 "disabled", message=f"{engine.name} executable vanished: {resolved.path}"
             )
-        problem = _failure(engine, result, command)
+        problem = _failure(engine, result, command, root)
         if problem:
             return outcome("error", message=problem)
         abnormal = result.exit_code not in command.ok_exit_codes
