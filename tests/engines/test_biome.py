@@ -86,9 +86,14 @@ def test_biome_broken_config_is_an_output_error_with_biome_headline() -> None:
     assert caught.value.message == "biome.json:1:3: Property key must be double quoted"
 
 
-def test_biome_relevance_docs_urls_and_config_files() -> None:
-    assert ENGINE.relevant("a.graphql") and ENGINE.relevant("x.jsonc") and ENGINE.relevant("s.css")
-    assert not ENGINE.relevant("index.html") and not ENGINE.relevant("README.md")
+def test_biome_candidates_are_text_files_its_config_then_selects() -> None:
+    # Biome's own configuration decides; only binaries and dependencies are never passed.
+    assert ENGINE.relevant("a.graphql") and ENGINE.relevant("index.html")
+    assert ENGINE.relevant("README.md") and ENGINE.relevant("notes.txt")
+    assert not ENGINE.relevant("logo.png") and not ENGINE.relevant("node_modules/x/a.js")
+
+
+def test_biome_docs_urls_and_config_files() -> None:
     assert docs_url("lint/a11y/useAltText") == "https://biomejs.dev/linter/rules/use-alt-text"
     assert docs_url("parse") is None
     assert ENGINE.config_files(fixture("biome"), "src/a.ts") == ["biome.json"]

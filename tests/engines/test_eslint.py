@@ -83,4 +83,6 @@ def test_eslint_plain_json_list_and_node_modules_paths() -> None:
 def test_eslint_config_files_are_flat_configs_up_the_tree() -> None:
     assert ENGINE.config_files(fixture("eslint"), "src/a.js") == ["eslint.config.js"]
     assert ENGINE.config_files(fixture("eslint-badconfig"), "a.js") == ["eslint.config.mjs"]
-    assert ENGINE.relevant("src/App.vue") and not ENGINE.relevant("src/style.css")
+    # The flat config decides which files are linted; binaries are never passed.
+    assert ENGINE.relevant("src/App.vue") and ENGINE.relevant("src/page.html")
+    assert not ENGINE.relevant("img/logo.png") and not ENGINE.relevant("node_modules/a/b.js")
