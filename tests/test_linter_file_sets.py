@@ -147,6 +147,12 @@ def test_eslint_lints_every_file_its_flat_config_covers_html_and_json_included(
     assert counts(warm, "eslint") == native
     assert outcome(warm, "eslint").files_checked == len(linted)
 
+    # An edit to a file ESLint does not lint does not start it: whether ESLint
+    # lints a path depends on the path and the config, not on the content.
+    (root / "docs" / "README.md").write_text("# Notes, edited\n")
+    assert outcome(check(root), "eslint").files_checked == len(linted)
+    assert engine_runs == []
+
     # One edited HTML file: only that file is handed to ESLint.
     (root / "src" / "page.html").write_text("<html lang=en><script>debugger;</script></html>\n")
     edited = check(root)

@@ -204,6 +204,19 @@ def _file_keys(
     }
 
 
+def _unchecked_keys(
+    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+) -> dict[str, str]:
+    """Content-independent keys that record "the engine does not check this path".
+
+    Whether ESLint or Biome checks a file depends on its path and their
+    configuration (globs, ignores, languages), never on its content, so an
+    edit to a file they do not check (a README) does not start them again.
+    """
+    configs = _Configs(cache, root)
+    return {f: _digest(base, "unchecked", f, configs.fingerprint(engine, f)) for f in files}
+
+
 # Timestamps on the file systems we know tick in a few milliseconds at most;
 # anything touched this close to (or after) a run's start may have changed
 # under the engine, so its result is used but not stored.
@@ -277,6 +290,13 @@ async def run_file_engine(
             if entry is not None:
                 issues.extend(entry)
                 cached += 1
+        if misses:
+            marks = _unchecked_keys(cache, engine, root, misses, base)
+            known = cache.get_many(list(marks.values()))
+            unchecked = [f for f in misses if marks[f] in known]
+            if unchecked:
+                cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
+                misses = [f for f in misses if marks[f] not in known]
         if not misses:
             return EngineOutcome(
                 engine.name,
@@ -292,6 +312,10 @@ async def run_file_engine(
         touched = _touched_since([f"{root}/{f}" for f in misses], started_ns)
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
         _store_per_file(cache, outcome.issues, misses, stable, checked)
+        if run.linted is not None:
+            skipped = [f for f in misses if f not in checked]
+            marks = _unchecked_keys(cache, engine, root, skipped, base)
+            cache.put_many({mark: NOT_CHECKED for mark in marks.values()})
     issues.extend(outcome.issues)
     return EngineOutcome(
         engine=engine.name,
