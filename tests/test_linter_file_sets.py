@@ -201,3 +201,14 @@ def test_biome_checks_what_its_config_covers_in_every_language_it_handles(
     assert engine_runs == []
     assert counts(warm, "biome") == native
     assert outcome(warm, "biome").files_checked == processed
+
+    # Edits: a file Biome does not check starts nothing; a file it is known
+    # to check is linted at once, without another selection run.
+    (root / "notes.txt").write_text("edited\n")
+    (root / "generated" / "out.js").write_text("debugger; // edited\n")
+    assert outcome(check(root), "biome").files_checked == processed
+    assert engine_runs == []
+    (root / "src" / "clean.js").write_text("export const ok = 2;\n")
+    assert counts(check(root), "biome") == native
+    [argv] = engine_runs
+    assert "--files-max-size=1" not in argv and argv[argv.index("--") + 1 :] == ("src/clean.js",)

@@ -204,17 +204,22 @@ def _file_keys(
     }
 
 
-def _unchecked_keys(
+def _membership_keys(
     cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
 ) -> dict[str, str]:
-    """Content-independent keys that record "the engine does not check this path".
+    """Content-independent keys recording whether the engine checks a path.
 
     Whether ESLint or Biome checks a file depends on its path and their
-    configuration (globs, ignores, languages), never on its content, so an
-    edit to a file they do not check (a README) does not start them again.
+    configuration (globs, ignores, languages), never on its content: an edit
+    to a file they do not check (a README) does not start them, and an edited
+    file Biome is known to check needs no selection run. Entries are
+    `CHECKED` or `NOT_CHECKED`.
     """
     configs = _Configs(cache, root)
-    return {f: _digest(base, "unchecked", f, configs.fingerprint(engine, f)) for f in files}
+    return {f: _digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
+
+
+CHECKED = b"+"
 
 
 # Timestamps on the file systems we know tick in a few milliseconds at most;
@@ -291,12 +296,13 @@ async def run_file_engine(
                 issues.extend(entry)
                 cached += 1
         if misses:
-            marks = _unchecked_keys(cache, engine, root, misses, base)
-            known = cache.get_many(list(marks.values()))
-            unchecked = [f for f in misses if marks[f] in known]
+            marks = _membership_keys(cache, engine, root, misses, base)
+            verdicts = cache.get_many(list(marks.values()))
+            unchecked = [f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED]
             if unchecked:
                 cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
-                misses = [f for f in misses if marks[f] not in known]
+                misses = [f for f in misses if f not in set(unchecked)]
+            run_args["known_checked"] = {f for f in misses if verdicts.get(marks[f]) == CHECKED}
         if not misses:
             return EngineOutcome(
                 engine.name,
@@ -313,9 +319,10 @@ async def run_file_engine(
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
         _store_per_file(cache, outcome.issues, misses, stable, checked)
         if run.linted is not None:
-            skipped = [f for f in misses if f not in checked]
-            marks = _unchecked_keys(cache, engine, root, skipped, base)
-            cache.put_many({mark: NOT_CHECKED for mark in marks.values()})
+            marks = _membership_keys(cache, engine, root, misses, base)
+            cache.put_many(
+                {mark: CHECKED if f in checked else NOT_CHECKED for f, mark in marks.items()}
+            )
     issues.extend(outcome.issues)
     return EngineOutcome(
         engine=engine.name,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -148,10 +149,13 @@ async def run_engine(
     target: str = ".",
     progress: Progress | None = None,
     resolved: Resolved | None = None,
+    known_checked: AbstractSet[str] = frozenset(),
 ) -> EngineRun:
     """Run one engine over `files` (ignored by whole-program engines).
 
     `resolved` skips the executable lookup when the caller already did it.
+    `known_checked` are files a `SelectsFiles` engine is already known to
+    check (its selection run is skipped for them).
     """
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
@@ -211,8 +215,8 @@ async def run_engine(
 
     if not engine.whole_program and isinstance(engine, SelectsFiles):
         fixed = engine.selection(ctx, []).argv
-        chosen: set[str] = set()
-        for batch in batches(relevant, fixed):
+        chosen = {f for f in relevant if f in known_checked}
+        for batch in batches([f for f in relevant if f not in chosen], fixed):
             selection = await attempt(engine.selection(ctx, batch))
             if isinstance(selection, EngineRun):
                 return selection
