@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from signalint.engines.base import EngineOutputError
 from signalint.engines.biome import ENGINE, docs_url
 from signalint.model import Issue
+from signalint.process import ProcessResult
 from tests.engines.recordings import context, fixture, recorded, recorded_argv
 
 
@@ -97,3 +100,27 @@ def test_biome_docs_urls_and_config_files() -> None:
     assert docs_url("lint/a11y/useAltText") == "https://biomejs.dev/linter/rules/use-alt-text"
     assert docs_url("parse") is None
     assert ENGINE.config_files(fixture("biome"), "src/a.ts") == ["biome.json"]
+
+
+def test_biome_selection_names_the_files_with_a_size_diagnostic_only() -> None:
+    ctx = context("biome")
+    argv = ENGINE.selection(ctx, ["src/a.ts"]).argv
+    assert "--files-max-size=1" in argv and "--files-ignore-unknown=true" in argv
+    assert argv[argv.index("--") + 1 :] == ("src/a.ts",)
+
+    def diag(path: str, category: str) -> dict[str, object]:
+        return {"category": category, "severity": "warning", "message": "m",
+                "location": {"path": path}}  # fmt: skip
+
+    stdout = json.dumps(
+        {
+            "diagnostics": [
+                diag("src/a.ts", "lint"),
+                diag("README.md", "lint"),
+                diag("gone.js", "fs/cantRead"),
+                diag("notes.txt", "fs/missingHandler"),
+            ]
+        }
+    )
+    selected = ENGINE.selected(ProcessResult(("biome",), 0, stdout, "", 0.1), ctx)
+    assert selected == {"src/a.ts", "README.md"}
