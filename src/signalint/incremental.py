@@ -277,6 +277,7 @@ async def run_file_engine(
     started_ns = time.time_ns()
     issues: list[Issue] = []
     cached = 0  # files the engine checked, answered from the cache
+    marks: dict[str, str] | None = None  # membership keys, taken before the run
     if not cache.has_results():
         # A new cache: every lookup would miss. Run the engine at once and
         # derive the keys afterwards, off the event loop (a separate cache
@@ -298,10 +299,10 @@ async def run_file_engine(
         if misses:
             marks = _membership_keys(cache, engine, root, misses, base)
             verdicts = cache.get_many(list(marks.values()))
-            unchecked = [f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED]
+            unchecked = {f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED}
             if unchecked:
                 cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
-                misses = [f for f in misses if f not in set(unchecked)]
+                misses = [f for f in misses if f not in unchecked]
             run_args["known_checked"] = {f for f in misses if verdicts.get(marks[f]) == CHECKED}
         if not misses:
             return EngineOutcome(
@@ -319,9 +320,10 @@ async def run_file_engine(
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
         _store_per_file(cache, outcome.issues, misses, stable, checked)
         if run.linted is not None:
-            marks = _membership_keys(cache, engine, root, misses, base)
+            if marks is None:
+                marks = _membership_keys(cache, engine, root, misses, base)
             cache.put_many(
-                {mark: CHECKED if f in checked else NOT_CHECKED for f, mark in marks.items()}
+                {marks[f]: CHECKED if f in checked else NOT_CHECKED for f in misses if f in marks}
             )
     issues.extend(outcome.issues)
     return EngineOutcome(
