@@ -64,7 +64,9 @@ def in_node_modules(rel_path: str) -> bool:
 
 def may_be_text_input(rel_path: str) -> bool:
     """Whether a config-driven linter could lint `rel_path` (not binary, not a dependency)."""
-    return not in_node_modules(rel_path) and not has_suffix(rel_path, BINARY_SUFFIXES)
+    # str.endswith on a tuple: this runs for every file of every check.
+    name = rel_path.rsplit("/", 1)[-1].lower()
+    return not name.endswith(BINARY_SUFFIXES) and not in_node_modules(rel_path)
 
 
 def has_suffix(rel_path: str, suffixes: Iterable[str]) -> bool:
