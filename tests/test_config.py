@@ -31,10 +31,10 @@ def test_defaults_without_any_config(tmp_path: Path) -> None:
     assert config.engines["biome"].options == {"includeFormatter": False}
     assert config.ignore == ("node_modules/**", "dist/**", ".signalint/**")
     assert dict(config.timeouts_ms) == {
-        "oxlint": 30000,
-        "tsc": 60000,
-        "biome": 30000,
-        "eslint": 30000,
+        "oxlint": 60000,
+        "tsc": 180000,
+        "biome": 60000,
+        "eslint": 180000,
     }
     assert (config.mcp_payload, config.monorepo_mode, config.compact) == ("both", "off", False)
     assert (config.snapshot_max, config.snapshot_ttl_s, config.cache_max_rows) == (
@@ -66,7 +66,7 @@ def test_explicit_values_and_partial_tables_merge_with_defaults(tmp_path: Path) 
     assert config.enabled_engines() == ("tsc", "biome")
     assert config.engines["biome"].options == {"includeFormatter": True}
     assert config.ignore == ("src/generated/**",)  # an explicit array replaces the default
-    assert config.timeouts_ms["tsc"] == 120000 and config.timeouts_ms["oxlint"] == 30000
+    assert config.timeouts_ms["tsc"] == 120000 and config.timeouts_ms["oxlint"] == 60000
     assert (config.mcp_payload, config.monorepo_mode) == ("text", "auto")
     assert (config.snapshot_max, config.snapshot_ttl_s, config.cache_max_rows) == (50, 300.0, 10)
 
@@ -189,3 +189,18 @@ def test_state_dir_defaults_under_the_root_and_follows_the_override(tmp_path: Pa
     assert state_dir(tmp_path, NO_ENV) == tmp_path / ".signalint"
     assert state_dir(tmp_path, {"SIGNALINT_STATE_DIR": "/var/tmp/s"}) == Path("/var/tmp/s")
     assert state_dir(tmp_path, {"SIGNALINT_STATE_DIR": "state"}) == tmp_path / "state"
+
+
+def test_timeout_setting_names_the_key_and_the_file_that_holds_the_settings(
+    tmp_path: Path,
+) -> None:
+    from signalint.config import timeout_setting
+
+    expected_json = "timeoutsMs.eslint (milliseconds) in signalint.config.json"
+    assert timeout_setting(tmp_path, "eslint") == expected_json  # no config yet: create it
+    (tmp_path / "pyproject.toml").write_text("[tool.signalint]\nignore = ['x/**']\n")
+    assert timeout_setting(tmp_path, "tsc") == (
+        "timeoutsMs.tsc (milliseconds) in [tool.signalint] of pyproject.toml"
+    )
+    write_json(tmp_path, {})
+    assert timeout_setting(tmp_path, "eslint") == expected_json  # the JSON file wins

@@ -96,7 +96,8 @@ def test_hanging_engine_times_out_and_leaves_no_process(
     assert code == 1
     assert payload["engines"]["oxlint"] == {
         "status": "error",
-        "message": "oxlint timed out after 1.5 s",
+        "message": "oxlint timed out after 1.5 s;"
+        " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
     }
     assert_tsc_kept(payload)
     assert wait_until_dead([int(p) for p in pidfile.read_text().split()]) == []

@@ -43,7 +43,12 @@ def written(root: Path) -> dict[str, Any]:
             ["biome.json", ".oxlintrc.json", "tsconfig.json", "eslint.config.ts"],
             {"oxlint": True, "tsc": True, "biome": True, "eslint": True},
         ),
-        (["eslint.config.js"], {"oxlint": True, "tsc": False, "biome": False, "eslint": True}),
+        # D21: Oxlint's defaults are not added beside the linter the project chose.
+        (["eslint.config.js"], {"oxlint": False, "tsc": False, "biome": False, "eslint": True}),
+        (
+            ["eslint.config.mjs", "tsconfig.json", "oxlint.config.ts"],
+            {"oxlint": True, "tsc": True, "biome": False, "eslint": True},
+        ),
         # Legacy eslintrc is not a flat config; the v9 flat config is what we run.
         ([".eslintrc.json"], {"oxlint": True, "tsc": False, "biome": False, "eslint": False}),
     ],
@@ -55,7 +60,12 @@ def test_detection_matrix(tmp_path: Path, files: list[str], engines: dict[str, b
     config = written(tmp_path)
     assert config["engines"] == engines
     assert config["ignore"] == ["node_modules/**", "dist/**", ".signalint/**"]
-    assert config["timeoutsMs"] == {"oxlint": 30000, "tsc": 60000, "biome": 30000, "eslint": 30000}
+    assert config["timeoutsMs"] == {
+        "oxlint": 60000,
+        "tsc": 180000,
+        "biome": 60000,
+        "eslint": 180000,
+    }
     assert config["mcpPayload"] == "both"
     # What init writes is always a valid configuration.
     assert load_config(tmp_path, {}).enabled_engines() == tuple(
@@ -151,3 +161,25 @@ def test_directory_without_markers_gets_a_warning(tmp_path: Path) -> None:
     result = run_init(tmp_path)
     assert result.exit_code == 0
     assert "is this the project root?" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("files", "named"),
+    [(["eslint.config.js"], "ESLint (eslint.config.js)"), (["biome.json"], "Biome (biome.json)")],
+)
+def test_oxlint_left_off_beside_a_configured_linter_says_how_to_turn_it_on(
+    tmp_path: Path, files: list[str], named: str
+) -> None:
+    touch(tmp_path, "package.json", *files)
+    result = run_init(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert written(tmp_path)["engines"]["oxlint"] is False
+    assert f"Oxlint is off: the project lints with {named}" in result.stdout
+    assert '"oxlint": true under "engines" in signalint.config.json' in result.stdout
+
+
+def test_oxlint_on_by_default_prints_no_opt_in_hint(tmp_path: Path) -> None:
+    touch(tmp_path, "package.json", "tsconfig.json")
+    result = run_init(tmp_path)
+    assert written(tmp_path)["engines"]["oxlint"] is True
+    assert "Oxlint is off" not in result.stdout

@@ -36,8 +36,14 @@ CONFIG_FILE: Final = "signalint.config.json"
 PYPROJECT_FILE: Final = "pyproject.toml"
 ENGINE_NAMES: Final = ("oxlint", "tsc", "biome", "eslint")
 DEFAULT_IGNORE: Final[tuple[str, ...]] = ("node_modules/**", "dist/**", ".signalint/**")
+# Deadlines guard against hung engines; they must never cut a healthy run
+# short. ESLint with typed rules took 34-40 s alone on a large TypeScript
+# library on two cores, and a check runs the engines concurrently on those
+# same cores, so ESLint and tsc (the type-checking engines) get 180 s (about
+# twice the shared-core time); Oxlint and Biome lint such repositories in a
+# few seconds, so 60 s is ample.
 DEFAULT_TIMEOUTS_MS: Final[Mapping[str, int]] = MappingProxyType(
-    {"oxlint": 30000, "tsc": 60000, "biome": 30000, "eslint": 30000}
+    {"oxlint": 60000, "tsc": 180000, "biome": 60000, "eslint": 180000}
 )
 ESLINT_FLAT_CONFIGS: Final = tuple(
     f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")
@@ -255,6 +261,23 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     raise ConfigError(
         None, name, f"expected 1 or 0 (also true/false, yes/no, on/off), got {json.dumps(value)}"
     )
+
+
+def timeout_setting(root: Path, engine: str) -> str:
+    """Where to raise `engine`'s deadline for the project at `root`, as a phrase.
+
+    Names the file `load_config` reads (`config_source`), or a new
+    `signalint.config.json` when the project has none (or its pyproject.toml
+    cannot be read).
+    """
+    key = f"timeoutsMs.{engine}"
+    try:
+        source = config_source(root)
+    except ConfigError:
+        source = None
+    if source is not None and source.name == PYPROJECT_FILE:
+        return f"{key} (milliseconds) in [tool.signalint] of {PYPROJECT_FILE}"
+    return f"{key} (milliseconds) in {CONFIG_FILE}"
 
 
 def has_flat_eslint_config(root: Path) -> bool:

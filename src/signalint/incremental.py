@@ -4,7 +4,10 @@ File-local engines (oxlint, biome, eslint) are cached per file under a key
 that covers everything the result depends on (D1): the file's content and
 project-relative path, the engine, its version, its options, and the content
 of every config file the engine reads for that file. Only misses are run, in
-batches; each miss's issues are stored under its own key.
+batches; each miss's issues are stored under its own key. A candidate file
+the engine did not check (its configuration does not cover it: a README for
+ESLint without a Markdown plugin) is stored as "not checked" under the same
+key, so it does not re-run either and never counts as checked.
 
 TypeScript is whole-program (D2): one record per selected configuration holds
 the compiler's real input list (`--listFiles`) with content hashes, the set
@@ -27,6 +30,7 @@ import posixpath
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -72,6 +76,16 @@ def load_issues(blob: bytes) -> list[Issue]:
     return [Issue.restore(**dict(zip(_FIELDS, row, strict=True))) for row in json.loads(blob)]
 
 
+# The per-file entry of a candidate the engine does not check (not JSON, so
+# it can never be mistaken for an issue list).
+NOT_CHECKED = b"-"
+
+
+def _load_entry(blob: bytes) -> tuple[Issue, ...] | None:
+    """A per-file entry: its issues, or None for a file the engine does not check."""
+    return None if blob == NOT_CHECKED else tuple(load_issues(blob))
+
+
 class _DecodedIssues:
     """Issues already decoded in this process, by cache key (bounded LRU).
 
@@ -82,19 +96,22 @@ class _DecodedIssues:
 
     def __init__(self, capacity: int = 100_000) -> None:
         self.capacity = capacity
-        self._entries: OrderedDict[str, tuple[Issue, ...]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[Issue, ...] | None] = OrderedDict()
 
-    def remember(self, key: str, issues: tuple[Issue, ...]) -> None:
+    def remember(self, key: str, issues: tuple[Issue, ...] | None) -> None:
         self._entries[key] = issues
         self._entries.move_to_end(key)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
 
-    def lookup(self, cache: ResultCache, keys: Sequence[str]) -> dict[str, tuple[Issue, ...]]:
+    def lookup(
+        self, cache: ResultCache, keys: Sequence[str]
+    ) -> dict[str, tuple[Issue, ...] | None]:
+        """Entries found, by key: issues, or None for "not checked"."""
         found = {k: self._entries[k] for k in keys if k in self._entries}
         stored = cache.get_many([k for k in keys if k not in found])
         for key, blob in stored.items():
-            found[key] = tuple(load_issues(blob))
+            found[key] = _load_entry(blob)
             self.remember(key, found[key])
         return found
 
@@ -187,6 +204,24 @@ def _file_keys(
     }
 
 
+def _membership_keys(
+    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+) -> dict[str, str]:
+    """Content-independent keys recording whether the engine checks a path.
+
+    Whether ESLint or Biome checks a file depends on its path and their
+    configuration (globs, ignores, languages), never on its content: an edit
+    to a file they do not check (a README) does not start them, and an edited
+    file Biome is known to check needs no selection run. Entries are
+    `CHECKED` or `NOT_CHECKED`.
+    """
+    configs = _Configs(cache, root)
+    return {f: _digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
+
+
+CHECKED = b"+"
+
+
 # Timestamps on the file systems we know tick in a few milliseconds at most;
 # anything touched this close to (or after) a run's start may have changed
 # under the engine, so its result is used but not stored.
@@ -217,7 +252,11 @@ async def run_file_engine(
     timeout_s: float,
     state_dir: Path,
 ) -> EngineOutcome:
-    """Run a file-local engine on the cache misses among `files`."""
+    """Run a file-local engine on the cache misses among `files`.
+
+    `files_checked` counts the files the engine checked, from the cache or
+    in this run; candidates it does not check are remembered but not counted.
+    """
     run_args: dict[str, Any] = {
         "timeout_s": timeout_s,
         "state_dir": state_dir,
@@ -237,6 +276,8 @@ async def run_file_engine(
     )
     started_ns = time.time_ns()
     issues: list[Issue] = []
+    cached = 0  # files the engine checked, answered from the cache
+    marks: dict[str, str] | None = None  # membership keys, taken before the run
     if not cache.has_results():
         # A new cache: every lookup would miss. Run the engine at once and
         # derive the keys afterwards, off the event loop (a separate cache
@@ -251,22 +292,39 @@ async def run_file_engine(
         misses = [f for f in relevant if keys.get(f) not in found]
         for f in relevant:
             key = keys.get(f)
-            if key in found:
-                issues.extend(found[key])
+            entry = found.get(key) if key is not None else None
+            if entry is not None:
+                issues.extend(entry)
+                cached += 1
+        if misses:
+            marks = _membership_keys(cache, engine, root, misses, base)
+            verdicts = cache.get_many(list(marks.values()))
+            unchecked = {f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED}
+            if unchecked:
+                cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
+                misses = [f for f in misses if f not in unchecked]
+            run_args["known_checked"] = {f for f in misses if verdicts.get(marks[f]) == CHECKED}
         if not misses:
             return EngineOutcome(
                 engine.name,
                 "ok",
                 tuple(issues),
-                files_checked=len(relevant),
+                files_checked=cached,
                 cache_hits=len(relevant),
             )
         run = await run_engine(engine, root=root, files=misses, resolved=resolved, **run_args)
     outcome = run.outcome
+    checked = set(misses) if run.linted is None else run.linted
     if outcome.status == "ok":
         touched = _touched_since([f"{root}/{f}" for f in misses], started_ns)
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
-        _store_per_file(cache, outcome.issues, misses, stable)
+        _store_per_file(cache, outcome.issues, misses, stable, checked)
+        if run.linted is not None:
+            if marks is None:
+                marks = _membership_keys(cache, engine, root, misses, base)
+            cache.put_many(
+                {marks[f]: CHECKED if f in checked else NOT_CHECKED for f in misses if f in marks}
+            )
     issues.extend(outcome.issues)
     return EngineOutcome(
         engine=engine.name,
@@ -274,24 +332,36 @@ async def run_file_engine(
         issues=tuple(issues),
         message=outcome.message,
         duration_ms=outcome.duration_ms,
-        files_checked=len(relevant),
+        files_checked=cached + (outcome.files_checked if outcome.status != "ok" else len(checked)),
         cache_hits=len(relevant) - len(misses),
         cache_misses=len(misses),
     )
 
 
 def _store_per_file(
-    cache: ResultCache, issues: Sequence[Issue], misses: Sequence[str], keys: dict[str, str]
+    cache: ResultCache,
+    issues: Sequence[Issue],
+    misses: Sequence[str],
+    keys: dict[str, str],
+    checked: AbstractSet[str],
 ) -> None:
-    by_file: dict[str, list[Issue]] = {f: [] for f in misses}
+    """Store each miss's entry: its issues if the engine checked it, else "not checked"."""
+    by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in checked}
     for issue in issues:
         if issue.file not in by_file:
-            return  # not attributable to one input: store nothing
+            return  # not attributable to one checked input: store nothing
         by_file[issue.file].append(issue)
-    settled = {f: found for f, found in by_file.items() if f in keys}
-    cache.put_many({keys[f]: dump_issues(found) for f, found in settled.items()})
-    for f, found in settled.items():
-        _DECODED.remember(keys[f], tuple(found))
+    entries: dict[str, tuple[Issue, ...] | None] = {
+        f: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys
+    }
+    cache.put_many(
+        {
+            keys[f]: NOT_CHECKED if found is None else dump_issues(found)
+            for f, found in entries.items()
+        }
+    )
+    for f, found in entries.items():
+        _DECODED.remember(keys[f], found)
 
 
 def _tsc_configs(root: Path, config: str) -> list[str] | None:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from signalint.engines.base import EngineOutputError
 from signalint.engines.biome import ENGINE, docs_url
 from signalint.model import Issue
+from signalint.process import ProcessResult
 from tests.engines.recordings import context, fixture, recorded, recorded_argv
 
 
@@ -86,9 +89,38 @@ def test_biome_broken_config_is_an_output_error_with_biome_headline() -> None:
     assert caught.value.message == "biome.json:1:3: Property key must be double quoted"
 
 
-def test_biome_relevance_docs_urls_and_config_files() -> None:
-    assert ENGINE.relevant("a.graphql") and ENGINE.relevant("x.jsonc") and ENGINE.relevant("s.css")
-    assert not ENGINE.relevant("index.html") and not ENGINE.relevant("README.md")
+def test_biome_candidates_are_text_files_its_config_then_selects() -> None:
+    # Biome's own configuration decides; only binaries and dependencies are never passed.
+    assert ENGINE.relevant("a.graphql") and ENGINE.relevant("index.html")
+    assert ENGINE.relevant("README.md") and ENGINE.relevant("notes.txt")
+    assert not ENGINE.relevant("logo.png") and not ENGINE.relevant("node_modules/x/a.js")
+
+
+def test_biome_docs_urls_and_config_files() -> None:
     assert docs_url("lint/a11y/useAltText") == "https://biomejs.dev/linter/rules/use-alt-text"
     assert docs_url("parse") is None
     assert ENGINE.config_files(fixture("biome"), "src/a.ts") == ["biome.json"]
+
+
+def test_biome_selection_names_the_files_with_a_size_diagnostic_only() -> None:
+    ctx = context("biome")
+    argv = ENGINE.selection(ctx, ["src/a.ts"]).argv
+    assert "--files-max-size=1" in argv and "--files-ignore-unknown=true" in argv
+    assert argv[argv.index("--") + 1 :] == ("src/a.ts",)
+
+    def diag(path: str, category: str) -> dict[str, object]:
+        return {"category": category, "severity": "warning", "message": "m",
+                "location": {"path": path}}  # fmt: skip
+
+    stdout = json.dumps(
+        {
+            "diagnostics": [
+                diag("src/a.ts", "lint"),
+                diag("README.md", "lint"),
+                diag("gone.js", "fs/cantRead"),
+                diag("notes.txt", "fs/missingHandler"),
+            ]
+        }
+    )
+    selected = ENGINE.selected(ProcessResult(("biome",), 0, stdout, "", 0.1), ctx)
+    assert selected == {"src/a.ts", "README.md"}

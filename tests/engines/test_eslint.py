@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from signalint.engines.base import EngineOutputError
@@ -83,4 +85,25 @@ def test_eslint_plain_json_list_and_node_modules_paths() -> None:
 def test_eslint_config_files_are_flat_configs_up_the_tree() -> None:
     assert ENGINE.config_files(fixture("eslint"), "src/a.js") == ["eslint.config.js"]
     assert ENGINE.config_files(fixture("eslint-badconfig"), "a.js") == ["eslint.config.mjs"]
-    assert ENGINE.relevant("src/App.vue") and not ENGINE.relevant("src/style.css")
+    # The flat config decides which files are linted; binaries are never passed.
+    assert ENGINE.relevant("src/App.vue") and ENGINE.relevant("src/page.html")
+    assert not ENGINE.relevant("img/logo.png") and not ENGINE.relevant("node_modules/a/b.js")
+
+
+def test_eslint_linted_files_are_the_results_it_printed_messages_or_not() -> None:
+    ctx = context("eslint")
+    assert ENGINE.linted(recorded("eslint", ctx.root), ctx) == {
+        "src/a.js",
+        "src/bad.js",
+        "src/directive.js",
+    }
+    stdout = json.dumps(
+        {
+            "results": [
+                {"filePath": f"{ctx.root}/src/page.html", "messages": []},
+                {"filePath": f"{ctx.root}/node_modules/x/a.js", "messages": []},
+            ],
+            "metadata": {},
+        }
+    )
+    assert ENGINE.linted(ProcessResult(("eslint",), 0, stdout, "", 0.1), ctx) == {"src/page.html"}

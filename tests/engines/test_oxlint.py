@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from signalint.engines.base import EngineOutputError
@@ -83,3 +85,26 @@ def test_oxlint_relevance_and_nested_config_files() -> None:
     assert not ENGINE.relevant("src/d.json")
     assert not ENGINE.relevant("node_modules/x/a.js")
     assert ENGINE.config_files(fixture("oxlint"), "src/a.ts") == [".oxlintrc.json"]
+
+
+def test_oxlint_label_flagged_primary_locates_the_issue_and_others_become_notes() -> None:
+    ctx = context("oxlint")
+    diag = {
+        "message": "m",
+        "code": "eslint(x)",
+        "severity": "error",
+        "filename": "src/nowhere.js",
+        "help": "fix it",
+        "labels": [
+            {"label": "first here", "span": {"offset": 0, "length": 1, "line": 1, "column": 1}},
+            {
+                "label": "the problem",
+                "primary": True,
+                "span": {"offset": 9, "length": 1, "line": 2, "column": 3},
+            },
+        ],
+    }
+    stdout = json.dumps({"diagnostics": [diag]})
+    [issue] = ENGINE.parse(ProcessResult(("oxlint",), 1, stdout, "", 0.1), ctx)
+    assert (issue.line, issue.col) == (2, 3)
+    assert issue.help == "fix it\n1:1: first here"

@@ -73,7 +73,8 @@ async def test_engine_timeout_is_an_engine_error_not_a_clean_check(tmp_path: Pat
     assert data["status"] == "error"
     assert data["engines"]["oxlint"] == {
         "status": "error",
-        "message": "oxlint timed out after 1 s",
+        "message": "oxlint timed out after 1 s;"
+        " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
     }
     assert str(tmp_path) not in json.dumps({k: v for k, v in data.items() if k != "projectRoot"})
     survivors = wait_until_dead([int(p) for p in wait_for_file(pidfile).split()])

@@ -1,9 +1,11 @@
 """`signalint init`: write signalint.config.json from the engine configs found.
 
-Detection follows the reference (Installation, step 2): TypeScript iff a root
-`tsconfig.json`; Biome iff `biome.json(c)`; ESLint iff a root flat config;
-Oxlint iff a root `.oxlintrc`/`.oxlintrc.*` exists or there is no Biome
-config. Prettier is reported, never run. An existing configuration (the JSON
+Detection: TypeScript iff a root `tsconfig.json`; Biome iff `biome.json(c)`;
+ESLint iff a root flat config; Oxlint iff a root Oxlint config
+(`.oxlintrc`, `.oxlintrc.*`, `oxlint.config.ts`) exists or neither ESLint
+nor Biome is configured (D21: Oxlint's default rules are not added beside
+the linter the project chose; `init` says how to turn it on). Prettier is
+reported, never run. An existing configuration (the JSON
 file, or `[tool.signalint]` in pyproject.toml, which a new JSON file would
 silently shadow) is never overwritten. `.signalint/` is added to .gitignore
 either way.
@@ -50,9 +52,9 @@ class Detected:
     prettier: str | None
 
     def engines(self) -> dict[str, bool]:
-        """Which engines a new config enables, per the reference's rules."""
+        """Which engines a new config enables (module docstring)."""
         return {
-            "oxlint": self.oxlint is not None or self.biome is None,
+            "oxlint": self.oxlint is not None or (self.biome is None and self.eslint is None),
             "tsc": self.typescript is not None,
             "biome": self.biome is not None,
             "eslint": self.eslint is not None,
@@ -77,7 +79,7 @@ def detect(root: Path) -> Detected:
         prettier = 'package.json ("prettier" key)'
     return Detected(
         typescript=first("tsconfig.json"),
-        oxlint=first(".oxlintrc", prefix=".oxlintrc."),
+        oxlint=first(".oxlintrc", "oxlint.config.ts", prefix=".oxlintrc."),
         biome=first("biome.json", "biome.jsonc"),
         eslint=next((n for n in ESLINT_FLAT_CONFIGS if n in names), None),
         prettier=prettier,
@@ -132,6 +134,20 @@ def _write_config(root: Path, found: Detected) -> bool:
     except FileExistsError:
         return False
     return True
+
+
+def _explain_oxlint_off(found: Detected) -> None:
+    chosen = " and ".join(
+        f"{label} ({name})"
+        for label, name in (("ESLint", found.eslint), ("Biome", found.biome))
+        if name
+    )
+    click.echo(
+        f"Oxlint is off: the project lints with {chosen} and has no Oxlint config, so "
+        "Oxlint's default rules were not added. To run Oxlint too, set "
+        f'"oxlint": true under "engines" in {CONFIG_FILE} (add a .oxlintrc.json to '
+        "choose its rules)."
+    )
 
 
 def _warn(message: str) -> None:
@@ -200,6 +216,8 @@ def init(ctx: click.Context) -> None:
             engines = found.engines()
             summary = ", ".join(f"{n} {'on' if engines[n] else 'off'}" for n in ENGINE_NAMES)
             click.echo(f"Wrote {CONFIG_FILE}: {summary}. Review it before your first check.")
+            if not engines["oxlint"]:
+                _explain_oxlint_off(found)
         else:
             click.echo(f"Kept the existing {CONFIG_FILE}; it was not changed.")
 

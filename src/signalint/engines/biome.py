@@ -18,6 +18,15 @@ Verified against @biomejs/biome 2.6.8:
   against the URLs the rdjson reporter prints.
 - A broken configuration exits 1 with nothing on stdout and a cross-marked headline
   on stderr.
+- The files Biome checks are the ones its configuration covers
+  (`files.includes`, per-language settings) in a language it handles: with
+  no config 2.6 lints JS/TS (also inside `.vue`/`.svelte`/`.astro`), JSON/JSONC,
+  CSS, GraphQL, HTML and processes Markdown. It never lists the files it
+  checked, so a selection run asks first: with `--files-max-size=1` every
+  file Biome would check, and only those, yields a "The size of the file is
+  ... exceeds the configured maximum" diagnostic, without being parsed;
+  ignored files yield nothing and unknown ones nothing either
+  (`--files-ignore-unknown=true`).
 """
 
 from __future__ import annotations
@@ -36,9 +45,6 @@ from signalint.model import Issue, Severity
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
 
-# Biome's own candidates per the reference: JS/TS, JSON/JSONC, CSS, GraphQL.
-# Without a config Biome would also lint HTML and Markdown, which we never pass.
-SUFFIXES = (*paths.JS_SUFFIXES, ".json", ".jsonc", ".css", ".graphql", ".gql")
 CONFIG_NAMES = ("biome.json", "biome.jsonc")
 ROOT_ONLY_FILES = (".editorconfig",)
 DOCS_BASE = "https://biomejs.dev/linter/rules/"
@@ -79,6 +85,19 @@ def _position(point: Any) -> tuple[int, int]:
     return int(point.get("line") or 0), int(point.get("column") or 0)
 
 
+def _diagnostics(result: ProcessResult, root: Path) -> list[dict[str, Any]]:
+    try:
+        report = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        report = None
+    if not isinstance(report, dict) or not isinstance(report.get("diagnostics"), list):
+        raise EngineOutputError(_failure_message(result, root), result.stderr or result.stdout)
+    for diag in report["diagnostics"]:
+        if not isinstance(diag, dict):
+            raise EngineOutputError("biome diagnostic is not an object", str(diag))
+    return list(report["diagnostics"])
+
+
 class BiomeEngine:
     name = "biome"
     npm_package = "@biomejs/biome"
@@ -86,7 +105,8 @@ class BiomeEngine:
     whole_program = False
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+        # Only a coarse filter: Biome's configuration decides (module docstring).
+        return paths.may_be_text_input(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         found = paths.extends_chain(root, paths.configs_upward(root, rel_path, CONFIG_NAMES))
@@ -99,6 +119,26 @@ class BiomeEngine:
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
     ) -> Command:
+        return self._run(ctx, files)
+
+    def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """Which of `files` Biome checks, answered without linting (module docstring)."""
+        return self._run(ctx, files, "--files-max-size=1")
+
+    def selected(self, result: ProcessResult, ctx: EngineContext) -> set[str]:
+        chosen = set()
+        for diag in _diagnostics(result, ctx.root):
+            category = str(diag.get("category") or "")
+            # fs/* diagnostics (unreadable, vanished, unknown) are files it skips.
+            if category.startswith("fs/"):
+                continue
+            location = diag.get("location") or {}
+            file = paths.project_path(ctx.root, str(location.get("path") or ""))
+            if file is not None:
+                chosen.add(file)
+        return chosen
+
+    def _run(self, ctx: EngineContext, files: Sequence[str], *extra: str) -> Command:
         if ctx.options.get("includeFormatter") is True:
             # Lint + format as the project configures them; assist actions
             # (import sorting) are not diagnostics we report.
@@ -111,27 +151,20 @@ class BiomeEngine:
             "--reporter=json",
             "--max-diagnostics=none",
             "--colors=off",
-            # A batch whose files the config ignores is not an error.
+            # A batch whose files the config ignores is not an error, and a
+            # file in a language Biome does not handle is simply not checked.
             "--no-errors-on-unmatched",
+            "--files-ignore-unknown=true",
+            *extra,
             "--",
             *files,
         )
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
-        try:
-            report = json.loads(result.stdout)
-        except json.JSONDecodeError:
-            report = None
-        if not isinstance(report, dict) or not isinstance(report.get("diagnostics"), list):
-            raise EngineOutputError(
-                _failure_message(result, ctx.root), result.stderr or result.stdout
-            )
         issues: list[Issue] = []
         sources: dict[str, SourceText] = {}
-        for diag in report["diagnostics"]:
-            if not isinstance(diag, dict):
-                raise EngineOutputError("biome diagnostic is not an object", str(diag))
+        for diag in _diagnostics(result, ctx.root):
             location = diag.get("location") or {}
             file = paths.project_path(ctx.root, str(location.get("path") or ""))
             if file is None:

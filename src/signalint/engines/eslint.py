@@ -14,6 +14,12 @@ Verified against eslint 10.15.0:
 - A config that cannot load (syntax error, missing plugin, unknown rule) or
   a missing config exits 2 with "Oops! Something went wrong! :(",
   "ESLint: <version>", then the real error, on stderr.
+- The files ESLint lints are the ones its flat config matches (any `files`
+  glob: HTML through eslint-plugin-html, JSON through @eslint/json, Markdown,
+  CSS, ...), minus its `ignores`. Given explicit paths, it prints one result
+  per file it linted, even with no messages, and nothing for the others
+  (with `--no-warn-ignored`), so every candidate file is passed and the
+  results say which ones ESLint checked (`linted`).
 """
 
 from __future__ import annotations
@@ -30,7 +36,6 @@ from signalint.model import Issue, Severity
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
 
-SUFFIXES = paths.JS_SUFFIXES + paths.COMPONENT_SUFFIXES
 CONFIG_NAMES = tuple(f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts"))
 _BOILERPLATE = ("Oops! Something went wrong", "ESLint: ")
 
@@ -67,6 +72,31 @@ def _docs_urls(metadata: Any) -> dict[str, str]:
     return urls
 
 
+def _report(result: ProcessResult) -> dict[str, Any]:
+    try:
+        report = json.loads(result.stdout) if result.stdout.strip() else None
+    except json.JSONDecodeError:
+        report = None
+    # Plain `--format json` is a bare list; accept it too.
+    if isinstance(report, list):
+        report = {"results": report, "metadata": {}}
+    if not isinstance(report, dict) or not isinstance(report.get("results"), list):
+        raise EngineOutputError(_failure_message(result), result.stderr or result.stdout)
+    return report
+
+
+def _results(report: dict[str, Any], root: Path) -> list[tuple[dict[str, Any], str]]:
+    """(result, project path) per linted file; `node_modules` files left out."""
+    found = []
+    for entry in report["results"]:
+        if not isinstance(entry, dict):
+            raise EngineOutputError("eslint result is not an object", str(entry))
+        file = paths.project_path(root, str(entry.get("filePath") or ""))
+        if file is not None:
+            found.append((entry, file))
+    return found
+
+
 class EslintEngine:
     name = "eslint"
     npm_package = "eslint"
@@ -74,7 +104,8 @@ class EslintEngine:
     whole_program = False
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+        # Only a coarse filter: the flat config decides (module docstring).
+        return paths.may_be_text_input(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         # ESLint 10 looks up the config from each file's directory upward.
@@ -98,27 +129,18 @@ class EslintEngine:
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
-        try:
-            report = json.loads(result.stdout) if result.stdout.strip() else None
-        except json.JSONDecodeError:
-            report = None
-        # Plain `--format json` is a bare list; accept it too.
-        if isinstance(report, list):
-            report = {"results": report, "metadata": {}}
-        if not isinstance(report, dict) or not isinstance(report.get("results"), list):
-            raise EngineOutputError(_failure_message(result), result.stderr or result.stdout)
+        report = _report(result)
         urls = _docs_urls(report.get("metadata"))
         issues: list[Issue] = []
-        for entry in report["results"]:
-            if not isinstance(entry, dict):
-                raise EngineOutputError("eslint result is not an object", str(entry))
-            file = paths.project_path(ctx.root, str(entry.get("filePath") or ""))
-            if file is None:
-                continue
+        for entry, file in _results(report, ctx.root):
             for message in entry.get("messages") or []:
                 if isinstance(message, dict):
                     issues.append(self._issue(message, file, urls))
         return issues
+
+    def linted(self, result: ProcessResult, ctx: EngineContext) -> set[str]:
+        """The files of the run ESLint linted: one result each, messages or not."""
+        return {file for _, file in _results(_report(result), ctx.root)}
 
     def _issue(self, message: dict[str, Any], file: str, urls: dict[str, str]) -> Issue:
         rule = _rule(message)

@@ -11,6 +11,14 @@ Verified against oxlint 1.94.0:
 - A broken config exits 1 with a human message on stdout and no JSON.
 - With no config every rule is a warning and the exit code is 0.
 - `.vue`, `.svelte` and `.astro` script blocks are linted.
+- A diagnostic may carry several labels (`no-duplicate-enum-values`: "1 is
+  first used as an initializer here" + "and is re-used here"). The JSON has
+  no primary flag in 1.94 (a `"primary": true` label is honoured if a later
+  version adds one); Oxlint's own formats (default, unix, github) place the
+  diagnostic at its first label. Rules that report each repeated occurrence
+  against one anchor repeat the anchor as the first label of every native
+  diagnostic (four equal enum values: three diagnostics, all anchored at the
+  first value), so the first label is not where those problems are.
 """
 
 from __future__ import annotations
@@ -98,25 +106,30 @@ class OxlintEngine:
         report = _decode(result.stdout)
         if report is None:
             raise EngineOutputError(_failure_message(result), result.stdout or result.stderr)
-        issues: list[Issue] = []
-        sources: dict[str, SourceText] = {}
+        located: list[tuple[dict[str, Any], str]] = []
         for diag in report["diagnostics"]:
             if not isinstance(diag, dict):
                 raise EngineOutputError("oxlint diagnostic is not an object", str(diag))
             file = paths.project_path(ctx.root, str(diag.get("filename") or ""))
-            if file is None:
-                continue
+            if file is not None:
+                located.append((diag, file))
+        anchors = _shared_anchors(located)
+        sources: dict[str, SourceText] = {}
+        issues: list[Issue] = []
+        for diag, file in located:
             source = sources.setdefault(file, SourceText(ctx.root, file))
-            issues.append(self._issue(diag, file, source))
+            key = _anchor_key(diag, file)
+            span = primary_span(diag, anchors.get(key, 1) if key is not None else 1)
+            issues.append(self._issue(diag, file, source, span))
         return issues
 
-    def _issue(self, diag: dict[str, Any], file: str, source: SourceText) -> Issue:
+    def _issue(
+        self, diag: dict[str, Any], file: str, source: SourceText, span: dict[str, Any] | None
+    ) -> Issue:
         line, col = 1, 1
         end_line: int | None = None
         end_col: int | None = None
-        labels = diag.get("labels") or []
-        span = labels[0].get("span") if labels and isinstance(labels[0], dict) else None
-        if isinstance(span, dict):
+        if span is not None:
             line = int(span.get("line") or 1)
             col = int(span.get("column") or 1)
             offset = span.get("offset")
@@ -142,8 +155,77 @@ class OxlintEngine:
             end_line=end_line,
             end_col=end_col,
             docs_url=diag.get("url") or None,
-            help=diag.get("help") or None,
+            help=_help(diag, span, source),
         )
+
+
+def _spans(diag: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(label, span) pairs of a diagnostic, in Oxlint's order."""
+    found = []
+    for label in diag.get("labels") or []:
+        if isinstance(label, dict) and isinstance(label.get("span"), dict):
+            found.append((label, label["span"]))
+    return found
+
+
+def _where(span: dict[str, Any]) -> tuple[object, object]:
+    return span.get("offset"), span.get("length")
+
+
+def _anchor_key(diag: dict[str, Any], file: str) -> tuple[object, ...] | None:
+    spans = _spans(diag)
+    if len(spans) < 2 or any(label.get("primary") is True for label, _ in spans):
+        return None
+    return (file, diag.get("code"), diag.get("message"), *_where(spans[0][1]))
+
+
+def _shared_anchors(located: list[tuple[dict[str, Any], str]]) -> dict[tuple[object, ...], int]:
+    """How many multi-label diagnostics share each (file, rule, message, first label)."""
+    counts: dict[tuple[object, ...], int] = {}
+    for diag, file in located:
+        key = _anchor_key(diag, file)
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def primary_span(diag: dict[str, Any], sharing: int = 1) -> dict[str, Any] | None:
+    """The span of the label that locates `diag` (module docstring).
+
+    A label flagged `"primary": true` wins. Otherwise the first label, as in
+    Oxlint's own formats, unless `sharing` (the number of diagnostics of the
+    same file, rule and message whose first label is this one) is above 1:
+    then the first label is a shared anchor and the diagnostic is located at
+    its first label elsewhere, which is what tells it apart from the others.
+    """
+    spans = _spans(diag)
+    if not spans:
+        return None
+    flagged = [span for label, span in spans if label.get("primary") is True]
+    if flagged:
+        return flagged[0]
+    anchor = spans[0][1]
+    if sharing > 1:
+        for _, span in spans[1:]:
+            if _where(span) != _where(anchor):
+                return span
+    return anchor
+
+
+def _help(diag: dict[str, Any], primary: dict[str, Any] | None, source: SourceText) -> str | None:
+    """Oxlint's help, then the other labels as `line:column: text` notes (D5)."""
+    notes = [str(diag["help"])] if diag.get("help") else []
+    for label, span in _spans(diag):
+        if span is primary:
+            continue
+        line, col = span.get("line"), span.get("column")
+        offset = span.get("offset")
+        found = source.offset_to_position(offset) if isinstance(offset, int) else None
+        if found is not None and found[0] == line:
+            col = found[1]  # UTF-16, like every Issue column
+        text = str(label.get("label") or "related location")
+        notes.append(f"{line}:{col}: {text}")
+    return "\n".join(notes) or None
 
 
 ENGINE = OxlintEngine()

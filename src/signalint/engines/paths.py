@@ -14,6 +14,17 @@ from pathlib import Path, PurePosixPath
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 COMPONENT_SUFFIXES = (".vue", ".svelte", ".astro")
+# Files no text linter reads, whatever its configuration: linters whose file
+# set comes from their config (ESLint, Biome) are never handed these, so a
+# repository with thousands of images does not feed them to the engine.
+BINARY_SUFFIXES = (
+    *(".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".ico", ".icns", ".tif"),
+    *(".tiff", ".psd", ".heic", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4"),
+    *(".m4a", ".webm", ".ogg", ".wav", ".flac", ".mov", ".avi", ".mkv", ".zip", ".gz"),
+    *(".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".tar", ".jar", ".pdf", ".exe", ".dll"),
+    *(".so", ".dylib", ".a", ".o", ".node", ".wasm", ".class", ".pyc", ".bin", ".dat"),
+    *(".db", ".sqlite", ".parquet", ".pack", ".idx"),
+)
 # Bound on followed `extends` links: configs can form cycles or long chains.
 MAX_CONFIG_CHAIN = 50
 
@@ -49,6 +60,13 @@ def project_path(root: Path, reported: str) -> str | None:
 
 def in_node_modules(rel_path: str) -> bool:
     return "node_modules" in rel_path.split("/")
+
+
+def may_be_text_input(rel_path: str) -> bool:
+    """Whether a config-driven linter could lint `rel_path` (not binary, not a dependency)."""
+    # str.endswith on a tuple: this runs for every file of every check.
+    name = rel_path.rsplit("/", 1)[-1].lower()
+    return not name.endswith(BINARY_SUFFIXES) and not in_node_modules(rel_path)
 
 
 def has_suffix(rel_path: str, suffixes: Iterable[str]) -> bool:

@@ -1,9 +1,16 @@
-"""The shared engine runner: resolve -> probe -> command(s) -> process -> parse.
+"""The shared engine runner: resolve -> probe -> (select) -> command(s) -> parse.
 
 Every engine goes through here, so failure handling is uniform: a missing
 executable is `disabled` with the install command, a timeout, an output
 overflow, a crash or unparseable output is `error` with a short excerpt, and
 none of that affects the other engines of the check.
+
+Linters whose file set comes from their own configuration (ESLint, Biome)
+are given every candidate file (`Engine.relevant` is only a coarse filter)
+and say which of them they really checked: either from the lint run itself
+(`ReportsLinted`: ESLint lists one result per linted file) or from a cheap
+selection run before it (`SelectsFiles`: Biome). Only those files count as
+checked.
 """
 
 from __future__ import annotations
@@ -11,10 +18,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from signalint import process
+from signalint.config import timeout_setting
 from signalint.engines.base import (
     Command,
     Engine,
@@ -68,10 +78,15 @@ def batches(
     return out
 
 
-def _failure(engine: Engine, result: process.ProcessResult, command: Command) -> str | None:
+def _failure(
+    engine: Engine, result: process.ProcessResult, command: Command, root: Path
+) -> str | None:
     """Why a run cannot be trusted, or None when its output may be parsed."""
     if result.timed_out:
-        return f"{engine.name} timed out after {command.timeout_s:g} s"
+        return (
+            f"{engine.name} timed out after {command.timeout_s:g} s; "
+            f"raise {timeout_setting(root, engine.name)}"
+        )
     if result.output_limited:
         limit_mib = process.DEFAULT_OUTPUT_LIMIT // (1024 * 1024)
         return f"{engine.name} produced more than {limit_mib} MiB of output and was stopped"
@@ -86,6 +101,28 @@ def _failure(engine: Engine, result: process.ProcessResult, command: Command) ->
 Progress = Callable[[str, str], None]
 
 
+@runtime_checkable
+class ReportsLinted(Protocol):
+    """An engine whose output names every file it linted, with or without findings."""
+
+    def linted(self, result: process.ProcessResult, ctx: EngineContext) -> set[str]:
+        """Project-relative paths the run linted. Raises EngineOutputError on garbage."""
+        ...
+
+
+@runtime_checkable
+class SelectsFiles(Protocol):
+    """An engine that can say, without linting, which candidate files it lints."""
+
+    def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """A command whose output names the files of `files` the engine would lint."""
+        ...
+
+    def selected(self, result: process.ProcessResult, ctx: EngineContext) -> set[str]:
+        """Project-relative paths the selection run names. Raises EngineOutputError."""
+        ...
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class EngineRun:
     """An engine's outcome plus the raw results it was parsed from.
@@ -96,6 +133,9 @@ class EngineRun:
 
     outcome: EngineOutcome
     results: tuple[process.ProcessResult, ...] = ()
+    # The files the engine really checked; None when it does not say (every
+    # file it was given counts then).
+    linted: frozenset[str] | None = None
 
 
 async def run_engine(
@@ -109,14 +149,18 @@ async def run_engine(
     target: str = ".",
     progress: Progress | None = None,
     resolved: Resolved | None = None,
+    known_checked: AbstractSet[str] = frozenset(),
 ) -> EngineRun:
     """Run one engine over `files` (ignored by whole-program engines).
 
     `resolved` skips the executable lookup when the caller already did it.
+    `known_checked` are files a `SelectsFiles` engine is already known to
+    check (its selection run is skipped for them).
     """
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
     results: list[process.ProcessResult] = []
+    linted: set[str] | None = None
 
     def outcome(status: str, issues: Sequence[Issue] = (), message: str | None = None) -> EngineRun:
         if progress:
@@ -127,9 +171,9 @@ async def run_engine(
             issues=tuple(issues),
             message=message,
             duration_ms=(time.monotonic() - started) * 1000,
-            files_checked=len(relevant),
+            files_checked=len(relevant) if linted is None else len(linted),
         )
-        return EngineRun(done, tuple(results))
+        return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
     if not engine.whole_program and not relevant:
         return outcome("ok")
@@ -150,14 +194,48 @@ async def run_engine(
         options=options,
         target=target,
     )
+
+    async def attempt(command: Command) -> process.ProcessResult | EngineRun:
+        """Run `command`: its result when the output may be parsed, else the failed run."""
+        result = await process.run(command)
+        results.append(result)
+        if result.missing:
+            return outcome(
+                "disabled", message=f"{engine.name} executable vanished: {resolved.path}"
+            )
+        problem = _failure(engine, result, command, root)
+        if problem:
+            return outcome("error", message=problem)
+        return result
+
+    def output_error(exc: EngineOutputError, prefix: str) -> EngineRun:
+        sample = excerpt(exc.excerpt)
+        detail = f" (output: {sample})" if sample and sample not in exc.message else ""
+        return outcome("error", message=f"{prefix}: {exc.message}{detail}")
+
+    if not engine.whole_program and isinstance(engine, SelectsFiles):
+        fixed = engine.selection(ctx, []).argv
+        chosen = {f for f in relevant if f in known_checked}
+        for batch in batches([f for f in relevant if f not in chosen], fixed):
+            selection = await attempt(engine.selection(ctx, batch))
+            if isinstance(selection, EngineRun):
+                return selection
+            try:
+                chosen |= engine.selected(selection, ctx)
+            except EngineOutputError as exc:
+                return output_error(exc, f"{engine.name} file selection")
+        linted = set()  # grows as the lint runs succeed
+        relevant = [f for f in relevant if f in chosen]
+        if not relevant:
+            return outcome("ok")
     probe_result = None
     try:
         probe_command = engine.probe(ctx)
         if probe_command is not None:
-            probe_result = await process.run(probe_command)
-            problem = _failure(engine, probe_result, probe_command)
-            if problem:
-                return outcome("error", message=problem)
+            probed = await attempt(probe_command)
+            if isinstance(probed, EngineRun):
+                return probed
+            probe_result = probed
         if engine.whole_program:
             commands = [engine.command(ctx, [], probe_result)]
         else:
@@ -168,27 +246,27 @@ async def run_engine(
     except EngineConfigError as exc:
         return outcome("error", message=str(exc))
 
+    reports = not engine.whole_program and isinstance(engine, ReportsLinted)
+    if reports:
+        linted = set()
     issues: list[Issue] = []
+    checked: list[str] = []
     for command in commands:
-        result = await process.run(command)
-        results.append(result)
-        if result.missing:
-            return outcome(
-                "disabled", message=f"{engine.name} executable vanished: {resolved.path}"
-            )
-        problem = _failure(engine, result, command)
-        if problem:
-            return outcome("error", message=problem)
+        result = await attempt(command)
+        if isinstance(result, EngineRun):
+            return result
         abnormal = result.exit_code not in command.ok_exit_codes
         prefix = f"{engine.name} exited with code {result.exit_code}" if abnormal else engine.name
         try:
             parsed = engine.parse(result, ctx)
+            if reports and isinstance(engine, ReportsLinted):
+                checked.extend(engine.linted(result, ctx))
         except EngineOutputError as exc:
-            sample = excerpt(exc.excerpt)
-            detail = f" (output: {sample})" if sample and sample not in exc.message else ""
-            return outcome("error", message=f"{prefix}: {exc.message}{detail}")
+            return output_error(exc, prefix)
         if abnormal:
             said = first_line(result.stderr) or first_line(result.stdout)
             return outcome("error", message=prefix + (f": {excerpt(said)}" if said else ""))
         issues.extend(parsed)
+    if linted is not None:
+        linted.update(checked if reports else relevant)
     return outcome("ok", issues)
