@@ -1,8 +1,9 @@
 """`signalint check`: run the enabled engines and print one output format.
 
 Exit codes: 0 clean (or, with --fail-on-priority, nothing at or above the
-threshold and no engine error), 1 issues found or any engine error, 2 usage
-errors (bad option, bad config, refused path).
+threshold and no engine error), 1 issues found, any engine error or anything
+not checked (nothing_checked, coverageWarning), 2 usage errors (bad option,
+bad config, refused or ignored path).
 """
 
 from __future__ import annotations
@@ -84,7 +85,10 @@ def check(
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
-    PATHS are project-relative files or directories; the first one selects
+    The project root is found upward from the working directory (the
+    nearest signalint.config.json, else package.json, pyproject.toml or
+    .git). PATHS are files or directories relative to the working
+    directory; ignored ones are refused. The first one selects
     the TypeScript configuration (a directory's tsconfig.json, an explicit
     tsconfig*.json, or the nearest one above a source file). Output goes to
     stdout in the chosen format; progress and errors go to stderr.
