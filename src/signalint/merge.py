@@ -27,7 +27,6 @@ the engines that reported it, and lists the others in `also_reported_by`.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -44,13 +43,19 @@ def _names(message: str) -> frozenset[str]:
 
 
 class _Primary:
-    __slots__ = ("engines", "issue", "names", "severity")
+    __slots__ = ("_names", "engines", "issue", "severity")
 
     def __init__(self, issue: Issue) -> None:
         self.issue = issue
         self.engines: list[str] = []
         self.severity = issue.severity
-        self.names = _names(issue.message)
+        self._names: frozenset[str] | None = None
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._names is None:
+            self._names = _names(self.issue.message)
+        return self._names
 
     def absorb(self, other: Issue) -> None:
         self.engines.append(other.engine)
@@ -60,14 +65,11 @@ class _Primary:
     def result(self) -> Issue:
         if not self.engines:
             return self.issue
-        return dataclasses.replace(
-            self.issue,
-            severity=self.severity,
-            also_reported_by=tuple(sorted(set(self.engines))),
-        )
+        return self.issue.merged(self.severity, tuple(sorted(set(self.engines))))
 
 
 Slot = tuple[str, int, str]  # file, line, rule key
+Pending = tuple[Issue, tuple[Slot, ...]]
 
 
 def merge_reports(issues: Iterable[Issue]) -> list[Issue]:
@@ -77,23 +79,30 @@ def merge_reports(issues: Iterable[Issue]) -> list[Issue]:
     primaries of merged groups with `also_reported_by` set; order is not
     significant (callers sort).
     """
-    by_engine: dict[str, list[Issue]] = defaultdict(list)
+    out: list[Issue] = []
+    keyed: dict[str, list[Pending]] = defaultdict(list)
+    keys_of: dict[tuple[str, str], tuple[str, ...]] = {}
     for issue in issues:
-        by_engine[issue.engine].append(issue)
+        known = (issue.engine, issue.rule)
+        keys = keys_of.get(known)
+        if keys is None:
+            keys = keys_of[known] = rule_keys(*known)
+        if keys:
+            keyed[issue.engine].append((issue, tuple((issue.file, issue.line, k) for k in keys)))
+        else:
+            out.append(issue)  # no equivalent in another engine: never merged
+    if len(keyed) < 2:
+        return out + [issue for pending in keyed.values() for issue, _ in pending]
     primaries: list[_Primary] = []
     slots: dict[Slot, list[_Primary]] = defaultdict(list)
-    for engine in sorted(by_engine, key=lambda name: (rank(name), name)):
-        pending: list[tuple[Issue, tuple[Slot, ...]]] = []
-        for issue in sorted(by_engine[engine], key=Issue.sort_key):
-            keys = rule_keys(engine, issue.rule)
-            pending.append((issue, tuple((issue.file, issue.line, key) for key in keys)))
-        unpaired = _pair(engine, pending, slots)
-        for issue, own in unpaired:
+    for engine in sorted(keyed, key=lambda name: (rank(name), name)):
+        pending = sorted(keyed[engine], key=lambda item: item[0].sort_key())
+        for issue, own in _pair(engine, pending, slots):
             primary = _Primary(issue)
             primaries.append(primary)
             for slot in own:
                 slots[slot].append(primary)
-    return [p.result() for p in primaries]
+    return out + [p.result() for p in primaries]
 
 
 def _candidates(
@@ -108,34 +117,38 @@ def _candidates(
     return found
 
 
-def _pair(
-    engine: str,
-    pending: list[tuple[Issue, tuple[Slot, ...]]],
-    slots: dict[Slot, list[_Primary]],
-) -> list[tuple[Issue, tuple[Slot, ...]]]:
+def _pair(engine: str, pending: list[Pending], slots: dict[Slot, list[_Primary]]) -> list[Pending]:
     """Attach what pairs to existing primaries; return the rest."""
-    rest = [(issue, own) for issue, own in pending if own]
-    unkeyed = [(issue, own) for issue, own in pending if not own]
+    rest = [item for item in pending if any(slot in slots for slot in item[1])]
+    alone = [item for item in pending if not any(slot in slots for slot in item[1])]
 
     def attach(rule: str) -> None:
         nonlocal rest
-        left: list[tuple[Issue, tuple[Slot, ...]]] = []
+        # Which pending issues share a slot: the "single" rule needs the
+        # group's size, and a scan of all pending issues per issue would be
+        # quadratic on large projects.
+        by_slot: dict[Slot, set[int]] = defaultdict(set)
+        for index, (_, own) in enumerate(rest if rule == "single" else ()):
+            for slot in own:
+                by_slot[slot].add(index)
+        left: list[Pending] = []
         for issue, own in rest:
             options = _candidates(engine, own, slots)
             chosen: _Primary | None = None
-            if rule == "column":
+            if not options:
+                pass
+            elif rule == "column":
                 chosen = next((p for p in options if p.issue.col == issue.col), None)
             elif rule == "names":
                 names = _names(issue.message)
                 same = [p for p in options if names and p.names == names]
                 chosen = same[0] if len(same) == 1 else None
-            else:  # the only one left on both sides
-                siblings = [o for _, o in rest if set(o) & set(own)]
-                if len(options) == 1 and len(siblings) == 1:
-                    names = _names(issue.message)
-                    other = options[0].names
-                    if not (names and other and names != other):
-                        chosen = options[0]
+            elif len(options) == 1:  # "single": the only one left on both sides
+                siblings = set().union(*(by_slot[slot] for slot in own))
+                names = _names(issue.message)
+                other = options[0].names
+                if len(siblings) == 1 and not (names and other and names != other):
+                    chosen = options[0]
             if chosen is None:
                 left.append((issue, own))
             else:
@@ -143,5 +156,6 @@ def _pair(
         rest = left
 
     for rule in ("column", "names", "single"):
-        attach(rule)
-    return unkeyed + rest
+        if rest:
+            attach(rule)
+    return alone + rest

@@ -75,6 +75,18 @@ class Issue:
         object.__setattr__(issue, "issue_id", issue_id)
         return issue
 
+    def merged(self, severity: Severity, also_reported_by: tuple[str, ...]) -> Issue:
+        """This issue as the primary of a cross-engine merge (D20).
+
+        Same id (it covers neither field), so nothing is re-hashed.
+        """
+        issue = object.__new__(Issue)
+        for name in Issue.__slots__:
+            object.__setattr__(issue, name, getattr(self, name))
+        object.__setattr__(issue, "severity", severity)
+        object.__setattr__(issue, "also_reported_by", also_reported_by)
+        return issue
+
     @property
     def summary(self) -> str:
         """The message on one line, at most 120 characters."""
