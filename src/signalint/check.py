@@ -66,10 +66,13 @@ class CheckRun:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
 
 
-def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
+def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, explicit: frozenset[str]) -> bool:
     if "node_modules" in issue.file.split("/"):
         return False
-    return not ignored.match_file(issue.file)
+    # A file named as a target was walked, so checked, despite `ignore`
+    # (see project.walk): its issues are reported, or the check would call
+    # a file it checked clean.
+    return issue.file in explicit or not ignored.match_file(issue.file)
 
 
 _caches: dict[tuple[Path, int], ResultCache] = {}
@@ -157,13 +160,14 @@ async def run_check(
     outcomes = [_settled(ENGINES[o.engine].whole_program, o) for o in outcomes]
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
+    explicit = frozenset(scope.targets).intersection(files)
     seen: dict[str, Issue] = {}
     filtered_out = 0
     for outcome in outcomes:
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
             if keep is None:
-                keep = verdicts[issue.file] = _keep(issue, ignored)
+                keep = verdicts[issue.file] = _keep(issue, ignored, explicit)
             if not keep or issue.issue_id in seen:
                 continue
             if not scope.contains(issue.file):
