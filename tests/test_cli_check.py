@@ -469,6 +469,8 @@ def test_an_engine_that_checked_nothing_beside_others_warns_and_fails(
     assert "only from biome" in payload["coverageWarning"]
     code, _, _ = run_cli(capsys, "check", "--fail-on-priority", "1", "styles/site.css")
     assert code == 1
+    code, _, err = run_cli(capsys, "check", "--format", "sarif", "styles/site.css")
+    assert code == 1 and "oxlint checked no file" in err
 
 
 def monorepo(tmp_path: Path) -> Path:

@@ -21,7 +21,7 @@ from signalint.cli.progress import ProgressLine
 from signalint.cli.project_args import open_project
 from signalint.cluster import cluster
 from signalint.config import Config
-from signalint.report import fails_priority
+from signalint.report import fails_priority, nothing_checked_message
 
 
 def _engine_versions(run: CheckRun) -> dict[str, str | None]:
@@ -112,6 +112,12 @@ def check(
     for name, outcome in result.outcomes.items():
         if outcome.status != "ok" and outcome.message and output_format != "text":
             click.echo(f"signalint: {name} {outcome.status}: {outcome.message}", err=True)
+    if output_format in ("sarif", "github"):
+        # These formats have no place for it: say on stderr why exit is 1.
+        if result.code is not None:
+            click.echo(f"signalint: {nothing_checked_message(result)}", err=True)
+        elif result.coverage_warning is not None:
+            click.echo(f"signalint: {result.coverage_warning}", err=True)
     engine_failed = result.status == "error"
     if fail_on_priority is not None:
         return 1 if engine_failed or fails_priority(clustering, fail_on_priority) else 0
