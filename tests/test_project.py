@@ -110,6 +110,16 @@ def test_command_line_paths_are_relative_to_the_working_directory(tmp_path: Path
     assert target_from_cwd(root, cwd, str(root / "lib" / "b.ts"), []) == "lib/b.ts"
 
 
+def test_absolute_paths_through_a_symlinked_directory_reach_the_project(tmp_path: Path) -> None:
+    root = (tmp_path / "real").resolve()
+    touch(root, "src/a.ts")
+    (tmp_path / "alias").symlink_to(root)
+    alias = tmp_path / "alias"
+    assert target_from_cwd(root, root, str(alias / "src" / "a.ts"), []) == "src/a.ts"
+    assert target_from_cwd(root, root, str(alias / "src"), []) == "src"
+    assert target_from_cwd(root, root, str(alias), []) == "."
+
+
 @pytest.mark.parametrize(
     ("path", "reason"),
     [

@@ -183,6 +183,14 @@ def target_from_cwd(root: Path, cwd: Path, user_path: str, ignore: Sequence[str]
     joined = os.path.normpath(os.path.join(cwd, user_path))
     root_s = os.fspath(root)
     if not _inside(joined, root_s):
+        # An absolute path may reach the project through a symlinked
+        # directory (/tmp -> /private/tmp): resolve the directories, not the
+        # last component, whose own link is still checked by safe_relative.
+        head, tail = os.path.split(joined)
+        joined = os.path.join(os.path.realpath(head), tail)
+        if os.path.isdir(joined) and not _inside(joined, root_s):
+            joined = os.path.realpath(joined)
+    if not _inside(joined, root_s):
         raise PathRefused(user_path, f"it is outside the project root {root_s}")
     rel = Path(os.path.relpath(joined, root_s)).as_posix()
     if not os.path.lexists(joined):
