@@ -529,7 +529,7 @@ def test_from_a_subdirectory_the_root_is_found_upward_and_paths_follow_the_cwd(
     [
         (".", "node_modules/shared", "never checks node_modules/"),
         ("packages/web", "../../node_modules/shared/index.js", "never checks node_modules/"),
-        (".", "dist/bundle.js", "pattern 'dist/**' of `ignore`"),
+        (".", "dist/bundle.js", "pattern 'dist/**' of `ignore` in signalint.config.json"),
         (".", "dist", "pattern 'dist/**' of `ignore`"),
     ],
 )

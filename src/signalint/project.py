@@ -163,7 +163,13 @@ def safe_relative(root: Path, user_path: str) -> str:
     return norm
 
 
-def target_from_cwd(root: Path, cwd: Path, user_path: str, ignore: Sequence[str]) -> str:
+def target_from_cwd(
+    root: Path,
+    cwd: Path,
+    user_path: str,
+    ignore: Sequence[str],
+    source: str = "signalint.config.json",
+) -> str:
     """The project-relative form of a command-line path, or `PathRefused`.
 
     As in git, `user_path` is relative to `cwd` (the caller's working
@@ -171,8 +177,8 @@ def target_from_cwd(root: Path, cwd: Path, user_path: str, ignore: Sequence[str]
     `root`. Refused like `safe_relative` (empty, NUL, a leading '-', missing,
     symlink escapes) and, before the symlink check, when it is ignored: inside
     a directory that is never checked (node_modules, .git, .signalint) or
-    matched by the config `ignore` patterns (`ignored_reason`). Both are
-    canonical paths (realpath). Returns "." for the root itself.
+    matched by the config `ignore` patterns of `source` (`ignored_reason`).
+    `root` and `cwd` are canonical (realpath). Returns "." for the root.
     """
     if not user_path:
         raise PathRefused(user_path, "the path is empty")
@@ -195,19 +201,22 @@ def target_from_cwd(root: Path, cwd: Path, user_path: str, ignore: Sequence[str]
     rel = Path(os.path.relpath(joined, root_s)).as_posix()
     if not os.path.lexists(joined):
         raise PathRefused(user_path, "no such file or directory")
-    reason = ignored_reason(rel, ignore, is_dir=os.path.isdir(joined))
+    reason = ignored_reason(rel, ignore, is_dir=os.path.isdir(joined), source=source)
     if reason is not None:
         raise PathRefused(user_path, reason)
     return safe_relative(root, rel)
 
 
-def ignored_reason(rel: str, ignore: Sequence[str], *, is_dir: bool) -> str | None:
+def ignored_reason(
+    rel: str, ignore: Sequence[str], *, is_dir: bool, source: str = "signalint.config.json"
+) -> str | None:
     """Why the walk never checks project-relative `rel`, or None when it may.
 
     Names what ignores it: an always-skipped directory, or the first config
     `ignore` pattern that excludes `rel` or a directory above it (the walk
-    prunes there). `.gitignore` is not consulted: a file named explicitly is
-    checked even when git ignores it (see `walk`).
+    prunes there), and `source`, where the patterns come from. `.gitignore`
+    is not consulted: a file named explicitly is checked even when git
+    ignores it (see `walk`).
     """
     if rel == ".":
         return None
@@ -231,8 +240,8 @@ def ignored_reason(rel: str, ignore: Sequence[str], *, is_dir: bool) -> str | No
             continue  # the walk descends: a negation may re-include something
         pattern = str(rules.spec.patterns[found.index].pattern)
         return (
-            f"it is ignored by the pattern {pattern!r} of `ignore` in the configuration "
-            "(signalint.config.json or [tool.signalint]); remove the pattern to check it"
+            f"it is ignored by the pattern {pattern!r} of `ignore` in {source}; "
+            "remove the pattern to check it"
         )
     return None
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from signalint.config import Config, ConfigError, load_config
+from signalint.config import Config, ConfigError, config_source, load_config
 from signalint.project import PathRefused, RootError, discover_root, target_from_cwd
 
 
@@ -22,8 +22,8 @@ def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ..
     The root is found upward from the working directory (`discover_root`);
     `paths` are relative to the working directory, as in git (relative to
     the root when the working directory is outside it, which only
-    `SIGNALINT_PROJECT_ROOT` allows), and are
-    refused when outside the project or ignored (`target_from_cwd`).
+    `SIGNALINT_PROJECT_ROOT` allows), and are refused when outside the
+    project or ignored (`target_from_cwd`, naming the config file).
     Raises click.UsageError naming the variable, config key or path at fault.
     """
     try:
@@ -32,7 +32,16 @@ def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ..
         cwd = Path(os.path.realpath(os.getcwd()))
         if not cwd.is_relative_to(root):
             cwd = root  # only with SIGNALINT_PROJECT_ROOT elsewhere: paths are root-relative
-        targets = tuple(dict.fromkeys(target_from_cwd(root, cwd, p, config.ignore) for p in paths))
+        found = config_source(root)
+        if found is None:
+            source = "the default settings (there is no signalint.config.json)"
+        elif found.name == "pyproject.toml":
+            source = "[tool.signalint] of pyproject.toml"
+        else:
+            source = found.name
+        targets = tuple(
+            dict.fromkeys(target_from_cwd(root, cwd, p, config.ignore, source) for p in paths)
+        )
     except (ConfigError, RootError, PathRefused) as exc:
         raise click.UsageError(str(exc)) from exc
     return root, config, targets or (".",)
