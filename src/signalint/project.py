@@ -241,7 +241,7 @@ def ignored_reason(
         pattern = str(rules.spec.patterns[found.index].pattern)
         return (
             f"it is ignored by the pattern {pattern!r} of `ignore` in {source}; "
-            "remove the pattern to check it"
+            "to check it, set `ignore` without that pattern"
         )
     return None
 
