@@ -167,10 +167,10 @@ class CheckResult:
 
     @property
     def status(self) -> CheckStatus:
-        if any(o.status == "error" for o in self.outcomes.values()) or self.uncovered_engines:
+        failed = any(o.status == "error" for o in self.outcomes.values())
+        # No engine at all also covers nothing.
+        if failed or self.uncovered_engines or not self.covered_engines:
             return "error"
-        if not self.covered_engines:
-            return "error"  # no engine at all
         return "issues_found" if self.issues else "clean"
 
     @property

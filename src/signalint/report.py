@@ -132,7 +132,8 @@ def check_payload(
     a file check passes its filtered clustering). `filtered_out` adds both
     filtered-count aliases (pass it for file checks, even when 0). `extras`
     holds active warning objects (`loopWarning`, `fileRuleChurnWarning`);
-    they go between `truncated` and `checkId`. `compact` renames keys per
+    they go between `truncated` and `checkId`, after `coverageWarning`
+    (present when some engine checked no file while others did, D17). `compact` renames keys per
     `COMPACT_KEYS` and leaves out `projectRoot`.
     """
     payload: dict[str, Any] = {
