@@ -8,6 +8,12 @@ from signalint.engines.equivalents import rule_keys
 from signalint.merge import merge_reports
 from signalint.model import Issue
 
+# Oxlint's no-unused-vars message as the pinned engine prints it: it quotes
+# '_' besides the variable.
+OXLINT_UNUSED = (
+    "Variable '{}' is declared but never used. Unused variables should start with a '_'."
+)
+
 
 def diag(engine: str, rule: str, line: int = 1, col: int = 7, **fields: Any) -> Issue:
     values: dict[str, Any] = {
@@ -91,17 +97,33 @@ def test_two_instances_on_one_line_stay_two_issues_paired_by_column() -> None:
 
 
 def test_different_columns_pair_by_the_quoted_name() -> None:
-    # `var y = 1; var y = 2;`: Oxlint points at the first y, ESLint at the second.
+    # `var y = 1; var y = 2;`: Oxlint points at the first y, ESLint at the
+    # second. Messages as the pinned engines print them.
+    ox = OXLINT_UNUSED
+    es = "'{}' is assigned a value but never used."
     found = merged(
-        diag("oxlint", "eslint(no-unused-vars)", line=9, col=5, message="Variable 'y' is unused."),
-        diag("oxlint", "eslint(no-unused-vars)", line=9, col=30, message="Variable 'z' is unused."),
-        diag("eslint", "no-unused-vars", line=9, col=16, message="'y' is never used."),
-        diag("eslint", "no-unused-vars", line=9, col=40, message="'z' is never used."),
+        diag("oxlint", "eslint(no-unused-vars)", line=9, col=5, message=ox.format("y")),
+        diag("oxlint", "eslint(no-unused-vars)", line=9, col=30, message=ox.format("z")),
+        diag("eslint", "no-unused-vars", line=9, col=16, message=es.format("y")),
+        diag("eslint", "no-unused-vars", line=9, col=40, message=es.format("z")),
     )
     assert [(line, col, also) for _, _, line, col, also in found] == [
         (9, 16, ("oxlint",)),
         (9, 40, ("oxlint",)),
     ]
+
+
+def test_the_only_reports_pair_across_columns_when_their_names_agree() -> None:
+    found = merged(
+        diag(
+            "oxlint",
+            "eslint(no-unused-vars)",
+            col=5,
+            message=OXLINT_UNUSED.format("y"),
+        ),
+        diag("eslint", "no-unused-vars", col=16, message="'y' is assigned a value but never used."),
+    )
+    assert found == [("eslint", "no-unused-vars", 1, 16, ("oxlint",))]
 
 
 def test_the_only_report_of_each_engine_pairs_across_columns() -> None:
@@ -125,7 +147,12 @@ def test_ambiguous_reports_are_never_merged() -> None:
     # The only report on each side, but naming different things: two problems.
     found = merged(
         diag("eslint", "no-unused-vars", col=5, message="'a' is never used."),
-        diag("oxlint", "eslint(no-unused-vars)", col=20, message="Variable 'b' is unused."),
+        diag(
+            "oxlint",
+            "eslint(no-unused-vars)",
+            col=20,
+            message=OXLINT_UNUSED.format("b"),
+        ),
     )
     assert len(found) == 2
 

@@ -13,8 +13,9 @@ Because a line can hold several instances of one rule (`const a = 1, b = 2`
 has two unused variables), candidates are paired conservatively, in order:
 
 1. the same start column;
-2. the same non-empty set of quoted names in the messages (`'y'`, `` `k` ``),
-   when exactly one candidate has it;
+2. the same quoted names in the messages (`'y'`, `` `k` ``; one message may
+   quote more, as Oxlint's "... should start with a '_'"), when exactly one
+   candidate agrees;
 3. the only remaining issue of its engine on that line and rule with the only
    remaining candidate, unless their messages quote different names.
 
@@ -40,6 +41,11 @@ _QUOTED: Final = re.compile(r"'([^'\s]{1,80})'|\"([^\"\s]{1,80})\"|`([^`\s]{1,80
 
 def _names(message: str) -> frozenset[str]:
     return frozenset(next(g for g in m.groups() if g) for m in _QUOTED.finditer(message))
+
+
+def _agree(ours: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Both quote names, and one message's names include the other's."""
+    return bool(ours and theirs) and (ours <= theirs or theirs <= ours)
 
 
 class _Primary:
@@ -141,13 +147,14 @@ def _pair(engine: str, pending: list[Pending], slots: dict[Slot, list[_Primary]]
                 chosen = next((p for p in options if p.issue.col == issue.col), None)
             elif rule == "names":
                 names = _names(issue.message)
-                same = [p for p in options if names and p.names == names]
+                same = [p for p in options if _agree(names, p.names)]
                 chosen = same[0] if len(same) == 1 else None
             elif len(options) == 1:  # "single": the only one left on both sides
                 siblings = set().union(*(by_slot[slot] for slot in own))
                 names = _names(issue.message)
                 other = options[0].names
-                if len(siblings) == 1 and not (names and other and names != other):
+                conflict = bool(names and other) and not _agree(names, other)
+                if len(siblings) == 1 and not conflict:
                     chosen = options[0]
             if chosen is None:
                 left.append((issue, own))
