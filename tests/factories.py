@@ -42,10 +42,16 @@ def result(
         check_id=check_id,
         fingerprint="f" * 16,
         project_root="/p",
-        outcomes={name: EngineOutcome(name, status) for name, status in statuses.items()},
+        outcomes={name: _outcome(name, status) for name, status in statuses.items()},
         issues=tuple(sorted(issues, key=Issue.sort_key)),
         created_at=created_at,
     )
+
+
+def _outcome(name: str, status: OutcomeStatus) -> EngineOutcome:
+    # An engine that ran fine checked something: a hand-built "ok" outcome
+    # with no file would be an uncovered engine (D17).
+    return EngineOutcome(name, status, files_checked=1 if status == "ok" else 0)
 
 
 def snapshot(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -14,6 +15,8 @@ import pytest
 from signalint.cli.main import main
 
 from .conftest import require_engine
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -38,6 +41,32 @@ def sarif_keys(log: dict[str, Any]) -> dict[str, Counter[tuple[str, str, int]]]:
             ] += 1
         keys[run["tool"]["driver"]["name"]] = counter
     return keys
+
+
+def merged_keys(log: dict[str, Any]) -> dict[str, Counter[tuple[str, int]]]:
+    """Per engine: multiset of (file, line) of results another engine leads (D20)."""
+    keys: dict[str, Counter[tuple[str, int]]] = {}
+    for run in log["runs"]:
+        for result in run["results"]:
+            location = result["locations"][0]["physicalLocation"]
+            where = (location["artifactLocation"]["uri"], location["region"]["startLine"])
+            for engine in result.get("properties", {}).get("alsoReportedBy", []):
+                keys.setdefault(engine, Counter())[where] += 1
+    return keys
+
+
+def assert_same_multiset(
+    engine: str,
+    native_keys: Counter[tuple[str, str, int]],
+    log: dict[str, Any],
+) -> None:
+    """Every native diagnostic appears once: in the engine's own run, or merged
+    into another engine's result on the same file and line; nothing extra."""
+    own = sarif_keys(log).get(engine, Counter())
+    assert not own - native_keys, f"{engine}: extra results"
+    missing = native_keys - own
+    lines = Counter((file, line) for file, _, line in missing.elements())
+    assert lines == merged_keys(log).get(engine, Counter()), engine
 
 
 def native(argv: list[str], cwd: Path) -> str:
@@ -83,7 +112,8 @@ def test_every_native_diagnostic_appears_exactly_once_in_sarif(
     in_project(demo_project)
     code, out, _ = run_cli(capsys, "check", "--format", "sarif")
     assert code == 1
-    ours = sarif_keys(json.loads(out))
+    log = json.loads(out)
+    ours = sarif_keys(log)
     assert set(ours) >= {"oxlint", "tsc", "biome", "eslint"}
     for engine, expected in (
         ("tsc", native_tsc(demo_project)),
@@ -91,9 +121,13 @@ def test_every_native_diagnostic_appears_exactly_once_in_sarif(
         ("eslint", native_eslint(demo_project)),
     ):
         assert expected, f"native {engine} found nothing: the fixture lost its errors"
-        assert ours[engine] == expected, engine
+        assert_same_multiset(engine, expected, log)
+    # Biome's JSON has no line; count per file what other engines lead.
     biome_ours = Counter((file, rule) for file, rule, _ in ours["biome"].elements())
-    assert biome_ours == native_biome(demo_project)
+    biome_native = native_biome(demo_project)
+    assert not biome_ours - biome_native
+    led = Counter(file for file, _ in merged_keys(log).get("biome", Counter()).elements())
+    assert Counter(file for file, _ in (biome_native - biome_ours).elements()) == led
 
 
 def test_json_report_has_schema_fields_and_ranked_clusters(
@@ -202,8 +236,8 @@ def test_path_arguments_scope_the_report(
 @pytest.mark.parametrize(
     ("path", "reason"),
     [
-        ("../outside", "escapes"),
-        ("/etc/passwd", "absolute"),
+        ("../outside", "outside the project root"),
+        ("/etc/passwd", "outside the project root"),
         ("-rf", "-"),
         ("src/none.ts", "no such"),
     ],
@@ -334,3 +368,183 @@ def test_nothing_checked_when_no_engine_can_run(
     assert payload["engines"]["oxlint"]["status"] == "disabled"
     assert "signalint engines install oxlint" in payload["engines"]["oxlint"]["message"]
     assert "signalint engines install oxlint" in err
+
+
+@pytest.mark.real
+def test_one_problem_reported_by_three_engines_is_one_issue_naming_all(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("oxlint", "eslint", "biome"):
+        require_engine(name)
+    root = tmp_path / "merge"
+    shutil.copytree(FIXTURES / "merge", root)
+    in_project(root)
+    _, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    log = json.loads(out)
+    assert_same_multiset("oxlint", native_oxlint(root), log)
+    assert_same_multiset("eslint", native_eslint(root), log)
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for run in log["runs"]:
+        for result in run["results"]:
+            line = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+            by_line.setdefault(line, []).append(result)
+    assert [r["ruleId"] for r in by_line[5]] == ["no-debugger"]
+    assert by_line[5][0]["properties"]["alsoReportedBy"] == ["biome", "oxlint"]
+    # Two unused variables on one line stay two issues, each seen by all three.
+    assert [r["ruleId"] for r in by_line[6]] == ["no-unused-vars", "no-unused-vars"]
+    assert all(r["properties"]["alsoReportedBy"] == ["biome", "oxlint"] for r in by_line[6])
+
+    code, out, _ = run_cli(capsys, "check")
+    payload = json.loads(out)
+    assert code == 1
+    native_total = sum(native_oxlint(root).values()) + sum(native_eslint(root).values())
+    native_total += sum(native_biome(root).values())
+    # 28 native diagnostics (9 ESLint, 9 Oxlint, 10 Biome) are 11 problems.
+    # Left apart: Biome's noAssignInExpressions (only inspired by
+    # no-cond-assign), and Biome's two reports of the twice-declared
+    # variable (one per declaration) against ESLint's one.
+    assert native_total == 28
+    assert payload["totalIssues"] == 11
+
+
+def coverage_project(tmp_path: Path, **config: Any) -> Path:
+    """A copy of fixtures/coverage (clean TS, CSS, Markdown) with `config`."""
+    root = tmp_path / "coverage"
+    shutil.copytree(FIXTURES / "coverage", root)
+    settings = json.loads((root / "signalint.config.json").read_text())
+    settings.update(config)
+    (root / "signalint.config.json").write_text(json.dumps(settings))
+    return root
+
+
+@pytest.mark.real
+def test_ignoring_everything_is_nothing_checked_not_clean(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("oxlint", "tsc", "biome"):
+        require_engine(name)
+    in_project(coverage_project(tmp_path))
+    code, out, _ = run_cli(capsys, "check")
+    assert code == 0 and json.loads(out)["status"] == "clean"  # the fixture is clean
+
+    in_project(coverage_project(tmp_path / "all-ignored", ignore=["**"]))
+    code, out, _ = run_cli(capsys, "check")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["status"] == "error" and payload["code"] == "nothing_checked"
+    assert {e["filesChecked"] for e in payload["engines"].values()} == {0}
+    assert "`ignore` in signalint.config.json" in payload["message"]
+
+
+@pytest.mark.real
+def test_a_scope_without_a_file_any_engine_checks_is_nothing_checked(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("oxlint", "biome"):
+        require_engine(name)
+    engines = {"oxlint": True, "tsc": False, "biome": True, "eslint": False}
+    in_project(coverage_project(tmp_path, engines=engines))
+    code, out, _ = run_cli(capsys, "check", "README.md")
+    payload = json.loads(out)
+    assert code == 1 and payload["code"] == "nothing_checked"
+    assert "oxlint checked no file" in payload["message"]
+    assert "biome checked no file" in payload["message"]
+
+
+@pytest.mark.real
+def test_an_engine_that_checked_nothing_beside_others_warns_and_fails(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("oxlint", "biome"):
+        require_engine(name)
+    engines = {"oxlint": True, "tsc": False, "biome": True, "eslint": False}
+    in_project(coverage_project(tmp_path, engines=engines))
+    code, out, _ = run_cli(capsys, "check", "styles/site.css")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["status"] == "error" and "code" not in payload
+    assert payload["engines"]["biome"]["filesChecked"] == 1
+    assert payload["engines"]["oxlint"]["filesChecked"] == 0
+    assert "oxlint checked no file" in payload["coverageWarning"]
+    assert "only from biome" in payload["coverageWarning"]
+    code, _, _ = run_cli(capsys, "check", "--fail-on-priority", "1", "styles/site.css")
+    assert code == 1
+    code, _, err = run_cli(capsys, "check", "--format", "sarif", "styles/site.css")
+    assert code == 1 and "oxlint checked no file" in err
+
+
+def monorepo(tmp_path: Path) -> Path:
+    """A repository whose config sits at the top, with a package below it."""
+    root = tmp_path / "repo"
+    (root / "packages" / "web" / "src").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "signalint.config.json").write_text(
+        json.dumps(
+            {
+                "engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False},
+                "ignore": ["dist/**"],
+            }
+        )
+    )
+    (root / "packages" / "web" / "package.json").write_text('{"name": "web"}\n')
+    (root / "packages" / "web" / "src" / "a.js").write_text("debugger;\n")
+    (root / "top.js").write_text("debugger;\n")
+    (root / "dist").mkdir()
+    (root / "dist" / "bundle.js").write_text("debugger;\n")
+    shared = tmp_path / "shared-lib"  # a workspace link, as pnpm makes them
+    shared.mkdir()
+    (shared / "index.js").write_text("debugger;\n")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "shared").symlink_to(shared)
+    return root
+
+
+@pytest.mark.real
+def test_from_a_subdirectory_the_root_is_found_upward_and_paths_follow_the_cwd(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    require_engine("oxlint")
+    root = monorepo(tmp_path)
+    subdir = in_project(root / "packages" / "web" / "src")
+    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    files = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for run in json.loads(out)["runs"]
+        for r in run["results"]
+    }
+    assert code == 1 and files == {"packages/web/src/a.js", "top.js"}
+    assert (root / ".signalint").is_dir()
+    assert not (subdir / ".signalint").exists()
+    assert not (root / "packages" / "web" / ".signalint").exists()
+
+    code, out, _ = run_cli(capsys, "check", "a.js")
+    payload = json.loads(out)
+    assert code == 1 and payload["projectRoot"] == str(root.resolve())
+    assert {r["file"] for r in payload["remainingIssues"]} == {"packages/web/src/a.js"}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("cwd", "path", "needle"),
+    [
+        (".", "node_modules/shared", "never checks node_modules/"),
+        ("packages/web", "../../node_modules/shared/index.js", "never checks node_modules/"),
+        (".", "dist/bundle.js", "pattern 'dist/**' of `ignore` in signalint.config.json"),
+        (".", "dist", "pattern 'dist/**' of `ignore`"),
+    ],
+)
+def test_an_ignored_path_is_refused_naming_what_ignores_it(
+    tmp_path: Path,
+    in_project: Any,
+    capsys: pytest.CaptureFixture[str],
+    cwd: str,
+    path: str,
+    needle: str,
+) -> None:
+    require_engine("oxlint")
+    root = monorepo(tmp_path)
+    in_project(root / cwd)
+    code, out, err = run_cli(capsys, "check", path)
+    assert code == 2 and out == ""
+    assert path in err and "it is ignored" in err and needle in err
+    assert "outside" not in err

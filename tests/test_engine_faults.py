@@ -98,6 +98,7 @@ def test_hanging_engine_times_out_and_leaves_no_process(
         "status": "error",
         "message": "oxlint timed out after 1.5 s;"
         " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
+        "filesChecked": 0,
     }
     assert_tsc_kept(payload)
     assert wait_until_dead([int(p) for p in pidfile.read_text().split()]) == []
@@ -114,6 +115,7 @@ def test_flooding_engine_is_stopped_at_the_output_limit(
     assert payload["engines"]["oxlint"] == {
         "status": "error",
         "message": "oxlint produced more than 4 MiB of output and was stopped",
+        "filesChecked": 0,
     }
     assert_tsc_kept(payload)
 

@@ -10,9 +10,12 @@ import pytest
 from signalint.project import (
     PathRefused,
     RootError,
+    discover_root,
     find_root,
     has_js_ts_markers,
+    ignored_reason,
     safe_relative,
+    target_from_cwd,
     walk,
 )
 
@@ -45,6 +48,141 @@ def test_invalid_root_override_is_an_error_naming_the_variable(tmp_path: Path) -
     touch(tmp_path, "file")
     with pytest.raises(RootError, match="not a directory"):
         find_root({"SIGNALINT_PROJECT_ROOT": str(tmp_path / "file")}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("markers", "expected"),
+    [
+        # The nearest signalint.config.json wins over nearer project markers.
+        (["signalint.config.json", "pkg/package.json", "pkg/.git"], "."),
+        # Without a config, the nearest package.json, pyproject.toml or .git.
+        ([".git", "pkg/package.json"], "pkg"),
+        ([".git", "pkg/pyproject.toml"], "pkg"),
+        (["package.json", "pkg/src/.git"], "pkg/src"),
+        ([".git"], "."),
+        (["pkg/package.json"], "pkg"),
+    ],
+)
+def test_the_cli_root_is_found_upward_like_git(
+    tmp_path: Path, markers: list[str], expected: str
+) -> None:
+    top = tmp_path / "top"
+    (top / "pkg" / "src" / "deep").mkdir(parents=True)
+    touch(top, *markers)
+    assert discover_root({}, top / "pkg" / "src" / "deep") == (top / expected).resolve()
+
+
+def test_a_pyproject_with_a_signalint_table_is_a_config_for_root_discovery(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app" / "web").mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text('[tool.signalint]\nignore = ["dist/**"]\n')
+    (tmp_path / "app" / "web" / "package.json").write_text("{}")
+    (tmp_path / "app" / "pyproject.toml").write_text('[project]\nname = "signalint-demo"\n')
+    assert discover_root({}, tmp_path / "app" / "web") == tmp_path.resolve()
+
+
+def test_without_any_marker_the_cli_root_is_the_working_directory(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    found = discover_root({}, tmp_path / "a" / "b")
+    # Nothing marks a project up to the file system root in a fresh tmp dir,
+    # unless the machine has one above it; either way never below cwd.
+    assert found == (tmp_path / "a" / "b").resolve() or (
+        tmp_path / "a" / "b"
+    ).resolve().is_relative_to(found)
+
+
+def test_the_root_variable_wins_over_upward_discovery(tmp_path: Path) -> None:
+    (tmp_path / "repo" / "sub").mkdir(parents=True)
+    touch(tmp_path, "repo/signalint.config.json", "other/package.json")
+    env = {"SIGNALINT_PROJECT_ROOT": str(tmp_path / "other")}
+    assert discover_root(env, tmp_path / "repo" / "sub") == (tmp_path / "other").resolve()
+
+
+def test_command_line_paths_are_relative_to_the_working_directory(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    touch(root, "pkg/src/a.ts", "lib/b.ts")
+    cwd = root / "pkg"
+    assert target_from_cwd(root, cwd, "src/a.ts", []) == "pkg/src/a.ts"
+    assert target_from_cwd(root, cwd, ".", []) == "pkg"
+    assert target_from_cwd(root, cwd, "../lib/b.ts", []) == "lib/b.ts"
+    assert target_from_cwd(root, cwd, "..", []) == "."
+    assert target_from_cwd(root, cwd, str(root / "lib" / "b.ts"), []) == "lib/b.ts"
+
+
+def test_absolute_paths_through_a_symlinked_directory_reach_the_project(tmp_path: Path) -> None:
+    root = (tmp_path / "real").resolve()
+    touch(root, "src/a.ts")
+    (tmp_path / "alias").symlink_to(root)
+    alias = tmp_path / "alias"
+    assert target_from_cwd(root, root, str(alias / "src" / "a.ts"), []) == "src/a.ts"
+    assert target_from_cwd(root, root, str(alias / "src"), []) == "src"
+    assert target_from_cwd(root, root, str(alias), []) == "."
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("../../outside.ts", "outside the project root"),
+        ("/etc/passwd", "outside the project root"),
+        ("", "empty"),
+        ("-rf", "starts with '-'"),
+        ("a\0b", "NUL"),
+        ("missing.ts", "no such file"),
+        ("link.ts", "symlink to outside"),
+    ],
+)
+def test_command_line_paths_keep_the_containment_rules(
+    tmp_path: Path, path: str, reason: str
+) -> None:
+    root = (tmp_path / "root").resolve()
+    touch(root, "pkg/a.ts")
+    (tmp_path / "outside.ts").write_text("")
+    (root / "pkg" / "link.ts").symlink_to(tmp_path / "outside.ts")
+    with pytest.raises(PathRefused, match=reason):
+        target_from_cwd(root, root / "pkg", path, [])
+
+
+@pytest.mark.parametrize(
+    ("path", "ignore", "needle"),
+    [
+        ("node_modules/dep", [], "never checks node_modules/"),
+        ("node_modules/dep/index.js", [], "never checks node_modules/"),
+        ("pkg/node_modules/dep", [], "never checks node_modules/"),
+        (".signalint/cache.sqlite", [], "never checks .signalint/"),
+        ("dist", ["dist/**"], "pattern 'dist/**' of `ignore`"),
+        ("dist/app.js", ["dist/**"], "pattern 'dist/**' of `ignore`"),
+        ("gen/deep/x.ts", ["gen/"], "pattern 'gen/' of `ignore`"),
+        ("src/a.gen.ts", ["*.gen.ts"], "pattern '*.gen.ts' of `ignore`"),
+    ],
+)
+def test_an_ignored_path_is_refused_naming_what_ignores_it(
+    tmp_path: Path, path: str, ignore: list[str], needle: str
+) -> None:
+    root = tmp_path.resolve()
+    touch(root, path if "." in path.rsplit("/", 1)[-1] else path + "/index.js")
+    # node_modules entries are often links to outside (pnpm, workspaces):
+    # still "ignored", never "outside the project".
+    with pytest.raises(PathRefused, match="it is ignored") as refused:
+        target_from_cwd(root, root, path, ignore)
+    assert needle in str(refused.value) and "outside" not in str(refused.value)
+
+
+def test_a_linked_dependency_is_ignored_not_outside(tmp_path: Path) -> None:
+    root = (tmp_path / "app").resolve()
+    (tmp_path / "shared").mkdir()
+    (root / "node_modules").mkdir(parents=True)
+    (root / "node_modules" / "shared").symlink_to(tmp_path / "shared")
+    with pytest.raises(PathRefused, match="never checks node_modules/"):
+        target_from_cwd(root, root, "node_modules/shared", [])
+
+
+def test_negated_contents_and_unignored_paths_are_not_refused() -> None:
+    assert ignored_reason("src/a.ts", ["dist/**"], is_dir=False) is None
+    # "dist/**" with a negation keeps the walk descending into dist/.
+    assert ignored_reason("dist", ["dist/**", "!dist/keep.js"], is_dir=True) is None
+    assert ignored_reason("dist/keep.js", ["dist/**", "!dist/keep.js"], is_dir=False) is None
+    assert ignored_reason(".", ["**"], is_dir=True) is None
 
 
 def test_markers(tmp_path: Path) -> None:

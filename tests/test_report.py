@@ -38,12 +38,17 @@ def make(rule: str = "r", file: str = "a.ts", line: int = 1, **fields: Any) -> I
     return Issue(**values)
 
 
+def ran(engine: str, files: int = 1, **fields: Any) -> EngineOutcome:
+    """An outcome of an engine that ran fine on `files` files."""
+    return EngineOutcome(engine, "ok", files_checked=files, **fields)
+
+
 def result_of(issues: list[Issue], outcomes: dict[str, EngineOutcome] | None = None) -> CheckResult:
     return CheckResult(
         check_id="abcdef0123456789",
         fingerprint="0011223344556677",
         project_root="/p",
-        outcomes=outcomes if outcomes is not None else {"oxlint": EngineOutcome("oxlint", "ok")},
+        outcomes=outcomes if outcomes is not None else {"oxlint": ran("oxlint")},
         issues=tuple(sorted(issues, key=Issue.sort_key)),
         created_at=0.0,
     )
@@ -59,7 +64,7 @@ def test_full_payload_has_schema_fields_in_order() -> None:
     assert list(payload) == FULL_KEYS
     assert payload["schemaVersion"] == "1.4" and payload["status"] == "issues_found"
     assert payload["totalIssues"] == 3 and payload["omittedIssueCount"] == 0
-    assert payload["engines"] == {"oxlint": {"status": "ok"}}
+    assert payload["engines"] == {"oxlint": {"status": "ok", "filesChecked": 1}}
     assert payload["clusters"][0] == {
         "clusterId": payload["clusters"][0]["clusterId"],
         "rootCauseSummary": "2 dup issues across 1 file",
@@ -118,13 +123,13 @@ def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:
 
 def test_engine_messages_are_omitted_when_absent() -> None:
     outcomes = {
-        "oxlint": EngineOutcome("oxlint", "ok"),
+        "oxlint": ran("oxlint"),
         "tsc": EngineOutcome("tsc", "error", message="tsc crashed"),
     }
     payload = check_payload(result_of([make()], outcomes), cluster([make()]))
     assert payload["engines"] == {
-        "oxlint": {"status": "ok"},
-        "tsc": {"status": "error", "message": "tsc crashed"},
+        "oxlint": {"status": "ok", "filesChecked": 1},
+        "tsc": {"status": "error", "message": "tsc crashed", "filesChecked": 0},
     }
     assert payload["status"] == "error" and "code" not in payload
 
@@ -136,9 +141,9 @@ def test_nothing_checked_explains_every_engine() -> None:
     }
     payload = check_payload(result_of([], outcomes), cluster([]))
     assert payload["status"] == "error" and payload["code"] == "nothing_checked"
-    assert payload["message"].startswith("No engine produced results: ")
-    assert "biome disabled (npm i -D @biomejs/biome)" in payload["message"]
-    assert "tsc error (no tsconfig.json)" in payload["message"]
+    assert payload["message"].startswith("Nothing was checked. ")
+    assert "biome is disabled and checked no file (npm i -D @biomejs/biome)" in payload["message"]
+    assert "tsc failed and checked no file (no tsconfig.json)" in payload["message"]
 
 
 def test_issue_detail_keeps_full_message_and_extras() -> None:
@@ -183,3 +188,73 @@ def test_fail_on_priority_reads_full_and_compact_payloads_alike() -> None:
     for compact in (False, True):
         payload = payload_for(issues, compact=compact)
         assert fails_priority(payload, 3) and not fails_priority(payload, 2)
+
+
+def test_every_engine_entry_carries_files_checked_and_its_coverage_gap_when_set() -> None:
+    outcomes = {
+        "oxlint": ran("oxlint", files=7),
+        "tsc": EngineOutcome(
+            "tsc",
+            "error",
+            files_checked=3,
+            message="tsc skipped packages/b",
+            coverage_gap="packages/b/tsconfig.json was not checked",
+        ),
+        "biome": EngineOutcome("biome", "disabled", files_checked=5, message="install biome"),
+    }
+    engines = check_payload(result_of([make()], outcomes), cluster([make()]))["engines"]
+    assert engines["oxlint"] == {"status": "ok", "filesChecked": 7}
+    assert engines["tsc"]["filesChecked"] == 3
+    assert engines["tsc"]["coverageGap"] == "packages/b/tsconfig.json was not checked"
+    # A disabled engine checked nothing, whatever its producer counted.
+    assert engines["biome"]["filesChecked"] == 0 and "coverageGap" not in engines["biome"]
+
+
+def test_engines_that_ran_but_checked_no_file_are_nothing_checked_not_clean() -> None:
+    outcomes = {"oxlint": ran("oxlint", files=0), "eslint": ran("eslint", files=0)}
+    result = CheckResult(
+        check_id="abcdef0123456789",
+        fingerprint="0011223344556677",
+        project_root="/p",
+        outcomes=outcomes,
+        issues=(),
+        created_at=0.0,
+        files_in_scope=0,
+    )
+    payload = check_payload(result, cluster([]))
+    assert payload["status"] == "error" and payload["code"] == "nothing_checked"
+    assert "the scope holds no file once ignore rules are applied" in payload["message"]
+    assert "`ignore` in signalint.config.json" in payload["message"]
+    assert "eslint checked no file" in payload["message"]
+    assert "oxlint checked no file" in payload["message"]
+    assert "coverageWarning" not in payload
+
+
+def test_an_engine_that_checked_nothing_beside_others_is_a_coverage_warning() -> None:
+    outcomes = {
+        "biome": ran("biome", files=1),
+        "oxlint": ran("oxlint", files=0),
+        "eslint": EngineOutcome("eslint", "disabled", message="install eslint"),
+    }
+    payload = check_payload(result_of([], outcomes), cluster([]))
+    assert payload["status"] == "error" and "code" not in payload
+    warning = payload["coverageWarning"]
+    assert "oxlint checked no file" in warning and "eslint is disabled" in warning
+    assert "only from biome" in warning
+    keys = list(payload)
+    assert keys.index("truncated") < keys.index("coverageWarning") < keys.index("checkId")
+
+
+def test_a_fully_covered_check_without_issues_is_clean_and_has_no_warning() -> None:
+    payload = check_payload(
+        result_of([], {"oxlint": ran("oxlint"), "tsc": ran("tsc")}), cluster([])
+    )
+    assert payload["status"] == "clean"
+    assert "coverageWarning" not in payload and "code" not in payload
+
+
+def test_issue_detail_names_the_other_engines_that_reported_it() -> None:
+    merged = make("no-unused-vars", engine="eslint", also_reported_by=("biome", "oxlint"))
+    detail = issue_detail(merged, merged.issue_id[:12])
+    assert detail["engine"] == "eslint" and detail["alsoReportedBy"] == ["biome", "oxlint"]
+    assert "alsoReportedBy" not in issue_detail(make(), "x")

@@ -6,6 +6,7 @@ stdout through a pipe, polling for lines with a deadline (no fixed sleeps).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import re
@@ -235,3 +236,13 @@ def test_an_engine_that_failed_keeps_its_issues_and_a_deleted_file_resolves() ->
     assert (update.introduced_count, update.resolved_count, update.unobserved) == (0, 0, 0)
     assert state.result.issues == (moved,)
     assert str(state.result.status) == "issues_found"  # str(): mypy narrowed it above
+
+
+def test_a_file_scoped_run_no_engine_checks_keeps_the_state_covered() -> None:
+    both_ok: dict[str, OutcomeStatus] = {"oxlint": "ok", "biome": "ok"}
+    state = WatchState(CheckRun(result([], engines=both_ok), 0, 2), ["."])
+    css_edit = result([], engines=both_ok)
+    css_edit.outcomes["oxlint"] = dataclasses.replace(css_edit.outcomes["oxlint"], files_checked=0)
+    state.absorb(CheckRun(css_edit, 0, 1), ["styles/site.css"], [], full=False)
+    assert state.result.status == "clean"
+    assert state.result.outcomes["oxlint"].files_checked == 1

@@ -8,6 +8,7 @@ keeps every issue (no caps here); clustering and caps belong to reports.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from signalint.config import Config, state_dir
 from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress, run_engine
 from signalint.incremental import run_file_engine, run_tsc
+from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.project import walk
 
@@ -64,10 +66,13 @@ class CheckRun:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
 
 
-def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec) -> bool:
+def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, explicit: frozenset[str]) -> bool:
     if "node_modules" in issue.file.split("/"):
         return False
-    return not ignored.match_file(issue.file)
+    # A file named as a target was walked, so checked, despite `ignore`
+    # (see project.walk): its issues are reported, or the check would call
+    # a file it checked clean.
+    return issue.file in explicit or not ignored.match_file(issue.file)
 
 
 _caches: dict[tuple[Path, int], ResultCache] = {}
@@ -113,6 +118,24 @@ async def _run_one(
     return await run_file_engine(engine, cache, files=files, **common)
 
 
+def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
+    """`outcome` with `files_checked` counting only what was really covered (D17).
+
+    A disabled engine covered nothing. A failed engine without a declared
+    coverage gap covered only what came from the cache (a file engine's
+    hits); its producer may have counted the files it was asked to check.
+    """
+    if outcome.status == "disabled":
+        covered = 0
+    elif outcome.status == "error" and outcome.coverage_gap is None:
+        covered = 0 if whole_program else min(outcome.files_checked, outcome.cache_hits)
+    else:
+        return outcome
+    if covered == outcome.files_checked:
+        return outcome
+    return dataclasses.replace(outcome, files_checked=covered)
+
+
 async def run_check(
     root: Path,
     config: Config,
@@ -134,28 +157,33 @@ async def run_check(
     outcomes = await asyncio.gather(
         *(_run_one(name, root, config, scope, files, cache, progress) for name in enabled)
     )
+    outcomes = [_settled(ENGINES[o.engine].whole_program, o) for o in outcomes]
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
+    explicit = frozenset(scope.targets).intersection(files)
     seen: dict[str, Issue] = {}
     filtered_out = 0
     for outcome in outcomes:
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
             if keep is None:
-                keep = verdicts[issue.file] = _keep(issue, ignored)
+                keep = verdicts[issue.file] = _keep(issue, ignored, explicit)
             if not keep or issue.issue_id in seen:
                 continue
             if not scope.contains(issue.file):
                 filtered_out += 1
                 continue
             seen[issue.issue_id] = issue
-    issues = tuple(sorted(seen.values(), key=Issue.sort_key))
+    # One problem, one issue (D20): after filtering, so only kept issues pair.
+    merged = {issue.issue_id: issue for issue in merge_reports(seen.values())}
+    issues = tuple(sorted(merged.values(), key=Issue.sort_key))
     result = CheckResult(
         check_id=ids.new_check_id(),
-        fingerprint=ids.fingerprint(seen),
+        fingerprint=ids.fingerprint(merged),
         project_root=str(root),
         outcomes={o.engine: o for o in outcomes},
         issues=issues,
         created_at=time.time(),
+        files_in_scope=len(files),
     )
     return CheckRun(result=result, filtered_out=filtered_out, files_walked=len(files))

@@ -75,6 +75,18 @@ class Issue:
         object.__setattr__(issue, "issue_id", issue_id)
         return issue
 
+    def merged(self, severity: Severity, also_reported_by: tuple[str, ...]) -> Issue:
+        """This issue as the primary of a cross-engine merge (D20).
+
+        Same id (it covers neither field), so nothing is re-hashed.
+        """
+        issue = object.__new__(Issue)
+        for name in Issue.__slots__:
+            object.__setattr__(issue, name, getattr(self, name))
+        object.__setattr__(issue, "severity", severity)
+        object.__setattr__(issue, "also_reported_by", also_reported_by)
+        return issue
+
     @property
     def summary(self) -> str:
         """The message on one line, at most 120 characters."""
@@ -132,6 +144,14 @@ class CheckResult:
 
     `issues` is deduplicated by `issue_id` and sorted; caps and clustering are
     applied only when a report is rendered, so nothing is lost here (D6).
+    `files_in_scope` is how many files the walk found in the check's scope
+    after ignore rules (None when the producer does not know).
+
+    Coverage (D17): an engine *covered* something when it was not disabled
+    and checked at least one file. A check where no engine covered anything
+    is `error` with code `nothing_checked`; a check where some engine covered
+    nothing while others did is `error` with a `coverage_warning`. Neither is
+    ever `clean`.
     """
 
     check_id: str
@@ -140,13 +160,16 @@ class CheckResult:
     outcomes: dict[str, EngineOutcome]
     issues: tuple[Issue, ...]
     created_at: float
+    files_in_scope: int | None = None
 
     def __repr__(self) -> str:
         return f"CheckResult({self.check_id}, {len(self.issues)} issues)"
 
     @property
     def status(self) -> CheckStatus:
-        if any(o.status == "error" for o in self.outcomes.values()) or not self.any_engine_ok:
+        failed = any(o.status == "error" for o in self.outcomes.values())
+        # No engine at all also covers nothing.
+        if failed or self.uncovered_engines or not self.covered_engines:
             return "error"
         return "issues_found" if self.issues else "clean"
 
@@ -155,5 +178,42 @@ class CheckResult:
         return any(o.status == "ok" for o in self.outcomes.values())
 
     @property
+    def covered_engines(self) -> tuple[str, ...]:
+        """Engines that checked at least one file (sorted)."""
+        return tuple(sorted(n for n, o in self.outcomes.items() if covered(o)))
+
+    @property
+    def uncovered_engines(self) -> tuple[str, ...]:
+        """Enabled engines that checked no file: disabled, failed or nothing relevant."""
+        return tuple(sorted(n for n, o in self.outcomes.items() if not covered(o)))
+
+    @property
     def code(self) -> str | None:
-        return None if self.any_engine_ok else "nothing_checked"
+        return None if self.covered_engines else "nothing_checked"
+
+    @property
+    def coverage_warning(self) -> str | None:
+        """Names the engines that checked nothing when others did; else None."""
+        missing = self.uncovered_engines
+        if not missing or not self.covered_engines:
+            return None
+        reasons = "; ".join(uncovered_reason(self.outcomes[name]) for name in missing)
+        checked = ", ".join(self.covered_engines)
+        return (
+            f"Incomplete coverage: {reasons}. "
+            f"The results come only from {checked}; this is not a clean check."
+        )
+
+
+def covered(outcome: EngineOutcome) -> bool:
+    """Whether `outcome`'s engine really checked at least one file (D17)."""
+    return outcome.status != "disabled" and outcome.files_checked > 0
+
+
+def uncovered_reason(outcome: EngineOutcome) -> str:
+    """Why an engine covered nothing, as a clause naming the engine."""
+    if outcome.status == "disabled":
+        return f"{outcome.engine} is disabled and checked no file"
+    if outcome.status == "error":
+        return f"{outcome.engine} failed and checked no file"
+    return f"{outcome.engine} checked no file (no file in the scope is one it checks)"

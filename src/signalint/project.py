@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -21,6 +22,10 @@ ROOT_VARIABLE: Final = "SIGNALINT_PROJECT_ROOT"
 ALWAYS_SKIPPED: Final = frozenset({"node_modules", ".git", ".signalint"})
 JS_TS_SUFFIXES: Final = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 MARKER_FILES: Final = ("package.json", "tsconfig.json", "jsconfig.json")
+# Upward root discovery (CLI): a Signalint config wins over any nearer
+# project marker, as a repository's top wins over its subdirectories in git.
+CONFIG_MARKER: Final = "signalint.config.json"
+ROOT_MARKERS: Final = ("package.json", "pyproject.toml", ".git")
 
 
 class RootError(Exception):
@@ -58,6 +63,45 @@ def find_root(env: Mapping[str, str] | None = None, cwd: str | Path | None = Non
     if not os.access(candidate, os.R_OK | os.X_OK):
         raise RootError(ROOT_VARIABLE, value, "permission denied")
     return Path(os.path.realpath(candidate))
+
+
+def discover_root(env: Mapping[str, str] | None = None, cwd: str | Path | None = None) -> Path:
+    """The CLI's project root: like `find_root`, but found upward from `cwd`.
+
+    A non-empty `SIGNALINT_PROJECT_ROOT` wins (same rules as `find_root`).
+    Otherwise, as git finds a repository from a subdirectory: the nearest
+    directory at or above `cwd` holding `signalint.config.json` (or a
+    `pyproject.toml` with a `[tool.signalint]` table); failing that, the
+    nearest holding `package.json`, `pyproject.toml` or `.git`; failing that,
+    `cwd` itself. Canonical (realpath).
+    """
+    env = os.environ if env is None else env
+    if env.get(ROOT_VARIABLE, ""):
+        return find_root(env, cwd)
+    start = Path(os.path.realpath(os.getcwd() if cwd is None else os.fspath(cwd)))
+    chain = [start, *start.parents]
+    for directory in chain:
+        if (directory / CONFIG_MARKER).is_file() or _has_tool_table(directory):
+            return directory
+    for directory in chain:
+        if any(os.path.lexists(directory / name) for name in ROOT_MARKERS):
+            return directory
+    return start
+
+
+def _has_tool_table(directory: Path) -> bool:
+    try:
+        text = (directory / "pyproject.toml").read_bytes()
+    except OSError:
+        return False
+    if b"signalint" not in text:
+        return False  # cheap: most pyproject.toml files never mention us
+    try:
+        data = tomllib.loads(text.decode("utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError:
+        return True  # a config we cannot read is still ours: load_config reports it
+    tool = data.get("tool")
+    return isinstance(tool, dict) and "signalint" in tool
 
 
 def has_js_ts_markers(root: Path) -> bool:
@@ -117,6 +161,89 @@ def safe_relative(root: Path, user_path: str) -> str:
     if not os.path.exists(full):  # a dangling symlink
         raise PathRefused(user_path, "no such file or directory")
     return norm
+
+
+def target_from_cwd(
+    root: Path,
+    cwd: Path,
+    user_path: str,
+    ignore: Sequence[str],
+    source: str = "signalint.config.json",
+) -> str:
+    """The project-relative form of a command-line path, or `PathRefused`.
+
+    As in git, `user_path` is relative to `cwd` (the caller's working
+    directory; absolute paths are taken as they are) and must lie inside
+    `root`. Refused like `safe_relative` (empty, NUL, a leading '-', missing,
+    symlink escapes) and, before the symlink check, when it is ignored: inside
+    a directory that is never checked (node_modules, .git, .signalint) or
+    matched by the config `ignore` patterns of `source` (`ignored_reason`).
+    `root` and `cwd` are canonical (realpath). Returns "." for the root.
+    """
+    if not user_path:
+        raise PathRefused(user_path, "the path is empty")
+    if "\0" in user_path:
+        raise PathRefused(user_path, "it contains a NUL character")
+    if user_path.startswith("-"):
+        raise PathRefused(user_path, "it starts with '-' and could be read as an option")
+    joined = os.path.normpath(os.path.join(cwd, user_path))
+    root_s = os.fspath(root)
+    if not _inside(joined, root_s):
+        # An absolute path may reach the project through a symlinked
+        # directory (/tmp -> /private/tmp): resolve the directories, not the
+        # last component, whose own link is still checked by safe_relative.
+        head, tail = os.path.split(joined)
+        joined = os.path.join(os.path.realpath(head), tail)
+        if os.path.isdir(joined) and not _inside(joined, root_s):
+            joined = os.path.realpath(joined)
+    if not _inside(joined, root_s):
+        raise PathRefused(user_path, f"it is outside the project root {root_s}")
+    rel = Path(os.path.relpath(joined, root_s)).as_posix()
+    if not os.path.lexists(joined):
+        raise PathRefused(user_path, "no such file or directory")
+    reason = ignored_reason(rel, ignore, is_dir=os.path.isdir(joined), source=source)
+    if reason is not None:
+        raise PathRefused(user_path, reason)
+    return safe_relative(root, rel)
+
+
+def ignored_reason(
+    rel: str, ignore: Sequence[str], *, is_dir: bool, source: str = "signalint.config.json"
+) -> str | None:
+    """Why the walk never checks project-relative `rel`, or None when it may.
+
+    Names what ignores it: an always-skipped directory, or the first config
+    `ignore` pattern that excludes `rel` or a directory above it (the walk
+    prunes there), and `source`, where the patterns come from. `.gitignore`
+    is not consulted: a file named explicitly is checked even when git
+    ignores it (see `walk`).
+    """
+    if rel == ".":
+        return None
+    parts = rel.split("/")
+    skipped = next((p for p in parts if p in ALWAYS_SKIPPED), None)
+    if skipped is not None:
+        return (
+            f"it is ignored: Signalint never checks {skipped}/ "
+            "(dependencies, VCS data and its own state are always skipped)"
+        )
+    rules = _compile("", list(ignore))
+    if rules is None:
+        return None
+    for depth in range(1, len(parts) + 1):
+        directory = depth < len(parts) or is_dir
+        sub = "/".join(parts[:depth])
+        found = rules.spec.check_file(sub + "/" if directory else sub)
+        if not found.include or found.index is None:
+            continue
+        if directory and found.index in rules.contents_only:
+            continue  # the walk descends: a negation may re-include something
+        pattern = str(rules.spec.patterns[found.index].pattern)
+        return (
+            f"it is ignored by the pattern {pattern!r} of `ignore` in {source}; "
+            "to check it, set `ignore` without that pattern"
+        )
+    return None
 
 
 class _Rules(NamedTuple):

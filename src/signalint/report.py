@@ -13,7 +13,7 @@ from typing import Any
 
 from signalint import SCHEMA_VERSION
 from signalint.cluster import Cluster, Clustering, FlatRecord
-from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.model import CheckResult, EngineOutcome, Issue, covered, uncovered_reason
 
 # Full key -> compact key (reference "Compact keys are a separate option").
 # Both filtered-count aliases collapse into one compact key.
@@ -31,10 +31,17 @@ COMPILER_ENGINES = frozenset({"tsc", "mypy", "pyright"})
 
 
 def engine_status(outcome: EngineOutcome) -> dict[str, Any]:
-    """`{status, message?}`; the message is left out when there is none."""
+    """`{status, message?, filesChecked, coverageGap?}` (D17).
+
+    `filesChecked` is always present (0 for a disabled engine); `message`
+    and `coverageGap` are left out when unset.
+    """
     entry: dict[str, Any] = {"status": outcome.status}
     if outcome.message is not None:
         entry["message"] = outcome.message
+    entry["filesChecked"] = outcome.files_checked if covered(outcome) else 0
+    if outcome.coverage_gap is not None:
+        entry["coverageGap"] = outcome.coverage_gap
     return entry
 
 
@@ -70,17 +77,26 @@ def flat_entry(record: FlatRecord) -> dict[str, Any]:
 
 
 def nothing_checked_message(result: CheckResult) -> str:
-    """Why no engine produced results, one clause per configured engine."""
+    """Why no engine checked any file: the scope, then one clause per engine."""
     if not result.outcomes:
-        return "No engine produced results: no engine is enabled for this project."
+        return (
+            "Nothing was checked: no engine is enabled for this project "
+            "(`engines` in signalint.config.json)."
+        )
+    head = "Nothing was checked"
+    if result.files_in_scope == 0:
+        head += (
+            ": the scope holds no file once ignore rules are applied "
+            "(`ignore` in signalint.config.json, .gitignore, node_modules)"
+        )
     reasons = []
     for name in sorted(result.outcomes):
         outcome = result.outcomes[name]
-        reason = f"{name} {outcome.status}"
+        reason = uncovered_reason(outcome)
         if outcome.message:
             reason += f" ({outcome.message})"
         reasons.append(reason)
-    return "No engine produced results: " + "; ".join(reasons) + "."
+    return head + ". " + "; ".join(reasons) + "."
 
 
 def next_step(check_id: str, omitted: int, filtered_out: int) -> str | None:
@@ -116,7 +132,8 @@ def check_payload(
     a file check passes its filtered clustering). `filtered_out` adds both
     filtered-count aliases (pass it for file checks, even when 0). `extras`
     holds active warning objects (`loopWarning`, `fileRuleChurnWarning`);
-    they go between `truncated` and `checkId`. `compact` renames keys per
+    they go between `truncated` and `checkId`, after `coverageWarning`
+    (present when some engine checked no file while others did, D17). `compact` renames keys per
     `COMPACT_KEYS` and leaves out `projectRoot`.
     """
     payload: dict[str, Any] = {
@@ -136,6 +153,9 @@ def check_payload(
     if step is not None:
         payload["nextStep"] = step
     payload["truncated"] = clustering.truncated
+    warning = result.coverage_warning
+    if warning is not None:
+        payload["coverageWarning"] = warning
     for key, value in (extras or {}).items():
         if value is not None:  # inactive warnings are omitted, never null
             payload[key] = value
@@ -185,6 +205,8 @@ def issue_detail(issue: Issue, short_id: str, cluster_id: str | None = None) -> 
             "fixable": issue.fixable,
         }
     )
+    if issue.also_reported_by:
+        detail["alsoReportedBy"] = list(issue.also_reported_by)
     if cluster_id is not None:
         detail["clusterId"] = cluster_id
     detail["sourceKind"] = "compiler" if issue.engine in COMPILER_ENGINES else "linter"

@@ -13,6 +13,7 @@ Coverage follows D7: an engine that did not run ok keeps its previous issues
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fnmatch
 import os
 import posixpath
@@ -216,7 +217,14 @@ class WatchState:
         scope = Scope(self.targets if full else tuple(checked))
         gone = set(deleted)
         new_outcomes = dict(run.result.outcomes) if run is not None else {}
-        outcomes = new_outcomes if full else {**old.outcomes, **new_outcomes}
+        outcomes = (
+            new_outcomes
+            if full
+            else {
+                **old.outcomes,
+                **{n: _fold(old.outcomes.get(n), o) for n, o in new_outcomes.items()},
+            }
+        )
 
         def replaced(issue: Issue) -> bool:
             if run is None or not scope.contains(issue.file):
@@ -244,6 +252,18 @@ class WatchState:
             resolved_count=len(gone_entries) + counts["resolved"],
             unobserved=counts["unobserved"],
         )
+
+
+def _fold(old: EngineOutcome | None, new: EngineOutcome) -> EngineOutcome:
+    """The state's outcome after a file-scoped run of one engine.
+
+    That run covered only the changed files (often none an engine checks,
+    e.g. a CSS edit for Oxlint); the state still covers what the engine
+    checked before, so its coverage (D17) is kept.
+    """
+    if old is None or old.status != "ok" or new.status != "ok":
+        return new
+    return dataclasses.replace(new, files_checked=max(old.files_checked, new.files_checked))
 
 
 def _snapshot(result: CheckResult, scope: Scope) -> Snapshot:

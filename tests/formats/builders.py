@@ -29,8 +29,8 @@ def result(
 ) -> CheckResult:
     """A CheckResult; by default every engine seen in `issues` ran fine."""
     if outcomes is None:
-        outcomes = {i.engine: EngineOutcome(i.engine, "ok") for i in issues}
-        outcomes.setdefault("oxlint", EngineOutcome("oxlint", "ok"))
+        outcomes = {i.engine: EngineOutcome(i.engine, "ok", files_checked=1) for i in issues}
+        outcomes.setdefault("oxlint", EngineOutcome("oxlint", "ok", files_checked=1))
     return CheckResult(
         check_id="0123456789abcdef",
         fingerprint="fedcba9876543210",

@@ -1,8 +1,9 @@
 """`signalint check`: run the enabled engines and print one output format.
 
 Exit codes: 0 clean (or, with --fail-on-priority, nothing at or above the
-threshold and no engine error), 1 issues found or any engine error, 2 usage
-errors (bad option, bad config, refused path).
+threshold and no engine error), 1 issues found, any engine error or anything
+not checked (nothing_checked, coverageWarning), 2 usage errors (bad option,
+bad config, refused or ignored path).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from signalint.cli.progress import ProgressLine
 from signalint.cli.project_args import open_project
 from signalint.cluster import cluster
 from signalint.config import Config
-from signalint.report import fails_priority
+from signalint.report import fails_priority, nothing_checked_message
 
 
 def _engine_versions(run: CheckRun) -> dict[str, str | None]:
@@ -84,7 +85,10 @@ def check(
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
-    PATHS are project-relative files or directories; the first one selects
+    The project root is found upward from the working directory (the
+    nearest signalint.config.json, else package.json, pyproject.toml or
+    .git). PATHS are files or directories relative to the working
+    directory; ignored ones are refused. The first one selects
     the TypeScript configuration (a directory's tsconfig.json, an explicit
     tsconfig*.json, or the nearest one above a source file). Output goes to
     stdout in the chosen format; progress and errors go to stderr.
@@ -108,6 +112,12 @@ def check(
     for name, outcome in result.outcomes.items():
         if outcome.status != "ok" and outcome.message and output_format != "text":
             click.echo(f"signalint: {name} {outcome.status}: {outcome.message}", err=True)
+    if output_format in ("sarif", "github"):
+        # These formats have no place for it: say on stderr why exit is 1.
+        if result.code is not None:
+            click.echo(f"signalint: {nothing_checked_message(result)}", err=True)
+        elif result.coverage_warning is not None:
+            click.echo(f"signalint: {result.coverage_warning}", err=True)
     engine_failed = result.status == "error"
     if fail_on_priority is not None:
         return 1 if engine_failed or fails_priority(clustering, fail_on_priority) else 0

@@ -12,7 +12,7 @@ import click
 from signalint.config import ConfigError, config_source, load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve, version
-from signalint.project import RootError, find_root, has_js_ts_markers
+from signalint.project import RootError, discover_root, has_js_ts_markers
 
 
 @click.command()
@@ -24,7 +24,7 @@ def doctor() -> int:
     """
     problems: list[str] = []
     try:
-        root = find_root()
+        root = discover_root()
     except RootError as exc:
         raise click.UsageError(str(exc)) from exc
     click.echo(f"project root:  {root}")

@@ -35,7 +35,7 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import RootError, find_root, has_js_ts_markers
+from signalint.project import RootError, discover_root, has_js_ts_markers
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})
@@ -181,7 +181,7 @@ def init(ctx: click.Context) -> None:
     Also adds `.signalint/` to .gitignore.
     """
     try:
-        root = find_root()
+        root = discover_root()
         existing = config_source(root)
     except (RootError, ConfigError) as exc:
         click.echo(f"error: {exc}", err=True)

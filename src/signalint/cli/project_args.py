@@ -6,24 +6,42 @@ the same things with the same messages (exit code 2).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from signalint.config import Config, ConfigError, load_config
-from signalint.project import PathRefused, RootError, find_root, safe_relative
+from signalint.config import Config, ConfigError, config_source, load_config
+from signalint.project import PathRefused, RootError, discover_root, target_from_cwd
 
 
 def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ...]]:
     """Root, config and de-duplicated project-relative targets ("." when none).
 
+    The root is found upward from the working directory (`discover_root`);
+    `paths` are relative to the working directory, as in git (relative to
+    the root when the working directory is outside it, which only
+    `SIGNALINT_PROJECT_ROOT` allows), and are refused when outside the
+    project or ignored (`target_from_cwd`, naming the config file).
     Raises click.UsageError naming the variable, config key or path at fault.
     """
     try:
-        root = find_root()
+        root = discover_root()
         config = load_config(root)
-        targets = tuple(dict.fromkeys(safe_relative(root, p) for p in paths)) or (".",)
+        cwd = Path(os.path.realpath(os.getcwd()))
+        if not cwd.is_relative_to(root):
+            cwd = root  # only with SIGNALINT_PROJECT_ROOT elsewhere: paths are root-relative
+        found = config_source(root)
+        if found is None:
+            source = "the default settings (there is no signalint.config.json)"
+        elif found.name == "pyproject.toml":
+            source = "[tool.signalint] of pyproject.toml"
+        else:
+            source = found.name
+        targets = tuple(
+            dict.fromkeys(target_from_cwd(root, cwd, p, config.ignore, source) for p in paths)
+        )
     except (ConfigError, RootError, PathRefused) as exc:
         raise click.UsageError(str(exc)) from exc
-    return root, config, targets
+    return root, config, targets or (".",)

@@ -13,7 +13,7 @@ import click
 
 from signalint.config import state_dir
 from signalint.history import stats as collect_stats
-from signalint.project import RootError, find_root
+from signalint.project import RootError, discover_root
 
 
 def _value(value: Any, unit: str = "") -> str:
@@ -46,7 +46,7 @@ def stats(as_json: bool) -> int:
     Reads .signalint/session.jsonl and its .1 backup (or SIGNALINT_STATE_DIR).
     """
     try:
-        root = find_root()
+        root = discover_root()
     except RootError as exc:
         raise click.UsageError(str(exc)) from exc
     data = collect_stats(state_dir(root))

@@ -71,7 +71,7 @@ def _rules(engine: str, issues: list[Issue]) -> tuple[list[dict[str, Any]], dict
 
 
 def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
-    return {
+    entry: dict[str, Any] = {
         "ruleId": issue.rule,
         "ruleIndex": rule_index,
         "level": issue.severity,
@@ -86,6 +86,11 @@ def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
         ],
         "partialFingerprints": {FINGERPRINT_KEY: issue.issue_id},
     }
+    if issue.also_reported_by:
+        # One problem reported by several engines (D20) is one result, in
+        # the primary engine's run, naming the others.
+        entry["properties"] = {"alsoReportedBy": list(issue.also_reported_by)}
+    return entry
 
 
 def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
