@@ -443,8 +443,10 @@ def test_a_scope_without_a_file_any_engine_checks_is_nothing_checked(
     for name in ("oxlint", "biome"):
         require_engine(name)
     engines = {"oxlint": True, "tsc": False, "biome": True, "eslint": False}
-    in_project(coverage_project(tmp_path, engines=engines))
-    code, out, _ = run_cli(capsys, "check", "README.md")
+    root = in_project(coverage_project(tmp_path, engines=engines))
+    # Plain text: neither Oxlint nor Biome reads it (Biome does read Markdown).
+    (root / "NOTES.txt").write_text("nothing to lint here\n")
+    code, out, _ = run_cli(capsys, "check", "NOTES.txt")
     payload = json.loads(out)
     assert code == 1 and payload["code"] == "nothing_checked"
     assert "oxlint checked no file" in payload["message"]
