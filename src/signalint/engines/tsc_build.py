@@ -49,6 +49,7 @@ _TEMPLATE = "${configDir}"
 _DEFAULT_EXCLUDES = ("node_modules", "bower_components", "jspm_packages")
 _BUILDING = re.compile(r"Building project '(?P<path>.+?)'\.\.\.")
 _UP_TO_DATE = re.compile(r"Project '(?P<path>.+?)' is up to date")
+_NAMED = re.compile(r"[Pp]roject '(?P<path>[^']+)'")
 _VERBOSE = re.compile(r"^\s*\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)? - ")
 
 
@@ -144,18 +145,20 @@ class BuildReport:
     inputs: dict[str, list[str]]
     up_to_date: list[str]
     missed: list[str]
+    reasons: dict[str, str] = field(default_factory=dict)  # tsc's words per missed project
 
 
 def read_report(plan: BuildPlan, stdout: str) -> BuildReport:
     """Parse the verbose build log of a run of `plan`."""
     inputs: dict[str, list[str]] = {}
     up_to_date: list[str] = []
+    said: dict[str, str] = {}
     current: str | None = None
     for line in stdout.splitlines():
         if _VERBOSE.match(line):
             built = _BUILDING.search(line)
             fresh = _UP_TO_DATE.search(line)
-            named = built or fresh
+            named = built or fresh or _NAMED.search(line)
             project = plan.project_for(named["path"]) if named else None
             current = None
             if built and project is not None:
@@ -163,12 +166,15 @@ def read_report(plan: BuildPlan, stdout: str) -> BuildReport:
                 inputs.setdefault(current, [])
             elif fresh and project is not None:
                 up_to_date.append(project.config)
+            elif project is not None:
+                said.setdefault(project.config, plan.user_text(_VERBOSE.sub("", line).strip()))
             continue
         if current is not None and os.path.isabs(line) and not plan.owns(line):
             inputs[current].append(line)
     covered = set(inputs) | set(up_to_date)
     missed = [p.config for p in plan.projects if p.has_sources and p.config not in covered]
-    return BuildReport(inputs=inputs, up_to_date=up_to_date, missed=missed)
+    reasons = {c: said[c] for c in missed if c in said}
+    return BuildReport(inputs=inputs, up_to_date=up_to_date, missed=missed, reasons=reasons)
 
 
 def typescript_major(executable: Path) -> int | None:
@@ -199,7 +205,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
     major = ts_major if ts_major is not None else 7
     start = os.path.normpath(os.path.join(root_s, config))
     order: list[str] = []
-    references: dict[str, list[tuple[str, dict[str, object]]]] = {}
+    graph: dict[str, list[tuple[str, dict[str, object]]]] = {}
     merged: dict[str, _Merged] = {}
     queue = [start]
     while queue and len(order) < paths.MAX_CONFIG_CHAIN:
@@ -208,10 +214,10 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
             continue
         order.append(current)
         merged[current] = _merge(current, set())
-        listed = _references(current)
-        references[current] = listed
+        listed = references(current)
+        graph[current] = listed
         queue += [target for target, _ in listed if os.path.isfile(target)]
-    referenced = {target for pairs in references.values() for target, _ in pairs}
+    referenced = {target for pairs in graph.values() for target, _ in pairs}
 
     def wrapper_of(config_abs: str) -> str:
         rel = os.path.relpath(config_abs, root_s)
@@ -236,7 +242,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
             major=major,
         )
         refs: list[dict[str, object]] = []
-        for target, extra in references[current]:
+        for target, extra in graph[current]:
             entry = dict(extra)
             # A missing target keeps its real path: tsc then reports it as
             # the project's own `tsc -b` would.
@@ -283,7 +289,7 @@ def _merge(config: str, seen: set[str]) -> _Merged:
     seen.add(config)
     bases = data.get("extends")
     for spec in [bases] if isinstance(bases, str) else bases or []:
-        target = _resolve_extends(spec, os.path.dirname(config)) if isinstance(spec, str) else None
+        target = resolve_extends(spec, os.path.dirname(config)) if isinstance(spec, str) else None
         if target is not None:
             inherited = _merge(target, seen)
             merged.options.update(inherited.options)
@@ -298,7 +304,7 @@ def _merge(config: str, seen: set[str]) -> _Merged:
     return merged
 
 
-def _resolve_extends(spec: str, directory: str) -> str | None:
+def resolve_extends(spec: str, directory: str) -> str | None:
     """The config file an `extends` entry names: a path or an npm package."""
     if spec.startswith(".") or os.path.isabs(spec):
         candidate = os.path.normpath(os.path.join(directory, spec))
@@ -324,7 +330,7 @@ def _resolve_extends(spec: str, directory: str) -> str | None:
         current = parent
 
 
-def _references(config: str) -> list[tuple[str, dict[str, object]]]:
+def references(config: str) -> list[tuple[str, dict[str, object]]]:
     """Absolute referenced config paths (not inherited through `extends`)."""
     data = paths.load_jsonc(Path(config))
     found: list[tuple[str, dict[str, object]]] = []
