@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from signalint.check import Scope, run_check
 from signalint.config import load_config
 from signalint.engines.tsc_build import BuildPlan, Project, read_report
+from signalint.incremental import _tsc_configs
 from signalint.model import CheckResult
 
 from .conftest import require_engine
@@ -247,3 +249,46 @@ exit 1
     assert len(invocations(project)) == 1
     check(project)
     assert len(invocations(project)) == 2  # a run with a gap is never stored
+
+
+def test_an_installed_package_extends_is_part_of_the_cached_config_chain(tmp_path: Path) -> None:
+    base = tmp_path / "node_modules" / "@tsconfig" / "strictest"
+    base.mkdir(parents=True)
+    (base / "package.json").write_text('{"name": "@tsconfig/strictest"}')
+    (base / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}')
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest/tsconfig.json"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") == [
+        "tsconfig.json",
+        "node_modules/@tsconfig/strictest/tsconfig.json",
+    ]
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") == [
+        "tsconfig.json",
+        "node_modules/@tsconfig/strictest/tsconfig.json",
+    ]
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/not-installed"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") is None
+
+
+@pytest.mark.real
+def test_build_mode_matches_native_on_typescript_5(project: Path) -> None:
+    """Set SIGNALINT_TEST_TSC5 to a typescript 5.x `tsc` (e.g. one installed
+    with `npm install typescript@5.9` in a scratch directory) to run it."""
+    tsc5 = os.environ.get("SIGNALINT_TEST_TSC5")
+    if not tsc5:
+        pytest.skip("SIGNALINT_TEST_TSC5 is not set")
+    local = project / "node_modules" / ".bin" / "tsc"
+    local.unlink()
+    local.symlink_to(tsc5)  # a symlink keeps the owning package (and version) findable
+    native = subprocess.run(
+        [tsc5, "-b", "--pretty", "false", "--force"],
+        cwd=shutil.copytree(project, project.parent / "native"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert native.stdout.count("error TS") == len(NATIVE)
+    result = check(project)
+    assert result.outcomes["tsc"].status == "ok"
+    assert located(result) == NATIVE
+    assert located(check(project, use_cache=False)) == NATIVE
