@@ -162,7 +162,9 @@ def main() -> None:
             (ours / target).write_text(text)
             edit_project.append(timed(lambda: server.call("check_project", {})))
         server.close()
-        total_files = sum(1 for _ in ours.rglob("*.ts") if "node_modules" not in _.parts)
+        total_files = sum(
+            1 for f in ours.rglob("*.ts") if not {"node_modules", ".signalint"} & set(f.parts)
+        )
 
     def median(values: list[float]) -> float:
         return round(statistics.median(values), 3)

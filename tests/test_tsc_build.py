@@ -292,3 +292,16 @@ def test_build_mode_matches_native_on_typescript_5(project: Path) -> None:
     assert result.outcomes["tsc"].status == "ok"
     assert located(result) == NATIVE
     assert located(check(project, use_cache=False)) == NATIVE
+
+
+@pytest.mark.real
+def test_a_change_behind_an_old_modification_time_is_still_seen(project: Path) -> None:
+    # npm extracts packages with a fixed 1985 mtime; tsc -b, which compares
+    # modification times, then calls the project up to date.
+    check(project)
+    core = project / "packages" / "core" / "src" / "index.ts"
+    core.write_text(core.read_text() + 'export const broken: number = "no";\n')
+    os.utime(core, (499_162_000, 499_162_000))
+    result = check(project)
+    assert ("packages/core/src/index.ts", 4, 14, "TS2322") in located(result)
+    assert result.outcomes["tsc"].status == "ok"

@@ -20,6 +20,7 @@ file that was not an input of the batch) are never stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -423,24 +424,43 @@ class _Program:
 
     inputs: list[str]  # absolute, each once
     gap: str | None = None
-    retry_forced: bool = False  # inputs of an up-to-date project are unknown
+    # Build info of up-to-date projects whose inputs are unknown or changed:
+    # removed, then tsc runs again and rebuilds those projects.
+    distrusted: tuple[str, ...] = ()
 
 
-def _build_program(plan: BuildPlan, stdout: str, cache: ResultCache | None, root: Path) -> _Program:
+def _build_program(
+    plan: BuildPlan,
+    stdout: str,
+    cache: ResultCache | None,
+    root: Path,
+    changed: frozenset[str] = frozenset(),
+) -> _Program:
     """The union of a build's inputs over every project of the graph.
 
     An up-to-date project printed no inputs: they are the ones recorded
-    when it was last built (tsc rebuilds a project whose inputs changed).
+    when it was last built. tsc decides "up to date" from modification
+    times; a project with an input whose content we saw change (`changed`)
+    after its build info was written (by change time, which no tool can set
+    back, unlike the modification time npm gives extracted packages) is not
+    trusted.
     """
     report = read_report(plan, stdout)
     union = dict.fromkeys(f for listed in report.inputs.values() for f in listed)
+    distrusted: list[str] = []
     if report.up_to_date:
         keys = {c: _project_inputs_key(plan, c) for c in report.up_to_date}
         stored = cache.get_many(list(keys.values())) if cache is not None else {}
-        for key in keys.values():
-            if key not in stored:
-                return _Program(list(union), retry_forced=True)
-            union.update(dict.fromkeys(json.loads(stored[key])))
+        for config, key in keys.items():
+            project = plan.project(config)
+            buildinfo = project.buildinfo if project is not None else ""
+            listed = json.loads(stored[key]) if key in stored else None
+            if listed is None or _changed_since(changed.intersection(listed), buildinfo):
+                distrusted.append(buildinfo)
+                continue
+            union.update(dict.fromkeys(listed))
+    if distrusted:
+        return _Program(list(union), distrusted=tuple(distrusted))
     if cache is not None and report.inputs:
         cache.put_many(
             {
@@ -457,6 +477,23 @@ def _build_program(plan: BuildPlan, stdout: str, cache: ResultCache | None, root
             f"{names}" + (f"; tsc said: {said}" if said else "")
         )
     return _Program(list(union), gap)
+
+
+def _changed_since(files: set[str] | frozenset[str], buildinfo: str) -> bool:
+    """Whether any of `files` changed (by ctime) after `buildinfo` was written."""
+    if not files:
+        return False
+    try:
+        built = os.stat(buildinfo).st_mtime_ns
+    except OSError:
+        return True
+    for path in files:
+        try:
+            if os.stat(path).st_ctime_ns >= built:
+                return True
+        except OSError:
+            return True
+    return False
 
 
 def _files_checked(root: Path, inputs: Sequence[str], in_scope: Callable[[str], bool]) -> int:
@@ -562,13 +599,15 @@ async def _run_tsc(
                 *(f"{c}={chain_digests.get(c, '-')}" for c in chain),
             )
     prefix = f"{root}/"
+    changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     if record_key is not None and cache is not None:
         candidates = sorted(f for f in project_files() if engine.relevant(f))
         for record in _program_records(cache, record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
-            if outside == record.outside and _absolute_digests(cache, list(record.inputs)) == dict(
-                record.inputs
-            ):
+            now = _absolute_digests(cache, list(record.inputs))
+            if outside != record.outside or now != dict(record.inputs):
+                changed = frozenset(f for f, d in record.inputs.items() if now.get(f) != d)
+            else:
                 _remember_program(record_key, record)
                 return EngineOutcome(
                     engine.name,
@@ -599,11 +638,11 @@ async def _run_tsc(
         if plan is None:
             program = _Program(list(dict.fromkeys(program_files(stdout))))
         else:
-            program = _build_program(plan, stdout, cache, root)
-            if program.retry_forced:
-                # Our record of an up-to-date project's inputs is gone (the
-                # cache was cleared, the build info was not): build afresh.
-                shutil.rmtree(plan.base, ignore_errors=True)
+            program = _build_program(plan, stdout, cache, root, changed)
+            if program.distrusted:
+                for buildinfo in program.distrusted:
+                    with contextlib.suppress(OSError):
+                        os.remove(buildinfo)
                 run = await run_once()
                 outcome = run.outcome
                 program = _Program([])
@@ -611,7 +650,7 @@ async def _run_tsc(
                     program = _build_program(plan, run.results[-1].stdout, cache, root)
     status = outcome.status
     message = outcome.message
-    if program.gap is not None or program.retry_forced:
+    if program.gap is not None or program.distrusted:
         gap = program.gap or "tsc reported projects up to date whose inputs are unknown"
         status, message = "error", gap
     else:

@@ -64,6 +64,7 @@ class Project:
     config: str
     wrapper: str
     has_sources: bool
+    buildinfo: str = ""  # where tsc keeps this project's build info
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,10 @@ class BuildPlan:
                 text = text.replace(wrapper, config)
                 text = text.replace(_relative(wrapper, self.root), _relative(config, self.root))
         return text
+
+    def project(self, config: str) -> Project | None:
+        """The project of the user's config `config` (absolute)."""
+        return next((p for p in self.projects if p.config == config), None)
 
     def project_for(self, reported: str) -> Project | None:
         """The project a `--verbose` line names (a wrapper path, any form)."""
@@ -251,7 +256,8 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
         if refs:
             wrapper_data["references"] = refs
         contents[wrapper] = json.dumps(wrapper_data, indent=2) + "\n"
-        projects.append(Project(current, wrapper, info.has_sources()))
+        buildinfo = os.path.join(base, _OUT, out_key + ".tsbuildinfo")
+        projects.append(Project(current, wrapper, info.has_sources(), buildinfo))
     return BuildPlan(
         root=root_s,
         base=base,
