@@ -22,7 +22,7 @@ import pytest
 
 from signalint.check import Scope, run_check
 from signalint.config import load_config
-from signalint.engines.tsc_build import BuildPlan, Project, read_report
+from signalint.engines.tsc_build import BuildPlan, Project, build_key, plan_build, read_report
 from signalint.incremental import _tsc_configs
 from signalint.model import CheckResult
 
@@ -305,3 +305,62 @@ def test_a_change_behind_an_old_modification_time_is_still_seen(project: Path) -
     result = check(project)
     assert ("packages/core/src/index.ts", 4, 14, "TS2322") in located(result)
     assert result.outcomes["tsc"].status == "ok"
+
+
+def _wrappers(root: Path, major: int) -> dict[str, dict[str, object]]:
+    plan = plan_build(root, "tsconfig.json", root / ".state", major)
+    return {
+        os.path.relpath(p.config, root): json.loads(plan.contents[p.wrapper]) for p in plan.projects
+    }
+
+
+def test_wrappers_spell_out_what_would_resolve_against_the_wrapper(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "tsconfig.json").write_text(
+        '{"compilerOptions": {"outDir": "${configDir}/out"}, "references": [{"path": "lib"}]}'
+    )
+    (tmp_path / "lib" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"composite": true, "outDir": "build"},'
+        ' "include": ["${configDir}/src"]}'
+    )
+    wrappers = _wrappers(tmp_path, 7)
+    root, lib = wrappers["tsconfig.json"], wrappers["lib/tsconfig.json"]
+    root_options, lib_options = root["compilerOptions"], lib["compilerOptions"]
+    assert isinstance(root_options, dict) and isinstance(lib_options, dict)
+    # The root emits nothing; the referenced project emits declarations only,
+    # into the state directory, and nothing names the state dir as a source.
+    assert root_options["noEmit"] is True and "declarationDir" not in root_options
+    assert lib_options["emitDeclarationOnly"] is True
+    assert str(lib_options["declarationDir"]).startswith(str(tmp_path / ".state"))
+    # Defaults that would follow the wrapper's directory point at the project.
+    assert root["include"] == [f"{tmp_path}/**/*"]
+    assert f"{tmp_path}/out" in root["exclude"]  # type: ignore[operator]
+    assert lib["include"] == [f"{tmp_path}/lib/src"]  # ${configDir} is the project's
+    assert f"{tmp_path}/lib/build" in lib["exclude"]  # type: ignore[operator]
+    assert root_options["rootDir"] == str(tmp_path) and lib_options["rootDir"] == f"{tmp_path}/lib"
+    # typescript 5 computes a non-composite rootDir from the sources: left alone.
+    assert "rootDir" not in _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]  # type: ignore[operator]
+    assert root["references"] == [
+        {"path": f"{tmp_path}/.state/tsc/build/{build_key('tsconfig.json')}/lib/tsconfig.json"}
+    ]
+
+
+@pytest.mark.real
+def test_a_solution_root_with_empty_files_is_no_coverage_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_engine("tsc")
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    root = tmp_path / "solution"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "engines" / "tsc" / "solution", root)
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    result = check(root)
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "ok" and outcome.coverage_gap is None
+    assert [(i.file, i.rule) for i in result.issues] == [
+        ("packages/a/src/index.ts", "TS2322"),
+        ("packages/b/src/index.ts", "TS7006"),
+    ]
+    assert outcome.files_checked == 2
