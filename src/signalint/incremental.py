@@ -30,7 +30,7 @@ import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -427,6 +427,7 @@ class _Program:
     # Build info of up-to-date projects whose inputs are unknown or changed:
     # removed, then tsc runs again and rebuilds those projects.
     distrusted: tuple[str, ...] = ()
+    built: dict[str, bytes] = field(default_factory=dict)  # per-project inputs to store
 
 
 def _build_program(
@@ -461,13 +462,10 @@ def _build_program(
             union.update(dict.fromkeys(listed))
     if distrusted:
         return _Program(list(union), distrusted=tuple(distrusted))
-    if cache is not None and report.inputs:
-        cache.put_many(
-            {
-                _project_inputs_key(plan, c): json.dumps(listed).encode()
-                for c, listed in report.inputs.items()
-            }
-        )
+    built = {
+        _project_inputs_key(plan, c): json.dumps(listed).encode()
+        for c, listed in report.inputs.items()
+    }
     gap = None
     if report.missed:
         names = ", ".join(os.path.relpath(c, root) for c in report.missed)
@@ -476,7 +474,7 @@ def _build_program(
             f"tsc did not type-check {len(report.missed)} project(s) of the reference graph: "
             f"{names}" + (f"; tsc said: {said}" if said else "")
         )
-    return _Program(list(union), gap)
+    return _Program(list(union), gap, built=built)
 
 
 def _changed_since(files: set[str] | frozenset[str], buildinfo: str) -> bool:
@@ -648,6 +646,10 @@ async def _run_tsc(
                 program = _Program([])
                 if outcome.status == "ok" and run.results:
                     program = _build_program(plan, run.results[-1].stdout, cache, root)
+    if cache is not None and program.built:
+        # Off the answer's path, like the program record below.
+        built = program.built
+        await _in_background(lambda: cache.put_many(built))
     status = outcome.status
     message = outcome.message
     if program.gap is not None or program.distrusted:
