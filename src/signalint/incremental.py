@@ -11,7 +11,9 @@ the compiler's real input list (`--listFiles`) with content hashes, the set
 of project files that were not inputs, and the issues. The record is fresh
 while every input hashes the same, the config chain hashes the same, and no
 new candidate file appeared; any change inside the program re-runs tsc, an
-edit outside it does not.
+edit outside it does not. In build mode (`references`) the record holds the
+union of every project's inputs; a project tsc found up to date contributes
+the inputs recorded when it was last built.
 
 Results that cannot be attributed safely (an engine error, an issue in a
 file that was not an input of the batch) are never stored.
@@ -546,7 +548,8 @@ async def run_tsc(
                 in_scope,
             )
         finally:
-            shutil.rmtree(cold, ignore_errors=True)
+            # Off the answer's path; asyncio.run waits for it before exiting.
+            await _in_background(lambda: shutil.rmtree(cold, ignore_errors=True))
     return await _run_tsc(
         engine,
         cache,

@@ -79,6 +79,7 @@ class BuildPlan:
     root_wrapper: str
     projects: tuple[Project, ...]
     contents: dict[str, str] = field(default_factory=dict)  # wrapper path -> JSON
+    rel_base: str = ""  # `base` relative to `root`, as tsc prints it
 
     def write(self) -> None:
         """Write the wrappers that differ from what is on disk (tsc compares
@@ -109,7 +110,8 @@ class BuildPlan:
 
     def user_text(self, text: str) -> str:
         """`text` with wrapper paths replaced by the user's config paths."""
-        if self.base not in text and _relative(self.base, self.root) not in text:
+        rel_base = self.rel_base or _relative(self.base, self.root)
+        if self.base not in text and rel_base not in text:
             return text
         for project in sorted(self.projects, key=lambda p: -len(p.wrapper)):
             for wrapper, config in (
@@ -264,6 +266,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
         root_wrapper=wrapper_of(start),
         projects=tuple(projects),
         contents=contents,
+        rel_base=_relative(base, root_s),
     )
 
 
