@@ -385,6 +385,9 @@ def _wrapper(
         if _templated(value)
     }
     options.update(outDir=out_dir, tsBuildInfoFile=buildinfo)
+    out_file = info.options.get("outFile")
+    if out_file is not None and isinstance(out_file[0], str):
+        options["outFile"] = os.path.join(out_dir, os.path.basename(out_file[0]))
     composite = info.flag("composite")
     declarations = composite or info.flag("declaration")
     if declarations:
