@@ -162,3 +162,13 @@ def test_tsc_config_files_follow_the_extends_chain(tmp_path: Path) -> None:
     ]
     assert ENGINE.config_files(fixture("tsc/project"), "src/a.ts") == ["tsconfig.json"]
     assert ENGINE.whole_program
+
+
+def test_tsc_reads_an_installed_package_extends_instead_of_probing(tmp_path: Path) -> None:
+    base = tmp_path / "node_modules" / "@tsconfig" / "strictest"
+    base.mkdir(parents=True)
+    (base / "tsconfig.json").write_text('{"compilerOptions": {"skipLibCheck": false}}')
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest/tsconfig.json"}')
+    ctx = replace(context("tsc/project"), root=tmp_path, state_dir=tmp_path / ".state")
+    assert ENGINE.probe(ctx) is None
+    assert "--skipLibCheck" not in ENGINE.command(ctx, [], None).argv  # inherited false

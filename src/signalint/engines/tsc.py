@@ -28,7 +28,12 @@ from typing import TYPE_CHECKING
 
 from signalint.engines import paths
 from signalint.engines.base import Command, EngineConfigError, EngineContext, EngineOutputError
-from signalint.engines.tsc_build import BuildPlan, plan_build, typescript_major
+from signalint.engines.tsc_build import (
+    BuildPlan,
+    effective_options,
+    plan_build,
+    typescript_major,
+)
 from signalint.model import Issue, Severity
 
 if TYPE_CHECKING:
@@ -80,40 +85,21 @@ def select_config(root: Path, target: str) -> str:
     return found[0]
 
 
-def _local_effective(root: Path, config: str, depth: int = 0) -> dict[str, object] | None:
-    """The parts of the effective config we need, read from project files.
+def _local_effective(root: Path, config: str) -> dict[str, object] | None:
+    """The parts of the effective config we need, read from the files.
 
-    Follows relative `extends` (string or array; later entries win, the file
-    itself wins over its bases). Returns None when the chain leaves the
-    project's files (a package `extends`) or cannot be read: then the
-    compiler's own `--showConfig` is asked instead. `references` are not
-    inherited through `extends`, as in TypeScript.
+    Follows `extends` (string or array, relative or an installed package;
+    later entries win, the file itself wins over its bases). Returns None
+    when a base cannot be found or read: then the compiler's own
+    `--showConfig` is asked instead. `references` are not inherited through
+    `extends`, as in TypeScript.
     """
-    data = paths.load_jsonc(root / config)
-    if not isinstance(data, dict) or depth > paths.MAX_CONFIG_CHAIN:
+    options = effective_options(str(root / config))
+    if options is None:
         return None
-    bases = data.get("extends")
-    options: dict[str, object] = {}
-    for base in [bases] if isinstance(bases, str) else bases or []:
-        if not isinstance(base, str) or not base.startswith("."):
-            return None
-        chain = paths.extends_chain(root, [config])
-        resolved = next((c for c in chain[1:] if _is_extends_target(config, base, c)), None)
-        inherited = _local_effective(root, resolved, depth + 1) if resolved else None
-        if inherited is None:
-            return None
-        inherited_options = inherited.get("compilerOptions")
-        if isinstance(inherited_options, dict):
-            options.update(inherited_options)
-    own = data.get("compilerOptions")
-    if isinstance(own, dict):
-        options.update(own)
-    return {"compilerOptions": options, "references": data.get("references") or []}
-
-
-def _is_extends_target(config: str, base: str, candidate: str) -> bool:
-    joined = PurePosixPath(os.path.normpath((PurePosixPath(config).parent / base).as_posix()))
-    return candidate in (joined.as_posix(), f"{joined.as_posix()}.json", f"{joined}/tsconfig.json")
+    data = paths.load_jsonc(root / config)
+    references = data.get("references") if isinstance(data, dict) else None
+    return {"compilerOptions": options, "references": references or []}
 
 
 def _effective_config(root: Path, config: str, probe: ProcessResult | None) -> dict[str, object]:

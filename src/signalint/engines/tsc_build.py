@@ -280,6 +280,7 @@ class _Merged:
     def __init__(self) -> None:
         self.options: dict[str, tuple[object, str]] = {}
         self.lists: dict[str, tuple[object, str]] = {}  # include, files, exclude
+        self.complete = True  # False when a config or base could not be read
 
     def flag(self, name: str) -> bool:
         value = self.options.get(name)
@@ -294,15 +295,19 @@ def _merge(config: str, seen: set[str]) -> _Merged:
     merged = _Merged()
     data = paths.load_jsonc(Path(config))
     if not isinstance(data, dict) or config in seen or len(seen) > paths.MAX_CONFIG_CHAIN:
+        merged.complete = False
         return merged
     seen.add(config)
     bases = data.get("extends")
     for spec in [bases] if isinstance(bases, str) else bases or []:
         target = resolve_extends(spec, os.path.dirname(config)) if isinstance(spec, str) else None
-        if target is not None:
-            inherited = _merge(target, seen)
-            merged.options.update(inherited.options)
-            merged.lists.update(inherited.lists)
+        if target is None:
+            merged.complete = False
+            continue
+        inherited = _merge(target, set(seen))
+        merged.options.update(inherited.options)
+        merged.lists.update(inherited.lists)
+        merged.complete = merged.complete and inherited.complete
     directory = os.path.dirname(config)
     options = data.get("compilerOptions")
     if isinstance(options, dict):
@@ -311,6 +316,16 @@ def _merge(config: str, seen: set[str]) -> _Merged:
         if key in data:
             merged.lists[key] = (data[key], directory)
     return merged
+
+
+def effective_options(config: str) -> dict[str, object] | None:
+    """The effective `compilerOptions` of `config` (absolute) along its
+    `extends` chain, as written (paths unresolved); None when a config of
+    the chain cannot be found or read."""
+    merged = _merge(config, set())
+    if not merged.complete:
+        return None
+    return {name: value for name, (value, _) in merged.options.items()}
 
 
 def resolve_extends(spec: str, directory: str) -> str | None:
