@@ -23,7 +23,7 @@ import pytest
 from signalint.check import Scope, run_check
 from signalint.config import load_config
 from signalint.engines.tsc_build import BuildPlan, Project, build_key, plan_build, read_report
-from signalint.incremental import _tsc_configs
+from signalint.incremental import _remove_abandoned_cold_dirs, _tsc_configs
 from signalint.model import CheckResult
 
 from .conftest import require_engine
@@ -364,3 +364,20 @@ def test_a_solution_root_with_empty_files_is_no_coverage_gap(
         ("packages/b/src/index.ts", "TS7006"),
     ]
     assert outcome.files_checked == 2
+
+
+def test_cold_directories_of_killed_runs_are_removed_but_live_ones_kept(tmp_path: Path) -> None:
+    abandoned, live = tmp_path / "cold-old", tmp_path / "cold-new"
+    for directory in (abandoned, live):
+        (directory / "tsc").mkdir(parents=True)
+    os.utime(abandoned, (1_000_000, 1_000_000))
+    _remove_abandoned_cold_dirs(tmp_path)
+    assert not abandoned.exists() and live.is_dir()
+
+
+def test_verbose_lines_are_recognised_in_any_locale_time_format(tmp_path: Path) -> None:
+    plan = _fake_plan(tmp_path)
+    wrapper = f"{tmp_path}/.signalint/tsc/build/k/tsconfig.json"
+    for stamp in ("12:46:16 AM", "00:46:16", "午前0:46:16"):
+        report = read_report(plan, f"{stamp} - Project '{wrapper}' is up to date because x\n")
+        assert report.up_to_date == [f"{tmp_path}/tsconfig.json"]

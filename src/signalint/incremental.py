@@ -510,6 +510,19 @@ def _files_checked(root: Path, inputs: Sequence[str], in_scope: Callable[[str], 
     return count
 
 
+# A cold directory older than this belongs to a run that was killed before
+# it could remove it (no tsc deadline comes close).
+_ABANDONED_S = 6 * 3600
+
+
+def _remove_abandoned_cold_dirs(directory: Path) -> None:
+    cutoff = time.time() - _ABANDONED_S
+    for entry in directory.glob("cold-*"):
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
 async def run_tsc(
     engine: Engine,
     cache: ResultCache | None,
@@ -533,6 +546,7 @@ async def run_tsc(
     """
     if cache is None:
         (state_dir / "tsc").mkdir(parents=True, exist_ok=True)
+        _remove_abandoned_cold_dirs(state_dir / "tsc")
         cold = Path(tempfile.mkdtemp(prefix="cold-", dir=state_dir / "tsc"))
         try:
             return await _run_tsc(

@@ -50,7 +50,9 @@ _DEFAULT_EXCLUDES = ("node_modules", "bower_components", "jspm_packages")
 _BUILDING = re.compile(r"Building project '(?P<path>.+?)'\.\.\.")
 _UP_TO_DATE = re.compile(r"Project '(?P<path>.+?)' is up to date")
 _NAMED = re.compile(r"[Pp]roject '(?P<path>[^']+)'")
-_VERBOSE = re.compile(r"^\s*\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)? - ")
+# The time stamp follows the process's locale ("12:46:16 AM", "00:46:16",
+# "午前0:46:16"): anything short around h:mm:ss, then " - ".
+_VERBOSE = re.compile(r"^\s*\D{0,12}\d{1,2}[:.]\d{2}[:.]\d{2}\D{0,12}? - ")
 
 
 @dataclass(frozen=True, slots=True)
