@@ -7,7 +7,6 @@ import pytest
 
 from signalint.engines.base import EngineConfigError, EngineContext, EngineOutputError
 from signalint.engines.tsc import ENGINE, select_config
-from signalint.engines.tsc_build import build_key
 from signalint.process import ProcessResult
 from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
 
@@ -48,7 +47,7 @@ def test_tsc_solution_root_is_detected_without_a_probe(tmp_path: Path) -> None:
     argv = ENGINE.command(ctx, [], None).argv
     assert argv[1:3] == (
         "-b",
-        str(tmp_path / "tsc" / "build" / build_key("tsconfig.json") / "tsconfig.json"),
+        str(tmp_path / "tsc" / "build" / "tsconfig.json"),
     )
 
 

@@ -2,11 +2,12 @@
 
 A check of a config with `references` runs `tsc -b` on a generated copy of
 the reference graph: one wrapper tsconfig per project, under
-`<state>/tsc/build/<key>/`, that `extends` the user's config and only moves
-what tsc writes (outputs, declarations, `.tsbuildinfo`) into the state
-directory. Each wrapper's `references` point at the other wrappers, so tsc
-builds every project of the graph in dependency order, exactly as the
-project's own `tsc -b` would, but writes nothing into the user's tree (D18).
+`<state>/tsc/build/` (mirroring the project's paths), that `extends` the
+user's config and only moves what tsc writes (outputs, declarations,
+`.tsbuildinfo`) into the state directory. Each wrapper's `references`
+point at the other wrappers, so tsc builds every project of the graph in
+dependency order, exactly as the project's own `tsc -b` would, but writes
+nothing into the user's tree (D18).
 
 Why not `tsc -b --noEmit`: a referenced project may not disable emit
 (TS6310), so that flag makes tsc report errors of its own and skip checking
@@ -77,7 +78,7 @@ class BuildPlan:
     """
 
     root: str
-    base: str  # <state>/tsc/build/<key>
+    base: str  # <state>/tsc/build
     root_wrapper: str
     projects: tuple[Project, ...]
     contents: dict[str, str] = field(default_factory=dict)  # wrapper path -> JSON
@@ -199,17 +200,16 @@ def typescript_major(executable: Path) -> int | None:
     return None
 
 
-def build_key(config: str) -> str:
-    return hashlib.sha256(config.encode()).hexdigest()[:16]
-
-
 def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -> BuildPlan:
     """The wrappers for project-relative `config` and its reference graph.
 
     `ts_major` None is treated as the current major (7): its defaults are
     spelled out, which older versions accept too.
     """
-    base = os.path.abspath(state_dir / "tsc" / BUILD_DIR / build_key(config))
+    # One tree for every selected config: a project's wrapper and build info
+    # are the same whichever config a check selects, so a check of one
+    # package reuses what a check of the whole graph built, and vice versa.
+    base = os.path.abspath(state_dir / "tsc" / BUILD_DIR)
     root_s = os.path.abspath(root)
     major = ts_major if ts_major is not None else 7
     start = os.path.normpath(os.path.join(root_s, config))
