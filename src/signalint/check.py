@@ -104,17 +104,23 @@ async def _run_one(
         "options": dict(config.engines[name].options),
         "progress": progress,
     }
-    if cache is None:
-        run = await run_engine(engine, files=files, target=scope.targets[0], **common)
-        return run.outcome
     if engine.whole_program:
         # Freshness needs every candidate input, not only the scope's files.
         def project_files() -> list[str]:
             return files if scope.whole_project else walk(root, config.ignore)
 
+        # Without a cache run_tsc runs cold (no build info from earlier runs).
         return await run_tsc(
-            engine, cache, project_files=project_files, target=scope.targets[0], **common
+            engine,
+            cache,
+            project_files=project_files,
+            target=scope.targets[0],
+            in_scope=scope.contains,
+            **common,
         )
+    if cache is None:
+        run = await run_engine(engine, files=files, target=scope.targets[0], **common)
+        return run.outcome
     return await run_file_engine(engine, cache, files=files, **common)
 
 

@@ -14,7 +14,9 @@ the compiler's real input list (`--listFiles`) with content hashes, the set
 of project files that were not inputs, and the issues. The record is fresh
 while every input hashes the same, the config chain hashes the same, and no
 new candidate file appeared; any change inside the program re-runs tsc, an
-edit outside it does not.
+edit outside it does not. In build mode (`references`) the record holds the
+union of every project's inputs; a project tsc found up to date contributes
+the inputs recorded when it was last built.
 
 Results that cannot be attributed safely (an engine error, an issue in a
 file that was not an input of the batch) are never stored.
@@ -23,15 +25,19 @@ file that was not an input of the batch) are never stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import posixpath
+import shutil
+import tempfile
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from signalint import process
@@ -46,7 +52,15 @@ from signalint.engines.resolve import (
     resolve,
 )
 from signalint.engines.runner import EngineRun, Progress, run_engine
-from signalint.engines.tsc import program_files, select_config
+from signalint.engines.tsc import has_references, program_files, select_config
+from signalint.engines.tsc_build import (
+    BuildPlan,
+    plan_build,
+    read_report,
+    references,
+    resolve_extends,
+    typescript_major,
+)
 from signalint.model import EngineOutcome, Issue
 
 KEY_VERSION = "2"
@@ -365,32 +379,35 @@ def _store_per_file(
 
 
 def _tsc_configs(root: Path, config: str) -> list[str] | None:
-    """The selected config, its local `extends` chain and referenced configs.
+    """The selected config, its `extends` chains and referenced configs.
 
-    None when the chain leaves the project's files (a package `extends`) or
-    a config in it cannot be read: then freshness cannot be proven from files
-    and tsc always runs.
+    Paths are relative to `root` (a package base in node_modules, or a
+    config outside the root, as `../...`). None when a config cannot be read
+    or an `extends` cannot be resolved: then freshness cannot be proven from
+    files and tsc always runs.
     """
-    chain = paths.extends_chain(root, [config])
+    order = [config]
     index = 0
-    while index < len(chain):  # grows as referenced projects are added
-        rel = chain[index]
+    while index < len(order):  # grows as bases and referenced projects are added
+        if len(order) > paths.MAX_CONFIG_CHAIN:
+            return None
+        absolute = os.path.normpath(os.path.join(root, order[index]))
         index += 1
-        data = paths.load_jsonc(root / rel)
+        data = paths.load_jsonc(Path(absolute))
         if not isinstance(data, dict):
             return None  # a config we cannot read could extend anything
         bases = data.get("extends")
+        found: list[str] = []
         for base in [bases] if isinstance(bases, str) else bases or []:
-            if isinstance(base, str) and not base.startswith("."):
+            target = (
+                resolve_extends(base, os.path.dirname(absolute)) if isinstance(base, str) else None
+            )
+            if target is None:
                 return None
-        for ref in data.get("references") or []:
-            target = ref.get("path") if isinstance(ref, dict) else None
-            if isinstance(target, str):
-                joined = os.path.normpath(str(PurePosixPath(rel).parent / target))
-                if not joined.endswith(".json"):
-                    joined = f"{joined}/tsconfig.json"
-                chain += [c for c in paths.extends_chain(root, [joined]) if c not in chain]
-    return chain
+            found.append(target)
+        found += [target for target, _ in references(absolute)]
+        order += [r for r in (os.path.relpath(f, root) for f in found) if r not in order]
+    return order
 
 
 def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str]:
@@ -469,9 +486,116 @@ def _program_records(cache: ResultCache, key: str) -> Iterator[_ProgramRecord]:
         yield _ProgramRecord.load(blob)
 
 
+def _project_inputs_key(plan: BuildPlan, config: str) -> str:
+    return _digest(KEY_VERSION, "tsc-project-inputs", plan.base, config)
+
+
+@dataclass(frozen=True, slots=True)
+class _Program:
+    """The inputs of one tsc run, and what it failed to cover."""
+
+    inputs: list[str]  # absolute, each once
+    gap: str | None = None
+    # Build info of up-to-date projects whose inputs are unknown or changed:
+    # removed, then tsc runs again and rebuilds those projects.
+    distrusted: tuple[str, ...] = ()
+    built: dict[str, bytes] = field(default_factory=dict)  # per-project inputs to store
+
+
+def _build_program(
+    plan: BuildPlan,
+    stdout: str,
+    cache: ResultCache | None,
+    root: Path,
+    changed: frozenset[str] = frozenset(),
+) -> _Program:
+    """The union of a build's inputs over every project of the graph.
+
+    An up-to-date project printed no inputs: they are the ones recorded
+    when it was last built. tsc decides "up to date" from modification
+    times; a project with an input whose content we saw change (`changed`)
+    after its build info was written (by change time, which no tool can set
+    back, unlike the modification time npm gives extracted packages) is not
+    trusted.
+    """
+    report = read_report(plan, stdout)
+    union = dict.fromkeys(f for listed in report.inputs.values() for f in listed)
+    distrusted: list[str] = []
+    if report.up_to_date:
+        keys = {c: _project_inputs_key(plan, c) for c in report.up_to_date}
+        stored = cache.get_many(list(keys.values())) if cache is not None else {}
+        for config, key in keys.items():
+            project = plan.project(config)
+            buildinfo = project.buildinfo if project is not None else ""
+            listed = json.loads(stored[key]) if key in stored else None
+            if listed is None or _changed_since(changed.intersection(listed), buildinfo):
+                distrusted.append(buildinfo)
+                continue
+            union.update(dict.fromkeys(listed))
+    if distrusted:
+        return _Program(list(union), distrusted=tuple(distrusted))
+    built = {
+        _project_inputs_key(plan, c): json.dumps(listed).encode()
+        for c, listed in report.inputs.items()
+    }
+    gap = None
+    if report.missed:
+        names = ", ".join(os.path.relpath(c, root) for c in report.missed)
+        said = next(iter(report.reasons.values()), "")
+        gap = (
+            f"tsc did not type-check {len(report.missed)} project(s) of the reference graph: "
+            f"{names}" + (f"; tsc said: {said}" if said else "")
+        )
+    return _Program(list(union), gap, built=built)
+
+
+def _changed_since(files: set[str] | frozenset[str], buildinfo: str) -> bool:
+    """Whether any of `files` changed (by ctime) after `buildinfo` was written."""
+    if not files:
+        return False
+    try:
+        built = os.stat(buildinfo).st_mtime_ns
+    except OSError:
+        return True
+    for path in files:
+        try:
+            if os.stat(path).st_ctime_ns >= built:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _files_checked(root: Path, inputs: Sequence[str], in_scope: Callable[[str], bool]) -> int:
+    """Program inputs that are project files (not node_modules, not the standard
+    library, not our state) inside the check's scope."""
+    prefix = f"{root}/"
+    count = 0
+    for path in inputs:
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix) :]
+        if not paths.in_node_modules(rel) and not rel.startswith(".signalint/") and in_scope(rel):
+            count += 1
+    return count
+
+
+# A cold directory older than this belongs to a run that was killed before
+# it could remove it (no tsc deadline comes close).
+_ABANDONED_S = 6 * 3600
+
+
+def _remove_abandoned_cold_dirs(directory: Path) -> None:
+    cutoff = time.time() - _ABANDONED_S
+    for entry in directory.glob("cold-*"):
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+
+
 async def run_tsc(
     engine: Engine,
-    cache: ResultCache,
+    cache: ResultCache | None,
     *,
     root: Path,
     project_files: Callable[[], list[str]],
@@ -480,59 +604,151 @@ async def run_tsc(
     progress: Progress | None,
     timeout_s: float,
     state_dir: Path,
+    in_scope: Callable[[str], bool] = lambda _: True,
 ) -> EngineOutcome:
-    """Reuse the last TypeScript result while its program is unchanged."""
+    """Reuse the last TypeScript result while its program is unchanged.
+
+    Without a cache the run is really cold: tsc gets a fresh directory for
+    its build info and outputs, removed afterwards. A build-mode run that did
+    not check every project of the reference graph returns `error` with a
+    `coverage_gap` (and the issues it found), and is not stored.
+    `files_checked` counts program inputs inside the scope (`in_scope`).
+    """
+    if cache is None:
+        (state_dir / "tsc").mkdir(parents=True, exist_ok=True)
+        _remove_abandoned_cold_dirs(state_dir / "tsc")
+        cold = Path(tempfile.mkdtemp(prefix="cold-", dir=state_dir / "tsc"))
+        try:
+            return await _run_tsc(
+                engine,
+                None,
+                root,
+                project_files,
+                options,
+                target,
+                progress,
+                timeout_s,
+                cold,
+                in_scope,
+            )
+        finally:
+            # Off the answer's path; asyncio.run waits for it before exiting.
+            await _in_background(lambda: shutil.rmtree(cold, ignore_errors=True))
+    return await _run_tsc(
+        engine,
+        cache,
+        root,
+        project_files,
+        options,
+        target,
+        progress,
+        timeout_s,
+        state_dir,
+        in_scope,
+    )
+
+
+async def _run_tsc(
+    engine: Engine,
+    cache: ResultCache | None,
+    root: Path,
+    project_files: Callable[[], list[str]],
+    options: dict[str, object],
+    target: str,
+    progress: Progress | None,
+    timeout_s: float,
+    state_dir: Path,
+    in_scope: Callable[[str], bool],
+) -> EngineOutcome:
     run_args: dict[str, Any] = {"timeout_s": timeout_s, "state_dir": state_dir}
     resolved = resolve(engine, root)
     record_key = None
+    plan = None
+    config = None
     if resolved.path is not None:
         try:
             config = select_config(root, target)
         except EngineConfigError:
             config = None
-        chain = _tsc_configs(root, config) if config else None
-        if chain is not None:
+        if config is not None and has_references(root, config):
+            plan = plan_build(root, config, state_dir, typescript_major(resolved.path))
+        chain = _tsc_configs(root, config) if config and cache is not None else None
+        if chain is not None and cache is not None:
             chain_digests = cache.digests(root, chain)
             record_key = _digest(
                 KEY_VERSION,
-                "tsc-program",
+                "tsc-program-2",
                 await engine_version(cache, resolved, engine.npm_package, timeout_s),
                 config,
                 json.dumps(options, sort_keys=True),
                 *(f"{c}={chain_digests.get(c, '-')}" for c in chain),
             )
-    candidates = sorted(f for f in project_files() if engine.relevant(f))
     prefix = f"{root}/"
-    if record_key is not None:
+    changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
+    if record_key is not None and cache is not None:
+        candidates = sorted(f for f in project_files() if engine.relevant(f))
         for record in _program_records(cache, record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
-            if outside == record.outside and _absolute_digests(cache, list(record.inputs)) == dict(
-                record.inputs
-            ):
+            now = _absolute_digests(cache, list(record.inputs))
+            if outside != record.outside or now != dict(record.inputs):
+                changed = frozenset(f for f, d in record.inputs.items() if now.get(f) != d)
+            else:
                 _remember_program(record_key, record)
                 return EngineOutcome(
                     engine.name,
                     "ok",
                     record.issues,
-                    files_checked=len(candidates),
+                    files_checked=_files_checked(root, list(record.inputs), in_scope),
                     cache_hits=1,
                 )
     started_ns = time.time_ns()
-    run: EngineRun = await run_engine(
-        engine,
-        root=root,
-        files=[],
-        options=options,
-        target=target,
-        progress=progress,
-        resolved=resolved,
-        **run_args,
-    )
+
+    async def run_once() -> EngineRun:
+        return await run_engine(
+            engine,
+            root=root,
+            files=[],
+            options=options,
+            target=target,
+            progress=progress,
+            resolved=resolved,
+            **run_args,
+        )
+
+    run = await run_once()
     outcome = run.outcome
-    if record_key is not None and outcome.status == "ok" and run.results:
-        listed = program_files(run.results[-1].stdout)
+    program = _Program([])
+    if outcome.status == "ok" and run.results:
+        stdout = run.results[-1].stdout
+        if plan is None:
+            program = _Program(list(dict.fromkeys(program_files(stdout))))
+        else:
+            program = _build_program(plan, stdout, cache, root, changed)
+            if program.distrusted:
+                for buildinfo in program.distrusted:
+                    with contextlib.suppress(OSError):
+                        os.remove(buildinfo)
+                run = await run_once()
+                outcome = run.outcome
+                program = _Program([])
+                if outcome.status == "ok" and run.results:
+                    program = _build_program(plan, run.results[-1].stdout, cache, root)
+    if cache is not None and program.built:
+        # Off the answer's path, like the program record below.
+        built = program.built
+        await _in_background(lambda: cache.put_many(built))
+    status = outcome.status
+    message = outcome.message
+    if program.gap is not None or program.distrusted:
+        gap = program.gap or "tsc reported projects up to date whose inputs are unknown"
+        status, message = "error", gap
+    else:
+        gap = None
+    if record_key is not None and cache is not None and status == "ok" and program.inputs:
+        listed = program.inputs
         inputs = _absolute_digests(cache, listed)
         if len(inputs) == len(listed) and not _touched_since(listed, started_ns):
+            candidates = sorted(f for f in project_files() if engine.relevant(f))
             fresh = _ProgramRecord(
                 inputs=inputs,
                 outside=[f for f in candidates if prefix + f not in inputs],
@@ -542,13 +758,15 @@ async def run_tsc(
             # Serializing thousands of issues is off the answer's path: this
             # process already remembers the record, and asyncio.run waits for
             # worker threads before a CLI process exits.
-            await _in_background(lambda: cache.put_many({record_key: fresh.dump()}))
+            key = record_key
+            await _in_background(lambda: cache.put_many({key: fresh.dump()}))
     return EngineOutcome(
         engine=outcome.engine,
-        status=outcome.status,
+        status=status,
         issues=outcome.issues,
-        message=outcome.message,
+        message=message,
         duration_ms=outcome.duration_ms,
-        files_checked=len(candidates),
-        cache_misses=1,
+        files_checked=_files_checked(root, program.inputs, in_scope),
+        cache_misses=1 if cache is not None else 0,
+        coverage_gap=gap,
     )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -40,10 +41,14 @@ def test_tsc_reads_local_extends_chains_and_probes_package_extends(tmp_path: Pat
     assert probe is not None and probe.argv[1:] == ("--showConfig", "-p", "tsconfig.json")
 
 
-def test_tsc_solution_root_is_detected_without_a_probe() -> None:
-    ctx = context("tsc/solution")
+def test_tsc_solution_root_is_detected_without_a_probe(tmp_path: Path) -> None:
+    ctx = replace(context("tsc/solution"), state_dir=tmp_path)
     assert ENGINE.probe(ctx) is None
-    assert ENGINE.command(ctx, [], None).argv[1:3] == ("-b", "tsconfig.json")
+    argv = ENGINE.command(ctx, [], None).argv
+    assert argv[1:3] == (
+        "-b",
+        str(tmp_path / "tsc" / "build" / "tsconfig.json"),
+    )
 
 
 def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
@@ -52,10 +57,14 @@ def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
     assert "--skipLibCheck" not in ENGINE.command(ctx, [], probe).argv
 
 
-def test_tsc_solution_root_with_references_uses_build_mode() -> None:
-    ctx = context("tsc/solution")
+def test_tsc_solution_root_with_references_builds_wrappers_in_the_state_dir(
+    tmp_path: Path,
+) -> None:
+    ctx = replace(context("tsc/solution"), state_dir=tmp_path)
     argv = ENGINE.command(ctx, [], recorded("tsc-solution.probe", ctx.root)).argv
-    assert argv[1:] == ("-b", "tsconfig.json", "--noEmit", "--pretty", "false", "--listFiles")
+    assert argv[3:] == ("--pretty", "false", "--listFiles", "--verbose")
+    assert "--noEmit" not in argv and Path(argv[2]).is_file()
+    assert Path(argv[2]).is_relative_to(tmp_path)
     for name in ("tsc-solution", "tsc5-solution"):
         issues = ENGINE.parse(recorded(name, ctx.root), ctx)
         assert [(i.file, i.line, i.col, i.rule) for i in issues] == [
@@ -127,8 +136,10 @@ def test_tsc_config_selection_follows_the_first_target(tmp_path: Path) -> None:
     assert select_config(tmp_path, "pkg/tsconfig.build.json") == "pkg/tsconfig.build.json"
     assert select_config(tmp_path, "pkg/src/deep/x.ts") == "pkg/tsconfig.json"
     assert select_config(tmp_path, "other.ts") == "tsconfig.json"
-    with pytest.raises(EngineConfigError, match=r"expected nocfg/tsconfig\.json"):
-        select_config(tmp_path, "nocfg")  # a directory never falls back to the root
+    assert select_config(tmp_path, "nocfg") == "tsconfig.json"  # the nearest one above
+    (tmp_path / "tsconfig.json").unlink()
+    with pytest.raises(EngineConfigError, match=r"expected tsconfig\.json in nocfg/ or a"):
+        select_config(tmp_path, "nocfg")
     with pytest.raises(EngineConfigError, match="outside the project root"):
         select_config(tmp_path, "../elsewhere")
 
@@ -150,3 +161,13 @@ def test_tsc_config_files_follow_the_extends_chain(tmp_path: Path) -> None:
     ]
     assert ENGINE.config_files(fixture("tsc/project"), "src/a.ts") == ["tsconfig.json"]
     assert ENGINE.whole_program
+
+
+def test_tsc_reads_an_installed_package_extends_instead_of_probing(tmp_path: Path) -> None:
+    base = tmp_path / "node_modules" / "@tsconfig" / "strictest"
+    base.mkdir(parents=True)
+    (base / "tsconfig.json").write_text('{"compilerOptions": {"skipLibCheck": false}}')
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest/tsconfig.json"}')
+    ctx = replace(context("tsc/project"), root=tmp_path, state_dir=tmp_path / ".state")
+    assert ENGINE.probe(ctx) is None
+    assert "--skipLibCheck" not in ENGINE.command(ctx, [], None).argv  # inherited false

@@ -4,8 +4,10 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
 - `--showConfig -p <config>` prints the effective config as JSON (exit 0).
   A solution root's `"files": []` is omitted from that output, but its
   `references` are kept, so `references` alone selects build mode.
-- `-b <config> --noEmit --pretty false` is accepted by both versions; build
-  mode writes `.tsbuildinfo` files beside composite projects.
+- A config with `references` is checked in build mode, on wrapper configs
+  under the state directory (signalint.engines.tsc_build): `-b --noEmit`
+  would make tsc report TS6310 of its own, skip projects, and write
+  `.tsbuildinfo` files beside the user's projects.
 - With `--pretty false` diagnostics are `file(line,col): error TS2322: msg`
   (UTF-16 columns, paths relative to the cwd); elaborations follow on
   indented lines; config-level errors have no location (`error TS18003: ...`).
@@ -26,6 +28,12 @@ from typing import TYPE_CHECKING
 
 from signalint.engines import paths
 from signalint.engines.base import Command, EngineConfigError, EngineContext, EngineOutputError
+from signalint.engines.tsc_build import (
+    BuildPlan,
+    effective_options,
+    plan_build,
+    typescript_major,
+)
 from signalint.model import Issue, Severity
 
 if TYPE_CHECKING:
@@ -44,9 +52,10 @@ _GLOBAL = re.compile(r"^(?P<category>error|warning|message) TS(?P<code>\d+): (?P
 def select_config(root: Path, target: str) -> str:
     """The project-relative tsconfig chosen by the check's first target.
 
-    "." -> the root tsconfig.json; a directory -> its own tsconfig.json (no
-    fallback); a `tsconfig*.json` file -> itself; a source file -> the
-    nearest tsconfig.json upward within the root. Raises EngineConfigError.
+    "." -> the root tsconfig.json; a `tsconfig*.json` file -> itself; a
+    directory or a source file -> the nearest tsconfig.json from it upward
+    within the root (a directory's own first). Issues outside the target are
+    filtered out by the check. Raises EngineConfigError.
     """
     candidate = Path(target)
     absolute = candidate if candidate.is_absolute() else root / candidate
@@ -55,60 +64,42 @@ def select_config(root: Path, target: str) -> str:
         raise EngineConfigError(f"TypeScript target {target!r} is outside the project root")
     if rel == ".":
         rel = ""
-    if (root / rel).is_dir() or rel == "":
-        config = paths.join(rel, CONFIG_NAME)
-        if not (root / config).is_file():
-            raise EngineConfigError(
-                f"no TypeScript configuration: expected {config} (add one, or disable tsc)"
-            )
-        return config
-    if _CONFIG_FILE.match(PurePosixPath(rel).name):
+    if rel and not (root / rel).is_dir() and _CONFIG_FILE.match(PurePosixPath(rel).name):
         if not (root / rel).is_file():
             raise EngineConfigError(f"no TypeScript configuration: {rel} does not exist")
         return rel
-    found = paths.configs_upward(root, rel, (CONFIG_NAME,))
+    directory = rel if rel == "" or (root / rel).is_dir() else PurePosixPath(rel).parent.as_posix()
+    directory = "" if directory == "." else directory
+    # A name inside the directory makes the upward search start at it.
+    found = paths.configs_upward(root, paths.join(directory, CONFIG_NAME), (CONFIG_NAME,))
     if not found:
+        where = (
+            f"in {directory}/ or a directory above it up to the project root"
+            if directory
+            else "in the project root"
+        )
         raise EngineConfigError(
-            f"no TypeScript configuration: no tsconfig.json in the directories from "
-            f"{PurePosixPath(rel).parent.as_posix()} up to the project root"
+            f"no TypeScript configuration: expected tsconfig.json {where} "
+            "(add one, name a tsconfig*.json as the first path, or disable tsc)"
         )
     return found[0]
 
 
-def _local_effective(root: Path, config: str, depth: int = 0) -> dict[str, object] | None:
-    """The parts of the effective config we need, read from project files.
+def _local_effective(root: Path, config: str) -> dict[str, object] | None:
+    """The parts of the effective config we need, read from the files.
 
-    Follows relative `extends` (string or array; later entries win, the file
-    itself wins over its bases). Returns None when the chain leaves the
-    project's files (a package `extends`) or cannot be read: then the
-    compiler's own `--showConfig` is asked instead. `references` are not
-    inherited through `extends`, as in TypeScript.
+    Follows `extends` (string or array, relative or an installed package;
+    later entries win, the file itself wins over its bases). Returns None
+    when a base cannot be found or read: then the compiler's own
+    `--showConfig` is asked instead. `references` are not inherited through
+    `extends`, as in TypeScript.
     """
-    data = paths.load_jsonc(root / config)
-    if not isinstance(data, dict) or depth > paths.MAX_CONFIG_CHAIN:
+    options = effective_options(str(root / config))
+    if options is None:
         return None
-    bases = data.get("extends")
-    options: dict[str, object] = {}
-    for base in [bases] if isinstance(bases, str) else bases or []:
-        if not isinstance(base, str) or not base.startswith("."):
-            return None
-        chain = paths.extends_chain(root, [config])
-        resolved = next((c for c in chain[1:] if _is_extends_target(config, base, c)), None)
-        inherited = _local_effective(root, resolved, depth + 1) if resolved else None
-        if inherited is None:
-            return None
-        inherited_options = inherited.get("compilerOptions")
-        if isinstance(inherited_options, dict):
-            options.update(inherited_options)
-    own = data.get("compilerOptions")
-    if isinstance(own, dict):
-        options.update(own)
-    return {"compilerOptions": options, "references": data.get("references") or []}
-
-
-def _is_extends_target(config: str, base: str, candidate: str) -> bool:
-    joined = PurePosixPath(os.path.normpath((PurePosixPath(config).parent / base).as_posix()))
-    return candidate in (joined.as_posix(), f"{joined.as_posix()}.json", f"{joined}/tsconfig.json")
+    data = paths.load_jsonc(root / config)
+    references = data.get("references") if isinstance(data, dict) else None
+    return {"compilerOptions": options, "references": references or []}
 
 
 def _effective_config(root: Path, config: str, probe: ProcessResult | None) -> dict[str, object]:
@@ -146,7 +137,7 @@ class TscEngine:
 
     def probe(self, ctx: EngineContext) -> Command | None:
         config = select_config(ctx.root, ctx.target)
-        if _local_effective(ctx.root, config) is not None:
+        if has_references(ctx.root, config) or _local_effective(ctx.root, config) is not None:
             # Reading the project's own files is enough; skipping the probe
             # saves a whole compiler start on every check.
             return None
@@ -158,15 +149,21 @@ class TscEngine:
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
     ) -> Command:
+        """`tsc -p` for a plain project; `tsc -b` on wrappers for references.
+
+        Build mode writes its wrapper configs under the state directory
+        first (see signalint.engines.tsc_build); nothing else is written.
+        """
         config = select_config(ctx.root, ctx.target)
-        effective = _effective_config(ctx.root, config, probe)
         exe = str(ctx.executable)
-        if effective.get("references"):
-            # Project mode on a solution root (`"files": []`) checks nothing;
-            # build mode checks every referenced project.
-            argv: tuple[str, ...] = (exe, "-b", config, "--noEmit", "--pretty", "false")
-            argv += ("--listFiles",)
+        plan = build_plan(ctx, config)
+        if plan is not None:
+            plan.write()
+            argv: tuple[str, ...] = (exe, "-b", plan.root_wrapper, "--pretty", "false")
+            # --verbose names the projects built or up to date (coverage).
+            argv += ("--listFiles", "--verbose")
         else:
+            effective = _effective_config(ctx.root, config, probe)
             project_id = hashlib.sha256(config.encode()).hexdigest()[:16]
             buildinfo = ctx.state_dir / "tsc" / project_id / "tsc.tsbuildinfo"
             argv = (exe, "-p", config, "--noEmit", "--pretty", "false", "--listFiles")
@@ -183,25 +180,35 @@ class TscEngine:
             config = select_config(ctx.root, ctx.target)
         except EngineConfigError:
             config = CONFIG_NAME
+        plan = build_plan(ctx, config)
         found: list[_Pending] = []
-        mapped: dict[str, str | None] = {}  # a file is reported many times
+        open_ = False  # whether an indented line continues a diagnostic
+        mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
         for raw in result.stdout.splitlines():
             line = raw.rstrip()
-            if found and line[:1].isspace() and line.strip():
+            if open_ and line[:1].isspace() and line.strip():
                 # An indented line elaborates the diagnostic above it.
-                found[-1].message.append(line)
+                found[-1].message.append(plan.user_text(line) if plan else line)
                 continue
+            open_ = False
             located = _LOCATED.match(line)
             if located:
                 reported = located["file"]
                 if reported not in mapped:
-                    mapped[reported] = paths.project_path(ctx.root, reported)
-                file = mapped[reported]
-                found.append(_Pending(file, int(located["line"]), int(located["col"]), located))
+                    mapped[reported] = _wrapper_location(ctx.root, plan, reported)
+                place = mapped[reported]
+                if place is None:
+                    file = paths.project_path(ctx.root, reported)
+                    row, col = int(located["line"]), int(located["col"])
+                else:
+                    file, row, col = place
+                found.append(_Pending(file, row, col, located, plan))
+                open_ = True
                 continue
             unlocated = _GLOBAL.match(line)
             if unlocated:
-                found.append(_Pending(config, 1, 1, unlocated))
+                found.append(_Pending(config, 1, 1, unlocated, plan))
+                open_ = True
         if not found and result.exit_code not in (0, None):
             said = next(
                 (s.strip() for s in (result.stdout + result.stderr).splitlines() if s.strip()), ""
@@ -212,6 +219,46 @@ class TscEngine:
                 result.stdout or result.stderr,
             )
         return [item.issue(self.name) for item in found if item.file is not None]
+
+
+def has_references(root: Path, config: str) -> bool:
+    """Whether `config` itself lists `references` (they are never inherited)."""
+    data = paths.load_jsonc(root / config)
+    return isinstance(data, dict) and bool(data.get("references"))
+
+
+def build_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
+    """The build-mode wrappers for `config`, or None when it has no references."""
+    if not has_references(ctx.root, config):
+        return None
+    return plan_build(ctx.root, config, ctx.state_dir, typescript_major(ctx.executable))
+
+
+def _wrapper_location(
+    root: Path, plan: BuildPlan | None, reported: str
+) -> tuple[str | None, int, int] | None:
+    """Where a diagnostic in one of our wrapper configs belongs in the user's tree.
+
+    None for any other file. Such diagnostics are about the project's
+    `references` (TS6306, TS6053), so they point at that key of the user's
+    config; the wrapper's own line and column mean nothing to the user.
+    """
+    if plan is None:
+        return None
+    absolute = os.path.normpath(os.path.join(root, reported))
+    config = plan.user_config(absolute)
+    if config is None:
+        return None
+    rel = paths.project_path(root, config)
+    try:
+        text = Path(config).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return rel, 1, 1
+    at = text.find('"references"')
+    if at < 0:
+        return rel, 1, 1
+    line = text.count("\n", 0, at) + 1
+    return rel, line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def program_files(stdout: str) -> list[str]:
@@ -230,13 +277,21 @@ def program_files(stdout: str) -> list[str]:
 class _Pending:
     """A diagnostic whose continuation lines may still follow."""
 
-    def __init__(self, file: str | None, line: int, col: int, match: re.Match[str]) -> None:
+    def __init__(
+        self,
+        file: str | None,
+        line: int,
+        col: int,
+        match: re.Match[str],
+        plan: BuildPlan | None = None,
+    ) -> None:
         self.file = file
         self.line = line
         self.col = col
         self.rule = f"TS{match['code']}"
         self.severity = _severity(match["category"])
-        self.message = [match["message"]]
+        # Wrapper paths in a message would send the user to our state dir.
+        self.message = [plan.user_text(match["message"]) if plan else match["message"]]
 
     def issue(self, engine: str) -> Issue:
         assert self.file is not None

@@ -1,0 +1,454 @@
+"""TypeScript build mode without side effects: wrapper configs in the state dir.
+
+A check of a config with `references` runs `tsc -b` on a generated copy of
+the reference graph: one wrapper tsconfig per project, under
+`<state>/tsc/build/` (mirroring the project's paths), that `extends` the
+user's config and only moves what tsc writes (outputs, declarations,
+`.tsbuildinfo`) into the state directory. Each wrapper's `references`
+point at the other wrappers, so tsc builds every project of the graph in
+dependency order, exactly as the project's own `tsc -b` would, but writes
+nothing into the user's tree (D18).
+
+Why not `tsc -b --noEmit`: a referenced project may not disable emit
+(TS6310), so that flag makes tsc report errors of its own and skip checking
+the projects that reference it. Referenced projects emit declarations only
+(into the state directory); a root that emits no declarations gets `noEmit`.
+
+Verified on typescript 7.0.2 and 5.9.3:
+- `extends` with an absolute path works; options and `include`/`files`/
+  `exclude` defined in the user's chain resolve against the config that
+  defines them. What the chain leaves unset resolves against the *wrapper*:
+  the default `include` (`**/*`), the default `exclude` (which also names
+  the user's `outDir`), `${configDir}` templates, `typeRoots` (found upward
+  from the config) and, for composite projects and for TypeScript 6+ (where
+  it defaults to the config's directory), `rootDir`. The wrapper spells
+  those out against the user's project directory.
+- `--verbose` names every project as `Building project '<path>'...` or
+  `Project '<path>' is up to date ...` (paths relative to the cwd in 7.x,
+  absolute in 5.x); `--listFiles` then prints that project's inputs.
+  Since 5.6 a project whose dependency has errors is still built; older
+  versions say `Skipping build of project ...` (a coverage gap).
+- A project with errors is rebuilt on every run (its build info records
+  that it must report errors), so an up-to-date project has no diagnostics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from signalint.engines import paths
+
+BUILD_DIR = "build"
+_OUT = "__out__"
+_EXT = "__ext__"
+_TEMPLATE = "${configDir}"
+_DEFAULT_EXCLUDES = ("node_modules", "bower_components", "jspm_packages")
+_BUILDING = re.compile(r"Building project '(?P<path>.+?)'\.\.\.")
+_UP_TO_DATE = re.compile(r"Project '(?P<path>.+?)' is up to date")
+_NAMED = re.compile(r"[Pp]roject '(?P<path>[^']+)'")
+# The time stamp follows the process's locale ("12:46:16 AM", "00:46:16",
+# "午前0:46:16"): anything short around h:mm:ss, then " - ".
+_VERBOSE = re.compile(r"^\s*\D{0,12}\d{1,2}[:.]\d{2}[:.]\d{2}\D{0,12}? - ")
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """One project of the reference graph and its wrapper.
+
+    `config` and `wrapper` are absolute paths; `has_sources` is False for a
+    solution root (`"files": []` and no `include`), which tsc need not build.
+    """
+
+    config: str
+    wrapper: str
+    has_sources: bool
+    buildinfo: str = ""  # where tsc keeps this project's build info
+
+
+@dataclass(frozen=True, slots=True)
+class BuildPlan:
+    """The wrapper configs for one selected tsconfig and how to map back.
+
+    `write()` materializes the wrappers; everything else is pure.
+    """
+
+    root: str
+    base: str  # <state>/tsc/build
+    root_wrapper: str
+    projects: tuple[Project, ...]
+    contents: dict[str, str] = field(default_factory=dict)  # wrapper path -> JSON
+    rel_base: str = ""  # `base` relative to `root`, as tsc prints it
+
+    def write(self) -> None:
+        """Write the wrappers that differ from what is on disk (tsc compares
+        config mtimes with its build info, so unchanged wrappers stay put)."""
+        for path, text in self.contents.items():
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    if handle.read() == text:
+                        continue
+            except OSError:
+                pass
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+
+    def owns(self, absolute: str) -> bool:
+        """Whether `absolute` is one of our generated files (wrapper or output)."""
+        return absolute == self.base or absolute.startswith(self.base + os.sep)
+
+    def user_config(self, absolute: str) -> str | None:
+        """The user's config for a wrapper path, or for a file in our outputs."""
+        for project in self.projects:
+            if project.wrapper == absolute:
+                return project.config
+        if self.owns(absolute):
+            return self.projects[0].config if self.projects else None
+        return None
+
+    def user_text(self, text: str) -> str:
+        """`text` with wrapper paths replaced by the user's config paths."""
+        rel_base = self.rel_base or _relative(self.base, self.root)
+        if self.base not in text and rel_base not in text:
+            return text
+        for project in sorted(self.projects, key=lambda p: -len(p.wrapper)):
+            for wrapper, config in (
+                (project.wrapper, project.config),
+                (os.path.dirname(project.wrapper), os.path.dirname(project.config)),
+            ):
+                text = text.replace(wrapper, config)
+                text = text.replace(_relative(wrapper, self.root), _relative(config, self.root))
+        return text
+
+    def project(self, config: str) -> Project | None:
+        """The project of the user's config `config` (absolute)."""
+        return next((p for p in self.projects if p.config == config), None)
+
+    def project_for(self, reported: str) -> Project | None:
+        """The project a `--verbose` line names (a wrapper path, any form)."""
+        absolute = os.path.normpath(os.path.join(self.root, reported))
+        for project in self.projects:
+            if absolute in (project.wrapper, os.path.dirname(project.wrapper)):
+                return project
+        return None
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What one `tsc -b --verbose --listFiles` run did, per project.
+
+    `inputs` maps each built project's user config to the files tsc listed
+    for it (our own outputs excluded); `up_to_date` are projects tsc did not
+    need to build; `missed` are projects with sources that it neither built
+    nor found up to date (skipped): a coverage gap.
+    """
+
+    inputs: dict[str, list[str]]
+    up_to_date: list[str]
+    missed: list[str]
+    reasons: dict[str, str] = field(default_factory=dict)  # tsc's words per missed project
+
+
+def read_report(plan: BuildPlan, stdout: str) -> BuildReport:
+    """Parse the verbose build log of a run of `plan`."""
+    inputs: dict[str, list[str]] = {}
+    up_to_date: list[str] = []
+    said: dict[str, str] = {}
+    current: str | None = None
+    for line in stdout.splitlines():
+        if _VERBOSE.match(line):
+            built = _BUILDING.search(line)
+            fresh = _UP_TO_DATE.search(line)
+            named = built or fresh or _NAMED.search(line)
+            project = plan.project_for(named["path"]) if named else None
+            current = None
+            if built and project is not None:
+                current = project.config
+                inputs.setdefault(current, [])
+            elif fresh and project is not None:
+                up_to_date.append(project.config)
+            elif project is not None:
+                said.setdefault(project.config, plan.user_text(_VERBOSE.sub("", line).strip()))
+            continue
+        if current is not None and os.path.isabs(line) and not plan.owns(line):
+            inputs[current].append(line)
+    covered = set(inputs) | set(up_to_date)
+    missed = [p.config for p in plan.projects if p.has_sources and p.config not in covered]
+    reasons = {c: said[c] for c in missed if c in said}
+    return BuildReport(inputs=inputs, up_to_date=up_to_date, missed=missed, reasons=reasons)
+
+
+def typescript_major(executable: Path) -> int | None:
+    """The major version of the `typescript` package owning `executable`."""
+    directory = os.path.dirname(os.path.realpath(executable))
+    for _ in range(6):
+        manifest = paths.load_jsonc(Path(directory) / "package.json")
+        if isinstance(manifest, dict) and manifest.get("name") == "typescript":
+            version = manifest.get("version")
+            head = version.split(".", 1)[0] if isinstance(version, str) else ""
+            return int(head) if head.isdigit() else None
+        directory = os.path.dirname(directory)
+    return None
+
+
+def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -> BuildPlan:
+    """The wrappers for project-relative `config` and its reference graph.
+
+    `ts_major` None is treated as the current major (7): its defaults are
+    spelled out, which older versions accept too.
+    """
+    # One tree for every selected config: a project's wrapper and build info
+    # are the same whichever config a check selects, so a check of one
+    # package reuses what a check of the whole graph built, and vice versa.
+    base = os.path.abspath(state_dir / "tsc" / BUILD_DIR)
+    root_s = os.path.abspath(root)
+    major = ts_major if ts_major is not None else 7
+    start = os.path.normpath(os.path.join(root_s, config))
+    order: list[str] = []
+    graph: dict[str, list[tuple[str, dict[str, object]]]] = {}
+    merged: dict[str, _Merged] = {}
+    queue = [start]
+    while queue and len(order) < paths.MAX_CONFIG_CHAIN:
+        current = queue.pop(0)
+        if current in merged:
+            continue
+        order.append(current)
+        merged[current] = _merge(current, set())
+        listed = references(current)
+        graph[current] = listed
+        queue += [target for target, _ in listed if os.path.isfile(target)]
+    referenced = {target for pairs in graph.values() for target, _ in pairs}
+
+    def wrapper_of(config_abs: str) -> str:
+        rel = os.path.relpath(config_abs, root_s)
+        if rel.startswith(".."):
+            digest = hashlib.sha256(config_abs.encode()).hexdigest()[:12]
+            return os.path.join(base, _EXT, digest, os.path.basename(config_abs))
+        return os.path.join(base, rel)
+
+    projects: list[Project] = []
+    contents: dict[str, str] = {}
+    for current in order:
+        info = merged[current]
+        wrapper = wrapper_of(current)
+        out_key = os.path.relpath(wrapper, base)
+        out_dir = os.path.join(base, _OUT, os.path.dirname(out_key) or ".")
+        wrapper_data = _wrapper(
+            info,
+            current,
+            out_dir=os.path.normpath(out_dir),
+            buildinfo=os.path.join(base, _OUT, out_key + ".tsbuildinfo"),
+            referenced=current in referenced,
+            major=major,
+        )
+        refs: list[dict[str, object]] = []
+        for target, extra in graph[current]:
+            entry = dict(extra)
+            # A missing target keeps its real path: tsc then reports it as
+            # the project's own `tsc -b` would.
+            entry["path"] = wrapper_of(target) if target in merged else target
+            refs.append(entry)
+        if refs:
+            wrapper_data["references"] = refs
+        contents[wrapper] = json.dumps(wrapper_data, indent=2) + "\n"
+        buildinfo = os.path.join(base, _OUT, out_key + ".tsbuildinfo")
+        projects.append(Project(current, wrapper, info.has_sources(), buildinfo))
+    return BuildPlan(
+        root=root_s,
+        base=base,
+        root_wrapper=wrapper_of(start),
+        projects=tuple(projects),
+        contents=contents,
+        rel_base=_relative(base, root_s),
+    )
+
+
+class _Merged:
+    """A config's effective settings along its `extends` chain.
+
+    Each value keeps the directory of the config that defined it, since
+    relative paths resolve against their own config.
+    """
+
+    def __init__(self) -> None:
+        self.options: dict[str, tuple[object, str]] = {}
+        self.lists: dict[str, tuple[object, str]] = {}  # include, files, exclude
+        self.complete = True  # False when a config or base could not be read
+
+    def flag(self, name: str) -> bool:
+        value = self.options.get(name)
+        return value is not None and value[0] is True
+
+    def has_sources(self) -> bool:
+        files = self.lists.get("files")
+        return "include" in self.lists or not (isinstance(files, tuple) and files[0] == [])
+
+
+def _merge(config: str, seen: set[str]) -> _Merged:
+    merged = _Merged()
+    data = paths.load_jsonc(Path(config))
+    if not isinstance(data, dict) or config in seen or len(seen) > paths.MAX_CONFIG_CHAIN:
+        merged.complete = False
+        return merged
+    seen.add(config)
+    bases = data.get("extends")
+    for spec in [bases] if isinstance(bases, str) else bases or []:
+        target = resolve_extends(spec, os.path.dirname(config)) if isinstance(spec, str) else None
+        if target is None:
+            merged.complete = False
+            continue
+        inherited = _merge(target, set(seen))
+        merged.options.update(inherited.options)
+        merged.lists.update(inherited.lists)
+        merged.complete = merged.complete and inherited.complete
+    directory = os.path.dirname(config)
+    options = data.get("compilerOptions")
+    if isinstance(options, dict):
+        merged.options.update({k: (v, directory) for k, v in options.items()})
+    for key in ("include", "files", "exclude"):
+        if key in data:
+            merged.lists[key] = (data[key], directory)
+    return merged
+
+
+def effective_options(config: str) -> dict[str, object] | None:
+    """The effective `compilerOptions` of `config` (absolute) along its
+    `extends` chain, as written (paths unresolved); None when a config of
+    the chain cannot be found or read."""
+    merged = _merge(config, set())
+    if not merged.complete:
+        return None
+    return {name: value for name, (value, _) in merged.options.items()}
+
+
+def resolve_extends(spec: str, directory: str) -> str | None:
+    """The config file an `extends` entry names: a path or an npm package."""
+    if spec.startswith(".") or os.path.isabs(spec):
+        candidate = os.path.normpath(os.path.join(directory, spec))
+        for option in (candidate, candidate + ".json", os.path.join(candidate, "tsconfig.json")):
+            if os.path.isfile(option):
+                return option
+        return None
+    current = directory
+    while True:
+        package = os.path.join(current, "node_modules", spec)
+        for option in (package, package + ".json"):
+            if os.path.isfile(option):
+                return option
+        if os.path.isdir(package):
+            manifest = paths.load_jsonc(Path(package) / "package.json")
+            named = manifest.get("tsconfig") if isinstance(manifest, dict) else None
+            option = os.path.join(package, named if isinstance(named, str) else "tsconfig.json")
+            if os.path.isfile(option):
+                return option
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def references(config: str) -> list[tuple[str, dict[str, object]]]:
+    """Absolute referenced config paths (not inherited through `extends`)."""
+    data = paths.load_jsonc(Path(config))
+    found: list[tuple[str, dict[str, object]]] = []
+    for ref in data.get("references") or [] if isinstance(data, dict) else []:
+        target = ref.get("path") if isinstance(ref, dict) else None
+        if not isinstance(target, str):
+            continue
+        joined = os.path.normpath(os.path.join(os.path.dirname(config), target))
+        if not os.path.isfile(joined):
+            joined = os.path.join(joined, "tsconfig.json")
+        found.append((joined, {k: v for k, v in ref.items() if k != "path"}))
+    return found
+
+
+def _substitute(value: object, project_dir: str) -> object:
+    if isinstance(value, str):
+        return value.replace(_TEMPLATE, project_dir)
+    if isinstance(value, list):
+        return [_substitute(v, project_dir) for v in value]
+    if isinstance(value, dict):
+        return {k: _substitute(v, project_dir) for k, v in value.items()}
+    return value
+
+
+def _templated(value: object) -> bool:
+    return _TEMPLATE in json.dumps(value)
+
+
+def _absolute(value: object, directory: str, project_dir: str) -> str | None:
+    if not isinstance(value, str):
+        return None
+    value = value.replace(_TEMPLATE, project_dir)
+    return os.path.normpath(os.path.join(directory, value))
+
+
+def _wrapper(
+    info: _Merged, config: str, *, out_dir: str, buildinfo: str, referenced: bool, major: int
+) -> dict[str, object]:
+    project_dir = os.path.dirname(config)
+    options: dict[str, object] = {
+        name: _substitute(value, project_dir)
+        for name, (value, _) in info.options.items()
+        if _templated(value)
+    }
+    options.update(outDir=out_dir, tsBuildInfoFile=buildinfo)
+    out_file = info.options.get("outFile")
+    if out_file is not None and isinstance(out_file[0], str):
+        options["outFile"] = os.path.join(out_dir, os.path.basename(out_file[0]))
+    composite = info.flag("composite")
+    declarations = composite or info.flag("declaration")
+    if declarations:
+        # Only then: elsewhere tsc rejects the option (TS5069).
+        options["declarationDir"] = out_dir
+    if referenced or declarations:
+        if declarations and not info.flag("noEmit"):
+            # Dependents read these declarations; JavaScript is never needed.
+            options["emitDeclarationOnly"] = True
+    else:
+        options["noEmit"] = True
+    if "rootDir" not in info.options and (composite or major >= 6):
+        # Both default to the config's directory, which is now the wrapper's.
+        options["rootDir"] = project_dir
+    if "typeRoots" not in info.options:
+        options["typeRoots"] = _type_roots(project_dir)
+    wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
+    for key in ("include", "files", "exclude"):
+        entry = info.lists.get(key)
+        if entry is not None and _templated(entry[0]):
+            wrapper[key] = _substitute(entry[0], project_dir)
+    if "include" not in info.lists and "files" not in info.lists:
+        wrapper["include"] = [os.path.join(project_dir, "**", "*")]
+    if "exclude" not in info.lists:
+        excluded = [os.path.join(project_dir, name) for name in _DEFAULT_EXCLUDES]
+        for name in ("outDir", "declarationDir"):
+            entry = info.options.get(name)
+            if entry is not None:
+                found = _absolute(entry[0], entry[1], project_dir)
+                if found is not None and found not in excluded:
+                    excluded.append(found)
+        wrapper["exclude"] = excluded
+    return wrapper
+
+
+def _type_roots(project_dir: str) -> list[str]:
+    """`node_modules/@types` from the project's directory upward, as tsc finds them."""
+    found = []
+    current = project_dir
+    while True:
+        candidate = os.path.join(current, "node_modules", "@types")
+        if os.path.isdir(candidate):
+            found.append(candidate)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return found
+        current = parent

@@ -1,0 +1,381 @@
+"""TypeScript build mode (configs with `references`) and config selection.
+
+The fixture `tests/fixtures/tsc-references` reproduces the pattern found on
+real repositories: a root config with both `include` and `references`
+(a planted `const x: number = "s"` in `src/main.ts`), two composite
+packages (`app` references `core`), a package without `include` whose stale
+build output (`packages/core/dist/index.d.ts`, with an error in it) lies in
+the user's tree. Native `tsc -b` (7.0.2 and 5.9.3) reports exactly
+TS2345 in `packages/app/src/index.ts` and TS2322 in `src/main.ts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from signalint.check import Scope, run_check
+from signalint.config import load_config
+from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_report
+from signalint.incremental import _remove_abandoned_cold_dirs, _tsc_configs
+from signalint.model import CheckResult
+
+from .conftest import require_engine
+from .helpers import write_executable
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tsc-references"
+NATIVE = [
+    ("packages/app/src/index.ts", 3, 34, "TS2345"),
+    ("src/main.ts", 3, 7, "TS2322"),
+]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the fixture with only tsc enabled, launched through a
+    project-local wrapper that logs every invocation to `tsc.log`."""
+    real = require_engine("tsc")
+    root = tmp_path / "repo"
+    shutil.copytree(FIXTURE, root)
+    # `dist/` is ignored by this repository, so the stale output is made here.
+    stale = root / "packages" / "core" / "dist" / "index.d.ts"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("export declare const stale: MissingType;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    write_executable(
+        root / "node_modules" / ".bin" / "tsc",
+        f'echo "$*" >> "{tmp_path}/tsc.log"\nexec "{real}" "$@"\n',
+    )
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    return root
+
+
+def check(root: Path, scope: Scope | None = None, *, use_cache: bool = True) -> CheckResult:
+    return asyncio.run(run_check(root, load_config(root), scope, use_cache=use_cache)).result
+
+
+def located(result: CheckResult) -> list[tuple[str, int, int, str]]:
+    return [(i.file, i.line, i.col, i.rule) for i in result.issues]
+
+
+def invocations(root: Path, *, builds_only: bool = True) -> list[str]:
+    """The logged tsc command lines (by default without `--version` probes)."""
+    log = root.parent / "tsc.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [line for line in lines if not builds_only or line != "--version"]
+
+
+@pytest.mark.real
+def test_build_mode_reports_what_native_tsc_b_reports_including_the_root_sources(
+    project: Path,
+) -> None:
+    result = check(project)
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "ok" and outcome.coverage_gap is None
+    # No TS6310 of our own, the root's own sources are checked, and the stale
+    # output in packages/core/dist is not read as an input.
+    assert located(result) == NATIVE
+    assert outcome.files_checked == 3
+    assert all(".signalint" not in i.message for i in result.issues)
+
+
+@pytest.mark.real
+def test_a_check_writes_nothing_outside_the_state_directory(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNALINT_STATE_DIR", str(tmp_path / "state"))
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=project, capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    git("init", "-q")
+    git("add", "-A")
+    before = git("status", "--porcelain", "--ignored")
+    check(project)
+    check(project, use_cache=False)
+    assert git("status", "--porcelain", "--ignored") == before
+    assert not list(project.rglob("*.tsbuildinfo"))
+
+
+@pytest.mark.real
+def test_a_warm_unchanged_references_check_spawns_no_engine_process(project: Path) -> None:
+    first = check(project)
+    assert invocations(project)
+    runs = len(invocations(project, builds_only=False))
+    second = check(project)
+    # Served from the program record: not even a `--version` probe.
+    assert len(invocations(project, builds_only=False)) == runs
+    assert located(second) == located(first) == NATIVE
+    assert second.outcomes["tsc"].cache_hits == 1
+    assert second.outcomes["tsc"].files_checked == 3
+
+
+@pytest.mark.real
+def test_an_edit_in_one_referenced_project_is_seen_and_then_cached_again(project: Path) -> None:
+    check(project)
+    app = project / "packages" / "app" / "src" / "index.ts"
+    app.write_text(app.read_text().replace('add("1", 2)', "add(1, 2)"))
+    # core is up to date for tsc: its inputs come from the last build's record.
+    fixed = check(project)
+    assert located(fixed) == [NATIVE[1]]
+    assert fixed.outcomes["tsc"].status == "ok"
+    # A file changed moments before a run is not stored (it may have changed
+    # under tsc); the next run stores the program, the one after reuses it.
+    assert located(check(project)) == [NATIVE[1]]
+    runs = len(invocations(project))
+    assert located(check(project)) == [NATIVE[1]]
+    assert len(invocations(project)) == runs
+    core = project / "packages" / "core" / "src" / "index.ts"
+    core.write_text(core.read_text() + 'export const broken: number = "no";\n')
+    assert ("packages/core/src/index.ts", 4, 14, "TS2322") in located(check(project))
+
+
+@pytest.mark.real
+def test_no_cache_check_uses_no_build_info_from_earlier_runs(project: Path) -> None:
+    check(project)
+    warm_build = project / ".signalint" / "tsc" / "build"
+    assert warm_build.is_dir()
+    cold = check(project, use_cache=False)
+    assert located(cold) == NATIVE
+    last = invocations(project)[-1].split()
+    wrapper = Path(last[last.index("-b") + 1])
+    assert not wrapper.is_relative_to(warm_build)
+    assert not wrapper.exists()  # the cold build directory is removed afterwards
+
+
+@pytest.mark.real
+def test_checking_a_directory_without_its_own_tsconfig_uses_the_nearest_one_above(
+    project: Path,
+) -> None:
+    result = check(project, Scope(("src",)))
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "ok", outcome.message
+    assert located(result) == [NATIVE[1]]
+    assert outcome.files_checked == 1  # src/main.ts: the only input inside the scope
+
+
+@pytest.mark.real
+def test_explicit_config_and_source_file_targets_still_select_their_config(
+    project: Path,
+) -> None:
+    by_file = check(project, Scope(("packages/app/src/index.ts",)))
+    assert located(by_file) == [NATIVE[0]]
+    by_config = check(project, Scope(("packages/core/tsconfig.json",)))
+    assert by_config.outcomes["tsc"].status == "ok"
+    assert located(by_config) == []
+
+
+@pytest.mark.real
+def test_a_non_composite_reference_shows_tscs_own_error_at_the_users_config(
+    project: Path,
+) -> None:
+    config = project / "packages" / "core" / "tsconfig.json"
+    config.write_text(config.read_text().replace('"composite": true, ', ""))
+    result = check(project)
+    codes = {i.rule for i in result.issues}
+    assert "TS6306" in codes  # what native tsc -b reports
+    assert not codes & {"TS6310", "TS5069", "TS5053", "TS6059"}  # nothing of ours
+    ts6306 = [i for i in result.issues if i.rule == "TS6306"]
+    assert {i.file for i in ts6306} <= {"tsconfig.json", "packages/app/tsconfig.json"}
+    assert all("signalint" not in i.message for i in ts6306)
+
+
+def _fake_plan(root: Path) -> BuildPlan:
+    base = str(root / ".signalint" / "tsc" / "build" / "k")
+    projects = tuple(
+        Project(str(root / rel), f"{base}/{rel}", True)
+        for rel in ("packages/core/tsconfig.json", "packages/app/tsconfig.json", "tsconfig.json")
+    )
+    return BuildPlan(str(root), base, projects[-1].wrapper, projects)
+
+
+def test_a_project_tsc_skipped_is_reported_as_missed(tmp_path: Path) -> None:
+    plan = _fake_plan(tmp_path)
+    wrapper = ".signalint/tsc/build/k"
+    log = (
+        f"1:02:03 AM - Building project '{tmp_path}/{wrapper}/packages/core/tsconfig.json'...\n"
+        "\n"
+        f"packages/core/src/index.ts(1,1): error TS2322: x\n"
+        f"{tmp_path}/packages/core/src/index.ts\n"
+        f"1:02:03 AM - Skipping build of project '{wrapper}/packages/app/tsconfig.json' "
+        f"because its dependency '{wrapper}/packages/core/tsconfig.json' has errors\n"
+        f"1:02:04 AM - Project '{wrapper}/tsconfig.json' is up to date because newest input\n"
+    )
+    report = read_report(plan, log)
+    assert report.inputs == {
+        f"{tmp_path}/packages/core/tsconfig.json": [f"{tmp_path}/packages/core/src/index.ts"]
+    }
+    assert report.up_to_date == [f"{tmp_path}/tsconfig.json"]
+    assert report.missed == [f"{tmp_path}/packages/app/tsconfig.json"]
+    assert "packages/app/tsconfig.json" in plan.user_text(log.splitlines()[4])
+    assert wrapper not in plan.user_text(log.splitlines()[4])
+
+
+def test_a_skipped_project_is_a_coverage_gap_not_ok(project: Path, tmp_path: Path) -> None:
+    # Fault injection: typescript before 5.6 skips dependents of a project
+    # with errors; this fake tsc answers the way those versions do.
+    fake = f"""
+echo "$*" >> "{tmp_path}/tsc.log"
+for arg in "$@"; do case "$arg" in */tsconfig.json) root_wrapper="$arg";; esac; done
+base="$(dirname "$root_wrapper")"
+echo "1:02:03 AM - Building project '$base/packages/core/tsconfig.json'..."
+echo "packages/core/src/index.ts(1,1): error TS2322: Type 'string' is not assignable."
+echo "{project}/packages/core/src/index.ts"
+why="because its dependency '$base/packages/core/tsconfig.json' has errors"
+echo "1:02:03 AM - Skipping build of project '$base/packages/app/tsconfig.json' $why"
+echo "1:02:03 AM - Skipping build of project '$base/tsconfig.json' $why"
+exit 1
+"""
+    write_executable(project / "node_modules" / ".bin" / "tsc", fake)
+    result = check(project)
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "error"
+    assert outcome.coverage_gap is not None
+    assert "packages/app/tsconfig.json" in outcome.coverage_gap
+    assert "tsconfig.json" in outcome.coverage_gap and "has errors" in outcome.coverage_gap
+    assert ".signalint" not in outcome.coverage_gap
+    assert located(result) == [("packages/core/src/index.ts", 1, 1, "TS2322")]  # kept
+    assert len(invocations(project)) == 1
+    check(project)
+    assert len(invocations(project)) == 2  # a run with a gap is never stored
+
+
+def test_an_installed_package_extends_is_part_of_the_cached_config_chain(tmp_path: Path) -> None:
+    base = tmp_path / "node_modules" / "@tsconfig" / "strictest"
+    base.mkdir(parents=True)
+    (base / "package.json").write_text('{"name": "@tsconfig/strictest"}')
+    (base / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}')
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest/tsconfig.json"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") == [
+        "tsconfig.json",
+        "node_modules/@tsconfig/strictest/tsconfig.json",
+    ]
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") == [
+        "tsconfig.json",
+        "node_modules/@tsconfig/strictest/tsconfig.json",
+    ]
+    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/not-installed"}')
+    assert _tsc_configs(tmp_path, "tsconfig.json") is None
+
+
+@pytest.mark.real
+def test_build_mode_matches_native_on_typescript_5(project: Path) -> None:
+    """Set SIGNALINT_TEST_TSC5 to a typescript 5.x `tsc` (e.g. one installed
+    with `npm install typescript@5.9` in a scratch directory) to run it."""
+    tsc5 = os.environ.get("SIGNALINT_TEST_TSC5")
+    if not tsc5:
+        pytest.skip("SIGNALINT_TEST_TSC5 is not set")
+    local = project / "node_modules" / ".bin" / "tsc"
+    local.unlink()
+    local.symlink_to(tsc5)  # a symlink keeps the owning package (and version) findable
+    native = subprocess.run(
+        [tsc5, "-b", "--pretty", "false", "--force"],
+        cwd=shutil.copytree(project, project.parent / "native"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert native.stdout.count("error TS") == len(NATIVE)
+    result = check(project)
+    assert result.outcomes["tsc"].status == "ok"
+    assert located(result) == NATIVE
+    assert located(check(project, use_cache=False)) == NATIVE
+
+
+@pytest.mark.real
+def test_a_change_behind_an_old_modification_time_is_still_seen(project: Path) -> None:
+    # npm extracts packages with a fixed 1985 mtime; tsc -b, which compares
+    # modification times, then calls the project up to date.
+    check(project)
+    core = project / "packages" / "core" / "src" / "index.ts"
+    core.write_text(core.read_text() + 'export const broken: number = "no";\n')
+    os.utime(core, (499_162_000, 499_162_000))
+    result = check(project)
+    assert ("packages/core/src/index.ts", 4, 14, "TS2322") in located(result)
+    assert result.outcomes["tsc"].status == "ok"
+
+
+def _wrappers(root: Path, major: int) -> dict[str, dict[str, object]]:
+    plan = plan_build(root, "tsconfig.json", root / ".state", major)
+    return {
+        os.path.relpath(p.config, root): json.loads(plan.contents[p.wrapper]) for p in plan.projects
+    }
+
+
+def test_wrappers_spell_out_what_would_resolve_against_the_wrapper(tmp_path: Path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "tsconfig.json").write_text(
+        '{"compilerOptions": {"outDir": "${configDir}/out"}, "references": [{"path": "lib"}]}'
+    )
+    (tmp_path / "lib" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"composite": true, "outDir": "build"},'
+        ' "include": ["${configDir}/src"]}'
+    )
+    wrappers = _wrappers(tmp_path, 7)
+    root, lib = wrappers["tsconfig.json"], wrappers["lib/tsconfig.json"]
+    root_options, lib_options = root["compilerOptions"], lib["compilerOptions"]
+    assert isinstance(root_options, dict) and isinstance(lib_options, dict)
+    # The root emits nothing; the referenced project emits declarations only,
+    # into the state directory, and nothing names the state dir as a source.
+    assert root_options["noEmit"] is True and "declarationDir" not in root_options
+    assert lib_options["emitDeclarationOnly"] is True
+    assert str(lib_options["declarationDir"]).startswith(str(tmp_path / ".state"))
+    # Defaults that would follow the wrapper's directory point at the project.
+    assert root["include"] == [f"{tmp_path}/**/*"]
+    assert f"{tmp_path}/out" in root["exclude"]  # type: ignore[operator]
+    assert lib["include"] == [f"{tmp_path}/lib/src"]  # ${configDir} is the project's
+    assert f"{tmp_path}/lib/build" in lib["exclude"]  # type: ignore[operator]
+    assert root_options["rootDir"] == str(tmp_path) and lib_options["rootDir"] == f"{tmp_path}/lib"
+    # typescript 5 computes a non-composite rootDir from the sources: left alone.
+    assert "rootDir" not in _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]  # type: ignore[operator]
+    assert root["references"] == [{"path": f"{tmp_path}/.state/tsc/build/lib/tsconfig.json"}]
+
+
+@pytest.mark.real
+def test_a_solution_root_with_empty_files_is_no_coverage_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_engine("tsc")
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    root = tmp_path / "solution"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "engines" / "tsc" / "solution", root)
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    result = check(root)
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "ok" and outcome.coverage_gap is None
+    assert [(i.file, i.rule) for i in result.issues] == [
+        ("packages/a/src/index.ts", "TS2322"),
+        ("packages/b/src/index.ts", "TS7006"),
+    ]
+    assert outcome.files_checked == 2
+
+
+def test_cold_directories_of_killed_runs_are_removed_but_live_ones_kept(tmp_path: Path) -> None:
+    abandoned, live = tmp_path / "cold-old", tmp_path / "cold-new"
+    for directory in (abandoned, live):
+        (directory / "tsc").mkdir(parents=True)
+    os.utime(abandoned, (1_000_000, 1_000_000))
+    _remove_abandoned_cold_dirs(tmp_path)
+    assert not abandoned.exists() and live.is_dir()
+
+
+def test_verbose_lines_are_recognised_in_any_locale_time_format(tmp_path: Path) -> None:
+    plan = _fake_plan(tmp_path)
+    wrapper = f"{tmp_path}/.signalint/tsc/build/k/tsconfig.json"
+    for stamp in ("12:46:16 AM", "00:46:16", "午前0:46:16"):
+        report = read_report(plan, f"{stamp} - Project '{wrapper}' is up to date because x\n")
+        assert report.up_to_date == [f"{tmp_path}/tsconfig.json"]
