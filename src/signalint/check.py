@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,7 @@ async def _run_one(
     files: list[str],
     cache: ResultCache | None,
     progress: Progress | None,
+    reported: Callable[[str], bool],
 ) -> EngineOutcome:
     engine = ENGINES[name]
     common: dict[str, Any] = {
@@ -115,7 +117,7 @@ async def _run_one(
             cache,
             project_files=project_files,
             target=scope.targets[0],
-            in_scope=scope.contains,
+            in_scope=reported,
             **common,
         )
     if cache is None:
@@ -160,13 +162,21 @@ async def run_check(
     files = walk(root, config.ignore, scope.targets)
     cache = _cache_for(state_dir(root), config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
+    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    explicit = frozenset(scope.targets).intersection(files)
+
+    def reported(rel_path: str) -> bool:
+        """Whether issues in this project file would be reported: in scope, not
+        ignored. A whole-program engine covers only such files (D17)."""
+        return scope.contains(rel_path) and (
+            rel_path in explicit or not ignored.match_file(rel_path)
+        )
+
     outcomes = await asyncio.gather(
-        *(_run_one(name, root, config, scope, files, cache, progress) for name in enabled)
+        *(_run_one(name, root, config, scope, files, cache, progress, reported) for name in enabled)
     )
     outcomes = [_settled(ENGINES[o.engine].whole_program, o) for o in outcomes]
-    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
-    explicit = frozenset(scope.targets).intersection(files)
     seen: dict[str, Issue] = {}
     filtered_out = 0
     for outcome in outcomes:

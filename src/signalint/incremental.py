@@ -678,6 +678,9 @@ async def _run_tsc(
             record_key = _digest(
                 KEY_VERSION,
                 "tsc-program-2",
+                # Records hold absolute inputs: two projects with equal configs
+                # (or a shared state dir) must never share one.
+                str(root),
                 await engine_version(cache, resolved, engine.npm_package, timeout_s),
                 config,
                 json.dumps(options, sort_keys=True),
