@@ -379,4 +379,3 @@ def test_verbose_lines_are_recognised_in_any_locale_time_format(tmp_path: Path) 
     for stamp in ("12:46:16 AM", "00:46:16", "午前0:46:16"):
         report = read_report(plan, f"{stamp} - Project '{wrapper}' is up to date because x\n")
         assert report.up_to_date == [f"{tmp_path}/tsconfig.json"]
-
