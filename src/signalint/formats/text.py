@@ -57,10 +57,14 @@ def engine_names(issue: Issue) -> str:
     return ",".join((issue.engine, *issue.also_reported_by))
 
 
-def issue_line(issue: Issue, short_id: str, indent: str = "    ") -> Line:
-    """`file:line:col  severity  engines  rule  message  [id]` as styled spans."""
+def issue_line(issue: Issue, short_id: str) -> Line:
+    """`file:line:col  severity  engines  rule  message  [id]` as styled spans.
+
+    The location starts the line, as compilers print it, so editors'
+    error parsers (quickfix, compilation mode, terminal links) find it.
+    """
     return [
-        (f"{indent}{issue.file}:{issue.line}:{issue.col}", "bold"),
+        (f"{issue.file}:{issue.line}:{issue.col}", "bold"),
         ("  ", ""),
         (issue.severity, SEVERITY_STYLES[issue.severity]),
         (f"  {engine_names(issue)}  {issue.rule}  ", "dim"),
@@ -118,21 +122,22 @@ def _engine_lines(result: CheckResult) -> list[Line]:
 
 def _cluster_lines(item: Cluster, short_ids: dict[str, str]) -> list[Line]:
     lines: list[Line] = [
+        [],
         [
-            (f"  P{item.priority}  ", "bold" if item.priority <= 2 else ""),
+            (f"P{item.priority}  ", "bold" if item.priority <= 2 else ""),
             (item.summary, "bold"),
             (f"  [cluster {item.cluster_id}]", "dim"),
-        ]
+        ],
     ]
     if item.suggested_action:
-        lines.append([(f"    {item.suggested_action}", "cyan")])
+        lines.append([(f"  {item.suggested_action}", "cyan")])
     # Errors first inside a mixed cluster: they are what breaks the build.
     members = sorted(item.issues, key=lambda i: (i.severity != "error", i.sort_key()))
     shown = members if len(members) <= CLUSTER_LINES else members[:CLUSTER_LINES]
     lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in shown]
     if len(shown) < len(members):
         more = len(members) - len(shown)
-        lines.append([(f"    … and {more} more (signalint show {item.cluster_id})", "dim")])
+        lines.append([(f"  … and {more} more (signalint show {item.cluster_id})", "dim")])
     return lines
 
 
@@ -145,9 +150,12 @@ def _section(
     lines: list[Line] = [[], [(f"{title} ({count})", "bold underline")]]
     for item in clusters:
         lines += _cluster_lines(item, short_ids)
-    for issue in singles:
-        prefix: Line = [(f"  P{issue_priority(issue)}  ", "")]
-        lines.append(prefix + issue_line(issue, short_ids[issue.issue_id], indent=""))
+    if singles:
+        priorities = sorted({issue_priority(issue) for issue in singles})
+        ladder = "/".join(f"P{p}" for p in priorities)
+        noun = "issue" if len(singles) == 1 else "issues"
+        lines += [[], [(f"{ladder}  {len(singles)} single {noun}", "bold")]]
+        lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in singles]
     return lines
 
 
