@@ -354,3 +354,15 @@ def test_processes_saving_and_reading_at_once_never_see_a_torn_file(tmp_path: Pa
         worker.join(timeout=120)
     assert [worker.exitcode for worker in workers] == [0, 0, 0]
     assert len(list(tmp_path.glob("*.json"))) == 5
+
+
+def test_a_file_from_another_process_is_decoded_once_until_it_changes(tmp_path: Path) -> None:
+    clock = Clock()
+    _disk_store(tmp_path, clock).put(snapshot([issue()], check_id="shared"))
+    reader = _disk_store(tmp_path, clock)
+    first = reader.get("shared")
+    assert first is not None and reader.get("shared") is first
+    clock.now += 1
+    _disk_store(tmp_path, clock).put(snapshot([issue(), issue(line=2)], check_id="shared"))
+    again = reader.get("shared")
+    assert again is not None and again is not first and len(again.result.issues) == 2

@@ -22,6 +22,7 @@ import binascii
 import contextlib
 import hashlib
 import json
+import operator
 import os
 import re
 import sys
@@ -29,7 +30,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,8 +38,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
+from signalint import ids
 from signalint.check import Scope
-from signalint.cluster import Cluster, Clustering, cluster
+from signalint.cluster import Cluster, Clustering, cluster, is_systemic
 from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.report import FrontEnd, check_payload, issue_detail
 
@@ -47,6 +49,8 @@ SnapshotKind = Literal["project", "files"]
 DEFAULT_MAX_COUNT = 50
 DEFAULT_TTL_S = 1800.0
 MAX_LIST_LIMIT = 500
+# Decoded snapshots from other processes kept per store (each can be MBs).
+_LOADED_LIMIT = 4
 # A shorter reference would match issues of any check by chance.
 MIN_REFERENCE = 4
 
@@ -134,23 +138,46 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SUFFIX = ".json"
 _FORMAT = "signalint-snapshot"
 _VERSION = 1
-# Positional issue rows keep a 12,000-issue snapshot a few MB and fast to
-# encode; the id is stored so loading skips re-hashing (Issue.restore).
-_ISSUE_FIELDS = (
-    "engine", "file", "line", "col", "rule", "severity", "message", "fixable",
-    "end_line", "end_col", "docs_url", "help",
-)  # fmt: skip
-
-
-def snapshot_dir(root: Path) -> Path:
-    """Where snapshots of `root` persist: `snapshots/` in its state directory."""
-    from signalint.config import state_dir
-
-    return state_dir(root) / "snapshots"
+# Issues are stored by column (a few MB and tens of milliseconds for 12,000
+# issues): repeated values (engine, file, rule, ...) as indexes into one
+# table, the rest as plain lists. The id is stored so loading skips
+# re-hashing (Issue.restore).
+_TABLED = ("engine", "file", "rule", "severity", "docs_url", "help", "also_reported_by")
+_PLAIN = ("issue_id", "line", "col", "message", "fixable", "end_line", "end_col")
 
 
 def _warn(message: str) -> None:
     sys.stderr.write(f"signalint: warning: {message}\n")
+
+
+def group_ids(issues: Sequence[Issue]) -> list[str]:
+    """The cluster id of every group of 2+ issues sharing a rule (as `Snapshot.groups`).
+
+    Computed without building clusters: one pass over the issues, a few
+    milliseconds for 12,000 of them. Severity and the systemic flag follow
+    the rules of `signalint.cluster`.
+    """
+    counts: dict[str, int] = {}
+    files: dict[str, set[str]] = {}
+    errors: set[str] = set()
+    seen: set[str] = set()
+    for issue in issues:
+        if issue.issue_id in seen:
+            continue
+        seen.add(issue.issue_id)
+        counts[issue.rule] = counts.get(issue.rule, 0) + 1
+        files.setdefault(issue.rule, set()).add(issue.file)
+        if issue.severity == "error":
+            errors.add(issue.rule)
+    return sorted(
+        ids.cluster_id(
+            rule,
+            "error" if rule in errors else "warning",
+            is_systemic(count, len(files[rule])),
+        )
+        for rule, count in counts.items()
+        if count >= 2
+    )
 
 
 def encode_snapshot(snap: Snapshot) -> bytes:
@@ -162,10 +189,14 @@ def encode_snapshot(snap: Snapshot) -> bytes:
     reader can find a cluster id without decoding the issues.
     """
     result = snap.result
-    rows = [
-        [issue.issue_id, *(getattr(issue, name) for name in _ISSUE_FIELDS), issue.also_reported_by]
-        for issue in result.issues
-    ]
+    issues = result.issues
+    table: dict[object, int] = {}
+    columns: dict[str, list[Any]] = {}
+    for name in _TABLED:
+        values = map(operator.attrgetter(name), issues)
+        columns[name] = [table.setdefault(value, len(table)) for value in values]
+    for name in _PLAIN:
+        columns[name] = list(map(operator.attrgetter(name), issues))
     outcomes = {
         name: [o.status, o.message, o.duration_ms, o.files_checked, o.cache_hits,
                o.cache_misses, o.coverage_gap]
@@ -181,11 +212,50 @@ def encode_snapshot(snap: Snapshot) -> bytes:
         "kind": snap.kind,
         "targets": list(snap.targets),
         "filteredOut": snap.filtered_out,
-        "clusterIds": [item.cluster_id for item in snap.groups],
+        "clusterIds": group_ids(result.issues),
         "outcomes": outcomes,
-        "issues": rows,
+        "values": list(table),
+        "issues": columns,
     }
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _decode_issues(values: list[Any], columns: dict[str, list[Any]]) -> list[Issue]:
+    count = len(columns["issue_id"])
+    if any(len(columns[name]) != count for name in (*_TABLED, *_PLAIN)):
+        raise ValueError("malformed snapshot: columns of different lengths")
+    tabled = [[values[i] for i in columns[name]] for name in _TABLED]
+    plain = [columns[name] for name in _PLAIN]
+    # Types are checked per column (cheap), so a damaged or foreign file is
+    # refused here instead of failing later inside a sort or a renderer.
+    kinds = {name: {type(v) for v in column} for name, column in zip(_TABLED, tabled, strict=True)}
+    kinds.update(
+        {name: {type(v) for v in column} for name, column in zip(_PLAIN, plain, strict=True)}
+    )
+    expected: dict[str, set[type]] = {
+        "engine": {str}, "file": {str}, "rule": {str}, "severity": {str}, "message": {str},
+        "issue_id": {str}, "line": {int}, "col": {int}, "fixable": {bool},
+        "end_line": {int, type(None)}, "end_col": {int, type(None)},
+        "docs_url": {str, type(None)}, "help": {str, type(None)}, "also_reported_by": {list},
+    }  # fmt: skip
+    for name, allowed in expected.items():
+        if not kinds[name] <= allowed:
+            raise ValueError(f"malformed snapshot: unexpected values in {name!r}")
+    if not set(tabled[_TABLED.index("severity")]) <= {"error", "warning"}:
+        raise ValueError("malformed snapshot: unknown severity")
+    issues = []
+    for row in zip(*tabled, *plain, strict=True):
+        engine, file, rule, severity, docs_url, help_, also, issue_id = row[:8]
+        line, col, message, fixable, end_line, end_col = row[8:]
+        issues.append(
+            Issue.restore(
+                issue_id, engine=engine, file=file, line=line, col=col, rule=rule,
+                severity=severity, message=message, fixable=fixable, end_line=end_line,
+                end_col=end_col, docs_url=docs_url, help=help_,
+                also_reported_by=tuple(also),
+            )
+        )  # fmt: skip
+    return issues
 
 
 def decode_snapshot(data: bytes) -> Snapshot:
@@ -194,10 +264,7 @@ def decode_snapshot(data: bytes) -> Snapshot:
         document = json.loads(data)
         if document.get("format") != _FORMAT or document.get("version") != _VERSION:
             raise ValueError("not a signalint snapshot of a known version")
-        issues = []
-        for row in document["issues"]:
-            fields = dict(zip(_ISSUE_FIELDS, row[1:-1], strict=True))
-            issues.append(Issue.restore(row[0], **fields, also_reported_by=tuple(row[-1])))
+        issues = _decode_issues(document["values"], document["issues"])
         outcomes = {
             name: EngineOutcome(
                 name, status, (), message, float(duration), int(files), int(hits),
@@ -281,6 +348,9 @@ class SnapshotStore:
         self._pending: list[Future[None]] = []
         self._lock = threading.Lock()  # guards _pending across the writer thread
         self._warned: set[str] = set()
+        # Snapshots decoded from other processes' files, by check id, with
+        # the file's mtime: reused only while that very file is still live.
+        self._loaded: dict[str, tuple[float, Snapshot]] = {}
 
     def _prune(self) -> None:
         cutoff = self._clock() - self.ttl_s
@@ -323,9 +393,10 @@ class SnapshotStore:
             return entry[1]
         if self.directory is None or not _SAFE_ID.fullmatch(check_id):
             return None
-        live = {path.name[: -len(_SUFFIX)]: path for _, path in self._files()}
-        path = live.get(check_id)
-        return self._read(path) if path is not None else None
+        for mtime, path in self._files():
+            if path.name == f"{check_id}{_SUFFIX}":
+                return self._read(path, mtime)
+        return None
 
     def __len__(self) -> int:
         self._prune()
@@ -368,10 +439,12 @@ class SnapshotStore:
             (stored_at, check_id, snap) for check_id, (stored_at, snap) in self._items.items()
         ]
         for mtime, path in self._files():
-            entries.append((mtime, path.name[: -len(_SUFFIX)], path))
+            check_id = path.name[: -len(_SUFFIX)]
+            cached = self._loaded.get(check_id)
+            entries.append((mtime, check_id, cached[1] if cached and cached[0] == mtime else path))
         entries.sort(key=lambda entry: entry[0], reverse=True)
         encoded = needle.encode("ascii")
-        for _, check_id, source in entries:
+        for stored_at, check_id, source in entries:
             if check_id in seen:
                 continue
             seen.add(check_id)
@@ -383,6 +456,7 @@ class SnapshotStore:
                 continue
             snap = self._decode(source, data)
             if snap is not None:
+                self._remember(check_id, stored_at, snap)
                 yield snap
 
     # --- files -----------------------------------------------------------
@@ -456,9 +530,21 @@ class SnapshotStore:
             self._warn_once(f"skipping unreadable snapshot {path}: {exc}")
             return None
 
-    def _read(self, path: Path) -> Snapshot | None:
+    def _read(self, path: Path, mtime: float) -> Snapshot | None:
+        check_id = path.name[: -len(_SUFFIX)]
+        cached = self._loaded.get(check_id)
+        if cached is not None and cached[0] == mtime:
+            return cached[1]  # the same file as last time: decoding is the costly part
         data = self._read_bytes(path)
-        return None if data is None else self._decode(path, data)
+        snap = None if data is None else self._decode(path, data)
+        if snap is not None:
+            self._remember(check_id, mtime, snap)
+        return snap
+
+    def _remember(self, check_id: str, mtime: float, snap: Snapshot) -> None:
+        self._loaded[check_id] = (mtime, snap)
+        while len(self._loaded) > _LOADED_LIMIT:
+            self._loaded.pop(next(iter(self._loaded)))
 
     def _warn_once(self, message: str) -> None:
         if message not in self._warned:
