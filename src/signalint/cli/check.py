@@ -94,7 +94,9 @@ def check(
     PATHS are project-relative files or directories; the first one selects
     the TypeScript configuration (a directory's tsconfig.json, an explicit
     tsconfig*.json, or the nearest one above a source file). Output goes to
-    stdout in the chosen format; progress and errors go to stderr.
+    stdout in the chosen format; progress and errors go to stderr. The
+    check is kept in the state directory, so every id it prints expands
+    with `signalint show ID` (and in the MCP server).
     """
     root, config, targets = open_project(paths)
     use_compact = config.compact if compact is None else compact
