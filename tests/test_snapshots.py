@@ -198,8 +198,10 @@ def _rich_snapshot(check_id: str = "0123456789abcdef") -> Snapshot:
     ]
     snap = snapshot(issues, check_id=check_id, targets=("src",), created_at=1234.5)
     outcomes = {
-        "oxlint": EngineOutcome("oxlint", "ok", issues[:2], None, 12.5, 7, 3, 4),
-        "tsc": EngineOutcome("tsc", "error", issues[2:], "tsc failed", 1.0, 2, 0, 2, "b skipped"),
+        "oxlint": EngineOutcome("oxlint", "ok", tuple(issues[:2]), None, 12.5, 7, 3, 4),
+        "tsc": EngineOutcome(
+            "tsc", "error", tuple(issues[2:]), "tsc failed", 1.0, 2, 0, 2, "b skipped"
+        ),
     }
     result = replace(snap.result, outcomes=outcomes)
     return Snapshot(result, snap.clustering, snap.targets, snap.kind, 5)

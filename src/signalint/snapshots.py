@@ -146,6 +146,13 @@ _TABLED = ("engine", "file", "rule", "severity", "docs_url", "help", "also_repor
 _PLAIN = ("issue_id", "line", "col", "message", "fixable", "end_line", "end_col")
 
 
+def snapshot_dir(root: Path) -> Path:
+    """Where snapshots of `root` persist: `snapshots/` in its state directory."""
+    from signalint.config import state_dir
+
+    return state_dir(root) / "snapshots"
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"signalint: warning: {message}\n")
 
