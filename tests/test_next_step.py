@@ -17,7 +17,7 @@ TOOLS = ("list_issues", "get_issue_detail", "check_project")
 def test_cli_next_step_names_commands_and_no_tool() -> None:
     step = next_step("abcd", 3, 2, "cli")
     assert step is not None
-    assert "`signalint show abcd --format text`" in step
+    assert "`signalint show abcd`" in step
     assert "`signalint check --format sarif`" in step
     assert "`signalint check` without paths" in step
     assert not any(tool in step for tool in TOOLS)

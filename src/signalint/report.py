@@ -99,9 +99,8 @@ def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEn
         noun = "issue is" if omitted == 1 else "issues are"
         if front_end == "cli":
             parts.append(
-                f"{omitted} more {noun} not listed here. To see every issue, run "
-                f"`signalint show {check_id} --format text` or "
-                "`signalint check --format sarif`."
+                f"{omitted} more {noun} not listed here. `signalint show {check_id}` "
+                "lists them by cluster; `signalint check --format sarif` lists every issue."
             )
         else:
             parts.append(
