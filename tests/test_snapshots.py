@@ -14,6 +14,7 @@ from signalint.report import check_payload
 from signalint.snapshots import (
     STALE_CHECK,
     CursorError,
+    RowMemo,
     Snapshot,
     SnapshotStore,
     decode_snapshot,
@@ -368,3 +369,17 @@ def test_a_file_from_another_process_is_decoded_once_until_it_changes(tmp_path: 
     _disk_store(tmp_path, clock).put(snapshot([issue(), issue(line=2)], check_id="shared"))
     again = reader.get("shared")
     assert again is not None and again is not first and len(again.result.issues) == 2
+
+
+def test_a_remembered_row_is_reused_only_for_the_same_issue_object() -> None:
+    memo = RowMemo()
+    first = _rich_snapshot()
+    assert encode_snapshot(first, memo) == encode_snapshot(first)
+    changed = [replace(i, help="other help") for i in first.result.issues]
+    second = snapshot(changed, check_id=first.check_id, targets=first.targets, created_at=1234.5)
+    second = Snapshot(
+        replace(second.result, outcomes=first.result.outcomes), second.clustering,
+        first.targets, first.kind, 5,
+    )  # fmt: skip
+    loaded = decode_snapshot(encode_snapshot(second, memo))
+    assert {i.help for i in loaded.result.issues} == {"other help"}
