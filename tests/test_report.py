@@ -103,7 +103,8 @@ def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
     many = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(101)])
     assert many["omittedIssueCount"] == 1 and many["truncated"] is True
     assert "list_issues" in many["nextStep"] and "abcdef0123456789" in many["nextStep"]
-    assert "--format sarif" in many["nextStep"]
+    # MCP vocabulary only: an agent calls tools, it cannot run the CLI.
+    assert "signalint check" not in many["nextStep"]
 
 
 def test_filtered_checks_emit_both_aliases_and_point_to_check_project() -> None:

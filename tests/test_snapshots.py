@@ -1,14 +1,24 @@
-"""Retained snapshots: store bounds and expiry, summaries, references, listing (D6)."""
+"""Retained snapshots: bounds, expiry, persistence, references, listing (D6, D19)."""
 
 from __future__ import annotations
 
+import multiprocessing
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from signalint.model import EngineOutcome
 from signalint.report import check_payload
 from signalint.snapshots import (
     STALE_CHECK,
     CursorError,
+    RowMemo,
+    Snapshot,
     SnapshotStore,
+    decode_snapshot,
+    encode_snapshot,
     find_references,
     list_issues,
     snapshot_summary,
@@ -171,3 +181,205 @@ def test_list_issues_validates_the_limit() -> None:
         with pytest.raises(ValueError):
             list_issues(snap, limit=bad)
     assert list_issues(snap, limit=500) == {"checkId": "c0", "total": 0, "issues": []}
+
+
+# --- persistence (D19) --------------------------------------------------------
+
+
+def _disk_store(directory: Path, clock: Clock | None = None, **kw: Any) -> SnapshotStore:
+    warnings: list[str] = kw.pop("warnings", [])
+    return SnapshotStore(clock=clock or Clock(), directory=directory, warn=warnings.append, **kw)
+
+
+def _rich_snapshot(check_id: str = "0123456789abcdef") -> Snapshot:
+    issues = [
+        issue(line=1, end_line=2, end_col=7, docs_url="https://d/x", help="Remove it."),
+        issue(line=2, fixable=True, also_reported_by=("eslint",)),
+        issue(file="src/ünï code.ts", rule="TS2322", engine="tsc", message="a\n  b"),
+    ]
+    snap = snapshot(issues, check_id=check_id, targets=("src",), created_at=1234.5)
+    outcomes = {
+        "oxlint": EngineOutcome("oxlint", "ok", tuple(issues[:2]), None, 12.5, 7, 3, 4),
+        "tsc": EngineOutcome(
+            "tsc", "error", tuple(issues[2:]), "tsc failed", 1.0, 2, 0, 2, "b skipped"
+        ),
+    }
+    result = replace(snap.result, outcomes=outcomes)
+    return Snapshot(result, snap.clustering, snap.targets, snap.kind, 5)
+
+
+def test_a_snapshot_saved_by_one_store_is_read_by_another_process_store(tmp_path: Path) -> None:
+    original = _rich_snapshot()
+    _disk_store(tmp_path).put(original)
+    loaded = _disk_store(tmp_path).get(original.check_id)
+    assert loaded is not None and loaded is not original
+    assert loaded.result.issues == original.result.issues
+    assert [i.issue_id for i in loaded.result.issues] == [
+        i.issue_id for i in original.result.issues
+    ]
+    assert loaded.result.check_id == original.check_id
+    assert loaded.result.fingerprint == original.result.fingerprint
+    assert loaded.result.created_at == 1234.5
+    assert (loaded.targets, loaded.kind, loaded.filtered_out) == (("src",), "files", 5)
+    tsc = loaded.result.outcomes["tsc"]
+    assert (tsc.status, tsc.message, tsc.files_checked, tsc.coverage_gap) == (
+        "error", "tsc failed", 2, "b skipped",
+    )  # fmt: skip
+    assert snapshot_summary(loaded) == snapshot_summary(original)
+
+
+def test_decoding_what_was_encoded_gives_equal_details() -> None:
+    original = _rich_snapshot()
+    loaded = decode_snapshot(encode_snapshot(original))
+    assert [loaded.detail(i) for i in loaded.result.issues] == [
+        original.detail(i) for i in original.result.issues
+    ]
+
+
+def test_saved_snapshots_expire_after_the_ttl(tmp_path: Path) -> None:
+    clock = Clock()
+    _disk_store(tmp_path, clock, ttl_s=60).put(snapshot([], check_id="old"))
+    clock.now += 61
+    assert _disk_store(tmp_path, clock, ttl_s=60).get("old") is None
+    assert not (tmp_path / "old.json").exists()  # pruned, not only hidden
+
+
+def test_only_the_newest_max_count_files_are_kept(tmp_path: Path) -> None:
+    clock = Clock()
+    for name in ("a", "b", "c"):
+        clock.now += 1
+        _disk_store(tmp_path, clock, max_count=2).put(snapshot([], check_id=name))
+    reader = _disk_store(tmp_path, clock, max_count=2)
+    assert reader.get("a") is None
+    assert reader.get("b") is not None and reader.get("c") is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "c.json"]
+
+
+def test_a_corrupt_or_foreign_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    (tmp_path / "bad1.json").write_bytes(b'{"format": "signalint-snapshot", "vers')
+    (tmp_path / "bad2.json").write_text('{"format": "something else"}')
+    (tmp_path / "bad3.json").write_text('{"format": "signalint-snapshot", "version": 1}')
+    store = _disk_store(tmp_path, warnings=warnings)
+    for name in ("bad1", "bad2", "bad3"):
+        assert store.get(name) is None
+    assert len(warnings) == 3 and all("skipping unreadable snapshot" in w for w in warnings)
+    good = snapshot([issue()], check_id="good")
+    store.put(good)
+    assert store.resolve(snap_id := good.short_id(good.result.issues[0])) is not None, snap_id
+
+
+def test_a_failed_save_is_a_warning_and_the_id_still_resolves_in_process(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    warnings: list[str] = []
+    store = _disk_store(blocker / "snapshots", warnings=warnings)
+    store.put(snapshot([], check_id="kept"))
+    assert store.get("kept") is not None
+    assert len(warnings) == 1 and "could not save check kept" in warnings[0]
+
+
+def test_ids_that_could_name_other_files_are_never_looked_up(tmp_path: Path) -> None:
+    (tmp_path / "secret.json").write_text("{}")
+    store = _disk_store(tmp_path / "snapshots")
+    for bad in ("../secret", "/etc/passwd", "a/b", "", ".tmp-x"):
+        assert store.get(bad) is None
+        assert store.resolve(bad) is None
+
+
+def test_background_saves_are_on_disk_after_flush(tmp_path: Path) -> None:
+    writer = _disk_store(tmp_path, background=True)
+    for n in range(5):
+        writer.put(snapshot([issue(line=n + 1)], check_id=f"bg{n}"))
+    writer.flush()
+    reader = _disk_store(tmp_path)
+    assert all(reader.get(f"bg{n}") is not None for n in range(5))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_resolve_names_a_check_a_cluster_or_an_issue(tmp_path: Path) -> None:
+    members = [issue(line=n) for n in (1, 2, 3)]
+    single = issue(rule="eqeqeq", message="Use ===")
+    snap = snapshot([*members, single], check_id="feedc0de00000000")
+    _disk_store(tmp_path).put(snap)
+    store = _disk_store(tmp_path)
+    found = store.resolve("feedc0de00000000")
+    assert found is not None and found.kind == "check" and found.issues == ()
+    cluster_id = snap.clustering.clusters[0].cluster_id
+    found = store.resolve(cluster_id.upper())
+    assert found is not None and found.kind == "cluster" and list(found.issues) == members
+    found = store.resolve(snap.short_id(single))
+    assert found is not None and found.kind == "issue" and found.issues == (single,)
+    assert store.resolve("abc") is None  # too short to mean one thing
+    assert store.resolve("ffffffffffff") is None
+
+
+def test_resolve_prefers_the_newest_check_that_has_the_id(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = issue()
+    for check_id in ("older", "newer"):
+        clock.now += 1
+        _disk_store(tmp_path, clock).put(snapshot([shared], check_id=check_id))
+    found = _disk_store(tmp_path, clock).resolve(shared.issue_id[:12])
+    assert found is not None and found.snapshot.check_id == "newer"
+
+
+def test_groups_demoted_from_the_summary_keep_resolvable_cluster_ids() -> None:
+    issues = [issue(rule=f"r{n:02d}", file=f"f{i}.ts") for n in range(12) for i in (1, 2)]
+    snap = snapshot(issues)
+    returned = {c.cluster_id for c in snap.clustering.clusters}
+    demoted = [g for g in snap.groups if g.cluster_id not in returned]
+    assert len(returned) == 10 and len(demoted) == 2
+    assert find_references(snap, cluster_id=demoted[0].cluster_id) == list(demoted[0].issues)
+    assert snap.detail(demoted[0].issues[0])["clusterId"] == demoted[0].cluster_id
+
+
+def _write_many(directory: str, prefix: str) -> None:
+    store = SnapshotStore(max_count=5, directory=Path(directory), warn=_raise)
+    for n in range(30):
+        store.put(snapshot([issue(line=n + 1)], check_id=f"{prefix}{n:02d}"))
+        for other in ("p", "q", "r"):
+            store.get(f"{other}{n:02d}")  # None or whole, never a torn file
+
+
+def _raise(message: str) -> None:
+    raise AssertionError(message)
+
+
+def test_processes_saving_and_reading_at_once_never_see_a_torn_file(tmp_path: Path) -> None:
+    context = multiprocessing.get_context("spawn")
+    workers = [
+        context.Process(target=_write_many, args=(str(tmp_path), prefix)) for prefix in "pqr"
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert [worker.exitcode for worker in workers] == [0, 0, 0]
+    assert len(list(tmp_path.glob("*.json"))) == 5
+
+
+def test_a_file_from_another_process_is_decoded_once_until_it_changes(tmp_path: Path) -> None:
+    clock = Clock()
+    _disk_store(tmp_path, clock).put(snapshot([issue()], check_id="shared"))
+    reader = _disk_store(tmp_path, clock)
+    first = reader.get("shared")
+    assert first is not None and reader.get("shared") is first
+    clock.now += 1
+    _disk_store(tmp_path, clock).put(snapshot([issue(), issue(line=2)], check_id="shared"))
+    again = reader.get("shared")
+    assert again is not None and again is not first and len(again.result.issues) == 2
+
+
+def test_a_remembered_row_is_reused_only_for_the_same_issue_object() -> None:
+    memo = RowMemo()
+    first = _rich_snapshot()
+    assert encode_snapshot(first, memo) == encode_snapshot(first)
+    changed = [replace(i, help="other help") for i in first.result.issues]
+    second = snapshot(changed, check_id=first.check_id, targets=first.targets, created_at=1234.5)
+    second = Snapshot(
+        replace(second.result, outcomes=first.result.outcomes), second.clustering,
+        first.targets, first.kind, 5,
+    )  # fmt: skip
+    loaded = decode_snapshot(encode_snapshot(second, memo))
+    assert {i.help for i in loaded.result.issues} == {"other help"}

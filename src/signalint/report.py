@@ -9,7 +9,7 @@ two can never disagree about a field.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from signalint import SCHEMA_VERSION
 from signalint.cluster import Cluster, Clustering, FlatRecord
@@ -25,6 +25,9 @@ COMPACT_KEYS: dict[str, str] = {
     "filteredOutIssueCount": "filteredOut",
     "filteredOutCount": "filteredOut",
 }
+
+# Who reads a payload: a terminal or hook ("cli") or an MCP client ("mcp").
+FrontEnd = Literal["cli", "mcp"]
 
 # Engines whose diagnostics come from a compiler rather than a linter.
 COMPILER_ENGINES = frozenset({"tsc", "mypy", "pyright"})
@@ -99,21 +102,38 @@ def nothing_checked_message(result: CheckResult) -> str:
     return head + ". " + "; ".join(reasons) + "."
 
 
-def next_step(check_id: str, omitted: int, filtered_out: int) -> str | None:
-    """Guidance for what the summary left out, or None when nothing was."""
+def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEnd) -> str | None:
+    """Guidance for what the summary left out, or None when nothing was.
+
+    `front_end` decides the vocabulary: "cli" names `signalint` commands
+    (what a person or a hook can run), "mcp" names the server's tools (what
+    an agent can call). Never both: an agent cannot run a shell command
+    through MCP, and a terminal has no tools.
+    """
     parts = []
     if omitted > 0:
         noun = "issue is" if omitted == 1 else "issues are"
-        parts.append(
-            f"{omitted} more {noun} not listed here. To see every issue, call the "
-            f'list_issues tool with checkId "{check_id}" or run '
-            "`signalint check --format sarif`."
-        )
+        if front_end == "cli":
+            parts.append(
+                f"{omitted} more {noun} not listed here. `signalint show {check_id}` "
+                "lists them by cluster; `signalint check --format sarif` lists every issue."
+            )
+        else:
+            parts.append(
+                f"{omitted} more {noun} not listed here. To see every issue, call the "
+                f'list_issues tool with checkId "{check_id}"; get_issue_detail gives the '
+                "full message of a clusterId or issueId."
+            )
     if filtered_out > 0:
         noun = "diagnostic" if filtered_out == 1 else "diagnostics"
+        whole = (
+            "run `signalint check` without paths"
+            if front_end == "cli"
+            else "call check_project without paths"
+        )
         parts.append(
             f"{filtered_out} {noun} outside the requested paths were filtered out; "
-            "run check_project to see the whole project."
+            f"{whole} to see the whole project."
         )
     return " ".join(parts) if parts else None
 
@@ -125,6 +145,7 @@ def check_payload(
     compact: bool = False,
     filtered_out: int | None = None,
     extras: Mapping[str, Any] | None = None,
+    front_end: FrontEnd = "mcp",
 ) -> dict[str, Any]:
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
@@ -133,8 +154,10 @@ def check_payload(
     filtered-count aliases (pass it for file checks, even when 0). `extras`
     holds active warning objects (`loopWarning`, `fileRuleChurnWarning`);
     they go between `truncated` and `checkId`, after `coverageWarning`
-    (present when some engine checked no file while others did, D17). `compact` renames keys per
-    `COMPACT_KEYS` and leaves out `projectRoot`.
+    (present when some engine checked no file while others did, D17).
+    `compact` renames keys per `COMPACT_KEYS` and leaves out `projectRoot`.
+    `front_end` words `nextStep` for the MCP tools (default) or the CLI (see
+    `next_step`).
     """
     payload: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION,
@@ -149,7 +172,7 @@ def check_payload(
     if filtered_out is not None:
         payload["filteredOutIssueCount"] = filtered_out
         payload["filteredOutCount"] = filtered_out
-    step = next_step(result.check_id, clustering.omitted, filtered_out or 0)
+    step = next_step(result.check_id, clustering.omitted, filtered_out or 0, front_end)
     if step is not None:
         payload["nextStep"] = step
     payload["truncated"] = clustering.truncated
@@ -245,6 +268,7 @@ def fails_priority(source: Clustering | Mapping[str, Any], threshold: int) -> bo
 
 
 __all__ = [
+    "FrontEnd",
     "check_payload",
     "compact_keys",
     "fails_priority",

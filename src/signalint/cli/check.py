@@ -22,6 +22,7 @@ from signalint.cli.project_args import open_project
 from signalint.cluster import cluster
 from signalint.config import Config
 from signalint.report import fails_priority, nothing_checked_message
+from signalint.snapshots import Snapshot, SnapshotStore, snapshot_dir
 
 
 def _engine_versions(run: CheckRun) -> dict[str, str | None]:
@@ -34,6 +35,12 @@ def _engine_versions(run: CheckRun) -> dict[str, str | None]:
         resolved = resolve(ENGINES[name], root)
         versions[name] = version(resolved.path) if resolved.path else None
     return versions
+
+
+def _keep_snapshot(root: Path, config: Config, snapshot: Snapshot) -> None:
+    """Persist the check's snapshot; a failure is a warning (the check stands)."""
+    store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
+    store.put(snapshot)
 
 
 async def _check_with_progress(
@@ -91,7 +98,9 @@ def check(
     directory; ignored ones are refused. The first one selects
     the TypeScript configuration (a directory's tsconfig.json, an explicit
     tsconfig*.json, or the nearest one above a source file). Output goes to
-    stdout in the chosen format; progress and errors go to stderr.
+    stdout in the chosen format; progress and errors go to stderr. The
+    check is kept in the state directory, so every id it prints expands
+    with `signalint show ID` (and in the MCP server).
     """
     root, config, targets = open_project(paths)
     use_compact = config.compact if compact is None else compact
@@ -105,9 +114,13 @@ def check(
     elif output_format == "sarif":
         options = {"versions": _engine_versions(run)}
     elif output_format == "text":
-        options = {"stream": sys.stdout}
+        options = {"stream": sys.stdout, "filtered_out": run.filtered_out}
     sys.stdout.write(formats.render(output_format, result, clustering, **options))
     sys.stdout.flush()
+    # After the output, so the answer never waits for it: the ids just
+    # printed resolve in `signalint show`, hooks and the MCP server (D19).
+    # A CLI check with paths is what check_project with paths is: "project".
+    _keep_snapshot(root, config, Snapshot(result, clustering, targets, "project", run.filtered_out))
 
     for name, outcome in result.outcomes.items():
         if outcome.status != "ok" and outcome.message and output_format != "text":

@@ -41,6 +41,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "doctor",
         "Report root, config, markers, engines and payload mode; exit 1 on problems.",
     ),
+    "show": (
+        "signalint.cli.show",
+        "show",
+        "Expand a check, cluster or issue id from any check (CLI, hook or MCP).",
+    ),
     "stats": (
         "signalint.cli.stats",
         "stats",

@@ -29,6 +29,11 @@ def render(
     as is (the CLI writes UTF-8), which keeps paths and messages readable.
     """
     payload = check_payload(
-        result, clustering, compact=compact, filtered_out=filtered_out, extras=extras
+        result,
+        clustering,
+        compact=compact,
+        filtered_out=filtered_out,
+        extras=extras,
+        front_end="cli",  # this writer serves the CLI: nextStep names commands
     )
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

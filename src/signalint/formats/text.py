@@ -1,10 +1,22 @@
-"""The text format: a human-readable summary for terminals.
+"""The text format: every issue, located and ranked, for a person fixing them.
 
-Layout: a header (status, counts, engine outcomes), the ranked clusters,
-then the flat records as `file:line:col  severity  rule  summary` lines,
-which editors and terminals recognize as locations. Colour is added only
-when writing to a terminal, through rich, imported lazily so that commands
-which print nothing styled never load it.
+Layout:
+- a header: status, counts and the check id;
+- one line per engine: status, files checked, a coverage gap or coverage
+  warning, and the first line of an error (its full text comes at the end);
+- `Errors`, then `Warnings`: in each, the clusters by priority, every one
+  listing its issues (a large one shows its first `CLUSTER_LINES` and
+  `… and N more (signalint show <clusterId>)`), then the single issues by
+  priority. Each issue is one line,
+  `file:line:col  severity  engine[,engine…]  rule  message  [issueId]`,
+  which editors and terminals recognize as a location;
+- engine error details, then how to expand ids and list everything.
+
+Unlike the JSON summary, nothing is capped but the clusters' lines: every
+group of 2+ issues is a cluster here (the JSON demotes groups beyond the top
+10 to its flat list), and every single issue is listed. Colour is added
+only when writing to a terminal, through rich, imported lazily so that
+commands which print nothing styled never load it.
 """
 
 from __future__ import annotations
@@ -13,8 +25,9 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from signalint.cluster import Clustering
-from signalint.model import CheckResult
+from signalint import ids
+from signalint.cluster import Cluster, Clustering, cluster, issue_priority
+from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.report import next_step, nothing_checked_message
 
 if TYPE_CHECKING:
@@ -28,66 +41,185 @@ Line = list[Span]
 STATUS_STYLES = {"clean": "bold green", "issues_found": "bold yellow", "error": "bold red"}
 ENGINE_STYLES = {"ok": "green", "error": "red", "disabled": "yellow"}
 SEVERITY_STYLES = {"error": "red", "warning": "yellow"}
+# Issues shown under a cluster before `… and N more`; a cluster at most this
+# large is listed whole.
+CLUSTER_LINES = 10
+# Width of an engine's message in the engine summary (one line each).
+ENGINE_MESSAGE_LIMIT = 100
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def build_lines(result: CheckResult, clustering: Clustering) -> list[Line]:
-    """The document as styled spans (exposed for tests and other writers)."""
-    files = clustering.file_count
+def engine_names(issue: Issue) -> str:
+    """The engine that reported `issue`, then every other that saw it too (D20)."""
+    return ",".join((issue.engine, *issue.also_reported_by))
+
+
+def issue_line(issue: Issue, short_id: str) -> Line:
+    """`file:line:col  severity  engines  rule  message  [id]` as styled spans.
+
+    The location starts the line, as compilers print it, so editors'
+    error parsers (quickfix, compilation mode, terminal links) find it.
+    """
+    return [
+        (f"{issue.file}:{issue.line}:{issue.col}", "bold"),
+        ("  ", ""),
+        (issue.severity, SEVERITY_STYLES[issue.severity]),
+        (f"  {engine_names(issue)}  {issue.rule}  ", "dim"),
+        (issue.summary, ""),
+        (f"  [{short_id}]", "dim"),
+    ]
+
+
+def covered_nothing(result: CheckResult) -> list[str]:
+    """Engines that ran ok on no file while another engine checked some (D17)."""
+    others = any(o.files_checked > 0 for o in result.outcomes.values())
+    if not others:
+        return []
+    return sorted(
+        name
+        for name, o in result.outcomes.items()
+        if o.status == "ok" and o.files_checked == 0 and o.coverage_gap is None
+    )
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines() or [""]
+    return ids.summarize(lines[0], ENGINE_MESSAGE_LIMIT)
+
+
+def _engine_line(name: str, outcome: EngineOutcome, width: int, no_coverage: bool) -> Line:
+    line: Line = [
+        (f"  {name:<{width}}  ", ""),
+        (f"{outcome.status:<8}", ENGINE_STYLES.get(outcome.status, "")),
+    ]
+    if outcome.status != "disabled":
+        line.append((f"  {_plural(outcome.files_checked, 'file')}", ""))
+    if outcome.coverage_gap:
+        line.append((f"  coverage gap: {_first_line(outcome.coverage_gap)}", "red"))
+    if no_coverage:
+        line.append(("  coverage warning: checked no file while other engines did", "yellow"))
+    if outcome.message:
+        if outcome.status == "error":
+            line.append((f"  {_first_line(outcome.message)} (details below)", "dim"))
+        else:
+            line.append((f"  ({_first_line(outcome.message)})", "dim"))
+    return line
+
+
+def _engine_lines(result: CheckResult) -> list[Line]:
+    if not result.outcomes:
+        return [[("engines: none enabled", "bold")]]
+    lines: list[Line] = [[("engines:", "bold")]]
+    width = max(len(name) for name in result.outcomes)
+    no_coverage = set(covered_nothing(result))
+    for name in sorted(result.outcomes):
+        lines.append(_engine_line(name, result.outcomes[name], width, name in no_coverage))
+    return lines
+
+
+def _cluster_lines(item: Cluster, short_ids: dict[str, str]) -> list[Line]:
+    lines: list[Line] = [
+        [],
+        [
+            (f"P{item.priority}  ", "bold" if item.priority <= 2 else ""),
+            (item.summary, "bold"),
+            (f"  [cluster {item.cluster_id}]", "dim"),
+        ],
+    ]
+    if item.suggested_action:
+        lines.append([(f"  {item.suggested_action}", "cyan")])
+    # Errors first inside a mixed cluster: they are what breaks the build.
+    members = sorted(item.issues, key=lambda i: (i.severity != "error", i.sort_key()))
+    shown = members if len(members) <= CLUSTER_LINES else members[:CLUSTER_LINES]
+    lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in shown]
+    if len(shown) < len(members):
+        more = len(members) - len(shown)
+        lines.append([(f"  … and {more} more (signalint show {item.cluster_id})", "dim")])
+    return lines
+
+
+def _section(
+    title: str, clusters: list[Cluster], singles: list[Issue], short_ids: dict[str, str]
+) -> list[Line]:
+    if not clusters and not singles:
+        return []
+    count = sum(item.issue_count for item in clusters) + len(singles)
+    lines: list[Line] = [[], [(f"{title} ({count})", "bold underline")]]
+    for item in clusters:
+        lines += _cluster_lines(item, short_ids)
+    if singles:
+        priorities = sorted({issue_priority(issue) for issue in singles})
+        ladder = "/".join(f"P{p}" for p in priorities)
+        noun = "issue" if len(singles) == 1 else "issues"
+        lines += [[], [(f"{ladder}  {len(singles)} single {noun}", "bold")]]
+        lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in singles]
+    return lines
+
+
+def build_lines(
+    result: CheckResult, clustering: Clustering, *, filtered_out: int = 0
+) -> list[Line]:
+    """The document as styled spans (exposed for tests and other writers).
+
+    Renders every issue of `result` (see the module docstring);
+    `clustering` is the summary the other formats show, whose ids and
+    counts this document agrees with. `filtered_out` counts diagnostics
+    dropped for lying outside the requested paths.
+    """
+    issues = result.issues
+    everything = cluster(issues, max_clusters=len(issues), max_flat=len(issues))
+    short_ids = everything.short_ids
+    files = everything.file_count
     lines: list[Line] = [
         [
             ("signalint: ", "bold"),
             (result.status, STATUS_STYLES.get(result.status, "")),
-            (f" - {_plural(clustering.total, 'issue')}", ""),
+            (f" - {_plural(everything.total, 'issue')}", ""),
             (f" in {_plural(files, 'file')}" if files else "", ""),
+            (f" - check {result.check_id}", "dim"),
         ]
     ]
-    engines: Line = [("engines: ", "bold")]
-    for index, name in enumerate(sorted(result.outcomes)):
-        outcome = result.outcomes[name]
-        engines.append(("; " if index else "", ""))
-        engines.append((f"{name} ", ""))
-        engines.append((outcome.status, ENGINE_STYLES.get(outcome.status, "")))
-        if outcome.message:
-            engines.append((f" ({outcome.message})", "dim"))
-    lines.append(engines if result.outcomes else [("engines: none enabled", "bold")])
+    lines += _engine_lines(result)
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 
-    if clustering.clusters:
-        lines += [[], [("Clusters", "bold underline")]]
-    for item in clustering.clusters:
-        row: Line = [
-            (f"  P{item.priority}  ", "bold" if item.priority <= 2 else ""),
-            (item.summary, ""),
-            (f"  [cluster {item.cluster_id}]", "dim"),
-        ]
-        if item.sample_ids:
-            row.append((f"  samples: {', '.join(item.sample_ids)}", "dim"))
-        lines.append(row)
-        if item.suggested_action:
-            lines.append([(f"      {item.suggested_action}", "cyan")])
-
-    if clustering.flat:
-        lines += [[], [("Issues", "bold underline")]]
-    for record in clustering.flat:
-        issue = record.issue
-        lines.append(
-            [
-                (f"{issue.file}:{issue.line}:{issue.col}", "bold"),
-                ("  ", ""),
-                (issue.severity, SEVERITY_STYLES[issue.severity]),
-                (f"  {issue.rule}  ", "dim"),
-                (issue.summary, ""),
-            ]
+    groups = everything.clusters  # already in priority order
+    singles = [record.issue for record in everything.flat]  # already in priority order
+    for title, severity in (("Errors", "error"), ("Warnings", "warning")):
+        lines += _section(
+            title,
+            [item for item in groups if item.severity == severity],
+            [issue for issue in singles if issue.severity == severity],
+            short_ids,
         )
-    step = next_step(result.check_id, clustering.omitted, 0)
+
+    failed = [(n, o) for n, o in sorted(result.outcomes.items()) if o.status == "error"]
+    if failed:
+        lines += [[], [("Engine errors", "bold underline")]]
+    for name, outcome in failed:
+        lines.append([(f"  {name}:", "bold red")])
+        gap = f"coverage gap: {outcome.coverage_gap}" if outcome.coverage_gap else ""
+        for text in (gap, outcome.message or ""):
+            lines += [[(f"    {raw}", "")] for raw in text.strip().splitlines()]
+
+    footer = [
+        f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
+        "`signalint check --format sarif` lists every issue for tools."
+    ]
+    step = next_step(result.check_id, 0, filtered_out, "cli")
     if step:
-        lines += [[], [(step, "dim")]]
+        footer.append(step)
+    lines.append([])
+    lines += [[(text, "dim")] for text in footer]
     return lines
+
+
+def render_lines(lines: list[Line], colour: bool) -> str:
+    """Styled lines as text, with ANSI colour or plain (for other commands)."""
+    return _coloured(lines) if colour else _plain(lines)
 
 
 def _plain(lines: list[Line]) -> str:
@@ -124,12 +256,13 @@ def render(
     *,
     color: bool | None = None,
     stream: TextIO | None = None,
+    filtered_out: int = 0,
 ) -> str:
-    """The summary, ending in a newline.
+    """The document, ending in a newline.
 
     `color=None` decides by `wants_colour(stream)`: ANSI styles only when the
     output goes to a terminal. Pass `color=False` for plain text.
     """
-    lines = build_lines(result, clustering)
+    lines = build_lines(result, clustering, filtered_out=filtered_out)
     use_colour = wants_colour(stream) if color is None else color
-    return _coloured(lines) if use_colour else _plain(lines)
+    return render_lines(lines, use_colour)

@@ -50,12 +50,24 @@ class ServerState:
 
     @cached_property
     def snapshots(self) -> SnapshotStore:
-        from signalint.snapshots import SnapshotStore
+        """Retained checks, persisted in the state directory (D19).
+
+        Shared with the CLI and other server processes, so an id from any of
+        them resolves here. Writes happen on a background thread: a check's
+        answer never waits for its snapshot file, and the thread finishes
+        before the process exits.
+        """
+        from signalint.snapshots import (
+            DEFAULT_MAX_COUNT,
+            DEFAULT_TTL_S,
+            SnapshotStore,
+            snapshot_dir,
+        )
 
         config = self.startup_config
-        if config is None:
-            return SnapshotStore()
-        return SnapshotStore(config.snapshot_max, config.snapshot_ttl_s)
+        max_count = config.snapshot_max if config else DEFAULT_MAX_COUNT
+        ttl_s = config.snapshot_ttl_s if config else DEFAULT_TTL_S
+        return SnapshotStore(max_count, ttl_s, directory=snapshot_dir(self.root), background=True)
 
     @cached_property
     def history(self) -> Session:
