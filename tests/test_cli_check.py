@@ -454,25 +454,45 @@ def test_a_scope_without_a_file_any_engine_checks_is_nothing_checked(
 
 
 @pytest.mark.real
-def test_an_engine_that_checked_nothing_beside_others_warns_and_fails(
+def test_an_engine_that_checked_nothing_in_the_project_beside_others_warns_and_fails(
     tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    for name in ("oxlint", "biome"):
+        require_engine(name)
+    engines = {"oxlint": True, "tsc": False, "biome": True, "eslint": False}
+    # Only the stylesheet and the README are left for the whole project.
+    in_project(coverage_project(tmp_path, engines=engines, ignore=["src/**"]))
+    code, out, _ = run_cli(capsys, "check")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["status"] == "error" and "code" not in payload
+    assert payload["engines"]["biome"]["filesChecked"] >= 1
+    assert payload["engines"]["oxlint"]["filesChecked"] == 0
+    assert "oxlint checked no file" in payload["coverageWarning"]
+    assert "only from biome" in payload["coverageWarning"]
+    code, _, _ = run_cli(capsys, "check", "--fail-on-priority", "1")
+    assert code == 1
+    code, _, err = run_cli(capsys, "check", "--format", "sarif")
+    assert code == 1 and "oxlint checked no file" in err
+
+
+@pytest.mark.real
+def test_a_chosen_file_only_some_engines_read_is_clean_when_they_find_nothing(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Oxlint has nothing to check in a stylesheet: it lost no coverage, so a
+    # clean Biome result on that file is a clean check (an agent's post-edit
+    # check of a CSS file must not fail for it).
     for name in ("oxlint", "biome"):
         require_engine(name)
     engines = {"oxlint": True, "tsc": False, "biome": True, "eslint": False}
     in_project(coverage_project(tmp_path, engines=engines))
     code, out, _ = run_cli(capsys, "check", "styles/site.css")
     payload = json.loads(out)
-    assert code == 1
-    assert payload["status"] == "error" and "code" not in payload
+    assert (code, payload["status"]) == (0, "clean")
+    assert "coverageWarning" not in payload
     assert payload["engines"]["biome"]["filesChecked"] == 1
     assert payload["engines"]["oxlint"]["filesChecked"] == 0
-    assert "oxlint checked no file" in payload["coverageWarning"]
-    assert "only from biome" in payload["coverageWarning"]
-    code, _, _ = run_cli(capsys, "check", "--fail-on-priority", "1", "styles/site.css")
-    assert code == 1
-    code, _, err = run_cli(capsys, "check", "--format", "sarif", "styles/site.css")
-    assert code == 1 and "oxlint checked no file" in err
 
 
 def monorepo(tmp_path: Path) -> Path:

@@ -201,5 +201,6 @@ async def run_check(
         issues=issues,
         created_at=time.time(),
         files_in_scope=len(files),
+        whole_project=scope.whole_project,
     )
     return CheckRun(result=result, filtered_out=filtered_out, files_walked=len(files))

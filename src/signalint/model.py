@@ -151,7 +151,11 @@ class CheckResult:
     and checked at least one file. A check where no engine covered anything
     is `error` with code `nothing_checked`; a check where some engine covered
     nothing while others did is `error` with a `coverage_warning`. Neither is
-    ever `clean`.
+    ever `clean`. One exception, for checks of chosen paths only
+    (`whole_project` False): an engine that ran `ok` and found no file of
+    those paths that it checks (Oxlint on a stylesheet) lost nothing, so it
+    is not uncovered; a disabled or failed engine always is. On a whole
+    project, an enabled engine that checked no file is always a warning.
     """
 
     check_id: str
@@ -161,6 +165,7 @@ class CheckResult:
     issues: tuple[Issue, ...]
     created_at: float
     files_in_scope: int | None = None
+    whole_project: bool = True
 
     def __repr__(self) -> str:
         return f"CheckResult({self.check_id}, {len(self.issues)} issues)"
@@ -184,8 +189,14 @@ class CheckResult:
 
     @property
     def uncovered_engines(self) -> tuple[str, ...]:
-        """Enabled engines that checked no file: disabled, failed or nothing relevant."""
-        return tuple(sorted(n for n, o in self.outcomes.items() if not covered(o)))
+        """Enabled engines that checked no file they should have (class docstring)."""
+        return tuple(
+            sorted(
+                name
+                for name, o in self.outcomes.items()
+                if not covered(o) and (self.whole_project or not _nothing_for_it(o))
+            )
+        )
 
     @property
     def code(self) -> str | None:
@@ -208,6 +219,11 @@ class CheckResult:
 def covered(outcome: EngineOutcome) -> bool:
     """Whether `outcome`'s engine really checked at least one file (D17)."""
     return outcome.status != "disabled" and outcome.files_checked > 0
+
+
+def _nothing_for_it(outcome: EngineOutcome) -> bool:
+    """An engine that ran fine and simply had no file of the scope to check."""
+    return outcome.status == "ok" and outcome.coverage_gap is None
 
 
 def uncovered_reason(outcome: EngineOutcome) -> str:

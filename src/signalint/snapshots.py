@@ -272,6 +272,7 @@ def encode_snapshot(snap: Snapshot, memo: RowMemo | None = None) -> bytes:
         "kind": snap.kind,
         "targets": list(snap.targets),
         "filteredOut": snap.filtered_out,
+        "wholeProject": result.whole_project,
         "clusterIds": group_ids(result.issues),
         "outcomes": outcomes,
     }
@@ -336,6 +337,7 @@ def decode_snapshot(data: bytes) -> Snapshot:
             outcomes=outcomes,
             issues=tuple(issues),
             created_at=float(document["createdAt"]),
+            whole_project=bool(document.get("wholeProject", True)),
         )
         kind = document["kind"]
         if kind not in ("project", "files"):

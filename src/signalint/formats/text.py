@@ -74,15 +74,11 @@ def issue_line(issue: Issue, short_id: str) -> Line:
 
 
 def covered_nothing(result: CheckResult) -> list[str]:
-    """Engines that ran ok on no file while another engine checked some (D17)."""
-    others = any(o.files_checked > 0 for o in result.outcomes.values())
-    if not others:
+    """Engines that ran ok on no file they should have checked while another
+    engine checked some: the check's coverage warning (D17)."""
+    if result.coverage_warning is None:
         return []
-    return sorted(
-        name
-        for name, o in result.outcomes.items()
-        if o.status == "ok" and o.files_checked == 0 and o.coverage_gap is None
-    )
+    return [n for n in result.uncovered_engines if result.outcomes[n].status == "ok"]
 
 
 def _first_line(text: str) -> str:
