@@ -60,6 +60,15 @@ def test_check_verb_runs_the_cli_check(tmp_path: Path) -> None:
     assert payload["schemaVersion"] == "1.4" and payload["totalIssues"] == 1
 
 
+def test_show_verb_expands_an_id_from_a_check(tmp_path: Path) -> None:
+    require_engine("tsc")
+    root = write_project(tmp_path / "p")
+    check_id = json.loads(run(["check", "src/a.ts"], root).stdout)["checkId"]
+    done = run(["show", check_id, "--format", "json"], root)
+    assert done.returncode == 0, done.stderr
+    assert check_id in done.stdout
+
+
 def test_unknown_arguments_are_a_usage_error(tmp_path: Path) -> None:
     done = run(["--stdio"], tmp_path, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
