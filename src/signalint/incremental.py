@@ -614,38 +614,17 @@ async def run_tsc(
     `coverage_gap` (and the issues it found), and is not stored.
     `files_checked` counts program inputs inside the scope (`in_scope`).
     """
-    if cache is None:
-        (state_dir / "tsc").mkdir(parents=True, exist_ok=True)
-        _remove_abandoned_cold_dirs(state_dir / "tsc")
-        cold = Path(tempfile.mkdtemp(prefix="cold-", dir=state_dir / "tsc"))
-        try:
-            return await _run_tsc(
-                engine,
-                None,
-                root,
-                project_files,
-                options,
-                target,
-                progress,
-                timeout_s,
-                cold,
-                in_scope,
-            )
-        finally:
-            # Off the answer's path; asyncio.run waits for it before exiting.
-            await _in_background(lambda: shutil.rmtree(cold, ignore_errors=True))
-    return await _run_tsc(
-        engine,
-        cache,
-        root,
-        project_files,
-        options,
-        target,
-        progress,
-        timeout_s,
-        state_dir,
-        in_scope,
-    )
+    common = (engine, cache, root, project_files, options, target, progress, timeout_s)
+    if cache is not None:
+        return await _run_tsc(*common, state_dir, in_scope)
+    (state_dir / "tsc").mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_cold_dirs(state_dir / "tsc")
+    cold = Path(tempfile.mkdtemp(prefix="cold-", dir=state_dir / "tsc"))
+    try:
+        return await _run_tsc(*common, cold, in_scope)
+    finally:
+        # Off the answer's path; asyncio.run waits for it before exiting.
+        await _in_background(lambda: shutil.rmtree(cold, ignore_errors=True))
 
 
 async def _run_tsc(
