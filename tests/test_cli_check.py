@@ -15,6 +15,7 @@ import pytest
 from signalint.cli.main import main
 
 from .conftest import require_engine
+from .helpers import write_executable
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -570,3 +571,33 @@ def test_an_ignored_path_is_refused_naming_what_ignores_it(
     assert code == 2 and out == ""
     assert path in err and "it is ignored" in err and needle in err
     assert "outside" not in err
+
+
+@pytest.mark.real
+def test_a_warm_sarif_check_starts_no_engine_process_not_even_for_its_version(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SARIF names each engine's version: it comes from the engine's npm
+    # manifest, so CI's SARIF checks keep "a warm check runs nothing".
+    real = require_engine("oxlint")
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "p", "private": true}\n')
+    (root / "src" / "a.js").write_text("debugger;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    log = tmp_path / "oxlint.log"
+    package = root / "node_modules" / "oxlint"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "oxlint", "version": "1.94.0"}\n')
+    write_executable(package / "bin" / "oxlint", f'echo "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (root / "node_modules" / ".bin").mkdir()
+    (root / "node_modules" / ".bin" / "oxlint").symlink_to("../oxlint/bin/oxlint")
+    in_project(root)
+    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    assert code == 1 and json.loads(out)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
+    log.unlink()
+    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    assert code == 1 and "debugger" in out
+    assert not log.exists()

@@ -48,6 +48,7 @@ from signalint.engines.resolve import (
     VERSION_TIMEOUT_S,
     Resolved,
     package_manifest_digest,
+    package_version,
     parse_version,
     resolve,
 )
@@ -131,23 +132,6 @@ class _DecodedIssues:
 
 
 _DECODED = _DecodedIssues()
-
-
-def package_version(real: str, package: str) -> str | None:
-    """The version in the manifest of npm package `package` owning `real`."""
-    directory = os.path.dirname(real)
-    for _ in range(6):
-        try:
-            with open(os.path.join(directory, "package.json"), encoding="utf-8") as handle:
-                manifest = json.load(handle)
-        except (OSError, ValueError):
-            directory = os.path.dirname(directory)
-            continue
-        if isinstance(manifest, dict) and manifest.get("name") == package:
-            found = manifest.get("version")
-            return found if isinstance(found, str) else None
-        directory = os.path.dirname(directory)
-    return None
 
 
 def _digest(*parts: object) -> str:

@@ -33,7 +33,8 @@ def _engine_versions(run: CheckRun) -> dict[str, str | None]:
     versions: dict[str, str | None] = {}
     for name in run.result.outcomes:
         resolved = resolve(ENGINES[name], root)
-        versions[name] = version(resolved.path) if resolved.path else None
+        engine = ENGINES[name]
+        versions[name] = version(resolved.path, engine.npm_package) if resolved.path else None
     return versions
 
 

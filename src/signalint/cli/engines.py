@@ -64,7 +64,9 @@ def _rows(root: Path) -> list[dict[str, str | None]]:
             {
                 "engine": name,
                 "source": found.source,
-                "version": resolve.version(found.path) if found.path else None,
+                "version": (
+                    resolve.version(found.path, ENGINES[name].npm_package) if found.path else None
+                ),
                 "path": str(found.path) if found.path else None,
                 "pinned": resolve.PINNED[name],
                 "install": resolve.install_hint(name) if found.path is None else None,

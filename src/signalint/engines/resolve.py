@@ -125,8 +125,10 @@ def package_manifest_digest(real: str) -> str:
     return ""
 
 
-def version(path: Path) -> str | None:
-    """`<path> --version`, parsed; cached until the executable changes."""
+def version(path: Path, package: str | None = None) -> str | None:
+    """The engine's version: from the manifest of its npm `package` when that
+    package owns `path` (no process), else `<path> --version`, parsed; cached
+    until the executable changes."""
     real = os.path.realpath(path)
     try:
         stat = os.stat(real)
@@ -134,16 +136,36 @@ def version(path: Path) -> str | None:
         return None
     key = (real, stat.st_mtime_ns, stat.st_size, package_manifest_digest(real))
     if key not in _versions:
-        result = run_blocking(
-            Command(
-                argv=(str(path), "--version"),
-                cwd=Path(real).parent,
-                timeout_s=VERSION_TIMEOUT_S,
-                ok_exit_codes=frozenset({0}),
+        found = package_version(real, package) if package else None
+        if found is None:
+            result = run_blocking(
+                Command(
+                    argv=(str(path), "--version"),
+                    cwd=Path(real).parent,
+                    timeout_s=VERSION_TIMEOUT_S,
+                    ok_exit_codes=frozenset({0}),
+                )
             )
-        )
-        _versions[key] = parse_version(result.stdout) if result.exit_code == 0 else None
+            found = parse_version(result.stdout) if result.exit_code == 0 else None
+        _versions[key] = found
     return _versions[key]
+
+
+def package_version(real: str, package: str) -> str | None:
+    """The version in the manifest of npm package `package` owning `real`."""
+    directory = os.path.dirname(real)
+    for _ in range(6):
+        try:
+            with open(os.path.join(directory, "package.json"), encoding="utf-8") as handle:
+                manifest = json.load(handle)
+        except (OSError, ValueError):
+            directory = os.path.dirname(directory)
+            continue
+        if isinstance(manifest, dict) and manifest.get("name") == package:
+            found = manifest.get("version")
+            return found if isinstance(found, str) else None
+        directory = os.path.dirname(directory)
+    return None
 
 
 def parse_version(output: str) -> str | None:
