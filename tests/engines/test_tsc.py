@@ -5,40 +5,46 @@ from pathlib import Path
 
 import pytest
 
-from signalint.engines.base import EngineConfigError, EngineContext, EngineOutputError
+from signalint.engines.base import EngineConfigError, EngineOutputError
 from signalint.engines.tsc import ENGINE, select_config
 from signalint.process import ProcessResult
 from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
 
 
-def test_tsc_project_mode_command_with_skiplibcheck_and_redirected_buildinfo() -> None:
+def test_tsc_project_mode_command_with_redirected_buildinfo_and_no_flag_of_ours() -> None:
     ctx = context("tsc/project")
-    assert ENGINE.probe(ctx) is None  # a project-local config is read, not probed
+    assert ENGINE.probe(ctx) is None
     argv = ENGINE.command(ctx, [], None).argv
-    assert argv == ENGINE.command(ctx, [], recorded("tsc-project.probe", ctx.root)).argv
     assert argv[1:6] == ("-p", "tsconfig.json", "--noEmit", "--pretty", "false")
-    assert "--skipLibCheck" in argv
+    # --skipLibCheck would hide errors in the project's own .d.ts files.
+    assert "--skipLibCheck" not in argv
     buildinfo = Path(argv[argv.index("--tsBuildInfoFile") + 1])
     assert buildinfo.is_relative_to(STATE / "tsc")
     assert recorded_argv("tsc-project")[1:6] == list(argv[1:6])
 
 
-def test_tsc_reads_local_extends_chains_and_probes_package_extends(tmp_path: Path) -> None:
-    (tmp_path / "base").mkdir()
-    (tmp_path / "base" / "tsconfig.json").write_text(
-        '{"compilerOptions": {"skipLibCheck": false}, "references": [{"path": "x"}]}'
+@pytest.mark.real
+def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Path) -> None:
+    import asyncio
+
+    from signalint.check import run_check
+    from signalint.config import load_config
+    from tests.conftest import require_engine
+
+    require_engine("tsc")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
     )
-    (tmp_path / "tsconfig.json").write_text('{"extends": "./base", /* c */ "include": ["src"]}')
-    ctx = context("tsc/project")
-    local = EngineContext(root=tmp_path, executable=ctx.executable, timeout_s=5, state_dir=STATE)
-    assert ENGINE.probe(local) is None
-    argv = ENGINE.command(local, [], None).argv
-    assert (
-        "-p" in argv and "--skipLibCheck" not in argv
-    )  # inherited false; references not inherited
-    (tmp_path / "tsconfig.json").write_text('{"extends": "@tsconfig/strictest"}')
-    probe = ENGINE.probe(local)
-    assert probe is not None and probe.argv[1:] == ("--showConfig", "-p", "tsconfig.json")
+    (tmp_path / "signalint.config.json").write_text(
+        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}'
+    )
+    (tmp_path / "src" / "types.d.ts").write_text("export type Broken = MissingName;\n")
+    (tmp_path / "src" / "index.ts").write_text(
+        'import type { Broken } from "./types";\nexport const b: Broken | 1 = 1;\n'
+    )
+    result = asyncio.run(run_check(tmp_path, load_config(tmp_path))).result
+    assert [(i.file, i.rule) for i in result.issues] == [("src/types.d.ts", "TS2304")]
 
 
 def test_tsc_solution_root_is_detected_without_a_probe(tmp_path: Path) -> None:
@@ -148,7 +154,7 @@ def test_tsc_without_tsconfig_is_an_engine_config_error(tmp_path: Path) -> None:
     ctx = context("tsc/project")
     ctx = type(ctx)(root=tmp_path, executable=ctx.executable, timeout_s=1, state_dir=STATE)
     with pytest.raises(EngineConfigError, match=r"expected tsconfig\.json"):
-        ENGINE.probe(ctx)
+        ENGINE.command(ctx, [], None)
 
 
 def test_tsc_config_files_follow_the_extends_chain(tmp_path: Path) -> None:

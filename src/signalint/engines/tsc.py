@@ -1,9 +1,10 @@
 """TypeScript adapter: one whole-program `tsc` run per check.
 
 Verified against typescript 7.0.2 (the native port) and 5.9.3:
-- `--showConfig -p <config>` prints the effective config as JSON (exit 0).
-  A solution root's `"files": []` is omitted from that output, but its
-  `references` are kept, so `references` alone selects build mode.
+- `references` in the selected config itself (they are never inherited
+  through `extends`) select build mode; a solution root has `"files": []`.
+- No flag of ours changes what tsc checks: `--skipLibCheck` would also skip
+  the project's own `.d.ts` files and hide their errors.
 - A config with `references` is checked in build mode, on wrapper configs
   under the state directory (signalint.engines.tsc_build): `-b --noEmit`
   would make tsc report TS6310 of its own, skip projects, and write
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -30,7 +30,6 @@ from signalint.engines import paths
 from signalint.engines.base import Command, EngineConfigError, EngineContext, EngineOutputError
 from signalint.engines.tsc_build import (
     BuildPlan,
-    effective_options,
     plan_build,
     typescript_major,
 )
@@ -85,39 +84,6 @@ def select_config(root: Path, target: str) -> str:
     return found[0]
 
 
-def _local_effective(root: Path, config: str) -> dict[str, object] | None:
-    """The parts of the effective config we need, read from the files.
-
-    Follows `extends` (string or array, relative or an installed package;
-    later entries win, the file itself wins over its bases). Returns None
-    when a base cannot be found or read: then the compiler's own
-    `--showConfig` is asked instead. `references` are not inherited through
-    `extends`, as in TypeScript.
-    """
-    options = effective_options(str(root / config))
-    if options is None:
-        return None
-    data = paths.load_jsonc(root / config)
-    references = data.get("references") if isinstance(data, dict) else None
-    return {"compilerOptions": options, "references": references or []}
-
-
-def _effective_config(root: Path, config: str, probe: ProcessResult | None) -> dict[str, object]:
-    """`--showConfig` output when probed, else the locally read config."""
-    if probe is not None and probe.exit_code == 0:
-        try:
-            value = json.loads(probe.stdout)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return value
-    local = _local_effective(root, config)
-    if local is not None:
-        return local
-    raw = paths.load_jsonc(root / config)
-    return raw if isinstance(raw, dict) else {}
-
-
 def _severity(category: str) -> Severity:
     return "error" if category == "error" else "warning"
 
@@ -136,15 +102,7 @@ class TscEngine:
         return paths.extends_chain(root, nearest)
 
     def probe(self, ctx: EngineContext) -> Command | None:
-        config = select_config(ctx.root, ctx.target)
-        if has_references(ctx.root, config) or _local_effective(ctx.root, config) is not None:
-            # Reading the project's own files is enough; skipping the probe
-            # saves a whole compiler start on every check.
-            return None
-        argv = (str(ctx.executable), "--showConfig", "-p", config)
-        return Command(
-            argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0})
-        )
+        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
@@ -163,14 +121,12 @@ class TscEngine:
             # --verbose names the projects built or up to date (coverage).
             argv += ("--listFiles", "--verbose")
         else:
-            effective = _effective_config(ctx.root, config, probe)
+            # No `--skipLibCheck` of our own: it would also skip the project's
+            # own `.d.ts` files and hide their errors; the config decides.
             project_id = hashlib.sha256(config.encode()).hexdigest()[:16]
             buildinfo = ctx.state_dir / "tsc" / project_id / "tsc.tsbuildinfo"
             argv = (exe, "-p", config, "--noEmit", "--pretty", "false", "--listFiles")
             argv += ("--incremental", "--tsBuildInfoFile", str(buildinfo))
-            options = effective.get("compilerOptions")
-            if not (isinstance(options, dict) and "skipLibCheck" in options):
-                argv += ("--skipLibCheck",)
         return Command(
             argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0, 1, 2})
         )
