@@ -138,6 +138,7 @@ class EngineRow:
     comparison: Comparison | None = None
     native_outside: int = 0
     signalint_status: str = ""
+    native_reused: bool = False
     notes: list[str] = field(default_factory=list)
     missing_sample: list[str] = field(default_factory=list)
     extra_sample: list[str] = field(default_factory=list)
@@ -248,8 +249,11 @@ def setup(cache: Path, repo: Repo, mirror: Path | None, env: dict[str, str]) -> 
             raise RuntimeError(f"git checkout {repo.commit} failed: {checked.stderr.strip()}")
     marker = cache / f"{repo.name}.installed.json"
     wanted = {"commit": repo.commit, "install": repo.install, "node": repo.node}
-    if marker.exists() and json.loads(marker.read_text()) == wanted:
-        return clone
+    if marker.exists():
+        recorded = json.loads(marker.read_text())
+        if {k: recorded.get(k) for k in wanted} == wanted:
+            return clone
+    reset(clone, env, keep=None)
     log(f"{repo.name}: installing ({' '.join(repo.install)})")
     installed = run(repo.install, clone, env)
     (cache / f"{repo.name}.install.log").write_text(installed.stdout + installed.stderr)
@@ -257,21 +261,43 @@ def setup(cache: Path, repo: Repo, mirror: Path | None, env: dict[str, str]) -> 
         raise RuntimeError(
             f"install failed (exit {installed.exit_code}), see {repo.name}.install.log"
         )
-    marker.write_text(json.dumps(wanted))
+    # What the install left in ignored paths (node_modules, generated files)
+    # stays; any other ignored path a later run finds was written by a check.
+    marker.write_text(json.dumps({**wanted, "ignored": ignored_paths(clone, env)}))
     return clone
+
+
+def installed_ignored(cache: Path, repo: Repo) -> list[str]:
+    marker = cache / f"{repo.name}.installed.json"
+    return list(json.loads(marker.read_text()).get("ignored") or [])
+
+
+def ignored_paths(clone: Path, env: dict[str, str]) -> list[str]:
+    out = run(["git", "status", "--porcelain", "--ignored"], clone, env).stdout
+    return sorted(line[3:] for line in out.splitlines() if line.startswith("!! "))
 
 
 # --- state of the working tree ----------------------------------------------
 
 
-def reset(clone: Path, env: dict[str, str]) -> None:
-    """Tracked files as committed; untracked (not ignored) files removed,
-    e.g. a previous run's signalint.config.json and .signalint/."""
+def reset(clone: Path, env: dict[str, str], keep: list[str] | None) -> None:
+    """The clone as committed plus its installed dependencies: tracked files
+    restored, untracked files removed (e.g. a previous run's
+    signalint.config.json), and ignored paths the install did not leave
+    (`keep`; None: all of them, before installing) removed: outputs of
+    earlier checks such as build info must not hide in ignored directories
+    (`git clean -X` would remove node_modules too)."""
     run(["git", "checkout", "-q", "--", "."], clone, env)
     run(["git", "clean", "-fdq"], clone, env)
-    for state in clone.rglob(".signalint"):
-        if "node_modules" not in state.parts:
-            shutil.rmtree(state, ignore_errors=True)
+    if keep is None:
+        return
+    for path in ignored_paths(clone, env):
+        if path not in keep:
+            target = clone / path.rstrip("/")
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
 
 
 def git_status(clone: Path, env: dict[str, str]) -> list[str]:
@@ -349,22 +375,49 @@ def native_binary(project: Path, clone: Path, engine: str) -> Path | None:
     return candidate if candidate.exists() else None
 
 
+@dataclass
+class Native:
+    """A native run's comparable result (stored for `--reuse-native`)."""
+
+    parsed: Parsed
+    seconds: float
+    binary: Path
+    version: str
+    reused: bool = False
+
+
 def native_run(
-    repo: Repo, clone: Path, project: Path, engine: str, env: dict[str, str], scratch: Path
-) -> tuple[Ran, Parsed, Path, str]:
+    repo: Repo,
+    clone: Path,
+    project: Path,
+    engine: str,
+    env: dict[str, str],
+    cache: Path,
+    reuse: bool,
+) -> Native:
+    """Run the native engine (tsc in a scratch copy), or with `reuse` take the
+    stored result of the same commit, binary, version and arguments: native
+    results do not depend on the Signalint under test."""
     binary = native_binary(project, clone, engine)
     if binary is None:
         raise RuntimeError(f"no {engine} binary in the project or the managed directory")
-    version = run([str(binary), "--version"], project, env).stdout.strip().splitlines()
+    version_lines = run([str(binary), "--version"], project, env).stdout.strip().splitlines()
+    version = version_lines[0] if version_lines else "?"
+    args = [*repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
+    identity = {"commit": repo.commit, "binary": str(binary), "version": version, "args": args}
+    stored = cache / f"{repo.name}.native-{engine}.json"
+    if reuse and stored.exists():
+        data = json.loads(stored.read_text())
+        if data.get("identity") == identity:
+            return Native(_parsed_from(data), float(data["seconds"]), binary, version, True)
     cwd = project
+    scratch = cache / f"{repo.name}.scratch"
     if engine == "tsc":
         scratch_copy(clone, scratch)
         cwd = scratch / project.relative_to(clone)
-    argv = [str(binary), *repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
-    ran = run(argv, cwd, env)
+    ran = run([str(binary), *args], cwd, env)
     if engine == "tsc":
-        config = tsc_config(repo.native.get(engine, []))
-        parsed = parse_tsc(ran.stdout, cwd, config)
+        parsed = parse_tsc(ran.stdout, cwd, tsc_config(repo.native.get(engine, [])))
         shutil.rmtree(scratch, ignore_errors=True)
     else:
         try:
@@ -374,7 +427,40 @@ def native_run(
                 f"native {engine} output unreadable (exit {ran.exit_code}): {exc}; "
                 f"stderr: {ran.stderr.strip()[:300]}"
             ) from exc
-    return ran, parsed, binary, version[0] if version else "?"
+    stored.write_text(
+        json.dumps({"identity": identity, "seconds": ran.seconds, **_parsed_to(parsed)})
+    )
+    return Native(parsed, ran.seconds, binary, version)
+
+
+def _key_to(key: Key) -> list[Any]:
+    return [key.file, key.line, key.col, key.rule]
+
+
+def _key_from(item: list[Any]) -> Key:
+    return Key(str(item[0]), int(item[1]), int(item[2]), str(item[3]))
+
+
+def _parsed_to(parsed: Parsed) -> dict[str, Any]:
+    return {
+        "keys": [[*_key_to(k), n] for k, n in parsed.keys.items()],
+        "messages": [[*_key_to(k), m] for k, m in parsed.messages.items()],
+        "alternatives": [
+            [_key_to(k), [_key_to(o) for o in others]] for k, others in parsed.alternatives
+        ],
+        "outside": parsed.outside,
+    }
+
+
+def _parsed_from(data: dict[str, Any]) -> Parsed:
+    parsed = Parsed(outside=int(data.get("outside") or 0))
+    for item in data["keys"]:
+        parsed.keys[_key_from(item[:4])] = int(item[4])
+    for item in data["messages"]:
+        parsed.messages[_key_from(item[:4])] = str(item[4])
+    for key, others in data["alternatives"]:
+        parsed.alternatives.append((_key_from(key), tuple(_key_from(o) for o in others)))
+    return parsed
 
 
 def tsc_config(args: list[str]) -> str:
@@ -410,17 +496,18 @@ def signalint(signalint_exe: Path, project: Path, env: dict[str, str], *args: st
     return run([str(signalint_exe), *args], project, env)
 
 
-def spawned_processes(
+def traced(
     signalint_exe: Path, project: Path, env: dict[str, str], *args: str
-) -> list[str] | None:
-    """The commands a Signalint run started (via strace; None without it), as
-    `program arg...`: the first program each child process executed."""
+) -> tuple[Ran, list[str] | None]:
+    """A Signalint run and the commands it started, as `program arg...` (the
+    first program each child process executed); None when strace is missing."""
     strace = shutil.which("strace")
     if strace is None:
-        return None
+        return signalint(signalint_exe, project, env, *args), None
     trace = project.parent / f".{project.name}.signalint-rw-trace"
-    argv = [strace, "-f", "-qq", "-s", "300", "-e", "trace=execve", "-e", "signal=none"]
-    run([*argv, "-o", str(trace), str(signalint_exe), *args], project, env)
+    argv = [strace, "-f", "-qq", "--seccomp-bpf", "-s", "300", "-e", "trace=execve"]
+    argv += ["-e", "signal=none", "-o", str(trace)]
+    ran = run([*argv, str(signalint_exe), *args], project, env)
     try:
         lines = trace.read_text(errors="replace").splitlines()
     finally:
@@ -437,20 +524,25 @@ def spawned_processes(
         array = rest.split("[", 1)[1].split("]", 1)[0]
         words = [w.strip().strip('"') for w in array.split('", "')]
         commands.append(" ".join([Path(words[0]).name, *words[1:]]))
-    return commands
+    return ran, commands
 
 
 # --- one repository -------------------------------------------------------
 
 
 def check_repo(
-    repo: Repo, cache: Path, exe: Path, mirror: Path | None, timeouts: dict[str, int]
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    reuse_native: bool,
 ) -> RepoResult:
     result = RepoResult(repo)
     env = repo_env(cache, repo)
     clone = setup(cache, repo, mirror, env)
     project = clone / repo.project
-    reset(clone, env)
+    reset(clone, env, installed_ignored(cache, repo))
 
     init = signalint(exe, project, env, "init")
     result.init_output = (init.stdout + init.stderr).strip()
@@ -471,23 +563,24 @@ def check_repo(
 
     status_before = git_status(clone, env)
     tree_before = tree_snapshot(clone)
-    scratch = cache / f"{repo.name}.scratch"
-
     for engine in repo.engines:
         row = EngineRow(engine, signalint_source=sources.get(engine, "?"))
         result.rows.append(row)
         log(f"{repo.name}: native {engine}")
         try:
-            ran, native, binary, version = native_run(repo, clone, project, engine, env, scratch)
+            native = native_run(repo, clone, project, engine, env, cache, reuse_native)
         except RuntimeError as exc:
             row.notes.append(f"native run failed: {exc}")
             continue
+        binary = native.binary
         row.native_binary = (
             str(binary.relative_to(clone)) if binary.is_relative_to(clone) else "managed"
         )
-        row.native_version = version
-        row.native_s = ran.seconds
-        row.native_outside = native.outside
+        row.native_version = native.version
+        row.native_s = native.seconds
+        row.native_reused = native.reused
+        row.native_outside = native.parsed.outside
+        native_parsed = native.parsed
         log(f"{repo.name}: signalint {engine} (--no-cache)")
         write_config(project, base, repo, [engine], timeouts)
         ours_ran = signalint(exe, project, env, "check", "--format", "sarif", "--no-cache")
@@ -504,8 +597,8 @@ def check_repo(
         row.signalint_status = "ok" if ours is None or ours.successful else "error"
         if ours is not None:
             row.notes.extend(note for note in ours.notes if note)
-        row.comparison = compare(native.keys, ours_keys, native.alternatives)
-        row.missing_sample = sample(row.comparison.missing, native.messages)
+        row.comparison = compare(native_parsed.keys, ours_keys, native_parsed.alternatives)
+        row.missing_sample = sample(row.comparison.missing, native_parsed.messages)
         row.extra_sample = sample(row.comparison.extra, ours.parsed.messages if ours else {})
 
     log(f"{repo.name}: whole check, cold")
@@ -518,14 +611,15 @@ def check_repo(
     log(f"{repo.name}: fill the cache, then warm")
     fill = signalint(exe, project, env, "check", "--format", "sarif")
     result.fill_s = fill.seconds
-    warm = signalint(exe, project, env, "check", "--format", "sarif")
+    # The warm check runs under strace (execve only, filtered in the kernel
+    # with seccomp-bpf, so its cost is negligible) to see what it spawns.
+    warm, result.warm_spawns = traced(exe, project, env, "check", "--format", "sarif")
     result.warm_s = warm.seconds
     warm_keys = _all_keys(warm.stdout, project)
     diff = compare(cold_keys, warm_keys)
     result.warm_equal = diff.missing_count == 0 and diff.extra_count == 0
     result.warm_diff = [f"missing {k}" for k in sorted(diff.missing)[:5]]
     result.warm_diff += [f"extra {k}" for k in sorted(diff.extra)[:5]]
-    result.warm_spawns = spawned_processes(exe, project, env, "check", "--format", "sarif")
 
     for plant in repo.plants:
         result.plants.append(planted(plant, project, exe, env))
@@ -672,9 +766,10 @@ def render(results: list[RepoResult], exe: Path, started: dt.datetime, elapsed: 
                 if c
                 else ["-", "-", "-", "-"]
             )
+            stored = " (stored)" if row.native_reused else ""
             out.append(
                 f"| {r.repo.name} | {row.engine} | {row.native_binary} {row.native_version} "
-                f"| {row.signalint_source} | {' | '.join(cells)} | {_s(row.native_s)} "
+                f"| {row.signalint_source} | {' | '.join(cells)} | {_s(row.native_s)}{stored} "
                 f"| {_s(row.signalint_s)} | {_ratio(row.signalint_s, row.native_s)} "
                 f"| {row.signalint_status or '-'} |"
             )
@@ -879,6 +974,12 @@ def main(argv: list[str] | None = None) -> int:
         default=CHECKOUT / "docs" / "real-world.md",
         help="markdown file whose generated-results block is replaced",
     )
+    parser.add_argument(
+        "--reuse-native",
+        action="store_true",
+        help="take native results (and times) stored by an earlier run of the same commit, "
+        "binary and arguments instead of re-running the native engines",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
 
@@ -907,7 +1008,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.setup_only:
                 setup(cache, repo, mirror, repo_env(cache, repo))
                 continue
-            results.append(check_repo(repo, cache, exe, mirror, timeouts))
+            results.append(check_repo(repo, cache, exe, mirror, timeouts, args.reuse_native))
         except RuntimeError as exc:
             log(f"{repo.name}: {exc}")
             results.append(RepoResult(repo, error=str(exc)))
