@@ -252,6 +252,9 @@ def setup(cache: Path, repo: Repo, mirror: Path | None, env: dict[str, str]) -> 
     if marker.exists():
         recorded = json.loads(marker.read_text())
         if {k: recorded.get(k) for k in wanted} == wanted:
+            if "ignored" not in recorded:  # a marker written before ignored paths were kept
+                reset(clone, env, keep=None)
+                marker.write_text(json.dumps({**wanted, "ignored": ignored_paths(clone, env)}))
             return clone
     reset(clone, env, keep=None)
     log(f"{repo.name}: installing ({' '.join(repo.install)})")
@@ -996,31 +999,35 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 f"--repos: unknown {', '.join(unknown)}; known: {', '.join(r.name for r in repos)}"
             )
-        repos = [r for r in repos if r.name in wanted]
+        repos = sorted((r for r in repos if r.name in wanted), key=lambda r: wanted.index(r.name))
     timeouts = parse_timeouts(args.timeout_ms)
     mirror = args.git_mirror.absolute() if args.git_mirror else None
 
     started = dt.datetime.now(dt.UTC)
     clock = time.perf_counter()
     results: list[RepoResult] = []
+    stamp = f"{started:%Y%m%dT%H%M%S}"
+    generated = ""
     for repo in repos:
         try:
             if args.setup_only:
                 setup(cache, repo, mirror, repo_env(cache, repo))
                 continue
             results.append(check_repo(repo, cache, exe, mirror, timeouts, args.reuse_native))
-        except RuntimeError as exc:
-            log(f"{repo.name}: {exc}")
-            results.append(RepoResult(repo, error=str(exc)))
+        except Exception as exc:  # one repository's failure must not lose the others
+            log(f"{repo.name}: {type(exc).__name__}: {exc}")
+            results.append(RepoResult(repo, error=f"{type(exc).__name__}: {exc}"))
+        if args.setup_only:
+            continue
+        # Written after each repository, so an interrupted run keeps what it measured.
+        generated = render(results, exe, started, time.perf_counter() - clock)
+        (cache / f"results-{stamp}.json").write_text(json.dumps(to_json(results), indent=2))
+        if not args.no_doc:
+            args.output.parent.mkdir(parents=True, exist_ok=True)
+            write_doc(args.output, generated)
     if args.setup_only:
         return 0
     elapsed = time.perf_counter() - clock
-    generated = render(results, exe, started, elapsed)
-    stamp = f"{started:%Y%m%dT%H%M%S}"
-    (cache / f"results-{stamp}.json").write_text(json.dumps(to_json(results), indent=2))
-    if not args.no_doc:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        write_doc(args.output, generated)
     print(generated)
     log(f"done in {elapsed / 60:.1f} min; JSON in {cache / f'results-{stamp}.json'}")
     return 1 if any(r.error for r in results) else 0
