@@ -98,6 +98,7 @@ class Repo:
     native: dict[str, list[str]]
     config: dict[str, Any]
     plants: list[dict[str, str]]
+    per_engine: bool = True
 
     @staticmethod
     def load(entry: dict[str, Any]) -> Repo:
@@ -113,6 +114,7 @@ class Repo:
             native={k: list(v) for k, v in (entry.get("native") or {}).items()},
             config=dict(entry.get("config") or {}),
             plants=[dict(p) for p in entry.get("plant") or []],
+            per_engine=bool(entry.get("per_engine", True)),
         )
 
 
@@ -152,8 +154,10 @@ class RepoResult:
     init_output: str = ""
     rows: list[EngineRow] = field(default_factory=list)
     cold_s: float = 0.0
-    cold_status: str = ""
     cold_total: int = 0
+    warm_total: int = 0
+    # Engines whose outcome was not ok in the whole-repository checks, with why.
+    failures: dict[str, list[str]] = field(default_factory=dict)
     fill_s: float = 0.0
     warm_s: float = 0.0
     warm_equal: bool | None = None
@@ -567,6 +571,7 @@ def check_repo(
 
     status_before = git_status(clone, env)
     tree_before = tree_snapshot(clone)
+    natives: dict[str, Parsed] = {}
     for engine in repo.engines:
         row = EngineRow(engine, signalint_source=sources.get(engine, "?"))
         result.rows.append(row)
@@ -584,34 +589,27 @@ def check_repo(
         row.native_s = native.seconds
         row.native_reused = native.reused
         row.native_outside = native.parsed.outside
-        native_parsed = native.parsed
+        natives[engine] = native.parsed
+        if not repo.per_engine:
+            continue
         log(f"{repo.name}: signalint {engine} (--no-cache)")
         write_config(project, base, repo, [engine], timeouts)
         ours_ran = signalint(exe, project, env, "check", "--format", "sarif", "--no-cache")
         row.signalint_s = ours_ran.seconds
-        try:
-            runs = parse_sarif(ours_ran.stdout, project)
-        except (ValueError, KeyError, TypeError):
-            row.signalint_status = (
-                f"no SARIF (exit {ours_ran.exit_code}): {ours_ran.stderr.strip()[:300]}"
-            )
-            continue
-        ours = runs.get(engine)
-        ours_keys: Counter[Key] = ours.parsed.keys if ours else Counter()
-        row.signalint_status = "ok" if ours is None or ours.successful else "error"
-        if ours is not None:
-            row.notes.extend(note for note in ours.notes if note)
-        row.comparison = compare(native_parsed.keys, ours_keys, native_parsed.alternatives)
-        row.missing_sample = sample(row.comparison.missing, native_parsed.messages)
-        row.extra_sample = sample(row.comparison.extra, ours.parsed.messages if ours else {})
+        _compare_row(row, natives[engine], ours_ran, project)
 
     log(f"{repo.name}: whole check, cold")
     write_config(project, base, repo, repo.engines, timeouts)
     cold = signalint(exe, project, env, "check", "--format", "sarif", "--no-cache")
     result.cold_s = cold.seconds
-    cold_keys = _all_keys(cold.stdout, project)
+    cold_keys = _all_keys(cold.stdout, project, result.failures, "cold")
     result.cold_total = sum(cold_keys.values())
-    result.cold_status = f"exit {cold.exit_code}"
+    if not repo.per_engine:
+        # Engines that cannot report the same problem need no engine-only
+        # runs: the whole check's SARIF has each engine's run.
+        for row in result.rows:
+            if row.engine in natives:
+                _compare_row(row, natives[row.engine], cold, project)
     log(f"{repo.name}: fill the cache, then warm")
     fill = signalint(exe, project, env, "check", "--format", "sarif")
     result.fill_s = fill.seconds
@@ -620,7 +618,8 @@ def check_repo(
     # Once more under strace, untimed (ptrace slows every process down), to
     # see which processes a warm unchanged check starts.
     _, result.warm_spawns = traced(exe, project, env, "check", "--format", "sarif")
-    warm_keys = _all_keys(warm.stdout, project)
+    warm_keys = _all_keys(warm.stdout, project, result.failures, "warm")
+    result.warm_total = sum(warm_keys.values())
     diff = compare(cold_keys, warm_keys)
     result.warm_equal = diff.missing_count == 0 and diff.extra_count == 0
     result.warm_diff = [f"missing {k}" for k in sorted(diff.missing)[:5]]
@@ -638,13 +637,38 @@ def check_repo(
     return result
 
 
-def _all_keys(sarif: str, project: Path) -> Counter[Key]:
+def _compare_row(row: EngineRow, native: Parsed, ours_ran: Ran, project: Path) -> None:
+    try:
+        runs = parse_sarif(ours_ran.stdout, project)
+    except (ValueError, KeyError, TypeError):
+        row.signalint_status = (
+            f"no SARIF (exit {ours_ran.exit_code}): {ours_ran.stderr.strip()[:300]}"
+        )
+        return
+    ours = runs.get(row.engine)
+    ours_keys: Counter[Key] = ours.parsed.keys if ours else Counter()
+    row.signalint_status = "ok" if ours is None or ours.successful else "error"
+    if ours is not None:
+        row.notes.extend(note for note in ours.notes if note)
+    row.comparison = compare(native.keys, ours_keys, native.alternatives)
+    row.missing_sample = sample(row.comparison.missing, native.messages)
+    row.extra_sample = sample(row.comparison.extra, ours.parsed.messages if ours else {})
+
+
+def _all_keys(
+    sarif: str, project: Path, failures: dict[str, list[str]], label: str
+) -> Counter[Key]:
+    """Every engine's keys (rule prefixed with the engine); engines that did
+    not succeed are added to `failures` under `label`."""
     total: Counter[Key] = Counter()
     try:
         runs = parse_sarif(sarif, project)
     except (ValueError, KeyError, TypeError):
+        failures.setdefault(label, []).append(f"no SARIF: {sarif[:200]!r}")
         return total
     for engine, item in runs.items():
+        if not item.successful:
+            failures.setdefault(label, []).append(f"{engine}: {'; '.join(item.notes)[:300]}")
         for key, count in item.parsed.keys.items():
             total[Key(key.file, key.line, key.col, f"{engine}:{key.rule}")] += count
     return total
@@ -775,7 +799,8 @@ def render(results: list[RepoResult], exe: Path, started: dt.datetime, elapsed: 
             out.append(
                 f"| {r.repo.name} | {row.engine} | {row.native_binary} {row.native_version} "
                 f"| {row.signalint_source} | {' | '.join(cells)} | {_s(row.native_s)}{stored} "
-                f"| {_s(row.signalint_s)} | {_ratio(row.signalint_s, row.native_s)} "
+                f"| {_s(row.signalint_s) if r.repo.per_engine else 'whole check'} "
+                f"| {_ratio(row.signalint_s, row.native_s) if r.repo.per_engine else '-'} "
                 f"| {row.signalint_status or '-'} |"
             )
     out.append("")
@@ -783,19 +808,20 @@ def render(results: list[RepoResult], exe: Path, started: dt.datetime, elapsed: 
     out.append("")
     out.append(
         "| repo | engines | slowest native alone s | cold `--no-cache` s | ratio (goal <= 1.2) "
-        "| cache-filling s | warm unchanged s | warm = cold | processes a warm check spawned |"
+        "| cache-filling s | warm unchanged s | cold / warm issues | warm = cold "
+        "| processes a warm check spawned |"
     )
-    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
     for r in results:
         if r.error:
-            out.append(f"| {r.repo.name} | setup failed: {r.error} | | | | | | | |")
+            out.append(f"| {r.repo.name} | failed: {r.error} | | | | | | | | |")
             continue
         slowest = max((row.native_s for row in r.rows), default=0.0)
         spawns = "n/a (no strace)" if r.warm_spawns is None else _spawns(r.warm_spawns)
         out.append(
             f"| {r.repo.name} | {', '.join(r.repo.engines)} | {_s(slowest)} | {_s(r.cold_s)} "
             f"| {_ratio(r.cold_s, slowest)} | {_s(r.fill_s)} | {_s(r.warm_s)} "
-            f"| {'yes' if r.warm_equal else 'NO'} | {spawns} |"
+            f"| {r.cold_total} / {r.warm_total} | {'yes' if r.warm_equal else 'NO'} | {spawns} |"
         )
     out.append("")
     out.append("### Planted edits, working tree, `init`")
@@ -852,6 +878,10 @@ def render(results: list[RepoResult], exe: Path, started: dt.datetime, elapsed: 
             any_detail = True
             out.append(f"- **{r.repo.name} / warm vs cold**")
             out.extend(f"  - `{line}`" for line in r.warm_diff)
+        for label, notes in r.failures.items():
+            any_detail = True
+            out.append(f"- **{r.repo.name} / engine outcomes not ok in the {label} check**")
+            out.extend(f"  - {note}" for note in notes)
     if not any_detail:
         out.append("None.")
     return "\n".join(out) + "\n"
@@ -912,6 +942,9 @@ def to_json(results: list[RepoResult]) -> list[dict[str, Any]]:
                 "error": r.error,
                 "rows": rows,
                 "cold_s": r.cold_s,
+                "cold_total": r.cold_total,
+                "warm_total": r.warm_total,
+                "failures": r.failures,
                 "fill_s": r.fill_s,
                 "warm_s": r.warm_s,
                 "warm_equal": r.warm_equal,
