@@ -520,11 +520,25 @@ def traced(
         lines = trace.read_text(errors="replace").splitlines()
     finally:
         trace.unlink(missing_ok=True)
+    return ran, trace_commands(lines)
+
+
+def trace_commands(lines: list[str]) -> list[str]:
+    """The commands in `strace -f -e trace=execve` output, as `program
+    arg...`: the first successful execve of each process but the first."""
     seen: set[str] = set()
     commands: list[str] = []
+    pending: dict[str, str] = {}
     for line in lines:
         pid, _, rest = line.partition(" ")
-        if not rest.startswith("execve(") or not rest.rstrip().endswith("= 0") or pid in seen:
+        rest = rest.strip()
+        # Calls interrupted by another process's output are split in two.
+        if rest.startswith("execve(") and rest.endswith("<unfinished ...>"):
+            pending[pid] = rest.removesuffix("<unfinished ...>")
+            continue
+        if rest.startswith("<... execve resumed>"):
+            rest = pending.pop(pid, "") + rest.removeprefix("<... execve resumed>")
+        if not rest.startswith("execve(") or not rest.endswith("= 0") or pid in seen:
             continue
         seen.add(pid)
         if len(seen) == 1:
@@ -532,7 +546,7 @@ def traced(
         array = rest.split("[", 1)[1].split("]", 1)[0]
         words = [w.strip().strip('"') for w in array.split('", "')]
         commands.append(" ".join([Path(words[0]).name, *words[1:]]))
-    return ran, commands
+    return commands
 
 
 # --- one repository -------------------------------------------------------
@@ -735,13 +749,11 @@ def signalint_commit(exe: Path) -> str:
     head = run(["git", "rev-parse", "--short", "HEAD"], checkout, dict(os.environ))
     if head.exit_code != 0:
         return "unknown"
-    dirty = run(
-        ["git", "status", "--porcelain", "--untracked-files=no"], checkout, dict(os.environ)
-    )
+    dirty = run(["git", "status", "--porcelain", "--", "src"], checkout, dict(os.environ))
     branch = run(["git", "rev-parse", "--abbrev-ref", "HEAD"], checkout, dict(os.environ))
     return (
         f"{head.stdout.strip()} ({branch.stdout.strip()}"
-        + (", uncommitted changes" if dirty.stdout.strip() else "")
+        + (", uncommitted changes in src/" if dirty.stdout.strip() else "")
         + f") at {checkout}"
     )
 

@@ -15,6 +15,7 @@ from diagnostics import (
     parse_sarif,
     parse_tsc,
 )
+from run import trace_commands
 
 
 def test_a_key_reported_three_times_natively_and_once_by_signalint_is_two_missing() -> None:
@@ -160,3 +161,16 @@ def test_a_sarif_result_merged_from_two_engines_counts_for_both(tmp_path: Path) 
     key = Key("src/a b.js", 2, 7, "no-unused-vars")
     assert runs["eslint"].parsed.keys == Counter({key: 1})
     assert runs["oxlint"].parsed.keys == Counter({key: 1})
+
+
+def test_trace_commands_joins_execve_calls_split_by_other_processes() -> None:
+    lines = [
+        '10 execve("/v/bin/signalint", ["/v/bin/signalint", "check"], 0x1 /* 3 vars */) = 0',
+        '11 execve("/p/node_modules/.bin/tsc", ["/p/node_modules/.bin/tsc", "--version"]'
+        " <unfinished ...>",
+        '12 execve("/usr/bin/node", ["node", "/p/.bin/oxlint", "--version"], 0x2) = -1 ENOENT (x)',
+        "11 <... execve resumed>, 0x3 /* 3 vars */) = 0",
+        '11 execve("/usr/bin/node", ["node", "/p/node_modules/.bin/tsc", "--version"], 0x4) = 0',
+    ]
+
+    assert trace_commands(lines) == ["tsc --version"]
