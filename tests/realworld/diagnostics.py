@@ -1,0 +1,377 @@
+"""Diagnostics of native engine runs and of Signalint's SARIF, as comparable keys.
+
+Pure functions only (no processes): the real-world runner (`run.py`) hands
+them engine output and gets back multisets of `Key`s, which it compares with
+multiplicity. A native diagnostic is one key; Signalint must produce exactly
+one key for each, so `missing` is native minus Signalint and `extra` is
+Signalint minus native, both as multisets.
+
+A key is (project-relative file, line, column, rule). Columns are 1-based
+UTF-16 code units, the unit Signalint reports and that tsc and ESLint use
+natively; Oxlint byte offsets and Biome code-point columns are converted.
+Diagnostics inside `node_modules` or outside the project are not compared
+(Signalint drops them by contract); the parsers count them instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+
+@dataclass(frozen=True, order=True)
+class Key:
+    """Where one diagnostic points and which rule it names."""
+
+    file: str
+    line: int
+    col: int
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col} {self.rule}"
+
+
+@dataclass
+class Parsed:
+    """The comparable diagnostics of one run, plus what was left out and why."""
+
+    keys: Counter[Key] = field(default_factory=Counter)
+    outside: int = 0  # in node_modules or outside the project root
+    messages: dict[Key, str] = field(default_factory=dict)
+    # Other places one diagnostic may be located at (Oxlint's further labels:
+    # its JSON does not say which label is primary), per diagnostic.
+    alternatives: list[tuple[Key, tuple[Key, ...]]] = field(default_factory=list)
+
+    def add(self, key: Key, message: str, alternatives: tuple[Key, ...] = ()) -> None:
+        self.keys[key] += 1
+        self.messages.setdefault(key, message)
+        if alternatives:
+            self.alternatives.append((key, alternatives))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Native versus Signalint, with multiplicity."""
+
+    native: int
+    ours: int
+    missing: Counter[Key]
+    extra: Counter[Key]
+
+    @property
+    def missing_count(self) -> int:
+        return sum(self.missing.values())
+
+    @property
+    def extra_count(self) -> int:
+        return sum(self.extra.values())
+
+
+def compare(
+    native: Counter[Key],
+    ours: Counter[Key],
+    alternatives: Sequence[tuple[Key, tuple[Key, ...]]] = (),
+) -> Comparison:
+    """Multiset difference both ways: a key reported 3 times natively and once
+    by Signalint is 2 missing, never 0.
+
+    A native diagnostic with `alternatives` (other labels of the same
+    diagnostic) that Signalint did not report at its first location is
+    matched, one for one, by a Signalint key at one of its other locations.
+    """
+    missing = native - ours
+    extra = ours - native
+    for primary, others in alternatives:
+        if missing[primary] <= 0:
+            continue
+        for other in others:
+            if extra[other] > 0:
+                extra[other] -= 1
+                missing[primary] -= 1
+                break
+    return Comparison(
+        native=sum(native.values()),
+        ours=sum(ours.values()),
+        missing=+missing,
+        extra=+extra,
+    )
+
+
+def relative(root: Path, path: str) -> str | None:
+    """`path` (absolute, or relative to `root`) as a POSIX project path, or
+    None when it is outside `root` or inside a `node_modules` directory."""
+    absolute = Path(path) if os.path.isabs(path) else root / path
+    normal = Path(os.path.normpath(absolute))
+    try:
+        rel = normal.relative_to(os.path.normpath(root))
+    except ValueError:
+        return None
+    if "node_modules" in rel.parts or not rel.parts:
+        return None
+    return rel.as_posix()
+
+
+class Sources:
+    """File text for position conversions, read once per file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._bytes: dict[str, bytes] = {}
+
+    def data(self, rel: str) -> bytes:
+        if rel not in self._bytes:
+            try:
+                self._bytes[rel] = (self.root / rel).read_bytes()
+            except OSError:
+                self._bytes[rel] = b""
+        return self._bytes[rel]
+
+    def line_text(self, rel: str, line: int) -> str:
+        lines = self.data(rel).split(b"\n")
+        if 1 <= line <= len(lines):
+            return lines[line - 1].decode("utf-8", errors="replace")
+        return ""
+
+    def codepoints_to_utf16(self, rel: str, line: int, col: int) -> int:
+        """1-based code-point column -> 1-based UTF-16 column on `line`."""
+        prefix = self.line_text(rel, line)[: max(col - 1, 0)]
+        return 1 + len(prefix.encode("utf-16-le")) // 2
+
+    def byte_offset_to_position(self, rel: str, offset: int) -> tuple[int, int] | None:
+        """0-based UTF-8 byte offset -> (1-based line, 1-based UTF-16 column)."""
+        data = self.data(rel)
+        if not 0 <= offset <= len(data):
+            return None
+        start = data.rfind(b"\n", 0, offset) + 1
+        line = data.count(b"\n", 0, offset) + 1
+        prefix = data[start:offset].decode("utf-8", errors="replace")
+        return line, 1 + len(prefix.encode("utf-16-le")) // 2
+
+
+# --- tsc ------------------------------------------------------------------
+
+_TSC_LOCATED = re.compile(
+    r"^(?P<file>.+?)\((?P<line>\d+),(?P<col>\d+)\): (?:error|warning|message) "
+    r"TS(?P<code>\d+): (?P<msg>.*)$"
+)
+_TSC_GLOBAL = re.compile(r"^(?:error|warning|message) TS(?P<code>\d+): (?P<msg>.*)$")
+
+
+def parse_tsc(stdout: str, root: Path, config: str) -> Parsed:
+    """`tsc --pretty false` output (paths relative to `root`, the cwd).
+    A diagnostic without a file is keyed to `config` at 1:1."""
+    parsed = Parsed()
+    for line in stdout.splitlines():
+        located = _TSC_LOCATED.match(line)
+        if located:
+            rel = relative(root, located["file"])
+            if rel is None:
+                parsed.outside += 1
+                continue
+            key = Key(rel, int(located["line"]), int(located["col"]), f"TS{located['code']}")
+            parsed.add(key, located["msg"])
+            continue
+        unlocated = _TSC_GLOBAL.match(line)
+        if unlocated:
+            parsed.add(Key(config, 1, 1, f"TS{unlocated['code']}"), unlocated["msg"])
+    return parsed
+
+
+# --- ESLint ---------------------------------------------------------------
+
+
+def eslint_rule(message: dict[str, Any]) -> str:
+    """ESLint's rule id; messages without one get the names Signalint's
+    contract gives them (parse errors, unused directives)."""
+    rule = message.get("ruleId")
+    if rule:
+        return str(rule)
+    if message.get("fatal"):
+        return "parse"
+    text = str(message.get("message") or "")
+    if text.startswith(("Unused eslint-disable", "Unused eslint-enable")):
+        return "unused-disable-directive"
+    return "eslint"
+
+
+def parse_eslint(stdout: str, root: Path) -> Parsed:
+    """`eslint --format json`: a list of file results with absolute paths."""
+    parsed = Parsed()
+    for result in json.loads(stdout):
+        rel = relative(root, str(result["filePath"]))
+        for message in result.get("messages") or []:
+            if rel is None:
+                parsed.outside += 1
+                continue
+            key = Key(
+                rel,
+                int(message.get("line") or 1),
+                int(message.get("column") or 1),
+                eslint_rule(message),
+            )
+            parsed.add(key, str(message.get("message") or ""))
+    return parsed
+
+
+# --- Oxlint ---------------------------------------------------------------
+
+
+def _primary_label(labels: list[Any]) -> dict[str, Any] | None:
+    dicts = [label for label in labels if isinstance(label, dict)]
+    for label in dicts:
+        if label.get("primary"):
+            return label
+    return dicts[0] if dicts else None
+
+
+def parse_oxlint(stdout: str, root: Path) -> Parsed:
+    """`oxlint --format json`: `{"diagnostics": [...]}`, one per native
+    diagnostic whatever its number of labels, located at its primary label
+    (else its first), from the label's UTF-8 byte offset."""
+    parsed = Parsed()
+    sources = Sources(root)
+    for diag in json.loads(stdout).get("diagnostics") or []:
+        rel = relative(root, str(diag.get("filename") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        rule = str(diag.get("code") or "parse")
+        labels = [label for label in diag.get("labels") or [] if isinstance(label, dict)]
+        first = _primary_label(labels)
+        ordered = [first, *(label for label in labels if label is not first)] if first else []
+        keys = [Key(rel, *_label_position(label, rel, sources), rule) for label in ordered]
+        if not keys:
+            keys = [Key(rel, 1, 1, rule)]
+        parsed.add(keys[0], str(diag.get("message") or ""), tuple(keys[1:]))
+    return parsed
+
+
+def _label_position(label: dict[str, Any], rel: str, sources: Sources) -> tuple[int, int]:
+    span = label.get("span")
+    if not isinstance(span, dict):
+        return 1, 1
+    line, col = int(span.get("line") or 1), int(span.get("column") or 1)
+    offset = span.get("offset")
+    if isinstance(offset, int):
+        position = sources.byte_offset_to_position(rel, offset)
+        if position is not None:
+            line, col = position
+    return line, col
+
+
+# --- Biome ----------------------------------------------------------------
+
+
+def parse_biome(stdout: str, root: Path) -> Parsed:
+    """`biome lint|check --reporter json`: `{"diagnostics": [...]}` with
+    `location.path` and 1-based code-point `location.start`; a diagnostic
+    about a whole file (no start) is keyed at 1:1."""
+    parsed = Parsed()
+    sources = Sources(root)
+    for diag in json.loads(stdout).get("diagnostics") or []:
+        location = diag.get("location") or {}
+        rel = relative(root, str(location.get("path") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        start = location.get("start") or {}
+        line = int(start.get("line") or 0)
+        col = int(start.get("column") or 0)
+        if line < 1:
+            line, col = 1, 1
+        else:
+            col = sources.codepoints_to_utf16(rel, line, max(col, 1))
+        rule = str(diag.get("category") or "biome")
+        parsed.add(Key(rel, line, col, rule), str(diag.get("message") or ""))
+    return parsed
+
+
+NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {
+    "eslint": parse_eslint,
+    "oxlint": parse_oxlint,
+    "biome": parse_biome,
+}
+
+
+# --- Signalint's SARIF ----------------------------------------------------
+
+
+@dataclass
+class SarifRun:
+    """One engine's run in Signalint's SARIF log."""
+
+    engine: str
+    parsed: Parsed
+    successful: bool
+    notes: list[str]
+
+
+def _also_reported_by(result: dict[str, Any]) -> list[str]:
+    # D20 merges one problem reported by two engines into one result; the
+    # other engines are named in the result's properties.
+    properties = result.get("properties") or {}
+    for name in ("alsoReportedBy", "signalintAlsoReportedBy"):
+        value = properties.get(name)
+        if isinstance(value, list):
+            return [str(item) for item in value]
+    return []
+
+
+def parse_sarif(text: str, root: Path) -> dict[str, SarifRun]:
+    """Signalint's SARIF log per engine. A result merged from several
+    engines (D20) counts for each engine it names."""
+    log = json.loads(text)
+    runs: dict[str, SarifRun] = {}
+
+    def run_for(engine: str) -> SarifRun:
+        return runs.setdefault(engine, SarifRun(engine, Parsed(), True, []))
+
+    for run in log.get("runs") or []:
+        engine = str(run["tool"]["driver"]["name"])
+        current = run_for(engine)
+        for invocation in run.get("invocations") or []:
+            if not invocation.get("executionSuccessful", True):
+                current.successful = False
+            for note in invocation.get("toolExecutionNotifications") or []:
+                current.notes.append(str((note.get("message") or {}).get("text") or ""))
+        for result in run.get("results") or []:
+            location = result["locations"][0]["physicalLocation"]
+            uri = unquote(str(location["artifactLocation"]["uri"]))
+            rel = relative(root, uri)
+            region = location.get("region") or {}
+            for name in [engine, *_also_reported_by(result)]:
+                target = run_for(name)
+                if rel is None:
+                    target.parsed.outside += 1
+                    continue
+                key = Key(
+                    rel,
+                    int(region.get("startLine") or 1),
+                    int(region.get("startColumn") or 1),
+                    str(result.get("ruleId") or ""),
+                )
+                target.parsed.add(key, str((result.get("message") or {}).get("text") or ""))
+    return runs
+
+
+def sample(keys: Counter[Key], messages: dict[Key, str], limit: int = 5) -> list[str]:
+    """Up to `limit` keys as `file:line:col rule xN message` lines, for reports."""
+    lines: list[str] = []
+    for key in sorted(keys)[:limit]:
+        count = keys[key]
+        text = messages.get(key, "").splitlines()[0][:100] if messages.get(key) else ""
+        lines.append(f"{key}" + (f" x{count}" if count > 1 else "") + (f" {text}" if text else ""))
+    return lines
+
+
+def rules_summary(keys: Iterable[Key]) -> Counter[str]:
+    """How many keys each rule has."""
+    return Counter(key.rule for key in keys)
