@@ -88,6 +88,26 @@ def test_build_mode_reports_what_native_tsc_b_reports_including_the_root_sources
 
 
 @pytest.mark.real
+def test_a_type_library_listed_by_package_path_resolves_as_natively(project: Path) -> None:
+    # hono's runtime tests list "types": ["vitest/globals"]: a wrapper's own
+    # typeRoots must not stop tsc finding that file in node_modules (TS2688).
+    library = project / "node_modules" / "fakelib"
+    library.mkdir(parents=True)
+    (library / "package.json").write_text('{"name": "fakelib", "version": "1.0.0"}\n')
+    (library / "globals.d.ts").write_text("declare const fakeGlobal: number;\n")
+    config = project / "packages" / "app" / "tsconfig.json"
+    settings = json.loads(config.read_text())
+    settings["compilerOptions"]["types"] = ["fakelib/globals"]
+    config.write_text(json.dumps(settings))
+    (project / "packages" / "app" / "src" / "uses.ts").write_text(
+        "export const n: number = fakeGlobal;\n"
+    )
+    result = check(project)
+    assert [i for i in located(result) if i[3] in ("TS2688", "TS2304")] == []
+    assert located(result) == NATIVE
+
+
+@pytest.mark.real
 def test_a_check_writes_nothing_outside_the_state_directory(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

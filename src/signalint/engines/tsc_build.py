@@ -420,7 +420,15 @@ def _wrapper(
         # Both default to the config's directory, which is now the wrapper's.
         options["rootDir"] = project_dir
     if "typeRoots" not in info.options:
-        options["typeRoots"] = _type_roots(project_dir)
+        roots = _type_roots(project_dir)
+        if "types" in info.options:
+            # Listed libraries may be packages (`vitest/globals`): tsc finds
+            # them in node_modules upward from the config, and an explicit
+            # typeRoots stops that search, so those directories are roots
+            # too. Only with `types`: it turns off including every root's
+            # subfolders, which would take in every package.
+            roots += _node_modules_upward(project_dir)
+        options["typeRoots"] = roots
     wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
     for key in ("include", "files", "exclude"):
         entry = info.lists.get(key)
@@ -442,10 +450,19 @@ def _wrapper(
 
 def _type_roots(project_dir: str) -> list[str]:
     """`node_modules/@types` from the project's directory upward, as tsc finds them."""
+    return _upward(project_dir, os.path.join("node_modules", "@types"))
+
+
+def _node_modules_upward(project_dir: str) -> list[str]:
+    return _upward(project_dir, "node_modules")
+
+
+def _upward(start: str, name: str) -> list[str]:
+    """Existing directories `<dir>/<name>` from `start` up to the file system root."""
     found = []
-    current = project_dir
+    current = start
     while True:
-        candidate = os.path.join(current, "node_modules", "@types")
+        candidate = os.path.join(current, name)
         if os.path.isdir(candidate):
             found.append(candidate)
         parent = os.path.dirname(current)
