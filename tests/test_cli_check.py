@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -600,4 +601,36 @@ def test_a_warm_sarif_check_starts_no_engine_process_not_even_for_its_version(
     log.unlink()
     code, out, _ = run_cli(capsys, "check", "--format", "sarif")
     assert code == 1 and "debugger" in out
+    assert not log.exists()
+
+
+@pytest.mark.real
+def test_a_warm_sarif_check_through_a_package_manager_shim_starts_no_process(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pnpm puts shell shims (not links into the package) in node_modules/.bin:
+    # no manifest names the version, so it is asked once and remembered in
+    # the state directory, for the cache keys and for SARIF alike.
+    real = require_engine("oxlint")
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "p", "private": true}\n')
+    (root / "src" / "a.js").write_text("debugger;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    log = tmp_path / "oxlint.log"
+    shim = f'echo "$*" >> "{log}"\nexec "{real}" "$@"\n'
+    write_executable(root / "node_modules" / ".bin" / "oxlint", shim)
+    in_project(root)
+    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
+    assert code == 1 and json.loads(out)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
+    log.unlink()
+    # A new process: nothing remembered in memory, only in the state directory.
+    done = subprocess.run(
+        [sys.executable, "-m", "signalint.cli", "check", "--format", "sarif"],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
     assert not log.exists()

@@ -25,17 +25,33 @@ from signalint.report import fails_priority, nothing_checked_message
 from signalint.snapshots import Snapshot, SnapshotStore, snapshot_dir
 
 
-def _engine_versions(run: CheckRun) -> dict[str, str | None]:
+def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
+    """Each engine's version for SARIF, as the check's cache keys know it: from
+    the engine's npm manifest or the versions remembered in the state
+    directory, so a warm check starts no engine just to ask (a pnpm shim has
+    no manifest beside it)."""
+    from signalint.cache import ResultCache
+    from signalint.config import state_dir
     from signalint.engines.registry import ENGINES
-    from signalint.engines.resolve import resolve, version
+    from signalint.engines.resolve import resolve
+    from signalint.incremental import engine_version
 
     root = Path(run.result.project_root)
-    versions: dict[str, str | None] = {}
-    for name in run.result.outcomes:
-        resolved = resolve(ENGINES[name], root)
+    cache = ResultCache(state_dir(root), max_rows=config.cache_max_rows)
+
+    async def lookup(name: str) -> str | None:
         engine = ENGINES[name]
-        versions[name] = version(resolved.path, engine.npm_package) if resolved.path else None
-    return versions
+        resolved = resolve(engine, root)
+        if resolved.path is None:
+            return None
+        timeout_s = config.timeouts_ms[name] / 1000
+        found = await engine_version(cache, resolved, engine.npm_package, timeout_s)
+        return None if found == "unknown" else found
+
+    async def lookup_all() -> dict[str, str | None]:
+        return {name: await lookup(name) for name in run.result.outcomes}
+
+    return asyncio.run(lookup_all())
 
 
 def _keep_snapshot(root: Path, config: Config, snapshot: Snapshot) -> None:
@@ -113,7 +129,7 @@ def check(
     if output_format == "json":
         options = {"compact": use_compact, "filtered_out": run.filtered_out or None}
     elif output_format == "sarif":
-        options = {"versions": _engine_versions(run)}
+        options = {"versions": _engine_versions(run, config)}
     elif output_format == "text":
         options = {"stream": sys.stdout, "filtered_out": run.filtered_out}
     sys.stdout.write(formats.render(output_format, result, clustering, **options))
