@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -574,6 +576,31 @@ def test_an_ignored_path_is_refused_naming_what_ignores_it(
     assert "outside" not in err
 
 
+def oxlint_only_project(root: Path) -> Path:
+    """A one-file project (an Oxlint error) with only Oxlint enabled."""
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "p", "private": true}\n')
+    (root / "src" / "a.js").write_text("debugger;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
+    )
+    # Written a minute ago: results of files touched as a check starts are
+    # used but not stored, and these tests count what a warm check starts.
+    for path in root.rglob("*"):
+        os.utime(path, (time.time() - 60, time.time() - 60))
+    return root
+
+
+def sarif_check(root: Path) -> tuple[int, str]:
+    """`signalint check --format sarif` in a new process (nothing remembered
+    in memory, only in the state directory): exit code and the driver version."""
+    done = subprocess.run(
+        [sys.executable, "-m", "signalint.cli", "check", "--format", "sarif"],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return done.returncode, json.loads(done.stdout)["runs"][0]["tool"]["driver"]["version"]
+
+
 @pytest.mark.real
 def test_a_warm_sarif_check_starts_no_engine_process_not_even_for_its_version(
     tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
@@ -581,13 +608,7 @@ def test_a_warm_sarif_check_starts_no_engine_process_not_even_for_its_version(
     # SARIF names each engine's version: it comes from the engine's npm
     # manifest, so CI's SARIF checks keep "a warm check runs nothing".
     real = require_engine("oxlint")
-    root = tmp_path / "p"
-    (root / "src").mkdir(parents=True)
-    (root / "package.json").write_text('{"name": "p", "private": true}\n')
-    (root / "src" / "a.js").write_text("debugger;\n")
-    (root / "signalint.config.json").write_text(
-        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
-    )
+    root = oxlint_only_project(tmp_path / "p")
     log = tmp_path / "oxlint.log"
     package = root / "node_modules" / "oxlint"
     (package / "bin").mkdir(parents=True)
@@ -596,11 +617,9 @@ def test_a_warm_sarif_check_starts_no_engine_process_not_even_for_its_version(
     (root / "node_modules" / ".bin").mkdir()
     (root / "node_modules" / ".bin" / "oxlint").symlink_to("../oxlint/bin/oxlint")
     in_project(root)
-    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
-    assert code == 1 and json.loads(out)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
+    assert sarif_check(root) == (1, "1.94.0")
     log.unlink()
-    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
-    assert code == 1 and "debugger" in out
+    assert sarif_check(root) == (1, "1.94.0")
     assert not log.exists()
 
 
@@ -612,25 +631,12 @@ def test_a_warm_sarif_check_through_a_package_manager_shim_starts_no_process(
     # no manifest names the version, so it is asked once and remembered in
     # the state directory, for the cache keys and for SARIF alike.
     real = require_engine("oxlint")
-    root = tmp_path / "p"
-    (root / "src").mkdir(parents=True)
-    (root / "package.json").write_text('{"name": "p", "private": true}\n')
-    (root / "src" / "a.js").write_text("debugger;\n")
-    (root / "signalint.config.json").write_text(
-        json.dumps({"engines": {"oxlint": True, "tsc": False, "biome": False, "eslint": False}})
-    )
+    root = oxlint_only_project(tmp_path / "p")
     log = tmp_path / "oxlint.log"
     shim = f'echo "$*" >> "{log}"\nexec "{real}" "$@"\n'
     write_executable(root / "node_modules" / ".bin" / "oxlint", shim)
     in_project(root)
-    code, out, _ = run_cli(capsys, "check", "--format", "sarif")
-    assert code == 1 and json.loads(out)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
+    assert sarif_check(root) == (1, "1.94.0")
     log.unlink()
-    # A new process: nothing remembered in memory, only in the state directory.
-    done = subprocess.run(
-        [sys.executable, "-m", "signalint.cli", "check", "--format", "sarif"],
-        cwd=root, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 1
-    assert json.loads(done.stdout)["runs"][0]["tool"]["driver"]["version"] == "1.94.0"
+    assert sarif_check(root) == (1, "1.94.0")
     assert not log.exists()
