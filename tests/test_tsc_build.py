@@ -108,6 +108,21 @@ def test_a_type_library_listed_by_package_path_resolves_as_natively(project: Pat
 
 
 @pytest.mark.real
+def test_a_diagnostic_without_location_points_at_the_config_of_its_project(
+    project: Path,
+) -> None:
+    # Build mode says which project it builds before that project's
+    # diagnostics: a missing type library of packages/app belongs to
+    # packages/app/tsconfig.json, not to the root config.
+    config = project / "packages" / "app" / "tsconfig.json"
+    settings = json.loads(config.read_text())
+    settings["compilerOptions"]["types"] = ["no-such-library"]
+    config.write_text(json.dumps(settings))
+    missing = [i for i in located(check(project)) if i[3] == "TS2688"]
+    assert missing == [("packages/app/tsconfig.json", 1, 1, "TS2688")]
+
+
+@pytest.mark.real
 def test_a_check_writes_nothing_outside_the_state_directory(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -138,6 +138,9 @@ class TscEngine:
             config = CONFIG_NAME
         plan = build_plan(ctx, config)
         found: list[_Pending] = []
+        # A diagnostic without a location belongs to the config of the project
+        # tsc is building (build mode names it before its diagnostics).
+        building = config
         open_ = False  # whether an indented line continues a diagnostic
         mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
         for raw in result.stdout.splitlines():
@@ -147,6 +150,10 @@ class TscEngine:
                 found[-1].message.append(plan.user_text(line) if plan else line)
                 continue
             open_ = False
+            project = plan.building(line) if plan else None
+            if project is not None:
+                building = paths.project_path(ctx.root, project.config) or config
+                continue
             located = _LOCATED.match(line)
             if located:
                 reported = located["file"]
@@ -163,7 +170,7 @@ class TscEngine:
                 continue
             unlocated = _GLOBAL.match(line)
             if unlocated:
-                found.append(_Pending(config, 1, 1, unlocated, plan))
+                found.append(_Pending(building, 1, 1, unlocated, plan))
                 open_ = True
         if not found and result.exit_code not in (0, None):
             said = next(

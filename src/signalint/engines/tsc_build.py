@@ -129,6 +129,13 @@ class BuildPlan:
         """The project of the user's config `config` (absolute)."""
         return next((p for p in self.projects if p.config == config), None)
 
+    def building(self, line: str) -> Project | None:
+        """The project a `--verbose` "Building project '...'" line starts; else None."""
+        if not _VERBOSE.match(line):
+            return None
+        built = _BUILDING.search(line)
+        return self.project_for(built["path"]) if built else None
+
     def project_for(self, reported: str) -> Project | None:
         """The project a `--verbose` line names (a wrapper path, any form)."""
         absolute = os.path.normpath(os.path.join(self.root, reported))
