@@ -43,14 +43,14 @@ from typing import Any
 from signalint import process
 from signalint.cache import ResultCache
 from signalint.engines import paths
-from signalint.engines.base import Command, Engine, EngineConfigError
+from signalint.engines.base import Engine, EngineConfigError
 from signalint.engines.resolve import (
-    VERSION_TIMEOUT_S,
     Resolved,
-    package_manifest_digest,
+    executable_key,
     package_version,
     parse_version,
     resolve,
+    version_command,
 )
 from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.engines.tsc import has_references, program_files, select_config
@@ -143,28 +143,18 @@ async def engine_version(
 ) -> str:
     """The engine's version, remembered across processes per executable state.
 
-    The memo key includes the owning package manifest's digest, since npm
-    can leave an upgraded launcher with the same size and mtime. An npm
-    package's own manifest names its version: reading it saves starting the
-    engine just to ask.
+    Keyed by `resolve.executable_key`. An npm package's own manifest names
+    its version: reading it saves starting the engine just to ask.
     """
     assert resolved.path is not None
-    real = os.path.realpath(resolved.path)
-    stat = os.stat(real)
-    exe_key = f"{real}:{stat.st_mtime_ns}:{stat.st_size}:{package_manifest_digest(real)}"
-    known = cache.version_for(exe_key) or package_version(real, engine_package)
+    exe_key = executable_key(resolved.path)
+    known = exe_key and cache.version_for(exe_key)
+    known = known or package_version(os.path.realpath(resolved.path), engine_package)
     if known is None:
-        result = await process.run(
-            Command(
-                argv=(str(resolved.path), "--version"),
-                cwd=Path(real).parent,
-                timeout_s=min(VERSION_TIMEOUT_S, timeout_s),
-                ok_exit_codes=frozenset({0}),
-            )
-        )
+        result = await process.run(version_command(resolved.path, timeout_s))
         found = parse_version(result.stdout) if result.exit_code == 0 else None
         known = found or "unknown"
-        if found:
+        if found and exe_key:
             cache.remember_version(exe_key, known)
     return known
 

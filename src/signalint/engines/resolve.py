@@ -105,7 +105,7 @@ def resolve(engine: str | Engine, root: Path) -> Resolved:
     return Resolved(spec.name, None, "missing")
 
 
-_versions: dict[tuple[str, int, int, str], str | None] = {}
+_versions: dict[str, str | None] = {}
 
 
 def package_manifest_digest(real: str) -> str:
@@ -125,27 +125,39 @@ def package_manifest_digest(real: str) -> str:
     return ""
 
 
-def version(path: Path, package: str | None = None) -> str | None:
-    """The engine's version: from the manifest of its npm `package` when that
-    package owns `path` (no process), else `<path> --version`, parsed; cached
-    until the executable changes."""
+def executable_key(path: Path) -> str | None:
+    """What identifies an engine executable's version: its real path, size,
+    mtime and the digest of the npm manifest owning it (npm can leave an
+    upgraded launcher with the same size and mtime). None if it is gone."""
     real = os.path.realpath(path)
     try:
         stat = os.stat(real)
     except OSError:
         return None
-    key = (real, stat.st_mtime_ns, stat.st_size, package_manifest_digest(real))
+    return f"{real}:{stat.st_mtime_ns}:{stat.st_size}:{package_manifest_digest(real)}"
+
+
+def version_command(path: Path, timeout_s: float = VERSION_TIMEOUT_S) -> Command:
+    """`<path> --version`, run beside the real executable."""
+    return Command(
+        argv=(str(path), "--version"),
+        cwd=Path(os.path.realpath(path)).parent,
+        timeout_s=min(VERSION_TIMEOUT_S, timeout_s),
+        ok_exit_codes=frozenset({0}),
+    )
+
+
+def version(path: Path, package: str | None = None) -> str | None:
+    """The engine's version: from the manifest of its npm `package` when that
+    package owns `path` (no process), else `<path> --version`, parsed;
+    remembered in this process until the executable changes."""
+    key = executable_key(path)
+    if key is None:
+        return None
     if key not in _versions:
-        found = package_version(real, package) if package else None
+        found = package_version(os.path.realpath(path), package) if package else None
         if found is None:
-            result = run_blocking(
-                Command(
-                    argv=(str(path), "--version"),
-                    cwd=Path(real).parent,
-                    timeout_s=VERSION_TIMEOUT_S,
-                    ok_exit_codes=frozenset({0}),
-                )
-            )
+            result = run_blocking(version_command(path))
             found = parse_version(result.stdout) if result.exit_code == 0 else None
         _versions[key] = found
     return _versions[key]
