@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from signalint.incremental import _tsc_configs, dump_issues, load_issues, package_version
+from signalint.engines.registry import ENGINES
 from signalint.model import Issue
 
 
@@ -62,5 +63,6 @@ def test_package_version_reads_the_owning_manifest(tmp_path: Path) -> None:
     bin_dir.mkdir(parents=True)
     (bin_dir / "oxlint").write_text("#!/bin/sh\n")
     (bin_dir.parent / "package.json").write_text('{"name": "oxlint", "version": "1.94.0"}')
-    assert package_version(str(bin_dir / "oxlint"), "oxlint") == "1.94.0"
-    assert package_version(str(bin_dir / "oxlint"), "eslint") is None
+    oxlint, eslint = ENGINES["oxlint"].spec.provision, ENGINES["eslint"].spec.provision
+    assert package_version(str(bin_dir / "oxlint"), oxlint) == "1.94.0"
+    assert package_version(str(bin_dir / "oxlint"), eslint) is None

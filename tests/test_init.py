@@ -165,7 +165,7 @@ def test_directory_without_markers_gets_a_warning(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("files", "named"),
-    [(["eslint.config.js"], "ESLint (eslint.config.js)"), (["biome.json"], "Biome (biome.json)")],
+    [(["eslint.config.js"], "eslint (eslint.config.js)"), (["biome.json"], "biome (biome.json)")],
 )
 def test_oxlint_left_off_beside_a_configured_linter_says_how_to_turn_it_on(
     tmp_path: Path, files: list[str], named: str
@@ -174,7 +174,7 @@ def test_oxlint_left_off_beside_a_configured_linter_says_how_to_turn_it_on(
     result = run_init(tmp_path)
     assert result.exit_code == 0, result.output
     assert written(tmp_path)["engines"]["oxlint"] is False
-    assert f"Oxlint is off: the project lints with {named}" in result.stdout
+    assert f"oxlint is off: the project lints with {named}" in result.stdout
     assert '"oxlint": true under "engines" in signalint.config.json' in result.stdout
 
 

@@ -4,7 +4,7 @@ import asyncio
 from pathlib import Path
 
 from signalint import process
-from signalint.engines.base import Command
+from signalint.process import Command
 
 from .helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
 

@@ -106,7 +106,7 @@ async def _run_one(
         "options": dict(config.engines[name].options),
         "progress": progress,
     }
-    if engine.whole_program:
+    if engine.spec.whole_program:
         # Freshness needs every candidate input, not only the scope's files.
         def project_files() -> list[str]:
             return files if scope.whole_project else walk(root, config.ignore)
@@ -175,7 +175,7 @@ async def run_check(
     outcomes = await asyncio.gather(
         *(_run_one(name, root, config, scope, files, cache, progress, reported) for name in enabled)
     )
-    outcomes = [_settled(ENGINES[o.engine].whole_program, o) for o in outcomes]
+    outcomes = [_settled(ENGINES[o.engine].spec.whole_program, o) for o in outcomes]
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
     seen: dict[str, Issue] = {}
     filtered_out = 0

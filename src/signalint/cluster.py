@@ -22,19 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from signalint import ids
+from signalint.engines.registry import ENGINES
 from signalint.model import Issue, Severity
 
 MAX_CLUSTERS = 10
 MAX_FLAT = 100
 SAMPLE_COUNT = 2
-
-# Fix commands named in suggestedAction. Engines absent here (tsc) have no
-# autofix command, so the wording stays generic for them.
-FIX_COMMANDS: dict[str, str] = {
-    "oxlint": "oxlint --fix",
-    "biome": "biome lint --write",
-    "eslint": "eslint --fix",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +120,9 @@ def suggested_action(members: Sequence[Issue]) -> str | None:
     if not members or not all(issue.fixable for issue in members):
         return None
     engines = sorted({issue.engine for issue in members})
-    commands = [FIX_COMMANDS[name] for name in engines if name in FIX_COMMANDS]
+    # Engines without an autofix command (tsc) keep the wording generic.
+    fixes = (ENGINES[name].spec.fix_command if name in ENGINES else None for name in engines)
+    commands = [command for command in fixes if command]
     rule = members[0].rule
     if commands:
         joined = " / ".join(f"`{command}`" for command in commands)

@@ -32,21 +32,16 @@ from typing import Final
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore import GitIgnorePatternError
 
+from signalint.engines.registry import ENGINES
+
 CONFIG_FILE: Final = "signalint.config.json"
 PYPROJECT_FILE: Final = "pyproject.toml"
-ENGINE_NAMES: Final = ("oxlint", "tsc", "biome", "eslint")
+ENGINE_NAMES: Final = tuple(ENGINES)
 DEFAULT_IGNORE: Final[tuple[str, ...]] = ("node_modules/**", "dist/**", ".signalint/**")
 # Deadlines guard against hung engines; they must never cut a healthy run
-# short. ESLint with typed rules took 34-40 s alone on a large TypeScript
-# library on two cores, and a check runs the engines concurrently on those
-# same cores, so ESLint and tsc (the type-checking engines) get 180 s (about
-# twice the shared-core time); Oxlint and Biome lint such repositories in a
-# few seconds, so 60 s is ample.
+# short. Each engine's spec gives its default (and says why).
 DEFAULT_TIMEOUTS_MS: Final[Mapping[str, int]] = MappingProxyType(
-    {"oxlint": 60000, "tsc": 180000, "biome": 60000, "eslint": 180000}
-)
-ESLINT_FLAT_CONFIGS: Final = tuple(
-    f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts")
+    {name: engine.spec.timeout_ms for name, engine in ENGINES.items()}
 )
 PAYLOAD_MODES: Final = ("both", "text", "structured")
 MONOREPO_MODES: Final = ("off", "auto", "strict")
@@ -56,8 +51,8 @@ MONOREPO_MODES: Final = ("off", "auto", "strict")
 class EngineSetting:
     """Whether an engine runs, plus its engine-specific options.
 
-    Only biome has options today: `{"includeFormatter": bool}` (always present
-    for biome so adapters and cache keys never have to guess a default).
+    `options` holds every option of the engine's spec (`EngineSpec.options`),
+    defaults filled in, so adapters and cache keys never have to guess.
     """
 
     enabled: bool
@@ -185,25 +180,20 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
     top = c.table(raw, "", _TOP_KEYS)
     given = c.table(top.get("engines", {}), "engines", ENGINE_NAMES)
     engines: dict[str, EngineSetting] = {}
-    for name in ENGINE_NAMES:
+    for name, engine in ENGINES.items():
         path = f"engines.{name}"
-        # Parser defaults from the reference: eslint follows a root flat config.
-        default = name in ("oxlint", "tsc") or (name == "eslint" and has_flat_eslint_config(root))
-        value = given.get(name, default)
-        options: dict[str, object] = {}
-        if name == "biome":
-            options["includeFormatter"] = False
-            if isinstance(value, dict):
-                opts = c.table(value, path, ("includeFormatter",))
-                for key, flag in opts.items():
-                    options[key] = c.boolean(flag, f"{path}.{key}")
-                value = True
-            elif not isinstance(value, bool):
-                raise c.fail(
-                    path,
-                    f'expected a boolean or {{"includeFormatter": boolean}}, got {_got(value)}',
-                )
-        engines[name] = EngineSetting(c.boolean(value, path), MappingProxyType(options))
+        declared = engine.spec.options
+        value = given[name] if name in given else engine.default_enabled(root)
+        options: dict[str, object] = dict(declared)
+        if isinstance(value, dict) and declared:
+            opts = c.table(value, path, tuple(declared))
+            for key, flag in opts.items():
+                options[key] = c.boolean(flag, f"{path}.{key}")
+            value = True
+        elif not isinstance(value, bool):
+            shape = " or {" + ", ".join(f'"{k}": boolean' for k in declared) + "}"
+            raise c.fail(path, f"expected a boolean{shape if declared else ''}, got {_got(value)}")
+        engines[name] = EngineSetting(value, MappingProxyType(options))
 
     ignore = DEFAULT_IGNORE
     if "ignore" in top:
@@ -278,11 +268,6 @@ def timeout_setting(root: Path, engine: str) -> str:
     if source is not None and source.name == PYPROJECT_FILE:
         return f"{key} (milliseconds) in [tool.signalint] of {PYPROJECT_FILE}"
     return f"{key} (milliseconds) in {CONFIG_FILE}"
-
-
-def has_flat_eslint_config(root: Path) -> bool:
-    """Whether the root holds a flat ESLint config (`eslint.config.{js,mjs,...}`)."""
-    return any((root / name).is_file() for name in ESLINT_FLAT_CONFIGS)
 
 
 def _read_json(path: Path) -> object:

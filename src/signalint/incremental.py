@@ -43,7 +43,7 @@ from typing import Any
 from signalint import process
 from signalint.cache import ResultCache
 from signalint.engines import paths
-from signalint.engines.base import Engine, EngineConfigError
+from signalint.engines.base import Engine, EngineConfigError, Provision
 from signalint.engines.resolve import (
     Resolved,
     executable_key,
@@ -139,7 +139,7 @@ def _digest(*parts: object) -> str:
 
 
 async def engine_version(
-    cache: ResultCache, resolved: Resolved, engine_package: str, timeout_s: float
+    cache: ResultCache, resolved: Resolved, provision: Provision, timeout_s: float
 ) -> str:
     """The engine's version, remembered across processes per executable state.
 
@@ -149,7 +149,7 @@ async def engine_version(
     assert resolved.path is not None
     exe_key = executable_key(resolved.path)
     known = exe_key and cache.version_for(exe_key)
-    known = known or package_version(os.path.realpath(resolved.path), engine_package)
+    known = known or package_version(os.path.realpath(resolved.path), provision)
     if known is None:
         result = await process.run(version_command(resolved.path, timeout_s))
         found = parse_version(result.stdout) if result.exit_code == 0 else None
@@ -259,7 +259,7 @@ async def run_file_engine(
     base = _digest(
         KEY_VERSION,
         engine.name,
-        await engine_version(cache, resolved, engine.npm_package, timeout_s),
+        await engine_version(cache, resolved, engine.spec.provision, timeout_s),
         json.dumps(options, sort_keys=True),
     )
     started_ns = time.time_ns()
@@ -634,7 +634,7 @@ async def _run_tsc(
                 # Records hold absolute inputs: two projects with equal configs
                 # (or a shared state dir) must never share one.
                 str(root),
-                await engine_version(cache, resolved, engine.npm_package, timeout_s),
+                await engine_version(cache, resolved, engine.spec.provision, timeout_s),
                 config,
                 json.dumps(options, sort_keys=True),
                 *(f"{c}={chain_digests.get(c, '-')}" for c in chain),

@@ -13,11 +13,27 @@ import contextlib
 import os
 import signal
 import time
-from dataclasses import dataclass
-
-from signalint.engines.base import Command
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 DEFAULT_OUTPUT_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One process to run: argv (no shell), working directory, deadline.
+
+    `ok_exit_codes` are the exit codes after which the output is parsed; any
+    other code is an engine error unless the adapter's parse says otherwise.
+    `env` is added to the inherited environment.
+    """
+
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout_s: float
+    ok_exit_codes: frozenset[int] = frozenset({0, 1})
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

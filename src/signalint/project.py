@@ -104,6 +104,26 @@ def _has_tool_table(directory: Path) -> bool:
     return isinstance(tool, dict) and "signalint" in tool
 
 
+PYTHON_MARKER_FILES: Final = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt")
+
+
+def has_python_markers(root: Path) -> bool:
+    """Whether `root` looks like a Python project (a manifest or a top-level module)."""
+    if any((root / name).is_file() for name in PYTHON_MARKER_FILES):
+        return True
+    try:
+        with os.scandir(root) as entries:
+            return any(e.name.endswith((".py", ".pyi")) and e.is_file() for e in entries)
+    except OSError:
+        return False
+
+
+def project_languages(root: Path) -> tuple[str, ...]:
+    """The languages `root` has project markers for: "javascript", "python"."""
+    found = [("javascript", has_js_ts_markers(root)), ("python", has_python_markers(root))]
+    return tuple(name for name, present in found if present)
+
+
 def has_js_ts_markers(root: Path) -> bool:
     """Whether `root` looks like a JS/TS project (a manifest or a top-level source)."""
     if any((root / name).is_file() for name in MARKER_FILES):

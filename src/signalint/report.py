@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from signalint import SCHEMA_VERSION
 from signalint.cluster import Cluster, Clustering, FlatRecord
+from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue, covered, uncovered_reason
 
 # Full key -> compact key (reference "Compact keys are a separate option").
@@ -30,7 +31,6 @@ COMPACT_KEYS: dict[str, str] = {
 FrontEnd = Literal["cli", "mcp"]
 
 # Engines whose diagnostics come from a compiler rather than a linter.
-COMPILER_ENGINES = frozenset({"tsc", "mypy", "pyright"})
 
 
 def engine_status(outcome: EngineOutcome) -> dict[str, Any]:
@@ -232,7 +232,8 @@ def issue_detail(issue: Issue, short_id: str, cluster_id: str | None = None) -> 
         detail["alsoReportedBy"] = list(issue.also_reported_by)
     if cluster_id is not None:
         detail["clusterId"] = cluster_id
-    detail["sourceKind"] = "compiler" if issue.engine in COMPILER_ENGINES else "linter"
+    engine = ENGINES.get(issue.engine)
+    detail["sourceKind"] = engine.spec.kind if engine is not None else "linter"
     if issue.docs_url:
         detail["docsUrl"] = issue.docs_url
     if issue.help:

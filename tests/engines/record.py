@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from signalint.engines import resolve
-from signalint.engines.base import Command, EngineContext
+from signalint.engines.base import EngineContext
 from signalint.engines.registry import ENGINES
-from signalint.process import ProcessResult, run_blocking
+from signalint.process import Command, ProcessResult, run_blocking
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "engines"
@@ -41,7 +41,7 @@ def _save(name: str, command: Command, result: ProcessResult, ctx: EngineContext
     record = {
         "engine": engine.name,
         "version": resolve.version(ctx.executable),
-        "argv": [engine.bin_name, *(_portable(a, ctx) for a in command.argv[1:])],
+        "argv": [engine.spec.provision.bin_name, *(_portable(a, ctx) for a in command.argv[1:])],
         "exit_code": result.exit_code,
         "stdout": _portable(result.stdout, ctx),
         "stderr": _portable(result.stderr, ctx),
@@ -62,7 +62,7 @@ def _run(
     with tempfile.TemporaryDirectory() as state:
         ctx = EngineContext(
             root=(FIXTURES / fixture).resolve(),
-            executable=bin_dir / engine.bin_name,
+            executable=bin_dir / engine.spec.provision.bin_name,
             timeout_s=120.0,
             state_dir=Path(state),
             options=options or {},

@@ -47,13 +47,13 @@ def test_real_engine_output_parses_like_the_recording(
     name: str, engine_name: str, fixture: str, files: list[str], options: Mapping[str, object]
 ) -> None:
     engine = ENGINES[engine_name]
-    executable = BIN / engine.bin_name
+    executable = BIN / engine.spec.provision.bin_name
     if not executable.exists():
         # Under CI a missing engine is a broken set-up, not a reason to pass.
         if os.environ.get("CI"):
             pytest.fail(f"{executable} is not installed: run `signalint engines install`")
         pytest.skip(f"{executable} not installed")
-    if resolve.version(executable) != resolve.PINNED[engine_name]:
+    if resolve.version(executable) != ENGINES[engine_name].spec.provision.version:
         pytest.skip(f"{executable} is not the pinned version")
     base = context(fixture, options=options)
     with tempfile.TemporaryDirectory() as state:
@@ -74,6 +74,6 @@ def test_real_engine_output_parses_like_the_recording(
     expected = {_key(i) for i in engine.parse(recorded(name, base.root), base)}
     wanted = set(files)
     # Recordings cover more files than some live runs; compare the shared files.
-    if not engine.whole_program:
+    if not engine.spec.whole_program:
         expected = {k for k in expected if k[0] in wanted}
     assert live == expected

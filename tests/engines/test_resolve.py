@@ -93,13 +93,13 @@ def test_prepare_managed_dir_writes_a_package_json(dirs: dict[str, Path]) -> Non
     assert manifest["private"] is True
 
 
-def test_install_argv_pins_exact_versions_into_the_managed_dir(dirs: dict[str, Path]) -> None:
-    argv = resolve.install_argv(["tsc", "biome"])
+def test_install_commands_pin_exact_versions_into_the_managed_dir(dirs: dict[str, Path]) -> None:
+    (command,) = resolve.install_commands(["tsc", "biome"], 60)
+    argv = command.argv
     assert argv[:4] == ("npm", "install", "--prefix", str(dirs["managed"]))
     assert "--save-exact" in argv
     assert argv[-2:] == ("typescript@7.0.2", "@biomejs/biome@2.6.8")
     assert resolve.install_hint("eslint") == "signalint engines install eslint"
-    assert list(resolve.PINNED) == ["oxlint", "tsc", "biome", "eslint"]
 
 
 @pytest.mark.parametrize(
@@ -132,4 +132,4 @@ def test_version_is_cached_until_the_executable_changes(tmp_path: Path) -> None:
 @pytest.mark.skipif(not (REAL_BIN / "tsc").exists(), reason="real engines not installed")
 def test_real_engine_versions_match_the_pins() -> None:
     for name, engine in ENGINES.items():
-        assert resolve.version(REAL_BIN / engine.bin_name) == resolve.PINNED[name]
+        assert resolve.version(REAL_BIN / engine.spec.provision.bin_name) == ENGINES[name].spec.provision.version

@@ -166,7 +166,7 @@ def test_tsc_config_files_follow_the_extends_chain(tmp_path: Path) -> None:
         "tsconfig.base.json",
     ]
     assert ENGINE.config_files(fixture("tsc/project"), "src/a.ts") == ["tsconfig.json"]
-    assert ENGINE.whole_program
+    assert ENGINE.spec.whole_program
 
 
 def test_tsc_reads_an_installed_package_extends_instead_of_probing(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
         if resolved.path is None:
             return None
         timeout_s = config.timeouts_ms[name] / 1000
-        found = await engine_version(cache, resolved, engine.npm_package, timeout_s)
+        found = await engine_version(cache, resolved, engine.spec.provision, timeout_s)
         return None if found == "unknown" else found
 
     async def lookup_all() -> dict[str, str | None]:

@@ -50,7 +50,7 @@ def doctor() -> int:
             found = resolved.path is not None
             usable += enabled and found
             detail = (
-                f"{resolved.source} {version(resolved.path, engine.npm_package) or '?'} "
+                f"{resolved.source} {version(resolved.path, engine.spec.provision) or '?'} "
                 f"{resolved.path}"
                 if resolved.path is not None
                 else f"missing: {install_hint(name)}"

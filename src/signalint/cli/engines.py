@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from signalint.engines import resolve
-from signalint.engines.base import Command
 from signalint.engines.registry import ENGINES
 from signalint.process import run_blocking
 
@@ -26,7 +25,9 @@ def engines() -> None:
 def install(ctx: click.Context, names: tuple[str, ...]) -> None:
     """Install pinned engines (default: all) into Signalint's managed directory.
 
-    The project's own node_modules always takes precedence over these.
+    npm packages go to an npm prefix there, pip packages into a virtual
+    environment there. The project's own copy (node_modules/.bin, or its
+    virtual environment for Python engines) always takes precedence.
     """
     unknown = [name for name in names if name not in ENGINES]
     if unknown:
@@ -36,24 +37,24 @@ def install(ctx: click.Context, names: tuple[str, ...]) -> None:
         )
     selected = list(dict.fromkeys(names)) or list(ENGINES)
     directory = resolve.prepare_managed_dir()
-    argv = resolve.install_argv(selected)
-    packages = " ".join(f"{ENGINES[n].npm_package}@{resolve.PINNED[n]}" for n in selected)
+    packages = " ".join(ENGINES[n].spec.provision.requirement for n in selected)
     click.echo(f"Installing into {directory}: {packages}", err=True)
-    result = run_blocking(
-        Command(argv=argv, cwd=directory, timeout_s=INSTALL_TIMEOUT_S, ok_exit_codes=frozenset({0}))
-    )
-    if result.missing:
-        click.echo("npm was not found on PATH; install Node.js (with npm) first.", err=True)
-        ctx.exit(1)
-    if result.timed_out:
-        click.echo(f"npm did not finish within {INSTALL_TIMEOUT_S:g} s.", err=True)
-        ctx.exit(1)
-    if result.exit_code != 0:
-        click.echo(result.stderr.rstrip() or result.stdout.rstrip(), err=True)
-        click.echo(f"npm install failed (exit code {result.exit_code}).", err=True)
-        ctx.exit(1)
+    for command in resolve.install_commands(selected, INSTALL_TIMEOUT_S):
+        tool = Path(command.argv[0]).name
+        result = run_blocking(command)
+        if result.missing:
+            click.echo(f"{tool} was not found on PATH; install it first.", err=True)
+            ctx.exit(1)
+        if result.timed_out:
+            click.echo(f"{tool} did not finish within {INSTALL_TIMEOUT_S:g} s.", err=True)
+            ctx.exit(1)
+        if result.exit_code != 0:
+            click.echo(result.stderr.rstrip() or result.stdout.rstrip(), err=True)
+            said = " ".join(command.argv[:4])
+            click.echo(f"`{said} ...` failed (exit code {result.exit_code}).", err=True)
+            ctx.exit(1)
     for name in selected:
-        click.echo(f"{name} {resolve.PINNED[name]} installed")
+        click.echo(f"{name} {ENGINES[name].spec.provision.version} installed")
 
 
 def _rows(root: Path) -> list[dict[str, str | None]]:
@@ -65,10 +66,12 @@ def _rows(root: Path) -> list[dict[str, str | None]]:
                 "engine": name,
                 "source": found.source,
                 "version": (
-                    resolve.version(found.path, ENGINES[name].npm_package) if found.path else None
+                    resolve.version(found.path, ENGINES[name].spec.provision)
+                    if found.path
+                    else None
                 ),
                 "path": str(found.path) if found.path else None,
-                "pinned": resolve.PINNED[name],
+                "pinned": ENGINES[name].spec.provision.version,
                 "install": resolve.install_hint(name) if found.path is None else None,
             }
         )

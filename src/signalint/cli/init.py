@@ -1,14 +1,16 @@
 """`signalint init`: write signalint.config.json from the engine configs found.
 
-Detection: TypeScript iff a root `tsconfig.json`; Biome iff `biome.json(c)`;
-ESLint iff a root flat config; Oxlint iff a root Oxlint config
-(`.oxlintrc`, `.oxlintrc.*`, `oxlint.config.ts`) exists or neither ESLint
-nor Biome is configured (D21: Oxlint's default rules are not added beside
-the linter the project chose; `init` says how to turn it on). Prettier is
-reported, never run. An existing configuration (the JSON
-file, or `[tool.signalint]` in pyproject.toml, which a new JSON file would
-silently shadow) is never overwritten. `.signalint/` is added to .gitignore
-either way.
+Detection asks every registered engine which root config file means the
+project uses it (`Engine.detect`: `tsconfig.json` for tsc, `biome.json(c)`
+for Biome, a flat config for ESLint, `[tool.ruff]` or `ruff.toml` for
+Ruff, ...); those engines are enabled. A `fallback` linter (Oxlint for
+JS/TS, Ruff for Python) is also enabled for a language the project has
+markers for when no other linter of that language is configured (D21: a
+linter's default rules are not added beside the linter the project chose;
+`init` says how to turn it on). Prettier is reported, never run. An
+existing configuration (the JSON file, or `[tool.signalint]` in
+pyproject.toml, which a new JSON file would silently shadow) is never
+overwritten. `.signalint/` is added to .gitignore either way.
 
 stdout carries the human summary; warnings and errors go to stderr.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -27,15 +30,13 @@ from signalint.config import (
     CONFIG_FILE,
     DEFAULT_IGNORE,
     DEFAULT_TIMEOUTS_MS,
-    ENGINE_NAMES,
-    ESLINT_FLAT_CONFIGS,
     ConfigError,
     config_source,
     load_config,
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import RootError, discover_root, has_js_ts_markers
+from signalint.project import RootError, discover_root, project_languages
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})
@@ -43,22 +44,34 @@ GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", 
 
 @dataclass(frozen=True, slots=True)
 class Detected:
-    """Root config files found per tool (the file name, or None)."""
+    """What the root says: each engine's config file (or None), the
+    languages with project markers, and a Prettier config (reported only)."""
 
-    typescript: str | None
-    oxlint: str | None
-    biome: str | None
-    eslint: str | None
-    prettier: str | None
+    configs: Mapping[str, str | None]
+    languages: tuple[str, ...]
+    prettier: str | None = None
 
     def engines(self) -> dict[str, bool]:
         """Which engines a new config enables (module docstring)."""
-        return {
-            "oxlint": self.oxlint is not None or (self.biome is None and self.eslint is None),
-            "tsc": self.typescript is not None,
-            "biome": self.biome is not None,
-            "eslint": self.eslint is not None,
-        }
+        return {name: self._enabled(name) for name in ENGINES}
+
+    def _enabled(self, name: str) -> bool:
+        spec = ENGINES[name].spec
+        if self.configs.get(name) is not None:
+            return True
+        return spec.fallback and spec.language in self.languages and not self.other_linters(name)
+
+    def other_linters(self, name: str) -> list[str]:
+        """Configured linters of `name`'s language other than `name`."""
+        spec = ENGINES[name].spec
+        return [
+            other
+            for other, engine in ENGINES.items()
+            if other != name
+            and engine.spec.kind == "linter"
+            and engine.spec.language == spec.language
+            and self.configs.get(other) is not None
+        ]
 
 
 def detect(root: Path) -> Detected:
@@ -67,21 +80,19 @@ def detect(root: Path) -> Detected:
         names = sorted(e.name for e in os.scandir(root) if e.is_file())
     except OSError:
         names = []
-
-    def first(*candidates: str, prefix: str | None = None) -> str | None:
-        for name in names:
-            if name in candidates or (prefix is not None and name.startswith(prefix)):
-                return name
-        return None
-
-    prettier = first(".prettierrc", prefix=".prettierrc.") or first(prefix="prettier.config.")
+    prettier = next(
+        (
+            n
+            for n in names
+            if n == ".prettierrc" or n.startswith((".prettierrc.", "prettier.config."))
+        ),
+        None,
+    )
     if prettier is None and "package.json" in names and _package_has_prettier(root):
         prettier = 'package.json ("prettier" key)'
     return Detected(
-        typescript=first("tsconfig.json"),
-        oxlint=first(".oxlintrc", "oxlint.config.ts", prefix=".oxlintrc."),
-        biome=first("biome.json", "biome.jsonc"),
-        eslint=next((n for n in ESLINT_FLAT_CONFIGS if n in names), None),
+        configs={name: engine.detect(root) for name, engine in ENGINES.items()},
+        languages=project_languages(root),
         prettier=prettier,
     )
 
@@ -136,17 +147,14 @@ def _write_config(root: Path, found: Detected) -> bool:
     return True
 
 
-def _explain_oxlint_off(found: Detected) -> None:
+def _explain_fallback_off(found: Detected, name: str) -> None:
     chosen = " and ".join(
-        f"{label} ({name})"
-        for label, name in (("ESLint", found.eslint), ("Biome", found.biome))
-        if name
+        f"{other} ({found.configs[other]})" for other in found.other_linters(name)
     )
     click.echo(
-        f"Oxlint is off: the project lints with {chosen} and has no Oxlint config, so "
-        "Oxlint's default rules were not added. To run Oxlint too, set "
-        f'"oxlint": true under "engines" in {CONFIG_FILE} (add a .oxlintrc.json to '
-        "choose its rules)."
+        f"{name} is off: the project lints with {chosen} and has no {name} config, so "
+        f"{name}'s default rules were not added. To run it too, set "
+        f'"{name}": true under "engines" in {CONFIG_FILE}.'
     )
 
 
@@ -161,10 +169,7 @@ def _warn_unresolved(root: Path) -> None:
         _warn(f"the configuration is not valid: {exc}")
         return
     for name in config.enabled_engines():
-        engine = ENGINES.get(name)
-        if engine is None:
-            continue
-        resolved = resolve(engine, root)
+        resolved = resolve(ENGINES[name], root)
         if resolved.path is None or resolved.source == "missing":
             _warn(
                 f"{name} is enabled but no executable was found; "
@@ -186,23 +191,20 @@ def init(ctx: click.Context) -> None:
     except (RootError, ConfigError) as exc:
         click.echo(f"error: {exc}", err=True)
         ctx.exit(2)
-    if not has_js_ts_markers(root):
-        _warn(
-            f"{root} has no package.json, tsconfig.json, jsconfig.json or top-level "
-            "JS/TS file; is this the project root?"
-        )
     found = detect(root)
+    if not found.languages:
+        _warn(
+            f"{root} has no JS/TS or Python project markers (package.json, tsconfig.json, "
+            "pyproject.toml, setup.py, a top-level source file, ...); is this the project root?"
+        )
     click.echo(f"Project root: {root}")
     click.echo("Detected:")
-    for label, name in (
-        ("TypeScript", found.typescript),
-        ("Oxlint", found.oxlint),
-        ("Biome", found.biome),
-        ("ESLint", found.eslint),
-        ("Prettier", found.prettier),
-    ):
-        note = " (reported only: Signalint does not run Prettier)" if label == "Prettier" else ""
-        click.echo(f"  {label:<11} {name + note if name else 'not found'}")
+    for name, file in found.configs.items():
+        click.echo(f"  {name:<11} {file or 'not found'}")
+    if found.prettier:
+        click.echo(
+            f"  {'Prettier':<11} {found.prettier} (reported only: Signalint does not run it)"
+        )
 
     if existing is not None:
         click.echo(f"Kept the existing configuration in {existing.name}; it was not changed.")
@@ -214,10 +216,11 @@ def init(ctx: click.Context) -> None:
             ctx.exit(1)
         if written:
             engines = found.engines()
-            summary = ", ".join(f"{n} {'on' if engines[n] else 'off'}" for n in ENGINE_NAMES)
+            summary = ", ".join(f"{n} {'on' if on else 'off'}" for n, on in engines.items())
             click.echo(f"Wrote {CONFIG_FILE}: {summary}. Review it before your first check.")
-            if not engines["oxlint"]:
-                _explain_oxlint_off(found)
+            for name, on in engines.items():
+                if not on and ENGINES[name].spec.fallback and found.other_linters(name):
+                    _explain_fallback_off(found, name)
         else:
             click.echo(f"Kept the existing {CONFIG_FILE}; it was not changed.")
 

@@ -1,8 +1,18 @@
-"""The engine adapter interface (DESIGN.md section 5).
+"""The engine plug-in interface (DESIGN.md section 5).
 
-An adapter is pure: it builds `Command` values and parses `ProcessResult`
-values into `Issue`s. It never starts a process; `signalint.runner` does
-resolve -> (probe) -> command -> process.run -> parse for every engine.
+An engine is one module and one line in `signalint.engines.registry`.
+The module exposes `ENGINE`, an object that satisfies `Engine`: a frozen
+`EngineSpec` with everything generic code needs to know about it
+(provisioning, default timeout, kind, docs, fix command, options, the
+config files that enable it or change its results), plus pure functions
+that decide which files it reads, build `Command`s and parse
+`ProcessResult`s into `Issue`s. No other module names an engine: `config`,
+`init`, `watch`, clustering, SARIF, `doctor`, resolution and the server all
+read the registry.
+
+Adapters never start processes: the shared runner (`engines.runner`) does
+resolve -> probe -> command(s) -> `process.run` -> parse for every engine,
+and the program cache (`engines.program`) does it for whole-program engines.
 """
 
 from __future__ import annotations
@@ -10,26 +20,73 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from signalint.process import Command, ProcessResult
 
 if TYPE_CHECKING:
     from signalint.model import Issue
-    from signalint.process import ProcessResult
+
+EngineKind = Literal["linter", "compiler"]
+Installer = Literal["npm", "pip"]
+Language = Literal["javascript", "python"]
+# Where a project keeps its own copy of an engine, in resolution order.
+LocalPlace = Literal["node_modules", "venv"]
 
 
 @dataclass(frozen=True, slots=True)
-class Command:
-    """One process to run: argv (no shell), working directory, deadline.
+class Provision:
+    """How `signalint engines install` provides the engine, and where a
+    project's own copy is looked for first.
 
-    `ok_exit_codes` are the exit codes after which the output is parsed; any
-    other code is an engine error unless the adapter's parse says otherwise.
+    `package` is installed at exactly `version` with `installer` into the
+    managed directory; `bin_name` is the executable it provides. `local`
+    lists where the project's own copy may live, in resolution order.
     """
 
-    argv: tuple[str, ...]
-    cwd: Path
-    timeout_s: float
-    ok_exit_codes: frozenset[int] = frozenset({0, 1})
-    env: Mapping[str, str] = field(default_factory=dict)
+    installer: Installer
+    package: str
+    version: str
+    bin_name: str
+    local: tuple[LocalPlace, ...]
+
+    @property
+    def requirement(self) -> str:
+        """`package@version` for npm, `package==version` for pip."""
+        sep = "@" if self.installer == "npm" else "=="
+        return f"{self.package}{sep}{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSpec:
+    """What generic code knows about an engine, as data.
+
+    - `kind`: a compiler type-checks a program; a linter checks files.
+    - `language`: the projects it belongs to (`init` enables engines of the
+      languages it finds, and `fallback` linters only there).
+    - `whole_program`: runs once on its configured program and ignores file
+      lists; its results are kept by the program cache (`WholeProgram`).
+    - `timeout_ms`: the default deadline (`timeoutsMs.<name>` overrides).
+    - `options`: the engine's config options and their defaults; the value
+      type of each default is the accepted type.
+    - `fix_command`: what a person runs to apply its safe fixes, if any.
+    - `watch_patterns`: base-name globs of config files whose change can
+      alter any file's result (`watch` re-checks fully on them).
+    - `fallback`: `init` enables it when the project configures no other
+      linter of its language (D21: never beside the linter it chose).
+    """
+
+    name: str
+    kind: EngineKind
+    language: Language
+    provision: Provision
+    timeout_ms: int
+    docs_url: str
+    whole_program: bool = False
+    fix_command: str | None = None
+    options: Mapping[str, bool] = field(default_factory=dict)
+    watch_patterns: tuple[str, ...] = ()
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +94,12 @@ class EngineContext:
     """Everything an adapter may look at to build a command or parse output.
 
     `root` is the canonical project root; file arguments and parsed paths are
-    project-relative POSIX strings. `options` holds engine options from the
-    config (e.g. `{"includeFormatter": True}` for biome). `target` is the
-    first user path of the check ("." by default), which selects the
-    TypeScript configuration (reference "TypeScript configuration selection").
+    project-relative POSIX strings. `options` holds the engine's options from
+    the config, every key of `EngineSpec.options` present. `target` is the
+    first user path of the check ("." by default); it selects a whole-program
+    engine's configuration. `state_dir` is where the engine may keep state
+    (its own caches, build info); a cold run gets a fresh one. `python` is
+    the project's Python interpreter (its virtual environment), if it has one.
     """
 
     root: Path
@@ -49,6 +108,7 @@ class EngineContext:
     state_dir: Path
     options: Mapping[str, object] = field(default_factory=dict)
     target: str = "."
+    python: Path | None = None
 
 
 class EngineOutputError(Exception):
@@ -67,21 +127,32 @@ class EngineConfigError(Exception):
 class Engine(Protocol):
     """What every adapter module exposes as its `ENGINE` object."""
 
-    name: str  # "oxlint", "tsc", "biome", "eslint"
-    npm_package: str  # the package `signalint engines install` installs
-    bin_name: str  # executable name under node_modules/.bin
-    whole_program: bool  # True: runs once on its configured program, ignores file lists
+    @property
+    def spec(self) -> EngineSpec: ...
+
+    @property
+    def name(self) -> str:
+        """`spec.name`."""
+        ...
 
     def relevant(self, rel_path: str) -> bool:
-        """Whether a project file (project-relative POSIX path) is an input."""
+        """Whether a project file (project-relative POSIX path) may be an input."""
         ...
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
-        """Project-relative config files that affect `rel_path` (for cache keys)."""
+        """Project-relative config files that affect `rel_path` (cache keys)."""
+        ...
+
+    def detect(self, root: Path) -> str | None:
+        """The root config file that means the project uses this engine, if any."""
+        ...
+
+    def default_enabled(self, root: Path) -> bool:
+        """Whether the engine runs when the configuration does not say."""
         ...
 
     def probe(self, ctx: EngineContext) -> Command | None:
-        """An optional preliminary command (tsc: `--showConfig`); None if not needed."""
+        """An optional preliminary command; None if not needed."""
         ...
 
     def command(
@@ -96,4 +167,90 @@ class Engine(Protocol):
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         """Issues from a finished run. Raises EngineOutputError on garbage."""
+        ...
+
+
+@runtime_checkable
+class ReportsLinted(Protocol):
+    """An engine whose output names every file it linted, with or without findings."""
+
+    def linted(self, result: ProcessResult, ctx: EngineContext) -> set[str]:
+        """Project-relative paths the run linted. Raises EngineOutputError on garbage."""
+        ...
+
+
+@runtime_checkable
+class SelectsFiles(Protocol):
+    """An engine that can say, without linting, which candidate files it lints."""
+
+    def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """A command whose output names the files of `files` the engine would lint."""
+        ...
+
+    def selected(self, result: ProcessResult, ctx: EngineContext) -> set[str]:
+        """Project-relative paths the selection run names. Raises EngineOutputError."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramKey:
+    """What a whole-program result depends on besides its inputs' contents.
+
+    `configs` are the config files that define the program (paths relative
+    to the root; `../` is allowed), hashed by content. `extra` is any other
+    text that must match (the installed packages of the project's Python
+    environment, say).
+    """
+
+    configs: tuple[str, ...]
+    extra: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """What one whole-program run read and checked.
+
+    - `inputs`: absolute paths of every file the result depends on (hashed
+      by content; a superset is safe, a missing input is a false cache hit).
+    - `checked`: absolute paths of the project files the engine type-checked
+      (coverage, D17); None means the project files among `inputs`.
+    - `gap`: a part of the program the engine was expected to check but did
+      not; the outcome is then `error` and nothing is stored.
+    - `retry`: the engine's state could not be trusted and was removed: run
+      once more (at most once).
+    - `remember`: engine-specific entries for `Memory`, stored with the result.
+    """
+
+    inputs: tuple[str, ...]
+    checked: tuple[str, ...] | None = None
+    gap: str | None = None
+    retry: bool = False
+    remember: Mapping[str, bytes] = field(default_factory=dict)
+
+
+class Memory(Protocol):
+    """A content-addressed store a whole-program engine may read (see `Program.remember`)."""
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]: ...
+
+
+@runtime_checkable
+class WholeProgram(Protocol):
+    """A whole-program engine: says what its results depend on."""
+
+    def program_key(self, ctx: EngineContext) -> ProgramKey | None:
+        """The config chain and environment of the selected program; None when
+        freshness cannot be proven from files (the engine then always runs)."""
+        ...
+
+    def program(
+        self,
+        results: Sequence[ProcessResult],
+        ctx: EngineContext,
+        memory: Memory | None,
+        changed: frozenset[str],
+    ) -> Program:
+        """The program of a successful run, from its results (the last is the
+        check). `changed` are absolute inputs whose content changed since the
+        previous record (they may invalidate the engine's own state)."""
         ...

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import Command, EngineContext, EngineOutputError
+from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
+from signalint.process import Command
 
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
@@ -98,11 +99,28 @@ def _diagnostics(result: ProcessResult, root: Path) -> list[dict[str, Any]]:
     return list(report["diagnostics"])
 
 
+SPEC = EngineSpec(
+    name="biome",
+    kind="linter",
+    language="javascript",
+    provision=Provision("npm", "@biomejs/biome", "2.6.8", "biome", ("node_modules",)),
+    timeout_ms=60_000,
+    docs_url="https://biomejs.dev/",
+    fix_command="biome lint --write",
+    options={"includeFormatter": False},
+    watch_patterns=(*CONFIG_NAMES, *ROOT_ONLY_FILES),
+)
+
+
 class BiomeEngine:
-    name = "biome"
-    npm_package = "@biomejs/biome"
-    bin_name = "biome"
-    whole_program = False
+    spec = SPEC
+    name = SPEC.name
+
+    def detect(self, root: Path) -> str | None:
+        return paths.root_file(root, CONFIG_NAMES)
+
+    def default_enabled(self, root: Path) -> bool:
+        return False
 
     def relevant(self, rel_path: str) -> bool:
         # Only a coarse filter: Biome's configuration decides (module docstring).

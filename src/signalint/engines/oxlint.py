@@ -30,9 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import Command, EngineContext, EngineOutputError
+from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
+from signalint.process import Command
+from signalint.project import has_js_ts_markers, has_python_markers
 
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
@@ -70,11 +72,30 @@ def _failure_message(result: ProcessResult) -> str:
     return f"{lines[0]} {detail}" if detail and detail not in lines[0] else lines[0]
 
 
+SPEC = EngineSpec(
+    name="oxlint",
+    kind="linter",
+    language="javascript",
+    provision=Provision("npm", "oxlint", "1.94.0", "oxlint", ("node_modules",)),
+    timeout_ms=60_000,  # it lints large repositories in a few seconds
+    docs_url="https://oxc.rs/docs/guide/usage/linter",
+    fix_command="oxlint --fix",
+    watch_patterns=(".oxlintrc*", "oxlint.config.ts", *ROOT_ONLY_FILES),
+    fallback=True,
+)
+
+
 class OxlintEngine:
-    name = "oxlint"
-    npm_package = "oxlint"
-    bin_name = "oxlint"
-    whole_program = False
+    spec = SPEC
+    name = SPEC.name
+
+    def detect(self, root: Path) -> str | None:
+        return paths.root_file(root, (".oxlintrc", "oxlint.config.ts"), (".oxlintrc.",))
+
+    def default_enabled(self, root: Path) -> bool:
+        # The reference enables Oxlint unless told otherwise, in a JS/TS project.
+        # Except in a project that is only Python.
+        return has_js_ts_markers(root) or not has_python_markers(root)
 
     def relevant(self, rel_path: str) -> bool:
         return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)

@@ -82,6 +82,21 @@ def upward_dirs(root: Path, rel_path: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]
 
 
+def root_file(root: Path, names: Sequence[str], prefixes: Sequence[str] = ()) -> str | None:
+    """The first root-level file named one of `names` or starting with one of
+    `prefixes` (in sorted name order), or None."""
+    if any((root / name).is_file() for name in names):
+        return next(name for name in names if (root / name).is_file())
+    if prefixes:
+        try:
+            with os.scandir(root) as entries:
+                found = sorted(e.name for e in entries if e.name.startswith(tuple(prefixes)))
+        except OSError:
+            return None
+        return next((name for name in found if (root / name).is_file()), None)
+    return None
+
+
 def join(directory: str, name: str) -> str:
     return f"{directory}/{name}" if directory else name
 

@@ -1,36 +1,41 @@
-"""Finding engine executables and their versions (D12).
+"""Finding engine executables and their versions; installing pinned ones (D12).
 
-Resolution order: the project's own `node_modules/.bin` (only when its real
-path stays inside the canonical root, so a symlink cannot smuggle in an
-executable from elsewhere), then the managed directory that `signalint
+Resolution order, per engine (its `Provision.local` says which local places
+apply): the project's own copy, then the managed directory that `signalint
 engines install` fills with pinned versions, then PATH.
+
+- `node_modules`: the project's `node_modules/.bin`, only when the real
+  path stays inside the canonical root (a symlink cannot smuggle in an
+  executable from elsewhere).
+- `venv`: the project's virtual environment (`project_venv`): `.venv` or
+  `venv` in the root (real path inside it), else the active `VIRTUAL_ENV`.
+
+The managed directory holds an npm prefix (`node_modules/.bin`) and a
+Python virtual environment (`python/`) for pip-provisioned engines.
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
 import re
 import shutil
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import platformdirs
 
-from signalint.engines.base import Command, Engine
-from signalint.process import run_blocking
+from signalint.engines.base import Engine, Provision
+from signalint.process import Command, run_blocking
 
-PINNED: dict[str, str] = {
-    "oxlint": "1.94.0",
-    "tsc": "7.0.2",
-    "biome": "2.6.8",
-    "eslint": "10.15.0",
-}
 VERSION_TIMEOUT_S = 30.0
 _VERSION = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
+VENV_NAMES = (".venv", "venv")
 
 Source = Literal["project", "managed", "PATH", "missing"]
 
@@ -61,6 +66,11 @@ def managed_dir() -> Path:
     return Path(platformdirs.user_cache_dir("signalint")) / "engines"
 
 
+def managed_venv() -> Path:
+    """The managed virtual environment of pip-provisioned engines."""
+    return managed_dir() / "python"
+
+
 def prepare_managed_dir() -> Path:
     """Create the managed directory with the package.json npm needs to install into it."""
     directory = managed_dir()
@@ -81,6 +91,10 @@ def _bin_candidates(bin_dir: Path, bin_name: str) -> list[Path]:
     return [bin_dir / name for name in names]
 
 
+def _venv_bin(venv: Path) -> Path:
+    return venv / ("Scripts" if os.name == "nt" else "bin")
+
+
 def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
@@ -89,17 +103,75 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _is_venv(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file()
+
+
+def project_venv(root: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The project's Python virtual environment, if it has one.
+
+    `.venv` or `venv` in the root whose real path stays inside the root,
+    else the active `VIRTUAL_ENV` (the one the user chose by activating it).
+    """
+    env = os.environ if env is None else env
+    canonical_root = os.path.realpath(root)
+    for name in VENV_NAMES:
+        candidate = Path(canonical_root) / name
+        if _is_venv(candidate) and _inside(os.path.realpath(candidate), canonical_root):
+            return candidate
+    active = env.get("VIRTUAL_ENV", "")
+    if active and _is_venv(Path(active)):
+        return Path(active)
+    return None
+
+
+def project_python(root: Path) -> Path | None:
+    """The interpreter of the project's virtual environment, if any."""
+    venv = project_venv(root)
+    if venv is None:
+        return None
+    for name in ("python", "python3", "python.exe"):
+        candidate = _venv_bin(venv) / name
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _local(provision: Provision, root: Path) -> Path | None:
+    canonical_root = os.path.realpath(root)
+    for place in provision.local:
+        if place == "node_modules":
+            bin_dir = Path(canonical_root) / "node_modules" / ".bin"
+            inside = canonical_root
+        else:
+            venv = project_venv(root)
+            if venv is None:
+                continue
+            bin_dir = _venv_bin(venv)
+            inside = os.path.realpath(venv)
+        for candidate in _bin_candidates(bin_dir, provision.bin_name):
+            if _executable(candidate) and _inside(os.path.realpath(candidate), inside):
+                return candidate
+    return None
+
+
+def _managed_bin(provision: Provision) -> Path:
+    if provision.installer == "npm":
+        return managed_dir() / "node_modules" / ".bin"
+    return _venv_bin(managed_venv())
+
+
 def resolve(engine: str | Engine, root: Path) -> Resolved:
     """Find `engine`'s executable for the project at `root` (see module docstring)."""
-    spec = _engine(engine)
-    canonical_root = os.path.realpath(root)
-    for candidate in _bin_candidates(Path(canonical_root) / "node_modules" / ".bin", spec.bin_name):
-        if _executable(candidate) and _inside(os.path.realpath(candidate), canonical_root):
-            return Resolved(spec.name, candidate, "project")
-    for candidate in _bin_candidates(managed_dir() / "node_modules" / ".bin", spec.bin_name):
+    spec = _engine(engine).spec
+    provision = spec.provision
+    local = _local(provision, root)
+    if local is not None:
+        return Resolved(spec.name, local, "project")
+    for candidate in _bin_candidates(_managed_bin(provision), provision.bin_name):
         if _executable(candidate):
             return Resolved(spec.name, candidate, "managed")
-    found = shutil.which(spec.bin_name)
+    found = shutil.which(provision.bin_name)
     if found:
         return Resolved(spec.name, Path(found), "PATH")
     return Resolved(spec.name, None, "missing")
@@ -147,15 +219,15 @@ def version_command(path: Path, timeout_s: float = VERSION_TIMEOUT_S) -> Command
     )
 
 
-def version(path: Path, package: str | None = None) -> str | None:
-    """The engine's version: from the manifest of its npm `package` when that
-    package owns `path` (no process), else `<path> --version`, parsed;
-    remembered in this process until the executable changes."""
+def version(path: Path, provision: Provision | None = None) -> str | None:
+    """The engine's version: from its package's metadata when that package
+    owns `path` (no process), else `<path> --version`, parsed; remembered in
+    this process until the executable changes."""
     key = executable_key(path)
     if key is None:
         return None
     if key not in _versions:
-        found = package_version(os.path.realpath(path), package) if package else None
+        found = package_version(os.path.realpath(path), provision) if provision else None
         if found is None:
             result = run_blocking(version_command(path))
             found = parse_version(result.stdout) if result.exit_code == 0 else None
@@ -163,8 +235,12 @@ def version(path: Path, package: str | None = None) -> str | None:
     return _versions[key]
 
 
-def package_version(real: str, package: str) -> str | None:
-    """The version in the manifest of npm package `package` owning `real`."""
+def package_version(real: str, provision: Provision) -> str | None:
+    """The installed version of `provision.package` owning the executable at
+    `real`: from its npm manifest, or from the `*.dist-info` directory of its
+    virtual environment (pip); None when neither is found."""
+    if provision.installer == "pip":
+        return _dist_version(real, provision.package)
     directory = os.path.dirname(real)
     for _ in range(6):
         try:
@@ -173,10 +249,22 @@ def package_version(real: str, package: str) -> str | None:
         except (OSError, ValueError):
             directory = os.path.dirname(directory)
             continue
-        if isinstance(manifest, dict) and manifest.get("name") == package:
+        if isinstance(manifest, dict) and manifest.get("name") == provision.package:
             found = manifest.get("version")
             return found if isinstance(found, str) else None
         directory = os.path.dirname(directory)
+    return None
+
+
+def _dist_version(real: str, package: str) -> str | None:
+    venv = os.path.dirname(os.path.dirname(real))  # <venv>/bin/<executable>
+    name = re.sub(r"[-_.]+", "_", package).lower()
+    pattern = os.path.join(glob.escape(venv), "lib", "python*", "site-packages", "*.dist-info")
+    for found in glob.glob(pattern):
+        stem = os.path.basename(found)[: -len(".dist-info")]
+        dist, _, number = stem.rpartition("-")
+        if re.sub(r"[-_.]+", "_", dist).lower() == name and number:
+            return number
     return None
 
 
@@ -194,16 +282,28 @@ def install_hint(name: str) -> str:
     return f"signalint engines install {name}"
 
 
-def install_argv(names: Sequence[str]) -> tuple[str, ...]:
-    """The npm command installing the pinned packages of `names` into managed_dir()."""
-    packages = [f"{_engine(name).npm_package}@{PINNED[name]}" for name in names]
-    return (
-        "npm",
-        "install",
-        "--prefix",
-        str(managed_dir()),
-        "--no-audit",
-        "--no-fund",
-        "--save-exact",
-        *packages,
-    )
+def install_commands(names: Sequence[str], timeout_s: float) -> list[Command]:
+    """The commands installing the pinned packages of `names` into `managed_dir()`.
+
+    npm packages go to the managed npm prefix; pip packages into the managed
+    virtual environment, created with this interpreter when missing.
+    """
+    provisions = [_engine(name).spec.provision for name in names]
+    npm = [p.requirement for p in provisions if p.installer == "npm"]
+    pip = [p.requirement for p in provisions if p.installer == "pip"]
+    directory = managed_dir()
+    commands: list[Command] = []
+    ok = frozenset({0})
+    if npm:
+        argv = ("npm", "install", "--prefix", str(directory), "--no-audit", "--no-fund")
+        commands.append(Command((*argv, "--save-exact", *npm), directory, timeout_s, ok))
+    if pip:
+        venv = managed_venv()
+        if not _is_venv(venv):
+            commands.append(
+                Command((sys.executable, "-m", "venv", str(venv)), directory, timeout_s, ok)
+            )
+        python = str(_venv_bin(venv) / "python")
+        argv = (python, "-m", "pip", "install", "--disable-pip-version-check", "--quiet")
+        commands.append(Command((*argv, *pip), directory, timeout_s, ok))
+    return commands

@@ -21,19 +21,20 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 from signalint import process
 from signalint.config import timeout_setting
 from signalint.engines.base import (
-    Command,
     Engine,
     EngineConfigError,
     EngineContext,
     EngineOutputError,
+    ReportsLinted,
+    SelectsFiles,
 )
 from signalint.engines.resolve import Resolved, install_hint, resolve
 from signalint.model import EngineOutcome, Issue
+from signalint.process import Command
 
 EXCERPT_CHARS = 300
 # Leave room for the environment and the engine's fixed arguments; a single
@@ -101,28 +102,6 @@ def _failure(
 Progress = Callable[[str, str], None]
 
 
-@runtime_checkable
-class ReportsLinted(Protocol):
-    """An engine whose output names every file it linted, with or without findings."""
-
-    def linted(self, result: process.ProcessResult, ctx: EngineContext) -> set[str]:
-        """Project-relative paths the run linted. Raises EngineOutputError on garbage."""
-        ...
-
-
-@runtime_checkable
-class SelectsFiles(Protocol):
-    """An engine that can say, without linting, which candidate files it lints."""
-
-    def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
-        """A command whose output names the files of `files` the engine would lint."""
-        ...
-
-    def selected(self, result: process.ProcessResult, ctx: EngineContext) -> set[str]:
-        """Project-relative paths the selection run names. Raises EngineOutputError."""
-        ...
-
-
 @dataclass(frozen=True, slots=True, repr=False)
 class EngineRun:
     """An engine's outcome plus the raw results it was parsed from.
@@ -175,14 +154,14 @@ async def run_engine(
         )
         return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
-    if not engine.whole_program and not relevant:
+    if not engine.spec.whole_program and not relevant:
         return outcome("ok")
     resolved = resolved or resolve(engine, root)
     if resolved.path is None:
         return outcome(
             "disabled",
             message=f"{engine.name} is enabled but not installed; install it with "
-            f"`{install_hint(engine.name)}` or add {engine.npm_package} to the project",
+            f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
         )
     if progress:
         progress(engine.name, "start")
@@ -213,7 +192,7 @@ async def run_engine(
         detail = f" (output: {sample})" if sample and sample not in exc.message else ""
         return outcome("error", message=f"{prefix}: {exc.message}{detail}")
 
-    if not engine.whole_program and isinstance(engine, SelectsFiles):
+    if not engine.spec.whole_program and isinstance(engine, SelectsFiles):
         fixed = engine.selection(ctx, []).argv
         chosen = {f for f in relevant if f in known_checked}
         for batch in batches([f for f in relevant if f not in chosen], fixed):
@@ -236,7 +215,7 @@ async def run_engine(
             if isinstance(probed, EngineRun):
                 return probed
             probe_result = probed
-        if engine.whole_program:
+        if engine.spec.whole_program:
             commands = [engine.command(ctx, [], probe_result)]
         else:
             fixed = engine.command(ctx, [], probe_result).argv
@@ -246,7 +225,7 @@ async def run_engine(
     except EngineConfigError as exc:
         return outcome("error", message=str(exc))
 
-    reports = not engine.whole_program and isinstance(engine, ReportsLinted)
+    reports = not engine.spec.whole_program and isinstance(engine, ReportsLinted)
     if reports:
         linted = set()
     issues: list[Issue] = []

@@ -27,13 +27,21 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from signalint.engines import paths
-from signalint.engines.base import Command, EngineConfigError, EngineContext, EngineOutputError
+from signalint.engines.base import (
+    EngineConfigError,
+    EngineContext,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.engines.tsc_build import (
     BuildPlan,
     plan_build,
     typescript_major,
 )
 from signalint.model import Issue, Severity
+from signalint.process import Command
+from signalint.project import has_js_ts_markers, has_python_markers
 
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
@@ -88,11 +96,29 @@ def _severity(category: str) -> Severity:
     return "error" if category == "error" else "warning"
 
 
+SPEC = EngineSpec(
+    name="tsc",
+    kind="compiler",
+    language="javascript",
+    provision=Provision("npm", "typescript", "7.0.2", "tsc", ("node_modules",)),
+    timeout_ms=180_000,  # a large program on two shared cores (see eslint)
+    docs_url="https://www.typescriptlang.org/",
+    whole_program=True,
+    watch_patterns=("tsconfig*.json", "jsconfig*.json"),
+)
+
+
 class TscEngine:
-    name = "tsc"
-    npm_package = "typescript"
-    bin_name = "tsc"
-    whole_program = True
+    spec = SPEC
+    name = SPEC.name
+
+    def detect(self, root: Path) -> str | None:
+        return paths.root_file(root, (CONFIG_NAME,))
+
+    def default_enabled(self, root: Path) -> bool:
+        # The reference enables tsc unless told otherwise, in a JS/TS project.
+        # Except in a project that is only Python.
+        return has_js_ts_markers(root) or not has_python_markers(root)
 
     def relevant(self, rel_path: str) -> bool:
         return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from signalint.cluster import Clustering
+from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue
 
 SARIF_VERSION = "2.1.0"
@@ -25,16 +26,6 @@ SARIF_SCHEMA = (
 )
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "signalintIssueId/v1"
-
-INFORMATION_URIS: dict[str, str] = {
-    "oxlint": "https://oxc.rs/docs/guide/usage/linter",
-    "tsc": "https://www.typescriptlang.org/",
-    "biome": "https://biomejs.dev/",
-    "eslint": "https://eslint.org/",
-    "ruff": "https://docs.astral.sh/ruff/",
-    "mypy": "https://mypy-lang.org/",
-    "pyright": "https://microsoft.github.io/pyright/",
-}
 
 
 def _root_uri(project_root: str) -> str:
@@ -121,8 +112,8 @@ def build_log(
         version = (versions or {}).get(engine)
         if version:
             driver["version"] = version
-        if engine in INFORMATION_URIS:
-            driver["informationUri"] = INFORMATION_URIS[engine]
+        if engine in ENGINES:
+            driver["informationUri"] = ENGINES[engine].spec.docs_url
         driver["rules"] = rules
         runs.append(
             {

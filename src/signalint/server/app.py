@@ -22,6 +22,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from signalint import __version__
+from signalint.engines.registry import ENGINES
 from signalint.server import schemas
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, ToolSpec
@@ -29,10 +30,11 @@ from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
 
 INSTRUCTIONS = (
-    "Signalint runs this project's own linters and type checkers (oxlint, tsc, biome, "
-    "eslint) and returns ranked, clustered diagnostics. Call ping to confirm the project "
-    "root, check_project for a baseline, get_issue_detail for full messages, and "
-    "after_edit_check with the changed files and the baseline checkId after each edit."
+    "Signalint runs this project's own linters and type checkers "
+    f"({', '.join(ENGINES)}) and returns ranked, clustered diagnostics. Call ping to "
+    "confirm the project root, check_project for a baseline, get_issue_detail for full "
+    "messages, and after_edit_check with the changed files and the baseline checkId after "
+    "each edit."
 )
 
 

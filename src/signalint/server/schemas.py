@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from signalint.engines.registry import ENGINES
+
 Schema = dict[str, Any]
 
 MAX_PATHS: Final = 10_000
@@ -111,7 +113,7 @@ INPUTS: Final[dict[str, Schema]] = {
             },
             "rule": _id("A rule id, exactly, e.g. TS2322."),
             "severity": SEVERITY,
-            "engine": _id("oxlint, tsc, biome or eslint."),
+            "engine": _id("One of: " + ", ".join(ENGINES) + "."),
         },
         ["checkId"],
     ),
