@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from signalint.incremental import _tsc_configs, dump_issues, load_issues, package_version
 from signalint.engines.registry import ENGINES
+from signalint.incremental import _tsc_configs, dump_issues, load_issues, package_version
 from signalint.model import Issue
 
 

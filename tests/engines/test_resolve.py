@@ -132,4 +132,7 @@ def test_version_is_cached_until_the_executable_changes(tmp_path: Path) -> None:
 @pytest.mark.skipif(not (REAL_BIN / "tsc").exists(), reason="real engines not installed")
 def test_real_engine_versions_match_the_pins() -> None:
     for name, engine in ENGINES.items():
-        assert resolve.version(REAL_BIN / engine.spec.provision.bin_name) == ENGINES[name].spec.provision.version
+        assert (
+            resolve.version(REAL_BIN / engine.spec.provision.bin_name)
+            == ENGINES[name].spec.provision.version
+        )
