@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from signalint.check import Scope, run_check
+from signalint.check import run_check
 from signalint.config import load_config
+from signalint.model import Scope
 
 from .conftest import require_engine
 

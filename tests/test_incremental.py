@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from signalint.engines.registry import ENGINES
-from signalint.incremental import _tsc_configs, dump_issues, load_issues, package_version
+from signalint.engines.resolve import package_version
+from signalint.engines.tsc_program import config_chain as _tsc_configs
+from signalint.issue_codec import dump_issues, load_issues
 from signalint.model import Issue
 
 

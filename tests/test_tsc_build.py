@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from signalint.check import Scope, run_check
+from signalint.check import run_check
 from signalint.config import load_config
 from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_report
-from signalint.incremental import _remove_abandoned_cold_dirs, _tsc_configs
-from signalint.model import CheckResult
+from signalint.engines.tsc_program import config_chain as _tsc_configs
+from signalint.model import CheckResult, Scope
+from signalint.program_cache import _remove_abandoned_cold_dirs
 
 from .conftest import require_engine
 from .helpers import write_executable

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,38 +20,14 @@ import pathspec
 from signalint import ids
 from signalint.cache import ResultCache
 from signalint.config import Config, state_dir
+from signalint.context import Context
 from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress, run_engine
-from signalint.incremental import run_file_engine, run_tsc
+from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
-from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.model import CheckResult, EngineOutcome, Issue, Scope
+from signalint.program_cache import ProgramRequest, run_program_engine
 from signalint.project import walk
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """What a check covers: project-relative targets, and whether it is a file check.
-
-    `targets` are already validated by `project.safe_relative`. Issues outside
-    the targets are filtered out and counted (whole-program engines report
-    on their whole program).
-    """
-
-    targets: tuple[str, ...] = (".",)
-
-    @property
-    def whole_project(self) -> bool:
-        return "." in self.targets
-
-    def contains(self, rel_path: str) -> bool:
-        if self.whole_project:
-            return True
-        return rel_path in self.targets or rel_path.startswith(_prefixes(self.targets))
-
-
-@functools.lru_cache(maxsize=64)
-def _prefixes(targets: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(t.rstrip("/") + "/" for t in targets)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -76,18 +51,6 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, explicit: frozenset[str
     return issue.file in explicit or not ignored.match_file(issue.file)
 
 
-_caches: dict[tuple[Path, int], ResultCache] = {}
-
-
-def _cache_for(state: Path, max_rows: int) -> ResultCache:
-    """One cache object per state dir and process: its file-hash memo then
-    lives as long as a server does."""
-    key = (state, max_rows)
-    if key not in _caches:
-        _caches[key] = ResultCache(state, max_rows=max_rows)
-    return _caches[key]
-
-
 async def _run_one(
     name: str,
     root: Path,
@@ -95,35 +58,41 @@ async def _run_one(
     scope: Scope,
     files: list[str],
     cache: ResultCache | None,
+    context: Context,
     progress: Progress | None,
     reported: Callable[[str], bool],
 ) -> EngineOutcome:
     engine = ENGINES[name]
-    common: dict[str, Any] = {
-        "root": root,
-        "timeout_s": config.timeouts_ms[name] / 1000,
-        "state_dir": state_dir(root),
-        "options": dict(config.engines[name].options),
-        "progress": progress,
-    }
+    options = dict(config.engines[name].options)
+    timeout_s = config.timeouts_ms[name] / 1000
+    state = state_dir(root)
     if engine.spec.whole_program:
         # Freshness needs every candidate input, not only the scope's files.
         def project_files() -> list[str]:
             return files if scope.whole_project else walk(root, config.ignore)
 
-        # Without a cache run_tsc runs cold (no build info from earlier runs).
-        return await run_tsc(
-            engine,
-            cache,
+        request = ProgramRequest(
+            root=root,
             project_files=project_files,
+            options=options,
             target=scope.targets[0],
+            timeout_s=timeout_s,
+            state_dir=state,
             in_scope=reported,
-            **common,
+            progress=progress,
         )
+        return await run_program_engine(engine, cache, context, request)
+    common: dict[str, Any] = {
+        "root": root,
+        "timeout_s": timeout_s,
+        "state_dir": state,
+        "options": options,
+        "progress": progress,
+    }
     if cache is None:
         run = await run_engine(engine, files=files, target=scope.targets[0], **common)
         return run.outcome
-    return await run_file_engine(engine, cache, files=files, **common)
+    return await run_file_engine(engine, cache, context, files=files, **common)
 
 
 def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
@@ -151,16 +120,20 @@ async def run_check(
     *,
     progress: Progress | None = None,
     use_cache: bool = True,
+    context: Context | None = None,
 ) -> CheckRun:
     """Check `scope` of the project at `root` (canonical) with `config`.
 
     With `use_cache` (the default) unchanged results are reused from the
-    state directory's cache (see signalint.incremental); without it every
-    enabled engine runs and nothing is stored.
+    state directory's cache (signalint.file_cache, signalint.program_cache);
+    without it every enabled engine runs and nothing is stored. `context` is
+    the caller's process memory (a server or a watch session keeps one for
+    its lifetime); a new one is made when omitted.
     """
+    context = context or Context()
     scope = scope or Scope()
     files = walk(root, config.ignore, scope.targets)
-    cache = _cache_for(state_dir(root), config.cache_max_rows) if use_cache else None
+    cache = context.cache(state_dir(root), config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     explicit = frozenset(scope.targets).intersection(files)
@@ -173,7 +146,10 @@ async def run_check(
         )
 
     outcomes = await asyncio.gather(
-        *(_run_one(name, root, config, scope, files, cache, progress, reported) for name in enabled)
+        *(
+            _run_one(name, root, config, scope, files, cache, context, progress, reported)
+            for name in enabled
+        )
     )
     outcomes = [_settled(ENGINES[o.engine].spec.whole_program, o) for o in outcomes]
     verdicts: dict[str, bool] = {}  # per file: many issues share a file

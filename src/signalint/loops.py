@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from signalint import ids
-from signalint.check import Scope
-from signalint.model import CheckResult
+from signalint.model import CheckResult, Scope
 
 LOOP_THRESHOLD = 2
 CHURN_THRESHOLD = 3

@@ -20,6 +20,31 @@ SUMMARY_LIMIT = 120
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """What a check covers: project-relative targets, and whether it is a file check.
+
+    `targets` are already validated by `project.safe_relative`. Issues outside
+    the targets are filtered out and counted (whole-program engines report
+    on their whole program).
+    """
+
+    targets: tuple[str, ...] = (".",)
+    _prefixes: tuple[str, ...] = field(init=False, default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_prefixes", tuple(t.rstrip("/") + "/" for t in self.targets))
+
+    @property
+    def whole_project(self) -> bool:
+        return "." in self.targets
+
+    def contains(self, rel_path: str) -> bool:
+        if self.whole_project:
+            return True
+        return rel_path in self.targets or rel_path.startswith(self._prefixes)
+
+
+@dataclass(frozen=True, slots=True)
 class Issue:
     """One diagnostic, normalized.
 

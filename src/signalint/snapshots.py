@@ -39,9 +39,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from signalint import ids
-from signalint.check import Scope
 from signalint.cluster import Cluster, Clustering, cluster, is_systemic
-from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.report import FrontEnd, check_payload, issue_detail
 
 SnapshotKind = Literal["project", "files"]

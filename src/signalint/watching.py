@@ -12,7 +12,6 @@ Coverage follows D7: an engine that did not run ok keeps its previous issues
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import fnmatch
 import os
@@ -24,22 +23,28 @@ from pathlib import Path
 from typing import Any
 
 from signalint import ids
-from signalint.check import CheckRun, Scope
+from signalint.check import CheckRun
 from signalint.cluster import cluster
 from signalint.config import Config
 from signalint.delta import compare
-from signalint.engines.base import EngineConfigError
+from signalint.engines.base import EngineConfigError, SelectsProgram
 from signalint.engines.registry import ENGINES
-from signalint.engines.tsc import select_config
-from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.project import ALWAYS_SKIPPED, PathRefused, walk
 from signalint.snapshots import Snapshot
 
 # Files whose change can alter what any file's check says: they trigger a
-# full re-check instead of a per-file one. Matched against the base name.
-CONFIG_PATTERNS = (
-    *("signalint.config.json", "pyproject.toml", "tsconfig*.json", "jsconfig*.json"),
-    *(".oxlintrc*", "biome.json", "biome.jsonc", "eslint.config.*", ".gitignore"),
+# full re-check instead of a per-file one. Matched against the base name:
+# ours, git's ignore rules, and every engine's (`EngineSpec.watch_patterns`).
+CONFIG_PATTERNS = tuple(
+    dict.fromkeys(
+        (
+            "signalint.config.json",
+            "pyproject.toml",
+            ".gitignore",
+            *(p for engine in ENGINES.values() for p in engine.spec.watch_patterns),
+        )
+    )
 )
 
 
@@ -140,19 +145,27 @@ def classify(
 
 
 def program_groups(root: Path, config: Config, files: Sequence[str]) -> list[tuple[str, ...]]:
-    """`files` split by the TypeScript configuration each one selects.
+    """`files` split by the program each one selects, per enabled engine.
 
-    A check's first target picks the single tsconfig its whole check uses, so
-    files under different tsconfigs are re-checked separately; otherwise a
-    file outside the chosen program would lose its type errors as "resolved".
+    A check's first target picks the single program a whole-program engine
+    checks (tsc: the nearest tsconfig), so files under different programs
+    are re-checked separately; otherwise a file outside the chosen program
+    would lose its type errors as "resolved".
     """
-    groups: dict[str, list[str]] = {}
+    selecting = [
+        engine
+        for name in config.enabled_engines()
+        if isinstance(engine := ENGINES[name], SelectsProgram)
+    ]
+    groups: dict[tuple[str, ...], list[str]] = {}
     for file in files:
-        key = ""
-        if config.engines["tsc"].enabled:
-            with contextlib.suppress(EngineConfigError):  # tsc reports it as its outcome
-                key = select_config(root, file)
-        groups.setdefault(key, []).append(file)
+        key: list[str] = []
+        for engine in selecting:
+            try:
+                key.append(engine.program_for(root, file))
+            except EngineConfigError:  # the engine reports it as its outcome
+                key.append("")
+        groups.setdefault(tuple(key), []).append(file)
     return [tuple(group) for group in groups.values()]
 
 

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from signalint.context import Context
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
 from tests.helpers import write_executable
@@ -116,16 +118,34 @@ def test_parse_version_reads_every_engines_format(output: str, expected: str | N
     assert resolve.parse_version(output) == expected
 
 
-def test_version_is_cached_until_the_executable_changes(tmp_path: Path) -> None:
+def test_version_is_asked_from_the_executable_and_absent_is_none(tmp_path: Path) -> None:
     # A fake engine whose --version output we control (no real engine changes versions).
-    calls = tmp_path / "calls"
-    fake = write_executable(tmp_path / "engine", f'echo x >> {calls}\necho "Version 1.0.0"\n')
+    fake = write_executable(tmp_path / "engine", 'echo "Version 1.0.0"\n')
     assert resolve.version(fake) == "1.0.0"
-    assert resolve.version(fake) == "1.0.0"
-    assert calls.read_text().count("x") == 1
     write_executable(fake, 'echo "Version 10.0.0"\n')
     assert resolve.version(fake) == "10.0.0"
     assert resolve.version(tmp_path / "absent") is None
+
+
+def test_a_context_remembers_a_version_until_the_executable_changes(tmp_path: Path) -> None:
+    calls = tmp_path / "calls"
+    fake = write_executable(tmp_path / "engine", f'echo x >> {calls}\necho "Version 1.0.0"\n')
+    context = Context()
+    cache = context.cache(tmp_path / "state", 1000)
+    provision = ENGINES["oxlint"].spec.provision  # no npm manifest owns the fake
+    found = resolve.Resolved("oxlint", fake, "PATH")
+
+    def ask() -> str:
+        return asyncio.run(context.engine_version(cache, found, provision, 10))
+
+    assert ask() == "1.0.0"
+    assert ask() == "1.0.0"
+    # A new context (another process) reads it from the state directory.
+    assert asyncio.run(Context().engine_version(cache, found, provision, 10)) == "1.0.0"
+    assert calls.read_text().count("x") == 1
+    write_executable(fake, 'echo "Version 10.0.0"\n')
+    os.utime(fake, ns=(1, 1))  # a different executable key even within one clock tick
+    assert ask() == "10.0.0"
 
 
 @pytest.mark.real

@@ -16,11 +16,12 @@ from pathlib import Path
 import click
 
 from signalint import formats
-from signalint.check import CheckRun, Scope, run_check
+from signalint.check import CheckRun, run_check
 from signalint.cli.progress import ProgressLine
 from signalint.cli.project_args import open_project
 from signalint.cluster import cluster
 from signalint.config import Config
+from signalint.model import Scope
 from signalint.report import fails_priority, nothing_checked_message
 from signalint.snapshots import Snapshot, SnapshotStore, snapshot_dir
 
@@ -30,14 +31,14 @@ def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
     the engine's npm manifest or the versions remembered in the state
     directory, so a warm check starts no engine just to ask (a pnpm shim has
     no manifest beside it)."""
-    from signalint.cache import ResultCache
     from signalint.config import state_dir
+    from signalint.context import Context
     from signalint.engines.registry import ENGINES
     from signalint.engines.resolve import resolve
-    from signalint.incremental import engine_version
 
     root = Path(run.result.project_root)
-    cache = ResultCache(state_dir(root), max_rows=config.cache_max_rows)
+    context = Context()
+    cache = context.cache(state_dir(root), config.cache_max_rows)
 
     async def lookup(name: str) -> str | None:
         engine = ENGINES[name]
@@ -45,7 +46,7 @@ def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
         if resolved.path is None:
             return None
         timeout_s = config.timeouts_ms[name] / 1000
-        found = await engine_version(cache, resolved, engine.spec.provision, timeout_s)
+        found = await context.engine_version(cache, resolved, engine.spec.provision, timeout_s)
         return None if found == "unknown" else found
 
     async def lookup_all() -> dict[str, str | None]:

@@ -25,12 +25,13 @@ from typing import Any, TypeVar
 import click
 from watchfiles import Change, awatch
 
-from signalint.check import CheckRun, Scope, run_check
+from signalint.check import CheckRun, run_check
 from signalint.cli.progress import ProgressLine
 from signalint.cli.project_args import open_project
 from signalint.config import Config, ConfigError, load_config, state_dir
+from signalint.context import Context
 from signalint.delta import LIST_LIMIT
-from signalint.model import CheckResult
+from signalint.model import CheckResult, Scope
 from signalint.project import PathRefused
 from signalint.watching import (
     Batch,
@@ -102,6 +103,7 @@ class _Session:
         self.stop = asyncio.Event()
         self.exit_code = 0
         self._running: asyncio.Task[Any] | None = None
+        self.context = Context()  # memory kept across the session's re-checks
 
     def on_signal(self, exit_code: int) -> None:
         self.exit_code = self.exit_code or exit_code
@@ -126,7 +128,8 @@ class _Session:
         progress = ProgressLine()
         progress.start()
         try:
-            return await self.stoppable(run_check(self.root, self.config, Scope(tuple(targets))))
+            check = run_check(self.root, self.config, Scope(tuple(targets)), context=self.context)
+            return await self.stoppable(check)
         finally:
             progress.stop()
 

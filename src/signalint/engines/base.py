@@ -254,3 +254,16 @@ class WholeProgram(Protocol):
         check). `changed` are absolute inputs whose content changed since the
         previous record (they may invalidate the engine's own state)."""
         ...
+
+
+@runtime_checkable
+class SelectsProgram(Protocol):
+    """A whole-program engine whose program depends on the check's first target
+    (tsc: the nearest tsconfig.json). Engines without it have one program."""
+
+    def program_for(self, root: Path, target: str) -> str:
+        """The configuration a check whose first target is `target` would check.
+
+        Raises EngineConfigError when there is none (the check reports it).
+        """
+        ...

@@ -177,9 +177,6 @@ def resolve(engine: str | Engine, root: Path) -> Resolved:
     return Resolved(spec.name, None, "missing")
 
 
-_versions: dict[str, str | None] = {}
-
-
 def package_manifest_digest(real: str) -> str:
     """Digest of the package.json owning `real` ("" if none).
 
@@ -221,18 +218,15 @@ def version_command(path: Path, timeout_s: float = VERSION_TIMEOUT_S) -> Command
 
 def version(path: Path, provision: Provision | None = None) -> str | None:
     """The engine's version: from its package's metadata when that package
-    owns `path` (no process), else `<path> --version`, parsed; remembered in
-    this process until the executable changes."""
-    key = executable_key(path)
-    if key is None:
+    owns `path` (no process), else `<path> --version`, parsed. None when the
+    executable is gone or does not say."""
+    if not os.path.exists(path):
         return None
-    if key not in _versions:
-        found = package_version(os.path.realpath(path), provision) if provision else None
-        if found is None:
-            result = run_blocking(version_command(path))
-            found = parse_version(result.stdout) if result.exit_code == 0 else None
-        _versions[key] = found
-    return _versions[key]
+    found = package_version(os.path.realpath(path), provision) if provision else None
+    if found is None:
+        result = run_blocking(version_command(path))
+        found = parse_version(result.stdout) if result.exit_code == 0 else None
+    return found
 
 
 def package_version(real: str, provision: Provision) -> str | None:

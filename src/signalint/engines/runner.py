@@ -32,7 +32,7 @@ from signalint.engines.base import (
     ReportsLinted,
     SelectsFiles,
 )
-from signalint.engines.resolve import Resolved, install_hint, resolve
+from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
 from signalint.model import EngineOutcome, Issue
 from signalint.process import Command
 
@@ -172,6 +172,7 @@ async def run_engine(
         state_dir=state_dir,
         options=options,
         target=target,
+        python=project_python(root),
     )
 
     async def attempt(command: Command) -> process.ProcessResult | EngineRun:

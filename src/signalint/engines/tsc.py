@@ -18,13 +18,11 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from signalint.engines import paths
 from signalint.engines.base import (
@@ -32,6 +30,9 @@ from signalint.engines.base import (
     EngineContext,
     EngineOutputError,
     EngineSpec,
+    Memory,
+    Program,
+    ProgramKey,
     Provision,
 )
 from signalint.engines.tsc_build import (
@@ -39,12 +40,10 @@ from signalint.engines.tsc_build import (
     plan_build,
     typescript_major,
 )
+from signalint.engines.tsc_program import build_program, config_chain
 from signalint.model import Issue, Severity
-from signalint.process import Command
+from signalint.process import Command, ProcessResult
 from signalint.project import has_js_ts_markers, has_python_markers
-
-if TYPE_CHECKING:
-    from signalint.process import ProcessResult
 
 SUFFIXES = paths.JS_SUFFIXES
 CONFIG_NAME = "tsconfig.json"
@@ -129,6 +128,33 @@ class TscEngine:
 
     def probe(self, ctx: EngineContext) -> Command | None:
         return None
+
+    def program_for(self, root: Path, target: str) -> str:
+        return select_config(root, target)
+
+    def program_key(self, ctx: EngineContext) -> ProgramKey | None:
+        """The selected config and its chain (`tsc_program.config_chain`)."""
+        try:
+            config = select_config(ctx.root, ctx.target)
+        except EngineConfigError:
+            return None  # the run reports it
+        chain = config_chain(ctx.root, config)
+        return None if chain is None else ProgramKey(tuple(chain))
+
+    def program(
+        self,
+        results: Sequence[ProcessResult],
+        ctx: EngineContext,
+        memory: Memory | None,
+        changed: frozenset[str],
+    ) -> Program:
+        """`--listFiles` of a project run; the build's union in build mode."""
+        stdout = results[-1].stdout if results else ""
+        config = select_config(ctx.root, ctx.target)
+        plan = build_plan(ctx, config)
+        if plan is None:
+            return Program(tuple(dict.fromkeys(program_files(stdout))))
+        return build_program(plan, stdout, memory, changed)
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
@@ -284,27 +310,15 @@ class _Pending:
 
     def issue(self, engine: str) -> Issue:
         assert self.file is not None
-        return _issue(
-            engine,
-            self.file,
-            self.line,
-            self.col,
-            self.rule,
-            self.severity,
-            "\n".join(self.message),
+        return Issue(
+            engine=engine,
+            file=self.file,
+            line=self.line,
+            col=self.col,
+            rule=self.rule,
+            severity=self.severity,
+            message="\n".join(self.message),
         )
-
-
-@functools.lru_cache(maxsize=131072)
-def _issue(
-    engine: str, file: str, line: int, col: int, rule: str, severity: Severity, message: str
-) -> Issue:
-    # tsc re-reports its whole program on every run; in a long-lived server
-    # most diagnostics are the ones it reported last time, so the (immutable)
-    # issues are reused instead of re-hashed.
-    return Issue(
-        engine=engine, file=file, line=line, col=col, rule=rule, severity=severity, message=message
-    )
 
 
 ENGINE = TscEngine()

@@ -19,10 +19,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from signalint.check import CheckRun, Scope, run_check
+from signalint.check import CheckRun, run_check
 from signalint.cluster import cluster
 from signalint.config import CONFIG_FILE, Config, ConfigError, config_source
 from signalint.history import metrics_record, payload_bytes
+from signalint.model import Scope
 from signalint.project import PathRefused, has_js_ts_markers, safe_relative
 from signalint.report import check_payload, compact_keys
 from signalint.server.errors import (
@@ -117,7 +118,7 @@ async def _run_engines(
     await send(0, relay.total, "walking project files")
     pump = asyncio.ensure_future(relay.pump())
     try:
-        run = await run_check(state.root, config, scope, progress=relay)
+        run = await run_check(state.root, config, scope, progress=relay, context=state.context)
     except BaseException:
         pump.cancel()
         raise

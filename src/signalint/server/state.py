@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from signalint.config import PAYLOAD_MODES, Config, ConfigError, load_config
 
 if TYPE_CHECKING:
+    from signalint.context import Context
     from signalint.history import Session
     from signalint.snapshots import SnapshotStore
 
@@ -68,6 +69,13 @@ class ServerState:
         max_count = config.snapshot_max if config else DEFAULT_MAX_COUNT
         ttl_s = config.snapshot_ttl_s if config else DEFAULT_TTL_S
         return SnapshotStore(max_count, ttl_s, directory=snapshot_dir(self.root), background=True)
+
+    @cached_property
+    def context(self) -> Context:
+        """This server's memory between checks (caches, decoded issues, programs)."""
+        from signalint.context import Context
+
+        return Context()
 
     @cached_property
     def history(self) -> Session:

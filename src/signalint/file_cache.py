@@ -1,0 +1,236 @@
+"""Cached runs of file-local engines: reuse what cannot have changed, run the rest.
+
+File-local engines (the linters) are cached per file under a key that
+covers everything the result depends on (D1): the file's content and
+project-relative path, the engine, its version, its options, and the
+content of every config file the engine reads for that file
+(`Engine.config_files`). Only misses are run, in batches; each miss's issues
+are stored under its own key. A candidate file the engine did not check (its
+configuration does not cover it: a README for ESLint without a Markdown
+plugin) is stored as "not checked" under the same key, so it does not re-run
+either and never counts as checked.
+
+Results that cannot be attributed safely (an engine error, an issue in a
+file that was not an input of the batch) are never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import posixpath
+import time
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from pathlib import Path
+from typing import Any
+
+from signalint.cache import ResultCache
+from signalint.context import NOT_CHECKED, Context
+from signalint.engines.base import Engine
+from signalint.engines.resolve import resolve
+from signalint.engines.runner import Progress, run_engine
+from signalint.issue_codec import ENCODING_VERSION, dump_issues
+from signalint.model import EngineOutcome, Issue
+
+KEY_VERSION = f"3:{ENCODING_VERSION}"
+CHECKED = b"+"
+
+
+def digest(*parts: object) -> str:
+    """A key from parts (joined with a separator no path contains)."""
+    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
+
+
+class _Configs:
+    """Config files (with content hashes) per engine and directory, memoized.
+
+    Every adapter looks configs up from the file's directory upward, so the
+    answer depends on the directory only.
+    """
+
+    def __init__(self, cache: ResultCache, root: Path) -> None:
+        self.cache, self.root = cache, root
+        self._memo: dict[tuple[str, str], str] = {}
+
+    def fingerprint(self, engine: Engine, rel_path: str) -> str:
+        key = (engine.name, posixpath.dirname(rel_path))
+        if key not in self._memo:
+            files = engine.config_files(self.root, rel_path)
+            digests = self.cache.digests(self.root, files)
+            self._memo[key] = digest(*(f"{f}={digests.get(f, '-')}" for f in files))
+        return self._memo[key]
+
+
+def _file_keys(
+    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+) -> dict[str, str]:
+    """The cache key of each readable file among `files` (see module docstring)."""
+    contents = cache.digests(root, files)
+    configs = _Configs(cache, root)
+    return {
+        f: digest(base, f, contents[f], configs.fingerprint(engine, f))
+        for f in files
+        if f in contents
+    }
+
+
+def _membership_keys(
+    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+) -> dict[str, str]:
+    """Content-independent keys recording whether the engine checks a path.
+
+    Whether ESLint or Biome checks a file depends on its path and their
+    configuration (globs, ignores, languages), never on its content: an edit
+    to a file they do not check (a README) does not start them, and an edited
+    file Biome is known to check needs no selection run. Entries are
+    `CHECKED` or `NOT_CHECKED`.
+    """
+    configs = _Configs(cache, root)
+    return {f: digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
+
+
+# Timestamps on the file systems we know tick in a few milliseconds at most;
+# anything touched this close to (or after) a run's start may have changed
+# under the engine, so its result is used but not stored.
+SETTLE_NS = 100_000_000
+
+
+def touched_since(paths_abs: Sequence[str], since_ns: int) -> set[str]:
+    touched = set()
+    for path in paths_abs:
+        try:
+            st = os.stat(path)
+        except OSError:
+            touched.add(path)
+            continue
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns - SETTLE_NS:
+            touched.add(path)
+    return touched
+
+
+async def run_file_engine(
+    engine: Engine,
+    cache: ResultCache,
+    context: Context,
+    *,
+    root: Path,
+    files: Sequence[str],
+    options: dict[str, object],
+    progress: Progress | None,
+    timeout_s: float,
+    state_dir: Path,
+) -> EngineOutcome:
+    """Run a file-local engine on the cache misses among `files`.
+
+    `files_checked` counts the files the engine checked, from the cache or
+    in this run; candidates it does not check are remembered but not counted.
+    """
+    run_args: dict[str, Any] = {
+        "timeout_s": timeout_s,
+        "state_dir": state_dir,
+        "options": options,
+        "progress": progress,
+    }
+    relevant = [f for f in files if engine.relevant(f)]
+    resolved = resolve(engine, root)
+    if not relevant or resolved.path is None:
+        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
+        return run.outcome
+    base = digest(
+        KEY_VERSION,
+        engine.name,
+        await context.engine_version(cache, resolved, engine.spec.provision, timeout_s),
+        json.dumps(options, sort_keys=True),
+    )
+    started_ns = time.time_ns()
+    issues: list[Issue] = []
+    cached = 0  # files the engine checked, answered from the cache
+    marks: dict[str, str] | None = None  # membership keys, taken before the run
+    if not cache.has_results():
+        # A new cache: every lookup would miss. Run the engine at once and
+        # derive the keys afterwards, off the event loop (a separate cache
+        # object: its memo is not shared across threads).
+        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
+        sibling = ResultCache(cache.path.parent)
+        keys = await asyncio.to_thread(_file_keys, sibling, engine, root, relevant, base)
+        misses = relevant
+    else:
+        keys = _file_keys(cache, engine, root, relevant, base)
+        found = context.lookup(cache, list(keys.values()))
+        misses = [f for f in relevant if keys.get(f) not in found]
+        for f in relevant:
+            key = keys.get(f)
+            entry = found.get(key) if key is not None else None
+            if entry is not None:
+                issues.extend(entry)
+                cached += 1
+        if misses:
+            marks = _membership_keys(cache, engine, root, misses, base)
+            verdicts = cache.get_many(list(marks.values()))
+            unchecked = {f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED}
+            if unchecked:
+                cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
+                misses = [f for f in misses if f not in unchecked]
+            run_args["known_checked"] = {f for f in misses if verdicts.get(marks[f]) == CHECKED}
+        if not misses:
+            return EngineOutcome(
+                engine.name,
+                "ok",
+                tuple(issues),
+                files_checked=cached,
+                cache_hits=len(relevant),
+            )
+        run = await run_engine(engine, root=root, files=misses, resolved=resolved, **run_args)
+    outcome = run.outcome
+    checked = set(misses) if run.linted is None else run.linted
+    if outcome.status == "ok":
+        touched = touched_since([f"{root}/{f}" for f in misses], started_ns)
+        stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
+        _store_per_file(cache, context, outcome.issues, misses, stable, checked)
+        if run.linted is not None:
+            if marks is None:
+                marks = _membership_keys(cache, engine, root, misses, base)
+            cache.put_many(
+                {marks[f]: CHECKED if f in checked else NOT_CHECKED for f in misses if f in marks}
+            )
+    issues.extend(outcome.issues)
+    return EngineOutcome(
+        engine=engine.name,
+        status=outcome.status,
+        issues=tuple(issues),
+        message=outcome.message,
+        duration_ms=outcome.duration_ms,
+        files_checked=cached + (outcome.files_checked if outcome.status != "ok" else len(checked)),
+        cache_hits=len(relevant) - len(misses),
+        cache_misses=len(misses),
+    )
+
+
+def _store_per_file(
+    cache: ResultCache,
+    context: Context,
+    issues: Sequence[Issue],
+    misses: Sequence[str],
+    keys: dict[str, str],
+    checked: AbstractSet[str],
+) -> None:
+    """Store each miss's entry: its issues if the engine checked it, else "not checked"."""
+    by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in checked}
+    for issue in issues:
+        if issue.file not in by_file:
+            return  # not attributable to one checked input: store nothing
+        by_file[issue.file].append(issue)
+    entries: dict[str, tuple[Issue, ...] | None] = {
+        f: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys
+    }
+    cache.put_many(
+        {
+            keys[f]: NOT_CHECKED if found is None else dump_issues(found)
+            for f, found in entries.items()
+        }
+    )
+    for f, found in entries.items():
+        context.decoded.put(keys[f], found)
