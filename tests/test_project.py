@@ -10,6 +10,7 @@ import pytest
 from signalint.project import (
     PathRefused,
     RootError,
+    WalkMemo,
     discover_root,
     find_root,
     has_js_ts_markers,
@@ -333,3 +334,34 @@ def test_walk_has_no_file_cap(tmp_path: Path) -> None:
     files = walk(tmp_path, ["dist/**"])
     assert len(files) == 20_000
     assert files == sorted(expected)
+
+
+def _age(path: Path, seconds: float = 10.0) -> None:
+    """Make a directory look modified `seconds` ago (older than the racy window)."""
+    stamp = os.stat(path).st_mtime_ns - int(seconds * 1e9)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def test_a_walk_memo_gives_the_same_files_and_sees_every_change(tmp_path: Path) -> None:
+    root = tmp_path
+    (root / "src" / "deep").mkdir(parents=True)
+    for name in ("src/a.ts", "src/deep/b.ts", "keep.md", "src/.gitignore"):
+        (root / name).write_text("x" if name.endswith((".ts", ".md")) else "")
+    for directory in (root, root / "src", root / "src" / "deep"):
+        _age(directory)
+    memo = WalkMemo()
+    plain = walk(root, [])
+    assert walk(root, [], memo=memo) == plain
+    assert walk(root, [], memo=memo) == plain  # answered from the memo
+    (root / "src" / "deep" / "c.ts").write_text("new")  # changes deep/'s stat
+    assert walk(root, [], memo=memo) == sorted([*plain, "src/deep/c.ts"])
+    # A new rule in an existing .gitignore (its directory unchanged) applies at once.
+    _age(root / "src" / "deep")
+    walk(root, [], memo=memo)
+    (root / "src" / ".gitignore").write_text("deep/\n")
+    _age(root / "src")
+    assert walk(root, [], memo=memo) == walk(root, [])
+    assert not any(f.startswith("src/deep/") for f in walk(root, [], memo=memo))
+    # Other config patterns are another walk, not a reuse.
+    assert walk(root, ["*.md"], memo=memo) == walk(root, ["*.md"])
+    assert "keep.md" not in walk(root, ["*.md"], memo=memo)

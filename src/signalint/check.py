@@ -42,13 +42,15 @@ class CheckRun:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
 
 
-def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, explicit: frozenset[str]) -> bool:
+def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str]) -> bool:
+    # A walked file passed the ignore rules, or was named as a target (see
+    # project.walk): its issues are reported, or the check would call a file
+    # it checked clean.
+    if issue.file in walked:
+        return True
     if "node_modules" in issue.file.split("/"):
         return False
-    # A file named as a target was walked, so checked, despite `ignore`
-    # (see project.walk): its issues are reported, or the check would call
-    # a file it checked clean.
-    return issue.file in explicit or not ignored.match_file(issue.file)
+    return not ignored.match_file(issue.file)
 
 
 async def _run_one(
@@ -63,13 +65,14 @@ async def _run_one(
     reported: Callable[[str], bool],
 ) -> EngineOutcome:
     engine = ENGINES[name]
+    memo = context.walk_memo(root)
     options = dict(config.engines[name].options)
     timeout_s = config.timeouts_ms[name] / 1000
     state = state_dir(root)
     if engine.spec.whole_program:
         # Freshness needs every candidate input, not only the scope's files.
         def project_files() -> list[str]:
-            return files if scope.whole_project else walk(root, config.ignore)
+            return files if scope.whole_project else walk(root, config.ignore, memo=memo)
 
         request = ProgramRequest(
             root=root,
@@ -93,6 +96,12 @@ async def _run_one(
         run = await run_engine(engine, files=files, target=scope.targets[0], **common)
         return run.outcome
     return await run_file_engine(engine, cache, context, files=files, **common)
+
+
+def _merge(kept: tuple[Issue, ...]) -> tuple[tuple[Issue, ...], str]:
+    """The check's issues, sorted, and their fingerprint."""
+    merged = {issue.issue_id: issue for issue in merge_reports(kept)}
+    return tuple(sorted(merged.values(), key=Issue.sort_key)), ids.fingerprint(merged)
 
 
 def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
@@ -132,18 +141,17 @@ async def run_check(
     """
     context = context or Context()
     scope = scope or Scope()
-    files = walk(root, config.ignore, scope.targets)
+    files = walk(root, config.ignore, scope.targets, context.walk_memo(root))
     cache = context.cache(state_dir(root), config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
-    explicit = frozenset(scope.targets).intersection(files)
+    walked = frozenset(files)
 
     def reported(rel_path: str) -> bool:
         """Whether issues in this project file would be reported: in scope, not
         ignored. A whole-program engine covers only such files (D17)."""
-        return scope.contains(rel_path) and (
-            rel_path in explicit or not ignored.match_file(rel_path)
-        )
+        # The walk already applied the ignore rules to the files it found.
+        return scope.contains(rel_path) and (rel_path in walked or not ignored.match_file(rel_path))
 
     outcomes = await asyncio.gather(
         *(
@@ -159,7 +167,7 @@ async def run_check(
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
             if keep is None:
-                keep = verdicts[issue.file] = _keep(issue, ignored, explicit)
+                keep = verdicts[issue.file] = _keep(issue, ignored, walked)
             if not keep or issue.issue_id in seen:
                 continue
             if not scope.contains(issue.file):
@@ -167,11 +175,10 @@ async def run_check(
                 continue
             seen[issue.issue_id] = issue
     # One problem, one issue (D20): after filtering, so only kept issues pair.
-    merged = {issue.issue_id: issue for issue in merge_reports(seen.values())}
-    issues = tuple(sorted(merged.values(), key=Issue.sort_key))
+    issues, fingerprint = context.merged(tuple(seen.values()), _merge)
     result = CheckResult(
         check_id=ids.new_check_id(),
-        fingerprint=ids.fingerprint(merged),
+        fingerprint=fingerprint,
         project_root=str(root),
         outcomes={o.engine: o for o in outcomes},
         issues=issues,

@@ -10,6 +10,8 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 - issues already decoded, by content-addressed cache key (bounded LRU);
 - the last program record per key of each whole-program engine;
 - engine versions per executable state;
+- directory listings of earlier walks, per project;
+- the last merged and sorted issue list (identical input, identical output);
 - background writes still running (a CLI process waits for them at exit).
 """
 
@@ -34,6 +36,7 @@ from signalint.engines.resolve import (
 )
 from signalint.issue_codec import load_issues
 from signalint.model import Issue
+from signalint.project import WalkMemo
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -84,6 +87,8 @@ class Context:
         # Program records by key, typed loosely: the program cache owns their shape.
         self.programs: Lru[str, object] = Lru(programs_capacity)
         self._versions: dict[str, str] = {}
+        self._walks: dict[Path, WalkMemo] = {}
+        self._last_merge: tuple[tuple[Issue, ...], tuple[tuple[Issue, ...], str]] | None = None
         self._pending: set[asyncio.Future[None]] = set()
 
     def cache(self, state: Path, max_rows: int) -> ResultCache:
@@ -92,6 +97,26 @@ class Context:
         if key not in self._caches:
             self._caches[key] = ResultCache(state, max_rows=max_rows)
         return self._caches[key]
+
+    def merged(
+        self,
+        kept: tuple[Issue, ...],
+        merge: Callable[[tuple[Issue, ...]], tuple[tuple[Issue, ...], str]],
+    ) -> tuple[tuple[Issue, ...], str]:
+        """`merge(kept)`, reused when `kept` holds the very same issue objects
+        as last time (an unchanged project re-checked from the cache): the
+        result of a pure function of immutable values cannot differ."""
+        last = self._last_merge
+        same = last is not None and len(last[0]) == len(kept)
+        if last is not None and same and all(a is b for a, b in zip(last[0], kept, strict=True)):
+            return last[1]
+        result = merge(kept)
+        self._last_merge = (kept, result)
+        return result
+
+    def walk_memo(self, root: Path) -> WalkMemo:
+        """Directory listings of this project's earlier walks (`project.WalkMemo`)."""
+        return self._walks.setdefault(root, WalkMemo())
 
     def lookup(
         self, cache: ResultCache, keys: Sequence[str]

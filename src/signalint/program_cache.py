@@ -24,7 +24,7 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,15 +190,14 @@ async def _record_key(
     )
 
 
-def _records(cache: ResultCache, context: Context, key: str) -> list[_Record]:
-    found: list[_Record] = []
+def _records(cache: ResultCache, context: Context, key: str) -> Iterator[_Record]:
+    """The remembered record, then the stored one (read only if the first is stale)."""
     remembered = context.programs.get(key)
     if isinstance(remembered, _Record):
-        found.append(remembered)
+        yield remembered
     blob = cache.get_many([key]).get(key)
     if blob is not None:
-        found.append(_Record.load(blob))
-    return found
+        yield _Record.load(blob)
 
 
 async def _run(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import time
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -275,9 +276,11 @@ class _Rules(NamedTuple):
     # match excludes the directory's contents, not the directory, and a
     # negation may re-include some of them, so git still descends into it.
     contents_only: frozenset[int]
+    # What identifies the rules' source: the file's stat, or the patterns.
+    stamp: str = ""
 
 
-def _compile(base: str, lines: Sequence[str]) -> _Rules | None:
+def _compile(base: str, lines: Sequence[str], stamp: str = "") -> _Rules | None:
     try:
         spec = GitIgnoreSpec.from_lines(lines)
     except GitIgnorePatternError:
@@ -291,7 +294,7 @@ def _compile(base: str, lines: Sequence[str]) -> _Rules | None:
         contents_only = frozenset(
             i for i, p in enumerate(spec.patterns) if str(p.pattern).rstrip().endswith("/**")
         )
-    return _Rules(base, spec, contents_only)
+    return _Rules(base, spec, contents_only, stamp or "\n".join(lines))
 
 
 def _valid(line: str) -> bool:
@@ -305,15 +308,61 @@ def _valid(line: str) -> bool:
 def _read_rules(base: str, file: str) -> _Rules | None:
     try:
         with open(file, encoding="utf-8", errors="replace") as fh:
-            return _compile(base, fh.read().splitlines())
+            stamp = _stamp(os.fstat(fh.fileno()))
+            return _compile(base, fh.read().splitlines(), f"{file}:{stamp}")
     except OSError:
         return None
+
+
+def _stamp(st: os.stat_result) -> str:
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+# A directory modified this recently may change again within one timestamp
+# tick without its stat changing: its listing is used but not remembered.
+_RACY_NS: Final = 2_000_000_000
+
+
+class WalkMemo:
+    """Directory listings of earlier walks, reused while provably unchanged.
+
+    A directory's entries change only together with its own stat (creating,
+    removing or renaming an entry updates it); its verdicts also depend on
+    the rules in force (the config patterns and every `.gitignore` above it,
+    identified by their stats) and on its own `.gitignore`. An entry is kept
+    only when the directory has no symlink (a link's target can change
+    without the directory changing) and was not modified within the last
+    two seconds. A long-lived process (a server) keeps one per project.
+    """
+
+    def __init__(self) -> None:
+        self._dirs: dict[tuple[str, ...], tuple[str, str, list[str], list[str]]] = {}
+
+    def get(
+        self, key: tuple[str, ...], dir_stamp: str, ignore_stamp: str
+    ) -> tuple[list[str], list[str]] | None:
+        found = self._dirs.get(key)
+        if found is None or found[0] != dir_stamp or found[1] != ignore_stamp:
+            return None
+        return found[2], found[3]
+
+    def put(
+        self,
+        key: tuple[str, ...],
+        dir_stamp: str,
+        ignore_stamp: str,
+        files: list[str],
+        subdirs: list[str],
+    ) -> None:
+        if len(self._dirs) > 200_000:
+            self._dirs.clear()  # only a memo
+        self._dirs[key] = (dir_stamp, ignore_stamp, files, subdirs)
 
 
 def _verdict(rules: Sequence[_Rules], rel: str, is_dir: bool) -> bool:
     """Whether `rel` is excluded; deeper rule files override shallower ones."""
     candidate = rel + "/" if is_dir else rel
-    for base, spec, contents_only in reversed(rules):
+    for base, spec, contents_only, _ in reversed(rules):
         result = spec.check_file(candidate[len(base) :])
         if result.include is None:
             continue
@@ -334,7 +383,12 @@ def _ancestor_rules(root: str, rel_dir: str) -> list[_Rules]:
     return [r for r in found if r is not None]
 
 
-def walk(root: Path, ignore: Sequence[str], targets: Sequence[str] = (".",)) -> list[str]:
+def walk(
+    root: Path,
+    ignore: Sequence[str],
+    targets: Sequence[str] = (".",),
+    memo: WalkMemo | None = None,
+) -> list[str]:
     """Every file under `targets`, as sorted project-relative POSIX paths.
 
     Honours .git/info/exclude and each `.gitignore` (relative to its own
@@ -359,45 +413,87 @@ def walk(root: Path, ignore: Sequence[str], targets: Sequence[str] = (".",)) -> 
             # A symlinked directory target is walked at its real location.
             rel = posixpath.normpath(os.path.relpath(os.path.realpath(full), root_s))
             if not ALWAYS_SKIPPED.intersection(rel.split("/")):
-                _walk_tree(root_s, rel, _ancestor_rules(root_s, rel), config, out)
+                _walk_tree(root_s, rel, _ancestor_rules(root_s, rel), config, out, memo)
         elif os.path.isfile(full) and not ALWAYS_SKIPPED.intersection(rel.split("/")[:-1]):
             out.add(rel)
     return sorted(out)
 
 
 def _walk_tree(
-    root: str, start: str, rules: list[_Rules], config: _Rules | None, out: set[str]
+    root: str,
+    start: str,
+    rules: list[_Rules],
+    config: _Rules | None,
+    out: set[str],
+    memo: WalkMemo | None = None,
 ) -> None:
     # Iterative, scandir-based, and ignored directories are pruned before
     # being opened: 20,000-file trees must walk in a fraction of a second.
     configs = [config] if config is not None else []
     stack: list[tuple[str, list[_Rules]]] = [(start, rules)]
+    now = time.time_ns()
     while stack:
         rel_dir, inherited = stack.pop()
         prefix = "" if rel_dir == "." else rel_dir + "/"
+        key = (rel_dir, *(r.stamp for r in configs), *(r.stamp for r in inherited))
+        if memo is not None:
+            try:
+                dir_st = os.stat(os.path.join(root, prefix))
+                ignore_st = _stat_or_none(os.path.join(root, prefix, ".gitignore"))
+            except OSError:
+                continue
+            dir_stamp = _stamp(dir_st)
+            ignore_stamp = _stamp(ignore_st) if ignore_st is not None else "-"
+            known = memo.get(key, dir_stamp, ignore_stamp)
+            if known is not None:
+                files, subdirs = known
+                out.update(files)
+                if subdirs:
+                    local = _local_rules(root, prefix, inherited, ignore_st is not None)
+                    stack.extend((d, local) for d in subdirs)
+                continue
         try:
             with os.scandir(os.path.join(root, prefix)) as it:
                 entries = list(it)
         except OSError:
             continue  # unreadable or vanished directory: nothing to report from it
-        local = inherited
-        if any(e.name == ".gitignore" for e in entries):
-            found = _read_rules(prefix, os.path.join(root, prefix, ".gitignore"))
-            if found is not None:
-                local = [*inherited, found]
+        local = _local_rules(root, prefix, inherited, any(e.name == ".gitignore" for e in entries))
+        files = []
+        subdirs = []
+        linked = False
         for entry in entries:
             rel = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
                 if entry.name in ALWAYS_SKIPPED:
                     continue
                 if not (_verdict(configs, rel, True) or _verdict(local, rel, True)):
-                    stack.append((rel, local))
+                    subdirs.append(rel)
                 continue
             if entry.is_symlink():
+                linked = True
                 target = os.path.realpath(entry.path)
                 if not (_inside(target, root) and os.path.isfile(target)):
                     continue  # outside the root, dangling, or a directory link
             elif not entry.is_file(follow_symlinks=False):
                 continue  # sockets, fifos, devices
             if not (_verdict(configs, rel, False) or _verdict(local, rel, False)):
-                out.add(rel)
+                files.append(rel)
+        out.update(files)
+        stack.extend((d, local) for d in subdirs)
+        if memo is not None and not linked and dir_st.st_mtime_ns < now - _RACY_NS:
+            memo.put(key, dir_stamp, ignore_stamp, files, subdirs)
+
+
+def _local_rules(root: str, prefix: str, inherited: list[_Rules], has_ignore: bool) -> list[_Rules]:
+    """The rules in force inside a directory: the inherited ones plus its own `.gitignore`."""
+    if not has_ignore:
+        return inherited
+    found = _read_rules(prefix, os.path.join(root, prefix, ".gitignore"))
+    return inherited if found is None else [*inherited, found]
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -69,9 +69,10 @@ def may_be_text_input(rel_path: str) -> bool:
     return not name.endswith(BINARY_SUFFIXES) and not in_node_modules(rel_path)
 
 
-def has_suffix(rel_path: str, suffixes: Iterable[str]) -> bool:
-    name = rel_path.rsplit("/", 1)[-1].lower()
-    return any(name.endswith(suffix) for suffix in suffixes)
+def has_suffix(rel_path: str, suffixes: tuple[str, ...]) -> bool:
+    """Whether the file name ends with one of `suffixes` (lower case), ignoring case."""
+    # str.endswith on a tuple: this runs for every file of every check.
+    return rel_path.rsplit("/", 1)[-1].lower().endswith(suffixes)
 
 
 def upward_dirs(root: Path, rel_path: str) -> list[str]:
