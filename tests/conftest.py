@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from signalint.engines import resolve
+from signalint.engines.registry import ENGINES
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "examples" / "demo"
@@ -29,9 +30,23 @@ def engines_bin() -> Path:
     )
 
 
+def python_engines_bin() -> Path:
+    """Where pip-provisioned engines (Ruff, mypy) live: the managed virtual environment."""
+    return Path(
+        os.environ.get("SIGNALINT_TEST_PYTHON_ENGINES_BIN", str(resolve.managed_venv() / "bin"))
+    )
+
+
+def _bin_dir(bin_name: str) -> Path:
+    pip = {
+        e.spec.provision.bin_name for e in ENGINES.values() if e.spec.provision.installer == "pip"
+    }
+    return python_engines_bin() if bin_name in pip else engines_bin()
+
+
 def require_engine(bin_name: str) -> Path:
     """Path of a pinned engine binary; skip (locally) or fail (CI) when missing."""
-    path = engines_bin() / bin_name
+    path = _bin_dir(bin_name) / bin_name
     if not path.exists():
         message = f"{path} is not installed: run `signalint engines install`"
         if os.environ.get("CI"):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from signalint.config import ConfigError, load_config, state_dir
+from signalint.engines.registry import ENGINES
 
 NO_ENV: dict[str, str] = {}
 
@@ -30,7 +31,8 @@ def test_defaults_without_any_config(tmp_path: Path) -> None:
     assert config.enabled_engines() == ("oxlint", "tsc")
     assert config.engines["biome"].options == {"includeFormatter": False}
     assert config.ignore == ("node_modules/**", "dist/**", ".signalint/**")
-    assert dict(config.timeouts_ms) == {
+    assert dict(config.timeouts_ms) == {n: e.spec.timeout_ms for n, e in ENGINES.items()}
+    assert {n: config.timeouts_ms[n] for n in ("oxlint", "tsc", "biome", "eslint")} == {
         "oxlint": 60000,
         "tsc": 180000,
         "biome": 60000,

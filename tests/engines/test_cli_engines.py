@@ -7,6 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from signalint.cli.engines import engines
+from signalint.engines.registry import ENGINES
 
 
 def write_executable(path: Path, body: str) -> Path:
@@ -62,7 +63,8 @@ def test_list_json_reports_missing_engines_with_install_hints(isolated: Path) ->
     result = CliRunner().invoke(engines, ["list", "--json", "--root", str(isolated / "project")])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
-    assert [row["engine"] for row in rows] == ["oxlint", "tsc", "biome", "eslint"]
+    assert [row["engine"] for row in rows] == list(ENGINES)
+    assert list(ENGINES)[:4] == ["oxlint", "tsc", "biome", "eslint"]
     assert all(row["source"] == "missing" and row["path"] is None for row in rows)
     assert rows[1]["install"] == "signalint engines install tsc"
 

@@ -18,6 +18,7 @@ from signalint.engines import resolve
 from signalint.engines.base import EngineContext
 from signalint.engines.registry import ENGINES
 from signalint.process import run_blocking
+from tests.conftest import python_engines_bin
 from tests.engines.recordings import context, recorded
 
 BIN = Path(
@@ -36,6 +37,12 @@ CASES = [
 ]
 
 
+def _executable(bin_name: str, installer: str) -> Path:
+    if installer == "pip":
+        return python_engines_bin() / bin_name
+    return BIN / bin_name
+
+
 def _key(issue: object) -> tuple[object, ...]:
     fields = ("file", "line", "col", "end_line", "end_col", "rule", "severity", "message")
     return tuple(getattr(issue, name) for name in (*fields, "fixable", "docs_url", "help"))
@@ -47,13 +54,13 @@ def test_real_engine_output_parses_like_the_recording(
     name: str, engine_name: str, fixture: str, files: list[str], options: Mapping[str, object]
 ) -> None:
     engine = ENGINES[engine_name]
-    executable = BIN / engine.spec.provision.bin_name
+    executable = _executable(engine.spec.provision.bin_name, engine.spec.provision.installer)
     if not executable.exists():
         # Under CI a missing engine is a broken set-up, not a reason to pass.
         if os.environ.get("CI"):
             pytest.fail(f"{executable} is not installed: run `signalint engines install`")
         pytest.skip(f"{executable} not installed")
-    if resolve.version(executable) != ENGINES[engine_name].spec.provision.version:
+    if resolve.version(executable, engine.spec.provision) != engine.spec.provision.version:
         pytest.skip(f"{executable} is not the pinned version")
     base = context(fixture, options=options)
     with tempfile.TemporaryDirectory() as state:
