@@ -12,6 +12,9 @@ from click.testing import CliRunner, Result
 from signalint.cli import init as init_module
 from signalint.cli.init import init
 from signalint.config import load_config
+from signalint.engines.registry import ENGINES
+
+PYTHON_ENGINES = [n for n, e in ENGINES.items() if e.spec.language == "python"]
 
 
 def run_init(root: Path, **env: str) -> Result:
@@ -58,9 +61,12 @@ def test_detection_matrix(tmp_path: Path, files: list[str], engines: dict[str, b
     result = run_init(tmp_path)
     assert result.exit_code == 0, result.output
     config = written(tmp_path)
-    assert config["engines"] == engines
+    # A JavaScript project: every Python engine is written, switched off.
+    assert {n: on for n, on in config["engines"].items() if n not in PYTHON_ENGINES} == engines
+    assert not any(config["engines"][n] for n in PYTHON_ENGINES)
     assert config["ignore"] == ["node_modules/**", "dist/**", ".signalint/**"]
-    assert config["timeoutsMs"] == {
+    assert config["timeoutsMs"] == {n: e.spec.timeout_ms for n, e in ENGINES.items()}
+    assert {n: config["timeoutsMs"][n] for n in engines} == {
         "oxlint": 60000,
         "tsc": 180000,
         "biome": 60000,
@@ -183,3 +189,21 @@ def test_oxlint_on_by_default_prints_no_opt_in_hint(tmp_path: Path) -> None:
     result = run_init(tmp_path)
     assert written(tmp_path)["engines"]["oxlint"] is True
     assert "Oxlint is off" not in result.stdout
+
+
+def test_python_project_gets_ruff_as_its_fallback_linter_and_no_javascript_engine(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    result = run_init(tmp_path)
+    assert result.exit_code == 0, result.output
+    enabled = [n for n, on in written(tmp_path)["engines"].items() if on]
+    assert enabled == ["ruff"]
+
+
+def test_python_and_javascript_project_runs_both_sets(tmp_path: Path) -> None:
+    touch(tmp_path, "package.json", "tsconfig.json")
+    (tmp_path / "ruff.toml").write_text("line-length = 100\n")
+    run_init(tmp_path)
+    enabled = {n for n, on in written(tmp_path)["engines"].items() if on}
+    assert {"oxlint", "tsc", "ruff"} <= enabled

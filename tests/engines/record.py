@@ -8,6 +8,11 @@ BIN_DIR holds oxlint, tsc, biome and eslint (default: the managed directory
 of `signalint engines install`). Each recording stores the adapter's argv
 (executable as its bare name), exit code, stdout and stderr, plus the engine
 version, so parse tests replay exactly what the engine printed.
+
+    .venv/bin/python tests/engines/record.py --python
+
+records only the Python engines (Ruff, mypy, Pyright), from the managed
+directory (pip engines in its virtual environment, Pyright from npm).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from signalint.engines import resolve
-from signalint.engines.base import EngineContext
+from signalint.engines.base import EngineContext, SelectsFiles
 from signalint.engines.registry import ENGINES
 from signalint.process import Command, ProcessResult, run_blocking
 
@@ -37,10 +42,10 @@ def _portable(text: str, ctx: EngineContext) -> str:
 
 
 def _save(name: str, command: Command, result: ProcessResult, ctx: EngineContext) -> None:
-    engine = ENGINES[name.split("-")[0].removesuffix("5")]
+    engine = ENGINES[name.split("-")[0].split(".")[0].removesuffix("5")]
     record = {
         "engine": engine.name,
-        "version": resolve.version(ctx.executable),
+        "version": resolve.version(ctx.executable, engine.spec.provision),
         "argv": [engine.spec.provision.bin_name, *(_portable(a, ctx) for a in command.argv[1:])],
         "exit_code": result.exit_code,
         "stdout": _portable(result.stdout, ctx),
@@ -67,6 +72,14 @@ def _run(
             state_dir=Path(state),
             options=options or {},
         )
+        if isinstance(engine, SelectsFiles) and files:
+            # As the runner does: lint only the candidates the selection names.
+            selection = engine.selection(ctx, files)
+            selected = run_blocking(selection)
+            _save(f"{name}.selection", selection, selected, ctx)
+            if selected.exit_code == 0:
+                chosen = engine.selected(selected, ctx)
+                files = [f for f in files if engine.relevant(f) and f in chosen]
         probe = engine.probe(ctx)
         probe_result = None
         if probe is not None:
@@ -84,7 +97,28 @@ def _with_node_modules(fixture: str, rel: str, text: str) -> Path:
     return FIXTURES / fixture / "node_modules"
 
 
+def record_python() -> None:
+    """The Python engines, from the managed directory."""
+    python_bin = resolve.managed_venv() / "bin"
+    files = [
+        "notebook.ipynb",
+        "notes.txt",
+        "pyproject.toml",
+        "generated/gen.py",
+        "src/app/__init__.py",
+        "src/app/a.py",
+        "src/app/bad.py",
+        "src/app/sub/c.py",
+    ]
+    _run("ruff", "ruff", python_bin, "ruff", files)
+    _run("ruff-badconfig", "ruff", python_bin, "ruff-badconfig", ["a.py"])
+
+
 def main(argv: Sequence[str]) -> None:
+    RECORDED.mkdir(exist_ok=True)
+    if argv[:1] == ["--python"]:
+        record_python()
+        return
     bin_dir = Path(argv[0]) if argv else resolve.managed_dir() / "node_modules" / ".bin"
     RECORDED.mkdir(exist_ok=True)
     vendored = _with_node_modules("oxlint", "node_modules/dep/index.js", "debugger;\n")

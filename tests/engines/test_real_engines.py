@@ -34,6 +34,7 @@ CASES = [
     ("biome-lint", "biome", "biome", ["src/a.ts", "src/d.json", "src/missing.js"], {}),
     ("biome-check", "biome", "biome", ["src/fmt.js"], {"includeFormatter": True}),
     ("eslint", "eslint", "eslint", ["src/a.js", "src/bad.js", "src/directive.js"], {}),
+    ("ruff", "ruff", "ruff", ["notebook.ipynb", "src/app/a.py", "src/app/sub/c.py"], {}),
 ]
 
 

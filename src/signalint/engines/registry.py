@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signalint.engines import biome, eslint, oxlint, tsc
+from signalint.engines import biome, eslint, oxlint, ruff, tsc
 from signalint.engines.base import Engine
 
 ENGINES: dict[str, Engine] = {
@@ -10,4 +10,5 @@ ENGINES: dict[str, Engine] = {
     "tsc": tsc.ENGINE,
     "biome": biome.ENGINE,
     "eslint": eslint.ENGINE,
+    "ruff": ruff.ENGINE,
 }
