@@ -62,11 +62,20 @@ def _run(
     fixture: str,
     files: Sequence[str],
     options: dict[str, object] | None = None,
+    copy: bool = False,
+    warm: bool = False,
 ) -> None:
+    """Record `engine_name` on `fixture`; `copy` runs it on a copy outside
+    this repository (mypy would otherwise see the fixture as part of the
+    `tests` package above it); `warm` records a second run in the same state
+    directory (the engine's own cache filled by the first)."""
     engine = ENGINES[engine_name]
-    with tempfile.TemporaryDirectory() as state:
+    with tempfile.TemporaryDirectory() as state, tempfile.TemporaryDirectory() as scratch:
+        root = (FIXTURES / fixture).resolve()
+        if copy:
+            root = Path(shutil.copytree(root, Path(scratch).resolve() / fixture))
         ctx = EngineContext(
-            root=(FIXTURES / fixture).resolve(),
+            root=root,
             executable=bin_dir / engine.spec.provision.bin_name,
             timeout_s=120.0,
             state_dir=Path(state),
@@ -86,6 +95,8 @@ def _run(
             probe_result = run_blocking(probe)
             _save(f"{name}.probe", probe, probe_result, ctx)
         command = engine.command(ctx, files, probe_result)
+        if warm:
+            run_blocking(command)
         _save(name, command, run_blocking(command), ctx)
 
 
@@ -112,6 +123,9 @@ def record_python() -> None:
     ]
     _run("ruff", "ruff", python_bin, "ruff", files)
     _run("ruff-badconfig", "ruff", python_bin, "ruff-badconfig", ["a.py"])
+    _run("mypy", "mypy", python_bin, "mypy", [], copy=True)
+    _run("mypy-warm", "mypy", python_bin, "mypy", [], copy=True, warm=True)
+    _run("mypy-badconfig", "mypy", python_bin, "mypy-badconfig", [], copy=True)
 
 
 def main(argv: Sequence[str]) -> None:

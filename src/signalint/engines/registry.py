@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signalint.engines import biome, eslint, oxlint, ruff, tsc
+from signalint.engines import biome, eslint, mypy, oxlint, ruff, tsc
 from signalint.engines.base import Engine
 
 ENGINES: dict[str, Engine] = {
@@ -11,4 +11,5 @@ ENGINES: dict[str, Engine] = {
     "biome": biome.ENGINE,
     "eslint": eslint.ENGINE,
     "ruff": ruff.ENGINE,
+    "mypy": mypy.ENGINE,
 }

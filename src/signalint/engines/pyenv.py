@@ -1,0 +1,82 @@
+"""A Python environment as type checkers see it: its interpreter and packages.
+
+mypy and Pyright resolve imports through the project's interpreter (its
+`site-packages`). Their whole-program results depend on which packages are
+installed there, not only on the project's files, so the program cache keys
+them by an environment stamp: installing, removing or upgrading a package
+(a new `*.dist-info` name), or a changed `.pth` file (editable installs add
+search paths that way) changes the stamp.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from pathlib import Path
+
+from signalint.engines.resolve import project_python
+
+PACKAGE_MARKERS = (".dist-info", ".egg-info", ".egg-link", ".pth")
+
+
+def interpreter(root: Path, given: Path | None) -> Path | None:
+    """The project's interpreter: `given` (the check's context), else the one
+    of the project's virtual environment, if any."""
+    return given if given is not None else project_python(root)
+
+
+def site_packages(python: Path) -> list[str]:
+    """The `site-packages` directories of the environment owning `python`.
+
+    Found on disk (no process is started): `<prefix>/lib/python*/site-packages`
+    (POSIX) or `<prefix>/Lib/site-packages` (Windows), where the prefix is
+    the directory above the interpreter's `bin`/`Scripts`, for the path as
+    given (a virtual environment) and for its real path (a base install).
+    """
+    found: list[str] = []
+    for exe in dict.fromkeys((os.path.abspath(python), os.path.realpath(python))):
+        prefix = os.path.dirname(os.path.dirname(exe))
+        patterns = (
+            os.path.join(glob.escape(prefix), "lib", "python*", "site-packages"),
+            os.path.join(glob.escape(prefix), "Lib", "site-packages"),
+        )
+        for pattern in patterns:
+            found.extend(p for p in sorted(glob.glob(pattern)) if p not in found)
+    return found
+
+
+def environment_stamp(python: Path | None) -> str:
+    """A digest of what is installed for `python`: "" when there is none.
+
+    Covers the interpreter's path, and per `site-packages` directory the
+    sorted names of its distributions (`*.dist-info`, `*.egg-info`, egg
+    links) and the names and contents of its `.pth` files.
+    """
+    if python is None:
+        return ""
+    digest = hashlib.sha256(os.path.realpath(python).encode())
+    for directory in site_packages(python):
+        digest.update(b"\0" + directory.encode())
+        try:
+            names = sorted(
+                entry.name
+                for entry in os.scandir(directory)
+                if entry.name.endswith(PACKAGE_MARKERS)
+            )
+        except OSError:
+            continue
+        for name in names:
+            digest.update(b"\0" + name.encode())
+            if name.endswith(".pth"):
+                try:
+                    digest.update(Path(directory, name).read_bytes())
+                except OSError:
+                    digest.update(b"?")
+    return digest.hexdigest()
+
+
+def in_environment(path: str) -> bool:
+    """Whether an absolute path lies in an installed-packages directory."""
+    parts = path.replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts or "node_modules" in parts

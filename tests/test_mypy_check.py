@@ -1,0 +1,152 @@
+"""mypy through the engine runner and its program, against mypy run alone (real tier).
+
+tests/fixtures/engines/mypy is strict, excludes `build/`, and has errors
+with attached notes, a standalone note, a missing import, non-ASCII lines
+and an unused `type: ignore`. The native count is `mypy -O json .` as the
+project would run it, compared with multiplicity.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from signalint.engines.base import EngineContext
+from signalint.engines.mypy import ENGINE
+from signalint.engines.resolve import Resolved
+from signalint.engines.runner import EngineRun, run_engine
+from tests.engines.recordings import recorded
+
+from .conftest import require_engine
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "engines" / "mypy"
+
+
+def commit_all(root: Path) -> None:
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "fixture"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *argv], cwd=root, check=True
+        )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A committed git copy of the fixture, outside this repository's packages."""
+    require_engine("mypy")
+    root = tmp_path / "mypy"
+    shutil.copytree(FIXTURE, root)
+    commit_all(root)
+    return root
+
+
+def run(root: Path) -> EngineRun:
+    executable = require_engine("mypy")
+    return asyncio.run(
+        run_engine(
+            ENGINE,
+            root=root,
+            files=[],
+            timeout_s=300.0,
+            state_dir=root / ".signalint",
+            options={},
+            resolved=Resolved("mypy", executable, "managed"),
+        )
+    )
+
+
+def context(root: Path) -> EngineContext:
+    return EngineContext(
+        root=root,
+        executable=require_engine("mypy"),
+        timeout_s=300.0,
+        state_dir=root / ".signalint",
+    )
+
+
+def native(root: Path, cache: Path) -> Counter[tuple[str, str, int]]:
+    done = subprocess.run(
+        [str(require_engine("mypy")), "-O", "json", "--cache-dir", str(cache), "."],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return Counter((r["file"], r["code"] or r["severity"], max(r["line"], 1)) for r in rows)
+
+
+@pytest.mark.real
+def test_mypy_run_reports_every_native_diagnostic_exactly_once(
+    project: Path, tmp_path: Path
+) -> None:
+    expected = native(project, tmp_path / "native-cache")
+    outcome = run(project).outcome
+    assert outcome.status == "ok", outcome.message
+    found = Counter((i.file, i.rule, i.line) for i in outcome.issues)
+    assert found == expected
+    assert sum(found.values()) == 7
+
+
+@pytest.mark.real
+def test_mypy_program_is_what_mypy_read_and_checked(project: Path) -> None:
+    done = run(project)
+    program = ENGINE.program(done.results, context(project), None, frozenset())
+    own = {str(project / "app" / name) for name in ("__init__.py", "core.py", "util.py")}
+    assert program.checked is not None and set(program.checked) == own
+    assert own < set(program.inputs)
+    assert all(Path(p).is_file() for p in program.inputs)
+    again = ENGINE.program(run(project).results, context(project), None, frozenset())
+    assert set(again.inputs) == set(program.inputs)  # mypy's cache warm: "Metadata fresh"
+
+
+@pytest.mark.real
+def test_mypy_run_writes_nothing_in_the_project_outside_the_state_directory(
+    project: Path,
+) -> None:
+    run(project)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert status and all(line[3:].startswith(".signalint/") for line in status)
+    assert not (project / ".mypy_cache").exists()
+
+
+@pytest.mark.real
+def test_mypy_sees_the_packages_of_the_projects_virtual_environment(tmp_path: Path) -> None:
+    require_engine("mypy")
+    root = tmp_path / "venv-project"
+    (root / "app").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n")
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "use.py").write_text("from typedpkg import shout\n\nshout(3)\n")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    site = next((root / ".venv" / "lib").glob("python*/site-packages"))
+    (site / "typedpkg").mkdir()
+    (site / "typedpkg" / "__init__.py").write_text(
+        "def shout(text: str) -> str:\n    return text\n"
+    )
+    (site / "typedpkg" / "py.typed").write_text("")
+    (site / "typedpkg-1.0.dist-info").mkdir()
+    outcome = run(root).outcome
+    assert outcome.status == "ok", outcome.message
+    assert [(i.file, i.rule, i.line) for i in outcome.issues] == [("app/use.py", "arg-type", 3)]
+
+
+@pytest.mark.real
+def test_real_mypy_output_parses_like_the_recording(project: Path) -> None:
+    """A failure means mypy's output drifted from tests/engines/recorded: re-record."""
+    live = {(i.file, i.line, i.col, i.rule, i.message, i.help) for i in run(project).outcome.issues}
+    ctx = context(project)
+    replayed = ENGINE.parse(recorded("mypy", project), ctx)
+    assert live == {(i.file, i.line, i.col, i.rule, i.message, i.help) for i in replayed}
