@@ -1,4 +1,4 @@
-"""mypy through the engine runner and its program, against mypy run alone (real tier).
+"""mypy through a whole check and the program cache, against mypy run alone (real tier).
 
 tests/fixtures/engines/mypy is strict, excludes `build/`, and has errors
 with attached notes, a standalone note, a missing import, non-ASCII lines
@@ -14,10 +14,15 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from signalint import process
+from signalint.check import CheckRun, run_check
+from signalint.config import load_config
 from signalint.engines.base import EngineContext
 from signalint.engines.mypy import ENGINE
 from signalint.engines.resolve import Resolved
@@ -82,16 +87,68 @@ def native(root: Path, cache: Path) -> Counter[tuple[str, str, int]]:
     return Counter((r["file"], r["code"] or r["severity"], max(r["line"], 1)) for r in rows)
 
 
+def check(root: Path, *, use_cache: bool = True) -> CheckRun:
+    return asyncio.run(run_check(root, load_config(root), use_cache=use_cache))
+
+
+@pytest.fixture
+def mypy_runs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, ...]]]:
+    """The argv of every mypy process a check starts (recorded, then run)."""
+    started: list[tuple[str, ...]] = []
+    real_run = process.run
+
+    async def recording(command: Any, *args: Any, **kwargs: Any) -> Any:
+        if "-O" in command.argv:
+            started.append(tuple(command.argv))
+        return await real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(process, "run", recording)
+    yield started
+
+
 @pytest.mark.real
-def test_mypy_run_reports_every_native_diagnostic_exactly_once(
-    project: Path, tmp_path: Path
+@pytest.mark.parametrize("use_cache", [False, True])
+def test_mypy_check_reports_every_native_diagnostic_exactly_once(
+    project: Path, tmp_path: Path, use_cache: bool
 ) -> None:
     expected = native(project, tmp_path / "native-cache")
-    outcome = run(project).outcome
+    outcome = check(project, use_cache=use_cache).result.outcomes["mypy"]
     assert outcome.status == "ok", outcome.message
     found = Counter((i.file, i.rule, i.line) for i in outcome.issues)
     assert found == expected
     assert sum(found.values()) == 7
+    # app/__init__.py, app/core.py, app/util.py; not build/gen.py (excluded).
+    assert outcome.files_checked == 3
+
+
+@pytest.mark.real
+def test_mypy_warm_check_reuses_the_program_until_an_input_changes(
+    project: Path, mypy_runs: list[tuple[str, ...]]
+) -> None:
+    cold = check(project).result
+    warm = check(project).result
+    assert len(mypy_runs) == 1
+    assert warm.outcomes["mypy"].cache_hits == 1
+    assert warm.issues == cold.issues
+    # Outside the program: mypy's config excludes build/.
+    (project / "build" / "gen.py").write_text("def broken() -> str:\n    return 1\n")
+    check(project)
+    assert len(mypy_runs) == 1
+    (project / "app" / "util.py").write_text("def double(n: int) -> int:\n    return n * 2\n")
+    edited = check(project).result
+    assert len(mypy_runs) == 2
+    assert not [i for i in edited.issues if i.file == "app/util.py"]
+
+
+@pytest.mark.real
+def test_mypy_new_module_reruns_the_program(
+    project: Path, mypy_runs: list[tuple[str, ...]]
+) -> None:
+    check(project)
+    (project / "missing_module_xyz.py").write_text("VALUE = 1\n")
+    rules = {i.rule for i in check(project).result.issues}
+    assert len(mypy_runs) == 2
+    assert "import-not-found" not in rules
 
 
 @pytest.mark.real
@@ -107,10 +164,11 @@ def test_mypy_program_is_what_mypy_read_and_checked(project: Path) -> None:
 
 
 @pytest.mark.real
-def test_mypy_run_writes_nothing_in_the_project_outside_the_state_directory(
+def test_mypy_check_writes_nothing_in_the_project_outside_the_state_directory(
     project: Path,
 ) -> None:
-    run(project)
+    check(project, use_cache=False)
+    check(project)
     status = subprocess.run(
         ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
         cwd=project,
@@ -138,9 +196,16 @@ def test_mypy_sees_the_packages_of_the_projects_virtual_environment(tmp_path: Pa
     )
     (site / "typedpkg" / "py.typed").write_text("")
     (site / "typedpkg-1.0.dist-info").mkdir()
-    outcome = run(root).outcome
+    outcome = check(root).result.outcomes["mypy"]
     assert outcome.status == "ok", outcome.message
     assert [(i.file, i.rule, i.line) for i in outcome.issues] == [("app/use.py", "arg-type", 3)]
+    # A run is stored once its inputs have settled (they were written just now).
+    check(root)
+    assert check(root).result.outcomes["mypy"].cache_hits == 1
+    # Installing a package (a new *.dist-info, no new module) re-runs the program.
+    (site / "other-2.0.dist-info").mkdir()
+    again = check(root).result.outcomes["mypy"]
+    assert again.cache_hits == 0 and again.cache_misses == 1
 
 
 @pytest.mark.real

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 
 from signalint import process
-from signalint.check import CheckRun, Scope, run_check
+from signalint.check import CheckRun, run_check
 from signalint.config import load_config
+from signalint.model import Scope
 
 from .conftest import require_engine
 

@@ -60,7 +60,7 @@ from signalint.engines.base import (
     Provision,
 )
 from signalint.engines.pyconfig import ini_section, relative_config, tool_table
-from signalint.engines.resolve import version
+from signalint.engines.resolve import package_version
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -73,6 +73,7 @@ DOCS_BASE = "https://mypy.rtfd.io/en/stable/_refs.html#code-"
 TARGET_KEYS = ("files", "modules", "packages")
 _PARSING = re.compile(r"^LOG:\s+Parsing (?P<path>.+) \((?P<module>[^()\s]+)\)$")
 _FRESH = re.compile(r"^LOG:\s+Metadata fresh for (?P<module>\S+): file (?P<path>.+)$")
+_VERSION = re.compile(r"^LOG:\s+Mypy Version:\s+(?P<version>\S+)", re.MULTILINE)
 _SOURCE = re.compile(r"^LOG:\s+Found source:\s+BuildSource\(path='(?P<path>(?:[^'\\]|\\.)*)'")
 
 
@@ -119,11 +120,18 @@ def _false(value: Any) -> bool:
     return value is False or (isinstance(value, str) and value.strip().lower() in ("false", "0"))
 
 
-def native_parser(ctx: EngineContext) -> bool:
-    """Whether the run's columns come from mypy's native parser (module docstring)."""
+def native_parser(ctx: EngineContext, log: str = "") -> bool:
+    """Whether the run's columns come from mypy's native parser (module
+    docstring): the config says, else mypy's version (from its `--verbose`
+    log, else its installed package), 2.0 and later by default."""
     if _false(settings(ctx.root).get("native_parser", True)):
         return False
-    found = version(ctx.executable, SPEC.provision)
+    said = _VERSION.search(log)
+    found = (
+        said["version"]
+        if said
+        else package_version(os.path.realpath(ctx.executable), SPEC.provision)
+    )
     major = found.split(".", 1)[0] if found else ""
     return not major.isdigit() or int(major) >= 2
 
@@ -231,7 +239,7 @@ class MypyEngine:
 
         def is_native() -> bool:
             if not native:
-                native.append(native_parser(ctx))
+                native.append(native_parser(ctx, result.stderr))
             return native[0]
 
         issues: list[Issue] = []
