@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from signalint import file_cache
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
 
@@ -79,3 +80,10 @@ def in_project(monkeypatch: pytest.MonkeyPatch) -> object:
         return path
 
     return enter
+
+
+@pytest.fixture
+def settled_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files the test wrote just before a check count as settled, so the check
+    may store its results (a real edit is older than the settle window)."""
+    monkeypatch.setattr(file_cache, "SETTLE_NS", 0)

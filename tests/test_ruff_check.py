@@ -112,6 +112,7 @@ def test_ruff_check_writes_nothing_in_the_project_outside_the_state_directory(
     assert [line for line in status if not line[3:].startswith(".signalint/")] == []
 
 
+@pytest.mark.usefixtures("settled_inputs")
 @pytest.mark.real
 def test_ruff_warm_check_starts_no_process_and_an_edit_relints_that_file_only(
     project: Path, engine_runs: list[tuple[str, ...]]
