@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from signalint.engines import biome, eslint, mypy, oxlint, ruff, tsc
+from signalint.engines import biome, eslint, mypy, oxlint, pyright, ruff, tsc
 from signalint.engines.base import Engine
 
 ENGINES: dict[str, Engine] = {
@@ -12,4 +12,5 @@ ENGINES: dict[str, Engine] = {
     "eslint": eslint.ENGINE,
     "ruff": ruff.ENGINE,
     "mypy": mypy.ENGINE,
+    "pyright": pyright.ENGINE,
 }
