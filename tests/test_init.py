@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 
 from signalint.cli import init as init_module
 from signalint.cli.init import init
+from signalint.cli.main import main
 from signalint.config import load_config
 from signalint.engines.registry import ENGINES
 
@@ -156,10 +157,13 @@ def test_unresolved_enabled_engines_are_warned_with_the_install_command(
     assert "biome" not in result.stderr  # disabled engines are not resolved
 
 
-def test_bad_root_override_exits_2_naming_the_variable(tmp_path: Path) -> None:
-    result = run_init(tmp_path / "missing")
-    assert result.exit_code == 2
-    assert "SIGNALINT_PROJECT_ROOT" in result.stderr
+def test_bad_root_override_exits_2_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refusals become exit codes in the entry point, so this goes through main.
+    monkeypatch.setenv("SIGNALINT_PROJECT_ROOT", str(tmp_path / "missing"))
+    assert main(["init"]) == 2
+    assert "SIGNALINT_PROJECT_ROOT" in capsys.readouterr().err
     assert not (tmp_path / "missing").exists()
 
 

@@ -33,6 +33,7 @@ from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore import GitIgnorePatternError
 
 from signalint.engines.registry import ENGINES
+from signalint.errors import SignalintError
 
 CONFIG_FILE: Final = "signalint.config.json"
 PYPROJECT_FILE: Final = "pyproject.toml"
@@ -82,7 +83,7 @@ class Config:
         return tuple(name for name in ENGINE_NAMES if self.engines[name].enabled)
 
 
-class ConfigError(Exception):
+class ConfigError(SignalintError):
     """An invalid setting. `file` is None for environment variables.
 
     `location` is a dotted key path (`engines.biome.includeFormatter`,

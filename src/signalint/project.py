@@ -18,6 +18,8 @@ from typing import Final, NamedTuple
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore import GitIgnorePatternError
 
+from signalint.errors import SignalintError
+
 ROOT_VARIABLE: Final = "SIGNALINT_PROJECT_ROOT"
 # Never walked, whatever the ignore settings say: dependencies, VCS data, our state.
 ALWAYS_SKIPPED: Final = frozenset({"node_modules", ".git", ".signalint"})
@@ -29,7 +31,7 @@ CONFIG_MARKER: Final = "signalint.config.json"
 ROOT_MARKERS: Final = ("package.json", "pyproject.toml", ".git")
 
 
-class RootError(Exception):
+class RootError(SignalintError):
     """`SIGNALINT_PROJECT_ROOT` names something that cannot be a project root."""
 
     def __init__(self, variable: str, value: str, reason: str) -> None:
@@ -136,13 +138,22 @@ def has_js_ts_markers(root: Path) -> bool:
         return False
 
 
-class PathRefused(ValueError):
-    """A user-supplied path that will not be used; `reason` says why."""
+class PathRefused(SignalintError, ValueError):
+    """A user-supplied path that will not be used; `reason` says why.
 
-    def __init__(self, path: str, reason: str) -> None:
+    `index` is the position of `path` in the list the caller gave, when it
+    gave a list (`at`), so a front end can name the argument at fault.
+    """
+
+    def __init__(self, path: str, reason: str, index: int | None = None) -> None:
         self.path = path
         self.reason = reason
+        self.index = index
         super().__init__(str(self))
+
+    def at(self, index: int) -> PathRefused:
+        """The same refusal, for the path at `index` of the caller's list."""
+        return PathRefused(self.path, self.reason, index)
 
     def __str__(self) -> str:
         return f"path {self.path!r} refused: {self.reason}"

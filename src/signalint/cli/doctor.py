@@ -12,7 +12,7 @@ import click
 from signalint.config import ConfigError, config_source, load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve, version
-from signalint.project import RootError, discover_root, has_js_ts_markers
+from signalint.project import discover_root, has_js_ts_markers
 
 
 @click.command()
@@ -23,18 +23,17 @@ def doctor() -> int:
     that does not load, no enabled engine available), 0 otherwise.
     """
     problems: list[str] = []
-    try:
-        root = discover_root()
-    except RootError as exc:
-        raise click.UsageError(str(exc)) from exc
+    root = discover_root()  # a RootError is a usage error, reported by the entry point
     click.echo(f"project root:  {root}")
     markers = has_js_ts_markers(root)
     click.echo(f"JS/TS markers: {'found' if markers else 'none'}")
     if not markers:
         problems.append("no package.json, tsconfig.json, jsconfig.json or top-level JS/TS file")
-    source = config_source(root)
-    click.echo(f"config:        {source or 'none (defaults; run `signalint init`)'}")
     try:
+        # A malformed pyproject.toml fails here already: we cannot tell
+        # whether it holds a [tool.signalint] table.
+        source = config_source(root)
+        click.echo(f"config:        {source or 'none (defaults; run `signalint init`)'}")
         config = load_config(root)
     except ConfigError as exc:
         click.echo(f"config error:  {exc}")

@@ -36,7 +36,7 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import RootError, discover_root, project_languages
+from signalint.project import discover_root, project_languages
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})
@@ -185,12 +185,10 @@ def init(ctx: click.Context) -> None:
     Works on the current directory, or on SIGNALINT_PROJECT_ROOT when set.
     Also adds `.signalint/` to .gitignore.
     """
-    try:
-        root = discover_root()
-        existing = config_source(root)
-    except (RootError, ConfigError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        ctx.exit(2)
+    root = discover_root()
+    # A malformed pyproject.toml raises here: whether it already holds our
+    # table is unknown, so no file is written (exit 2 by the entry point).
+    existing = config_source(root)
     found = detect(root)
     if not found.languages:
         _warn(

@@ -2,17 +2,29 @@
 
 Subcommands are imported only when invoked, so `signalint --version` and
 `--help` stay fast (no engine, cache or MCP code is loaded for them).
+
+`main` is the one place where problems become exit codes: a
+`SignalintError` from any command (a configuration that does not load, a
+refused path, an unusable root) is printed as one line naming what is at
+fault and returns its `exit_code`; anything else unexpected is printed as
+one line too (the traceback only with SIGNALINT_DEBUG=1). No command shows
+a traceback.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 import click
 
 from signalint import __version__
+from signalint.errors import SignalintError
+
+DEBUG_VARIABLE = "SIGNALINT_DEBUG"
 
 # name -> (module, attribute, one-line help shown by `signalint --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -93,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok/clean, 1 issues or failure, 2 usage)."""
     try:
         result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except SignalintError as exc:
+        click.echo(f"signalint: {exc}", err=True)
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:
@@ -104,6 +119,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         return 130
+    except Exception as exc:  # a bug: say so in one line, not in a traceback
+        if os.environ.get(DEBUG_VARIABLE, "") == "1":
+            traceback.print_exc()
+        click.echo(
+            f"signalint: internal error: {type(exc).__name__}: {exc} (a bug in Signalint; "
+            f"{DEBUG_VARIABLE}=1 prints where it happened)",
+            err=True,
+        )
+        return 1
     return int(result) if isinstance(result, int) else 0
 
 

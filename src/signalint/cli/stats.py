@@ -13,7 +13,7 @@ import click
 
 from signalint.config import state_dir
 from signalint.history import stats as collect_stats
-from signalint.project import RootError, discover_root
+from signalint.project import discover_root
 
 
 def _value(value: Any, unit: str = "") -> str:
@@ -45,11 +45,7 @@ def stats(as_json: bool) -> int:
 
     Reads .signalint/session.jsonl and its .1 backup (or SIGNALINT_STATE_DIR).
     """
-    try:
-        root = discover_root()
-    except RootError as exc:
-        raise click.UsageError(str(exc)) from exc
-    data = collect_stats(state_dir(root))
+    data = collect_stats(state_dir(discover_root()))
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:

@@ -1,0 +1,27 @@
+"""One base for every problem Signalint reports instead of an answer.
+
+A `SignalintError` is something the person or the model has to act on: a
+setting that does not load, a project root that cannot be one, a path that
+is refused. Its message names the file, key, variable or argument at fault
+and what would be accepted; subclasses keep the structured fields (file and
+location, path and reason, ...) so each front end can render them its way.
+
+`exit_code` is what the CLI returns for it (2: usage, the default). The CLI
+entry point (`signalint.cli.main`) is the one place that catches the base:
+it prints the message on one line and returns the code, so no command shows
+a traceback for a problem the user can fix. The MCP server turns the same
+exceptions into refusals (`signalint.server.errors`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class SignalintError(Exception):
+    """Base of the problems Signalint reports; `exit_code` is the CLI's code for it."""
+
+    exit_code: ClassVar[int] = 2
+
+
+__all__ = ["SignalintError"]
