@@ -123,6 +123,22 @@ class Snapshot:
         """Full issue id -> cluster id, over every group (see `groups`)."""
         return {issue.issue_id: item.cluster_id for item in self.groups for issue in item.issues}
 
+    @property
+    def reported_filtered_out(self) -> int | None:
+        """The filtered-out count this check's answers report; None leaves it out.
+
+        One rule for every front end (CLI json and text, the MCP check
+        answers, snapshot summaries, `signalint show`): a check limited to
+        chosen paths (a file check, or a project check of paths other than
+        the root) always reports how many diagnostics it dropped for lying
+        outside them, 0 included, because 0 is news too: nothing was hidden
+        (D6: what a check does not show, it says). A whole-project check
+        cannot drop anything for scope, so it reports no count.
+        """
+        if self.kind == "files" or not self.scope.whole_project:
+            return self.filtered_out
+        return None
+
     def short_id(self, issue: Issue) -> str:
         return self.clustering.short_ids.get(issue.issue_id, issue.issue_id)
 
@@ -625,13 +641,13 @@ def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> dict[str, A
     remainingIssues, omittedIssueCount, nextStep and truncated as the check
     response had (rendered by `report.check_payload`, never re-derived).
     The full issue list is not included: `list_issues` pages through it.
+    `filteredOutIssueCount` follows `Snapshot.reported_filtered_out`.
     `front_end` words `nextStep` for MCP tools or CLI commands.
     """
-    files_check = snap.kind == "files"
     payload = check_payload(
         snap.result,
         snap.clustering,
-        filtered_out=snap.filtered_out if files_check else None,
+        filtered_out=snap.reported_filtered_out,
         front_end=front_end,
     )
     created = datetime.fromtimestamp(snap.result.created_at, tz=UTC)

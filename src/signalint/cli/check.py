@@ -15,29 +15,28 @@ from pathlib import Path
 
 import click
 
-from signalint import formats
-from signalint.check import CheckRun, run_check
-from signalint.cli.progress import ProgressLine
-from signalint.cli.project_args import open_project
-from signalint.cluster import cluster
-from signalint.config import Config
-from signalint.model import Scope
+from signalint import formats, service
+from signalint.cli.progress import progress_line
+from signalint.config import Config, load_config
+from signalint.context import Context
+from signalint.model import CheckResult
+from signalint.project import discover_root
 from signalint.report import fails_priority, nothing_checked_message
-from signalint.snapshots import Snapshot, SnapshotStore, snapshot_dir
+from signalint.snapshots import SnapshotStore, snapshot_dir
 
 
-def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
+def _engine_versions(
+    result: CheckResult, config: Config, context: Context
+) -> dict[str, str | None]:
     """Each engine's version for SARIF, as the check's cache keys know it: from
     the engine's npm manifest or the versions remembered in the state
     directory, so a warm check starts no engine just to ask (a pnpm shim has
     no manifest beside it)."""
     from signalint.config import state_dir
-    from signalint.context import Context
     from signalint.engines.registry import ENGINES
     from signalint.engines.resolve import resolve
 
-    root = Path(run.result.project_root)
-    context = Context()
+    root = Path(result.project_root)
     cache = context.cache(state_dir(root), config.cache_max_rows)
 
     async def lookup(name: str) -> str | None:
@@ -50,26 +49,9 @@ def _engine_versions(run: CheckRun, config: Config) -> dict[str, str | None]:
         return None if found == "unknown" else found
 
     async def lookup_all() -> dict[str, str | None]:
-        return {name: await lookup(name) for name in run.result.outcomes}
+        return {name: await lookup(name) for name in result.outcomes}
 
     return asyncio.run(lookup_all())
-
-
-def _keep_snapshot(root: Path, config: Config, snapshot: Snapshot) -> None:
-    """Persist the check's snapshot; a failure is a warning (the check stands)."""
-    store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
-    store.put(snapshot)
-
-
-async def _check_with_progress(
-    root: Path, config: Config, scope: Scope, use_cache: bool
-) -> CheckRun:
-    progress = ProgressLine()
-    progress.start()
-    try:
-        return await run_check(root, config, scope, progress=progress, use_cache=use_cache)
-    finally:
-        progress.stop()
 
 
 @click.command()
@@ -120,29 +102,43 @@ def check(
     check is kept in the state directory, so every id it prints expands
     with `signalint show ID` (and in the MCP server).
     """
-    root, config, targets = open_project(paths)
+    root = discover_root()
+    config = load_config(root)
     use_compact = config.compact if compact is None else compact
-
-    run = asyncio.run(_check_with_progress(root, config, Scope(targets), not no_cache))
-    result = run.result
-    clustering = cluster(result.issues)
+    # Snapshots are written by a worker thread, so the answer never waits
+    # for them; `flush` below waits before the command returns (D19: the
+    # ids printed resolve in `signalint show`, hooks and the MCP server).
+    store = SnapshotStore(
+        config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
+    )
+    context = Context()  # this command's memory, shared by the check and the versions
+    checked = asyncio.run(
+        service.check(
+            root,
+            config,
+            paths,
+            locate=service.from_cwd(root, config),
+            progress=progress_line,
+            use_cache=not no_cache,
+            store=store,
+            context=context,
+        )
+    )
+    result, clustering = checked.result, checked.clustering
     options: dict[str, object] = {}
     if output_format == "json":
-        options = {"compact": use_compact, "filtered_out": run.filtered_out or None}
+        options = {"compact": use_compact, "filtered_out": checked.filtered_out}
     elif output_format == "sarif":
-        options = {"versions": _engine_versions(run, config)}
+        options = {"versions": _engine_versions(result, config, context)}
     elif output_format == "text":
-        options = {"stream": sys.stdout, "filtered_out": run.filtered_out}
+        options = {"stream": sys.stdout, "filtered_out": checked.filtered_out or 0}
     sys.stdout.write(formats.render(output_format, result, clustering, **options))
     sys.stdout.flush()
-    # After the output, so the answer never waits for it: the ids just
-    # printed resolve in `signalint show`, hooks and the MCP server (D19).
-    # A CLI check with paths is what check_project with paths is: "project".
-    _keep_snapshot(root, config, Snapshot(result, clustering, targets, "project", run.filtered_out))
+    store.flush()
 
-    for name, outcome in result.outcomes.items():
-        if outcome.status != "ok" and outcome.message and output_format != "text":
-            click.echo(f"signalint: {name} {outcome.status}: {outcome.message}", err=True)
+    if output_format != "text":  # the text format lists engine errors itself
+        for line in service.engine_problems(result):
+            click.echo(line, err=True)
     if output_format in ("sarif", "github"):
         # These formats have no place for it: say on stderr why exit is 1.
         if result.code is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import TextIO
 
 
@@ -53,3 +55,17 @@ class ProgressLine:
             self._task.cancel()
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+
+
+@asynccontextmanager
+async def progress_line(engines: Sequence[str]) -> AsyncIterator[ProgressLine]:
+    """A `service.ProgressScope`: a `ProgressLine` on stderr while the engines run.
+
+    The line is erased when the check ends, however it ends.
+    """
+    line = ProgressLine()
+    line.start()
+    try:
+        yield line
+    finally:
+        line.stop()

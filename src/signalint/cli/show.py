@@ -59,7 +59,7 @@ def _detail_lines(snap: Snapshot, issue: Issue) -> list[Line]:
 def _check_lines(snap: Snapshot) -> list[Line]:
     kind = f"{snap.kind} check of {', '.join(snap.targets)}"
     header: Line = [(f"Check {snap.check_id} ({kind})", "bold")]
-    filtered = snap.filtered_out if snap.kind == "files" or "." not in snap.targets else 0
+    filtered = snap.reported_filtered_out or 0
     return [header, *text.build_lines(snap.result, snap.clustering, filtered_out=filtered)]
 
 

@@ -25,13 +25,14 @@ from typing import Any, TypeVar
 import click
 from watchfiles import Change, awatch
 
-from signalint.check import CheckRun, run_check
-from signalint.cli.progress import ProgressLine
+from signalint import service
+from signalint.check import CheckRun
+from signalint.cli.progress import progress_line
 from signalint.cli.project_args import open_project
 from signalint.config import Config, ConfigError, load_config, state_dir
 from signalint.context import Context
 from signalint.delta import LIST_LIMIT
-from signalint.model import CheckResult, Scope
+from signalint.model import CheckResult
 from signalint.project import PathRefused
 from signalint.watching import (
     Batch,
@@ -63,9 +64,8 @@ def _summary(result: CheckResult) -> str:
 
 
 def _report_engines(result: CheckResult) -> None:
-    for name, outcome in result.outcomes.items():
-        if outcome.status != "ok" and outcome.message:
-            click.echo(f"signalint: {name} {outcome.status}: {outcome.message}", err=True)
+    for line in service.engine_problems(result):
+        click.echo(line, err=True)
 
 
 def _location(entry: dict[str, Any]) -> str:
@@ -125,13 +125,27 @@ class _Session:
             self._running = None
 
     async def check(self, targets: Sequence[str]) -> CheckRun | None:
-        progress = ProgressLine()
-        progress.start()
-        try:
-            check = run_check(self.root, self.config, Scope(tuple(targets)), context=self.context)
-            return await self.stoppable(check)
-        finally:
-            progress.stop()
+        """The check of `targets`, or None when a signal stopped it.
+
+        Through the check service like every front end. The targets were
+        validated already (the command's paths by `open_project`, changed
+        files by the walk); the service checks them again against the root,
+        so a file that vanished meanwhile is refused. Watch keeps no
+        snapshots (its re-checks would crowd out the checks whose ids were
+        printed) and records no history.
+        """
+        locate = service.from_root(self.root)
+        checked = await self.stoppable(
+            service.check(
+                self.root,
+                self.config,
+                targets,
+                locate=locate,
+                progress=progress_line,
+                context=self.context,
+            )
+        )
+        return None if checked is None else checked.run
 
     async def absorb(self, state: WatchState, batch: Batch) -> bool:
         """Re-check for `batch` and print what changed; False when stopped."""

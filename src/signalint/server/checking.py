@@ -1,5 +1,10 @@
-"""One MCP check, start to finish: refusals, targets, engines with progress,
-then snapshot, history and the schema 1.4 payload.
+"""One MCP check: the server's refusals and progress around the check service.
+
+The check itself (targets, engines, clustering, snapshot, session history)
+is `signalint.service.check`, shared with the CLI; here are only what the
+server adds: the reference's early refusals, the argument-indexed path
+refusal, progress notifications, the classification of a thrown failure,
+and sanitized engine messages in the payload.
 
 Every check result is retained as a snapshot (so its ids stay usable),
 observed by the loop tracker (its warnings join the payload only when
@@ -14,18 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
-from signalint.check import CheckRun, run_check
-from signalint.cluster import cluster
-from signalint.config import CONFIG_FILE, Config, ConfigError, config_source
-from signalint.history import metrics_record, payload_bytes
-from signalint.model import Scope
-from signalint.project import PathRefused, has_js_ts_markers, safe_relative
-from signalint.report import check_payload, compact_keys
+from signalint import service
+from signalint.config import CONFIG_FILE, ConfigError, config_source
+from signalint.project import PathRefused, has_js_ts_markers
+from signalint.report import compact_keys
 from signalint.server.errors import (
     ToolRefusal,
     classify_failure,
@@ -78,19 +80,6 @@ def early_refusal(state: ServerState) -> ToolRefusal | None:
     return None
 
 
-def targets_of(state: ServerState, field: str, paths: Sequence[str]) -> tuple[str, ...]:
-    """Validated, de-duplicated project-relative targets; refusals name the index."""
-    targets: list[str] = []
-    for index, path in enumerate(paths):
-        try:
-            targets.append(safe_relative(state.root, path))
-        except PathRefused as exc:
-            raise field_refusal(
-                f"{field}[{index}]", f"path refused: {exc.reason}", "path_refused"
-            ) from exc
-    return tuple(dict.fromkeys(targets))
-
-
 class _Relay:
     """Turns the runner's synchronous (engine, stage) callbacks into ordered,
     monotonic progress notifications sent by one pump task."""
@@ -111,21 +100,30 @@ class _Relay:
             await self.send(item[0], self.total, item[1])
 
 
-async def _run_engines(
-    state: ServerState, config: Config, scope: Scope, send: SendProgress
-) -> CheckRun:
-    relay = _Relay(send, config.enabled_engines())
-    await send(0, relay.total, "walking project files")
-    pump = asyncio.ensure_future(relay.pump())
-    try:
-        run = await run_check(state.root, config, scope, progress=relay, context=state.context)
-    except BaseException:
-        pump.cancel()
-        raise
-    relay.queue.put_nowait(None)
-    await pump
-    await send(relay.total, relay.total, "summarizing diagnostics")
-    return run
+def _progress(send: SendProgress) -> service.ProgressScope:
+    """Progress notifications for one check: walking, each engine, summarizing."""
+
+    @asynccontextmanager
+    async def relayed(engines: Sequence[str]) -> AsyncIterator[_Relay]:
+        relay = _Relay(send, engines)
+        await send(0, relay.total, "walking project files")
+        pump = asyncio.ensure_future(relay.pump())
+        try:
+            yield relay
+        except BaseException:
+            pump.cancel()
+            raise
+        relay.queue.put_nowait(None)
+        await pump
+        await send(relay.total, relay.total, "summarizing diagnostics")
+
+    return relayed
+
+
+def _path_refusal(field: str, exc: PathRefused) -> ToolRefusal:
+    """The refusal naming the argument element at fault (`files[2]`)."""
+    where = field if exc.index is None else f"{field}[{exc.index}]"
+    return field_refusal(where, f"path refused: {exc.reason}", "path_refused")
 
 
 def _sanitize_engines(state: ServerState, payload: dict[str, Any]) -> None:
@@ -150,40 +148,27 @@ async def run(
         config = state.config()
     except ConfigError as exc:
         raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
-    scope = Scope(targets_of(state, field, paths))
-    started = time.monotonic()
     try:
-        check_run = await _run_engines(state, config, scope, send)
+        checked = await service.check(
+            state.root,
+            config,
+            paths,
+            locate=service.from_root(state.root),
+            kind=kind,
+            progress=_progress(send),
+            store=state.snapshots,
+            history=state.history,
+            compact=state.compact,
+            context=state.context,
+        )
+    except PathRefused as exc:
+        raise _path_refusal(field, exc) from exc
     except Exception as exc:  # thrown, not settled: classify (reference "Errors")
         import traceback
 
         traceback.print_exc()  # the unsanitized detail, for the person at the terminal
         raise classify_failure(exc, state.root) from exc
-    latency_ms = (time.monotonic() - started) * 1000
-
-    result = check_run.result
-    clustering = cluster(result.issues)
-    filtered = None if scope.whole_project and kind == "project" else check_run.filtered_out
-    snapshot = Snapshot(result, clustering, scope.targets, kind, check_run.filtered_out)
-    state.snapshots.put(snapshot)
-    # Metrics measure the payload without warnings: they are known only once
-    # the tracker has seen this check, and the record must carry the metrics.
-    plain = check_payload(result, clustering, filtered_out=filtered, compact=state.compact)
-    before, after = payload_bytes(result, plain)
-    outcomes = result.outcomes.values()
-    metrics = metrics_record(
-        latency_ms=latency_ms,
-        cache_hits=sum(o.cache_hits for o in outcomes),
-        cache_misses=sum(o.cache_misses for o in outcomes),
-        payload_before=before,
-        payload_after=after,
-    )
-    warnings = state.history.record_check(result, kind=kind, targets=scope.targets, metrics=metrics)
-    extras = {
-        "loopWarning": warnings.loop_warning,
-        "fileRuleChurnWarning": warnings.churn_warning,
-    }
-    full = check_payload(result, clustering, filtered_out=filtered, extras=extras)
+    full = checked.payload(front_end="mcp")
     _sanitize_engines(state, full)
     wire = compact_keys(full) if state.compact else full
-    return CheckAnswer(snapshot, full, wire)
+    return CheckAnswer(checked.snapshot, full, wire)

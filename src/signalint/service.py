@@ -1,0 +1,260 @@
+"""The one check service: every front end checks a project through `check`.
+
+The CLI's `check` and `watch`, the MCP server's check tools (and hooks
+later) all call `check`, which validates the targets, runs the engines with
+progress, clusters, keeps the snapshot, records the session history when
+asked, and returns one `Checked`. Front ends differ only in what they pass
+in (how a user path is located, where progress goes, which store keeps the
+snapshot, whether history is recorded) and in how they render the answer.
+
+Targets. A user path becomes a project-relative target through a `Locate`
+function: `from_cwd` (the CLI: relative to the working directory as in git,
+ignored paths refused naming the config file) or `from_root` (the MCP tools
+and watch's re-checks: relative to the project root). A refusal is one
+`PathRefused` carrying the index of the path in the caller's list, so the
+CLI prints its message and the server names the argument (`files[2]`).
+
+Cancellation is not caught here: it travels through `run_check` into
+`process.run`, which kills the engines' process groups, and no `Checked`
+is produced, so a cancelled check never reads clean.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from signalint.check import CheckRun, run_check
+from signalint.cluster import Clustering, cluster
+from signalint.config import Config, config_source
+from signalint.engines.runner import Progress
+from signalint.model import CheckResult, Scope
+from signalint.project import PathRefused, safe_relative, target_from_cwd
+from signalint.report import FrontEnd, check_payload
+from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+
+if TYPE_CHECKING:
+    from signalint.context import Context
+    from signalint.history import Session
+    from signalint.loops import Warnings
+
+# A user path -> its project-relative target; raises PathRefused.
+Locate = Callable[[str], str]
+# Wraps one check's engine runs: given the enabled engines, yields the
+# callback the runner reports (engine, "start" | "done") to, or None.
+ProgressScope = Callable[[Sequence[str]], AbstractAsyncContextManager[Progress | None]]
+
+
+def from_root(root: Path) -> Locate:
+    """Paths relative to the project root, refused as `project.safe_relative` says.
+
+    For paths written by a model (MCP tools) or produced by our own walk
+    (watch's re-checks): absolute paths, escapes, symlinks out of the root,
+    missing paths and option-like names are refused.
+    """
+    return lambda path: safe_relative(root, path)
+
+
+def from_cwd(root: Path, config: Config, cwd: Path | None = None) -> Locate:
+    """Command-line paths: relative to `cwd` (default: the working directory), as in git.
+
+    Relative to the root instead when the working directory is outside it
+    (only `SIGNALINT_PROJECT_ROOT` allows that). Refused as
+    `project.target_from_cwd` says, including ignored paths, whose refusal
+    names the file the ignore rules come from.
+    """
+    here = Path(os.path.realpath(cwd if cwd is not None else os.getcwd()))
+    if not here.is_relative_to(root):
+        here = root
+    found = config_source(root)
+    if found is None:
+        source = "the default settings (there is no signalint.config.json)"
+    elif found.name == "pyproject.toml":
+        source = "[tool.signalint] of pyproject.toml"
+    else:
+        source = found.name
+    return lambda path: target_from_cwd(root, here, path, config.ignore, source)
+
+
+def targets_of(paths: Sequence[str], locate: Locate) -> tuple[str, ...]:
+    """The de-duplicated targets of `paths`, in order; `(".",)` when there are none.
+
+    Raises the first `PathRefused`, with `index` set to the position of the
+    refused path in `paths`.
+    """
+    targets: list[str] = []
+    for index, path in enumerate(paths):
+        try:
+            targets.append(locate(path))
+        except PathRefused as exc:
+            raise exc.at(index) from exc
+    return tuple(dict.fromkeys(targets)) or (".",)
+
+
+@asynccontextmanager
+async def no_progress(engines: Sequence[str]) -> AsyncIterator[Progress | None]:
+    """A `ProgressScope` that reports nothing."""
+    yield None
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Checked:
+    """One finished check, ready for any front end to render.
+
+    `snapshot` holds the result, its clustering, the targets, the kind and
+    the raw filtered-out count; `run` is the pipeline's answer (files
+    walked included); `latency_ms` measures validation to clustering;
+    `warnings` are the loop and churn warnings of the session history
+    (None when the front end records no history).
+    """
+
+    run: CheckRun
+    snapshot: Snapshot
+    latency_ms: float
+    warnings: Warnings | None = None
+
+    def __repr__(self) -> str:
+        return f"Checked({self.snapshot!r})"
+
+    @property
+    def result(self) -> CheckResult:
+        return self.snapshot.result
+
+    @property
+    def clustering(self) -> Clustering:
+        return self.snapshot.clustering
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.snapshot.targets
+
+    @property
+    def filtered_out(self) -> int | None:
+        """The filtered-out count every answer reports (`Snapshot.reported_filtered_out`)."""
+        return self.snapshot.reported_filtered_out
+
+    def payload(
+        self, *, front_end: FrontEnd, compact: bool = False, warnings: bool = True
+    ) -> dict[str, Any]:
+        """The schema 1.4 check payload (`report.check_payload`).
+
+        `front_end` words `nextStep` for its reader; `compact` renames the
+        keys; `warnings=False` leaves out the loop and churn warnings.
+        """
+        extras = None
+        if warnings and self.warnings is not None:
+            extras = {
+                "loopWarning": self.warnings.loop_warning,
+                "fileRuleChurnWarning": self.warnings.churn_warning,
+            }
+        return check_payload(
+            self.result,
+            self.clustering,
+            compact=compact,
+            filtered_out=self.filtered_out,
+            extras=extras,
+            front_end=front_end,
+        )
+
+
+def engine_problems(result: CheckResult) -> list[str]:
+    """One line per engine that did not run ok and says why, for a terminal's stderr."""
+    return [
+        f"signalint: {name} {outcome.status}: {outcome.message}"
+        for name, outcome in result.outcomes.items()
+        if outcome.status != "ok" and outcome.message
+    ]
+
+
+async def check(
+    root: Path,
+    config: Config,
+    paths: Sequence[str],
+    *,
+    locate: Locate,
+    kind: SnapshotKind = "project",
+    progress: ProgressScope = no_progress,
+    use_cache: bool = True,
+    store: SnapshotStore | None = None,
+    history: Session | None = None,
+    compact: bool = False,
+    context: Context | None = None,
+) -> Checked:
+    """Check `paths` of the project at `root` (canonical) with `config`.
+
+    `paths` are user paths, validated by `locate` (`targets_of`: raises
+    `PathRefused` with the index of the refused one; none means the whole
+    project). `kind` is what the snapshot records: "project" for a project
+    check (with or without paths: a CLI check of paths is what
+    check_project with paths is), "files" for a file check. `progress`
+    wraps the engine runs. `use_cache=False` runs every engine and stores
+    nothing. `store` keeps the snapshot so its ids resolve later (D19);
+    None keeps nothing (watch). With `history` the check is recorded in the
+    session log with its metrics, measured on the payload without warnings
+    in `compact` keys (what the wire carries), and the answer carries the
+    loop and churn warnings. `context` is the caller's process memory
+    (`run_check`: a server or a watch session keeps one for its lifetime).
+
+    The filtered-out count (diagnostics dropped for lying outside the
+    targets, e.g. a whole-program engine's reports on other files) is
+    reported by every front end alike, see `Snapshot.reported_filtered_out`.
+    """
+    started = time.monotonic()
+    scope = Scope(targets_of(paths, locate))
+    async with progress(config.enabled_engines()) as report:
+        run = await run_check(
+            root, config, scope, progress=report, use_cache=use_cache, context=context
+        )
+    snapshot = Snapshot(
+        run.result, cluster(run.result.issues), scope.targets, kind, run.filtered_out
+    )
+    latency_ms = (time.monotonic() - started) * 1000
+    if store is not None:
+        store.put(snapshot)
+    if history is None:
+        return Checked(run, snapshot, latency_ms)
+    return Checked(run, snapshot, latency_ms, _record(history, snapshot, latency_ms, compact))
+
+
+def _record(history: Session, snapshot: Snapshot, latency_ms: float, compact: bool) -> Warnings:
+    from signalint.history import metrics_record, payload_bytes
+
+    result = snapshot.result
+    # Metrics measure the payload without warnings: the warnings are known
+    # only once the tracker has seen this check, and the record carries them.
+    plain = check_payload(
+        result,
+        snapshot.clustering,
+        filtered_out=snapshot.reported_filtered_out,
+        compact=compact,
+    )
+    before, after = payload_bytes(result, plain)
+    outcomes = result.outcomes.values()
+    metrics = metrics_record(
+        latency_ms=latency_ms,
+        cache_hits=sum(o.cache_hits for o in outcomes),
+        cache_misses=sum(o.cache_misses for o in outcomes),
+        payload_before=before,
+        payload_after=after,
+    )
+    return history.record_check(
+        result, kind=snapshot.kind, targets=snapshot.targets, metrics=metrics
+    )
+
+
+__all__ = [
+    "Checked",
+    "Locate",
+    "ProgressScope",
+    "check",
+    "engine_problems",
+    "from_cwd",
+    "from_root",
+    "no_progress",
+    "targets_of",
+]

@@ -1,0 +1,83 @@
+"""The CLI and the MCP server check through one service, so their answers agree.
+
+The project has one TypeScript error in src/a.ts and one in src/b.ts; tsc
+reports on its whole program, so a check of src/a.ts filters the other one
+out. `signalint check --format json` and `check_project` must say the same
+about it (D6: what a check does not show, it counts), and so must the
+stored snapshot, read back with `signalint show` and get_diagnostic_snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signalint.cli.main import main
+
+from ..conftest import require_engine
+from .conftest import connect, write_project
+
+pytestmark = pytest.mark.real
+
+FILTERED_KEYS = ("filteredOutIssueCount", "filteredOutCount")
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    main(list(argv))
+    payload = json.loads(capsys.readouterr().out)
+    assert isinstance(payload, dict)
+    return payload
+
+
+def filtered(payload: dict[str, Any]) -> dict[str, Any]:
+    return {key: payload[key] for key in FILTERED_KEYS if key in payload}
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected"),
+    [
+        (["src/a.ts"], {"filteredOutIssueCount": 1, "filteredOutCount": 1}),
+        (["src"], {"filteredOutIssueCount": 0, "filteredOutCount": 0}),  # scoped, nothing hidden
+        ([], {}),  # the whole project: nothing can be outside it
+    ],
+    ids=["one-file", "directory", "whole-project"],
+)
+def test_cli_json_and_check_project_agree_on_the_filtered_out_count(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    paths: list[str],
+    expected: dict[str, int],
+) -> None:
+    require_engine("tsc")
+    root = write_project(tmp_path / "proj").resolve()
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    monkeypatch.delenv("SIGNALINT_COMPACT", raising=False)
+
+    from_cli = cli_json(capsys, "check", "--format", "json", *paths)
+    assert filtered(from_cli) == expected
+    assert "check_project" not in from_cli.get("nextStep", "")  # the CLI names commands
+    shown = cli_json(capsys, "show", from_cli["checkId"], "--format", "json")
+    assert shown.get("filteredOutIssueCount") == expected.get("filteredOutIssueCount")
+
+    from_mcp, stored = asyncio.run(ask_server(root, paths))
+    assert filtered(from_mcp) == filtered(from_cli) == expected
+    assert from_mcp["totalIssues"] == from_cli["totalIssues"]
+    if expected.get("filteredOutIssueCount"):
+        assert "`signalint check` without paths" in from_cli["nextStep"]
+        assert "check_project without paths" in from_mcp["nextStep"]
+    assert stored.get("filteredOutIssueCount") == expected.get("filteredOutIssueCount")
+
+
+async def ask_server(root: Path, paths: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """check_project of `paths`, then get_diagnostic_snapshot of its checkId."""
+    async with connect(root) as client:
+        answer = await client.call("check_project", {"paths": paths} if paths else {})
+        assert not answer.error, answer.data
+        stored = await client.call("get_diagnostic_snapshot", {"checkId": answer.data["checkId"]})
+        return answer.data, stored.data
