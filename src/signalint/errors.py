@@ -11,11 +11,19 @@ entry point (`signalint.cli.main`) is the one place that catches the base:
 it prints the message on one line and returns the code, so no command shows
 a traceback for a problem the user can fix. The MCP server turns the same
 exceptions into refusals (`signalint.server.errors`).
+
+An engine that fails during a check is *not* an exception: its failure is
+data on its `EngineOutcome` (`model.Failure`) and the other engines'
+results stand. `EngineFailure` is for engine-side code that cannot settle a
+failure into an outcome and has to throw it: it carries the same typed
+failure, so nobody parses its sentence.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
+
+from signalint.model import Failure
 
 
 class SignalintError(Exception):
@@ -24,4 +32,21 @@ class SignalintError(Exception):
     exit_code: ClassVar[int] = 2
 
 
-__all__ = ["SignalintError"]
+class EngineFailure(SignalintError):
+    """An engine failure thrown out of the check pipeline, typed.
+
+    `engine` names the engine, `failure` says what kind of failure it was
+    and what fixes it, `message` is the sentence for people (never parsed).
+    A failed engine fails the check, so the CLI exits 1.
+    """
+
+    exit_code: ClassVar[int] = 1
+
+    def __init__(self, engine: str, failure: Failure, message: str) -> None:
+        self.engine = engine
+        self.failure = failure
+        self.message = message
+        super().__init__(message)
+
+
+__all__ = ["EngineFailure", "SignalintError"]

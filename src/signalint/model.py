@@ -8,13 +8,15 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from signalint import ids
 
 Severity = Literal["error", "warning"]
 OutcomeStatus = Literal["ok", "error", "disabled"]
 CheckStatus = Literal["clean", "issues_found", "error"]
+FailureKind = Literal["timeout", "output_limit", "crashed", "bad_output", "config_error", "missing"]
+FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
 
 SUMMARY_LIMIT = 120
 
@@ -131,6 +133,31 @@ _OPTIONAL_DEFAULTS: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why an engine did not run ok, as data: its kind and what fixes it.
+
+    `kind` is one of:
+
+    - `timeout`: it ran past its deadline and was killed;
+    - `output_limit`: it printed more than the output limit and was stopped;
+    - `crashed`: it could not be started, was killed by a signal, or exited
+      with a code it does not use for findings;
+    - `bad_output`: it exited normally but its output could not be read;
+    - `config_error`: the engine cannot be run as configured for this check
+      (e.g. no TypeScript configuration where the first target selects one);
+    - `missing`: it is enabled but not installed (outcome `disabled`).
+
+    `fix` is the setting or command that fixes it when there is one
+    (`timeoutsMs.tsc (milliseconds) in signalint.config.json`,
+    `signalint engines install ruff`), else None: the outcome's message
+    says what happened. Consumers branch on `kind`, never on the message.
+    """
+
+    kind: FailureKind
+    fix: str | None = None
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class EngineOutcome:
     """What one engine contributed to a check.
@@ -144,6 +171,10 @@ class EngineOutcome:
     expected to check but did not (e.g. a referenced TypeScript project tsc
     skipped); an outcome with a gap is never `ok` (D17): its producer sets
     `status` to `error` and keeps the issues it did find.
+
+    `failure` types a failed run (`Failure`: kind and fix); it is set on
+    every `disabled` outcome and on every `error` outcome except one whose
+    only problem is its `coverage_gap`.
     """
 
     engine: str
@@ -155,6 +186,7 @@ class EngineOutcome:
     cache_hits: int = 0
     cache_misses: int = 0
     coverage_gap: str | None = None
+    failure: Failure | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task

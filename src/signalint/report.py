@@ -34,14 +34,20 @@ FrontEnd = Literal["cli", "mcp"]
 
 
 def engine_status(outcome: EngineOutcome) -> dict[str, Any]:
-    """`{status, message?, filesChecked, coverageGap?}` (D17).
+    """`{status, message?, failure?, filesChecked, coverageGap?}` (D17).
 
-    `filesChecked` is always present (0 for a disabled engine); `message`
-    and `coverageGap` are left out when unset.
+    `filesChecked` is always present (0 for a disabled engine); `message`,
+    `failure` (`{kind, fix?}`: what kind of failure, and the setting or
+    command that fixes it) and `coverageGap` are left out when unset.
     """
     entry: dict[str, Any] = {"status": outcome.status}
     if outcome.message is not None:
         entry["message"] = outcome.message
+    if outcome.failure is not None:
+        failure: dict[str, str] = {"kind": outcome.failure.kind}
+        if outcome.failure.fix is not None:
+            failure["fix"] = outcome.failure.fix
+        entry["failure"] = failure
     entry["filesChecked"] = outcome.files_checked if covered(outcome) else 0
     if outcome.coverage_gap is not None:
         entry["coverageGap"] = outcome.coverage_gap

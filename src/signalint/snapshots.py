@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, is_systemic
-from signalint.model import CheckResult, EngineOutcome, Issue, Scope
+from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, Issue, Scope
 from signalint.report import FrontEnd, check_payload, issue_detail
 
 SnapshotKind = Literal["project", "files"]
@@ -274,7 +274,7 @@ def encode_snapshot(snap: Snapshot, memo: RowMemo | None = None) -> bytes:
     rows = (memo or RowMemo()).rows(result.issues)
     outcomes = {
         name: [o.status, o.message, o.duration_ms, o.files_checked, o.cache_hits,
-               o.cache_misses, o.coverage_gap]
+               o.cache_misses, o.coverage_gap, _encode_failure(o.failure)]
         for name, o in result.outcomes.items()
     }  # fmt: skip
     head = {
@@ -330,6 +330,19 @@ def _decode_issues(rows: list[Any]) -> list[Issue]:
     return issues
 
 
+def _encode_failure(failure: Failure | None) -> list[str | None] | None:
+    return None if failure is None else [failure.kind, failure.fix]
+
+
+def _decode_failure(value: object) -> Failure | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2 or value[0] not in FAILURE_KINDS:
+        raise ValueError(f"malformed snapshot: unknown engine failure {value!r}")
+    kind, fix = value
+    return Failure(kind, None if fix is None else str(fix))
+
+
 def decode_snapshot(data: bytes) -> Snapshot:
     """Inverse of `encode_snapshot`; raises ValueError for anything else."""
     try:
@@ -340,9 +353,10 @@ def decode_snapshot(data: bytes) -> Snapshot:
         outcomes = {
             name: EngineOutcome(
                 name, status, (), message, float(duration), int(files), int(hits),
-                int(misses), gap,
+                int(misses), gap, _decode_failure(failure[0] if failure else None),
             )
-            for name, (status, message, duration, files, hits, misses, gap)
+            # Files written before failures were typed have no 8th field.
+            for name, (status, message, duration, files, hits, misses, gap, *failure)
             in document["outcomes"].items()
         }  # fmt: skip
         result = CheckResult(

@@ -15,6 +15,8 @@ import anyio
 import anyio.to_thread
 import pytest
 
+from signalint.errors import EngineFailure
+from signalint.model import Failure
 from signalint.server.errors import classify_failure, sanitize
 
 from ..helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
@@ -83,25 +85,34 @@ async def test_engine_timeout_is_an_engine_error_not_a_clean_check(tmp_path: Pat
 
 
 @pytest.mark.parametrize(
-    ("message", "code", "retryable"),
+    ("failure", "code", "retryable", "step"),
     [
-        ("tsc timed out after 60 s", "engine_timeout", True),
-        (
-            "eslint produced more than 64 MiB of output and was stopped",
-            "output_limit_exceeded",
-            False,
-        ),
-        ("biome could not be started: Permission denied", "engine_execution_failed", False),
+        (Failure("timeout", "timeoutsMs.tsc (milliseconds) in signalint.config.json"),
+         "engine_timeout", True, "raise timeoutsMs.tsc (milliseconds) in signalint.config.json"),
+        (Failure("output_limit"), "output_limit_exceeded", False, "Narrow the check"),
+        (Failure("crashed"), "engine_execution_failed", False, "signalint engines list"),
+        (Failure("missing", "signalint engines install biome"), "engine_execution_failed",
+         False, "`signalint engines install biome`"),
     ],
-)
-def test_thrown_engine_failures_are_classified(
-    tmp_path: Path, message: str, code: str, retryable: bool
+    ids=["timeout", "output-limit", "crashed", "missing"],
+)  # fmt: skip
+def test_thrown_engine_failures_are_classified_by_their_kind(
+    tmp_path: Path, failure: Failure, code: str, retryable: bool, step: str
 ) -> None:
-    refusal = classify_failure(RuntimeError(message), tmp_path)
+    # The message says nothing the classification could match: only the kind counts.
+    refusal = classify_failure(EngineFailure("biome", failure, "biome went wrong"), tmp_path)
     data = refusal.data
     assert data["code"] == code and data["retryable"] is retryable
-    assert data["engine"] == message.split()[0]
-    assert data["status"] == "error" and data["nextStep"]
+    assert data["engine"] == "biome" and data["message"] == "biome went wrong"
+    assert data["status"] == "error" and step in data["nextStep"]
+
+
+def test_an_untyped_exception_is_never_classified_by_the_words_in_it(tmp_path: Path) -> None:
+    refusal = classify_failure(
+        RuntimeError("tsc timed out after producing 64 MiB past the output limit"), tmp_path
+    )
+    assert refusal.data["code"] == "engine_execution_failed"
+    assert "engine" not in refusal.data and refusal.data["retryable"] is False
 
 
 def test_failure_messages_carry_no_absolute_paths_or_environment_values(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from signalint.engines.base import (
     SelectsFiles,
 )
 from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
-from signalint.model import EngineOutcome, Issue
+from signalint.model import EngineOutcome, Failure, FailureKind, Issue
 from signalint.process import Command
 
 EXCERPT_CHARS = 300
@@ -81,21 +81,22 @@ def batches(
 
 def _failure(
     engine: Engine, result: process.ProcessResult, command: Command, root: Path
-) -> str | None:
-    """Why a run cannot be trusted, or None when its output may be parsed."""
+) -> tuple[str, Failure] | None:
+    """Why a run cannot be trusted (message and typed failure), or None when
+    its output may be parsed."""
     if result.timed_out:
-        return (
-            f"{engine.name} timed out after {command.timeout_s:g} s; "
-            f"raise {timeout_setting(root, engine.name)}"
-        )
+        setting = timeout_setting(root, engine.name)
+        message = f"{engine.name} timed out after {command.timeout_s:g} s; raise {setting}"
+        return message, Failure("timeout", setting)
     if result.output_limited:
         limit_mib = process.DEFAULT_OUTPUT_LIMIT // (1024 * 1024)
-        return f"{engine.name} produced more than {limit_mib} MiB of output and was stopped"
+        message = f"{engine.name} produced more than {limit_mib} MiB of output and was stopped"
+        return message, Failure("output_limit")
     if result.start_error:
-        return f"{engine.name} could not be started: {result.start_error}"
+        return f"{engine.name} could not be started: {result.start_error}", Failure("crashed")
     code = result.exit_code
     if code is not None and code < 0:
-        return f"{engine.name} was killed by signal {-code}"
+        return f"{engine.name} was killed by signal {-code}", Failure("crashed")
     return None
 
 
@@ -141,7 +142,12 @@ async def run_engine(
     results: list[process.ProcessResult] = []
     linted: set[str] | None = None
 
-    def outcome(status: str, issues: Sequence[Issue] = (), message: str | None = None) -> EngineRun:
+    def outcome(
+        status: str,
+        issues: Sequence[Issue] = (),
+        message: str | None = None,
+        failure: Failure | None = None,
+    ) -> EngineRun:
         if progress:
             progress(engine.name, "done")
         done = EngineOutcome(
@@ -151,17 +157,20 @@ async def run_engine(
             message=message,
             duration_ms=(time.monotonic() - started) * 1000,
             files_checked=len(relevant) if linted is None else len(linted),
+            failure=failure,
         )
         return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
     if not engine.spec.whole_program and not relevant:
         return outcome("ok")
     resolved = resolved or resolve(engine, root)
+    missing = Failure("missing", install_hint(engine.name))
     if resolved.path is None:
         return outcome(
             "disabled",
             message=f"{engine.name} is enabled but not installed; install it with "
             f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
+            failure=missing,
         )
     if progress:
         progress(engine.name, "start")
@@ -181,17 +190,21 @@ async def run_engine(
         results.append(result)
         if result.missing:
             return outcome(
-                "disabled", message=f"{engine.name} executable vanished: {resolved.path}"
+                "disabled",
+                message=f"{engine.name} executable vanished: {resolved.path}",
+                failure=missing,
             )
         problem = _failure(engine, result, command, root)
         if problem:
-            return outcome("error", message=problem)
+            return outcome("error", message=problem[0], failure=problem[1])
         return result
 
-    def output_error(exc: EngineOutputError, prefix: str) -> EngineRun:
+    def output_error(
+        exc: EngineOutputError, prefix: str, kind: FailureKind = "bad_output"
+    ) -> EngineRun:
         sample = excerpt(exc.excerpt)
         detail = f" (output: {sample})" if sample and sample not in exc.message else ""
-        return outcome("error", message=f"{prefix}: {exc.message}{detail}")
+        return outcome("error", message=f"{prefix}: {exc.message}{detail}", failure=Failure(kind))
 
     if not engine.spec.whole_program and isinstance(engine, SelectsFiles):
         fixed = engine.selection(ctx, []).argv
@@ -224,7 +237,7 @@ async def run_engine(
                 engine.command(ctx, batch, probe_result) for batch in batches(relevant, fixed)
             ]
     except EngineConfigError as exc:
-        return outcome("error", message=str(exc))
+        return outcome("error", message=str(exc), failure=Failure("config_error"))
 
     reports = not engine.spec.whole_program and isinstance(engine, ReportsLinted)
     if reports:
@@ -242,10 +255,12 @@ async def run_engine(
             if reports and isinstance(engine, ReportsLinted):
                 checked.extend(engine.linted(result, ctx))
         except EngineOutputError as exc:
-            return output_error(exc, prefix)
+            # Unreadable output after an abnormal exit: the exit is the failure.
+            return output_error(exc, prefix, "crashed" if abnormal else "bad_output")
         if abnormal:
             said = first_line(result.stderr) or first_line(result.stdout)
-            return outcome("error", message=prefix + (f": {excerpt(said)}" if said else ""))
+            message = prefix + (f": {excerpt(said)}" if said else "")
+            return outcome("error", message=message, failure=Failure("crashed"))
         issues.extend(parsed)
     if linted is not None:
         linted.update(checked if reports else relevant)

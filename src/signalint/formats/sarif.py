@@ -5,7 +5,8 @@ project-relative URIs against `%SRCROOT%`, which `originalUriBaseIds` maps
 to the project root. Each result carries our full issue id as a partial
 fingerprint, so code-scanning services can track it across commits. An
 engine that failed or was unavailable gets `executionSuccessful: false`
-and a notification saying why, rather than silently contributing nothing.
+and a notification saying why (with the failure kind and its fix in the
+notification's properties), rather than silently contributing nothing.
 """
 
 from __future__ import annotations
@@ -89,10 +90,13 @@ def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
         return {"executionSuccessful": True}
     level = "error" if outcome.status == "error" else "warning"
     text = outcome.message or f"{outcome.engine} {outcome.status}"
-    return {
-        "executionSuccessful": False,
-        "toolExecutionNotifications": [{"level": level, "message": {"text": text}}],
-    }
+    notification: dict[str, Any] = {"level": level, "message": {"text": text}}
+    if outcome.failure is not None:
+        # A property bag: SARIF has no field for why a tool failed or what fixes it.
+        notification["properties"] = {"failureKind": outcome.failure.kind}
+        if outcome.failure.fix is not None:
+            notification["properties"]["fix"] = outcome.failure.fix
+    return {"executionSuccessful": False, "toolExecutionNotifications": [notification]}
 
 
 def build_log(

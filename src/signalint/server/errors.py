@@ -6,12 +6,14 @@ nextStep?, projectRoot?}`. `field` names the argument at fault so the caller
 can fix its call; `stale` marks an id that is unknown or expired rather
 than malformed.
 
-Engine failures that escape the check pipeline as exceptions (settled engine
-errors are data inside a normal check) are classified like the reference:
-`engine_timeout` (retryable), `output_limit_exceeded`, otherwise
-`engine_execution_failed`, each with a next step. Their messages go through
-`sanitize`: no absolute paths, no environment values, first line only; the
-original goes to stderr for the person running the server.
+Engine failures are data inside a normal check (each engine's `failure`
+kind in the payload). One that escapes the pipeline as an exception is
+classified like the reference, by its typed kind (`errors.EngineFailure`),
+never by words in its message: `engine_timeout` (retryable),
+`output_limit_exceeded`, otherwise `engine_execution_failed`, each with a
+next step; `FAILURE_CODES` is the one map from kinds to codes. Messages go
+through `sanitize`: no absolute paths, no environment values, first line
+only; the original goes to stderr for the person running the server.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from signalint.config import ENGINE_NAMES
+from signalint.errors import EngineFailure
+from signalint.model import Failure, FailureKind
 
 MESSAGE_CHARS: Final = 300
 # An absolute path not preceded by a word char, ':' or '/', so URLs survive.
@@ -76,42 +79,57 @@ def sanitize(text: str, root: Path, env: Mapping[str, str] | None = None) -> str
     return line if len(line) <= MESSAGE_CHARS else line[: MESSAGE_CHARS - 1] + "…"
 
 
-def _engine_named(message: str) -> str | None:
-    lowered = message.lower()
-    for name in ENGINE_NAMES:
-        if re.search(rf"\b{name}\b", lowered):
-            return name
-    return None
+# Failure kind -> (refusal code, retryable): the only place kinds become codes.
+FAILURE_CODES: Final[Mapping[FailureKind, tuple[str, bool]]] = {
+    "timeout": ("engine_timeout", True),
+    "output_limit": ("output_limit_exceeded", False),
+    "crashed": ("engine_execution_failed", False),
+    "bad_output": ("engine_execution_failed", False),
+    "config_error": ("engine_execution_failed", False),
+    "missing": ("engine_execution_failed", False),
+}
+_INSPECT: Final = (
+    "Run `signalint check` in a terminal to see the full error and "
+    "`signalint engines list` to verify the engines, then check again."
+)
+
+
+def _next_step(engine: str, failure: Failure) -> str:
+    """What to do about a failure of `engine`, naming its fix when it has one."""
+    if failure.kind == "timeout":
+        where = failure.fix or f"timeoutsMs.{engine} in signalint.config.json"
+        return f"Retry; if it times out again, raise {where} or look for a hanging engine process."
+    if failure.kind == "output_limit":
+        return (
+            "Narrow the check (check_files, or check_project with paths) or fix "
+            "what floods the engine's output, then check again."
+        )
+    if failure.kind == "missing" and failure.fix is not None:
+        return f"Install it with `{failure.fix}` (in a terminal), then check again."
+    if failure.fix is not None:
+        return f"Fix it with {failure.fix}, then check again."
+    return _INSPECT
+
+
+def failure_refusal(engine: str, failure: Failure, message: str) -> ToolRefusal:
+    """The refusal for a typed engine failure; `message` must be sanitized already."""
+    code, retryable = FAILURE_CODES[failure.kind]
+    return refusal(
+        code,
+        message,
+        engine=engine,
+        retryable=retryable,
+        nextStep=_next_step(engine, failure),
+    )
 
 
 def classify_failure(exc: BaseException, root: Path) -> ToolRefusal:
-    """The classified refusal for an exception thrown by the check pipeline."""
+    """The classified refusal for an exception thrown by the check pipeline.
+
+    A typed `EngineFailure` is classified by its kind; any other exception
+    is `engine_execution_failed` naming no engine, whatever its text says.
+    """
     message = sanitize(str(exc) or type(exc).__name__, root)
-    engine = _engine_named(message)
-    where = f"timeoutsMs.{engine}" if engine else "timeoutsMs"
-    if "timed out" in message:
-        return refusal(
-            "engine_timeout",
-            message,
-            engine=engine,
-            retryable=True,
-            nextStep=f"Retry; if it times out again, raise {where} in signalint.config.json "
-            "or look for a hanging engine process.",
-        )
-    if "MiB" in message or "output limit" in message:
-        return refusal(
-            "output_limit_exceeded",
-            message,
-            engine=engine,
-            retryable=False,
-            nextStep="Narrow the check (check_files, or check_project with paths) or fix "
-            "what floods the engine's output, then check again.",
-        )
-    return refusal(
-        "engine_execution_failed",
-        message,
-        engine=engine,
-        retryable=False,
-        nextStep="Run `signalint check` in a terminal to see the full error and "
-        "`signalint engines list` to verify the engines, then check again.",
-    )
+    if isinstance(exc, EngineFailure):
+        return failure_refusal(exc.engine, exc.failure, message)
+    return refusal("engine_execution_failed", message, retryable=False, nextStep=_INSPECT)

@@ -51,10 +51,10 @@ CHECK_ERROR_PROPERTIES: Final[dict[str, Schema]] = {
 }
 ERROR_REQUIRED: Final = ["status", "code", "message"]
 
-# {status, message?, filesChecked?, coverageGap?} per engine (D17).
+# {status, message?, failure?: {kind, fix?}, filesChecked?, coverageGap?} per engine (D17).
 ENGINE_STATUS: Final[Schema] = {
     "type": "object",
-    "properties": {"status": {"enum": ["ok", "error", "disabled"]}},
+    "properties": {"status": {"enum": ["ok", "error", "disabled"]}, "failure": _object("kind")},
     "required": ["status"],
 }
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}
