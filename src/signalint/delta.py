@@ -29,10 +29,18 @@ never move it); `counts` has the totals of every kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any
 
 from signalint import ids
 from signalint.model import CheckResult, Issue
+from signalint.payloads import (
+    Delta,
+    DeltaCounts,
+    IssueEntry,
+    UnobservedEntry,
+    UnobservedSummary,
+    laid_out,
+)
+from signalint.report import issue_entry
 from signalint.snapshots import Snapshot
 
 LIST_LIMIT = 50
@@ -43,6 +51,7 @@ SUMMARY_FILES = 20
 _PAIR_BUDGET = 40_000
 
 Pair = tuple[Issue, Issue]
+_SUMMARY_ORDER = tuple(UnobservedSummary.__annotations__)
 
 
 def _engine_ok(result: CheckResult, engine: str) -> bool:
@@ -105,20 +114,9 @@ def _match_by(
     return matched
 
 
-def _entry(snap: Snapshot, issue: Issue, reason: str | None = None) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "issueId": snap.short_id(issue),
-        "file": issue.file,
-        "line": issue.line,
-        "col": issue.col,
-        "engine": issue.engine,
-        "rule": issue.rule,
-        "severity": issue.severity,
-        "summary": issue.summary,
-    }
-    if reason is not None:
-        entry["reason"] = reason
-    return entry
+def _entry(snap: Snapshot, issue: Issue) -> IssueEntry:
+    """The issue as `snap` names it (its short id there)."""
+    return issue_entry(issue, snap.short_id(issue))
 
 
 def _tally(values: Iterable[str]) -> dict[str, int]:
@@ -129,15 +127,17 @@ def _tally(values: Iterable[str]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def _summary(issues: list[tuple[Issue, str]]) -> dict[str, Any]:
+def _summary(issues: list[tuple[Issue, str]]) -> UnobservedSummary:
     """`{byFile, moreFiles?, byEngine, byReason}` for issues a check did not observe."""
     by_file = _tally(issue.file for issue, _ in issues)
-    summary: dict[str, Any] = {"byFile": dict(list(by_file.items())[:SUMMARY_FILES])}
+    summary: UnobservedSummary = {
+        "byFile": dict(list(by_file.items())[:SUMMARY_FILES]),
+        "byEngine": _tally(issue.engine for issue, _ in issues),
+        "byReason": _tally(reason for _, reason in issues),
+    }
     if len(by_file) > SUMMARY_FILES:
         summary["moreFiles"] = len(by_file) - SUMMARY_FILES
-    summary["byEngine"] = _tally(issue.engine for issue, _ in issues)
-    summary["byReason"] = _tally(reason for _, reason in issues)
-    return summary
+    return laid_out(summary, _SUMMARY_ORDER)
 
 
 def _covers(baseline: Snapshot, current: Snapshot) -> bool:
@@ -157,8 +157,8 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _entries(snap: Snapshot, issues: list[tuple[Issue, str]]) -> list[dict[str, Any]]:
-    return [_entry(snap, issue, reason) for issue, reason in issues[:LIST_LIMIT]]
+def _entries(snap: Snapshot, issues: list[tuple[Issue, str]]) -> list[UnobservedEntry]:
+    return [{**_entry(snap, issue), "reason": reason} for issue, reason in issues[:LIST_LIMIT]]
 
 
 def _listing(check_id: str, issues: list[tuple[Issue, str]]) -> str:
@@ -172,7 +172,7 @@ def _listing(check_id: str, issues: list[tuple[Issue, str]]) -> str:
 
 
 def _next_step(
-    counts: dict[str, int],
+    counts: DeltaCounts,
     complete: bool,
     baseline: Snapshot,
     current: Snapshot,
@@ -229,7 +229,7 @@ def _split_by_coverage(
     return observed, unobserved
 
 
-def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -> dict[str, Any]:
+def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -> Delta:
     """The delta from `baseline` to `current` (see the module docstring).
 
     Returns `{baselineCheckId, currentCheckId, introduced, resolved,
@@ -270,7 +270,7 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
     # New in the current check: introduced only where the baseline looked.
     introduced, newly = _split_by_coverage(new.values(), baseline)
 
-    counts = {
+    counts: DeltaCounts = {
         "introduced": len(introduced),
         "resolved": len(resolved),
         "unobserved": len(unobserved),

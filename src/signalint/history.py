@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 from signalint import ids
 from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult
+from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
 
 LOG_NAME = "session.jsonl"
@@ -224,7 +225,7 @@ class Session:
             self._mark = _position(self.log.path)
         return warnings
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LoopStatus:
         """The current loop status, including checks other processes recorded."""
         with _locked(self.lock_path):
             self._sync()
@@ -268,7 +269,7 @@ def _locked(path: Path) -> Iterator[None]:
             os.close(fd)  # closing releases the lock
 
 
-def payload_bytes(result: CheckResult, payload: dict[str, Any]) -> tuple[int, int]:
+def payload_bytes(result: CheckResult, payload: Mapping[str, object]) -> tuple[int, int]:
     """Minified UTF-8 sizes: every normalized issue detail vs the check payload.
 
     The first is the size of the JSON array of all details, summed from

@@ -31,6 +31,7 @@ from typing import Any, Literal, NamedTuple
 
 from signalint import ids
 from signalint.model import CheckResult, Scope
+from signalint.payloads import ChurnEntry, LoopEntry, LoopStatus
 
 LOOP_THRESHOLD = 2
 CHURN_THRESHOLD = 3
@@ -45,8 +46,8 @@ CheckKind = Literal["project", "files"]
 class Warnings(NamedTuple):
     """The warnings active for one check; None when inactive (omit, never null)."""
 
-    loop_warning: dict[str, Any] | None
-    churn_warning: dict[str, Any] | None
+    loop_warning: LoopEntry | None
+    churn_warning: ChurnEntry | None
 
 
 @dataclass
@@ -169,9 +170,9 @@ class LoopTracker:
             self._churn_entry(churn[0], hint=True) if churn else None,
         )
 
-    def _loop_entry(self, key: tuple[str, str], *, hint: bool = False) -> dict[str, Any]:
+    def _loop_entry(self, key: tuple[str, str], *, hint: bool = False) -> LoopEntry:
         sig = self.signatures[key]
-        entry: dict[str, Any] = {
+        entry: LoopEntry = {
             "signature": _display(key),
             "occurrences": sig.reappearances,
             "files": sorted(sig.files)[:5],
@@ -180,14 +181,14 @@ class LoopTracker:
             entry["hint"] = _loop_hint(sig.reappearances)
         return entry
 
-    def _churn_entry(self, key: tuple[str, str], *, hint: bool = False) -> dict[str, Any]:
+    def _churn_entry(self, key: tuple[str, str], *, hint: bool = False) -> ChurnEntry:
         count = self.pairs[key].appearances
-        entry: dict[str, Any] = {"file": key[0], "rule": key[1], "checkCount": count}
+        entry: ChurnEntry = {"file": key[0], "rule": key[1], "checkCount": count}
         if hint:
             entry["hint"] = _churn_hint(key[0], key[1], count)
         return entry
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LoopStatus:
         """The get_loop_status answer: what is looping or churning *now*.
 
         Lists hold at most 50 entries; `loopingSignatureCount` and
@@ -201,7 +202,7 @@ class LoopTracker:
             (k for k, p in self.pairs.items() if p.churning),
             key=lambda k: (-self.pairs[k].appearances, k),
         )
-        status: dict[str, Any] = {
+        status: LoopStatus = {
             "looping": bool(loops),
             "signatures": [self._loop_entry(k) for k in loops[:STATUS_LIMIT]],
             "fileChurning": bool(churns),

@@ -1,20 +1,36 @@
-"""Schema 1.4 check payloads, compact keys and normalized issue detail.
+"""Schema 1.4 check payloads, compact keys, and the one dict form of an issue.
 
 The payload is a plain JSON-ready dict with the field order of the
 reference "Normal check response", plus our `fingerprint` (D4). The MCP
 server and the CLI's json format both render from `check_payload`, so the
-two can never disagree about a field.
+two can never disagree about a field. Its shapes are the types of
+`signalint.payloads`.
+
+An issue becomes a dict in one place, `issue_entry`: every other issue
+shape (the full detail, a flat summary record, a delta or watch entry)
+starts from it, so a key is named and its value derived once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal, overload
 
 from signalint import SCHEMA_VERSION
 from signalint.cluster import Cluster, Clustering, FlatRecord
 from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue, covered, uncovered_reason
+from signalint.payloads import (
+    CheckPayload,
+    CheckWarnings,
+    ClusterEntry,
+    EngineEntry,
+    FailureEntry,
+    FlatEntry,
+    IssueDetail,
+    IssueEntry,
+    laid_out,
+)
 
 # Full key -> compact key (reference "Compact keys are a separate option").
 # Both filtered-count aliases collapse into one compact key.
@@ -30,33 +46,33 @@ COMPACT_KEYS: dict[str, str] = {
 # Who reads a payload: a terminal or hook ("cli") or an MCP client ("mcp").
 FrontEnd = Literal["cli", "mcp"]
 
-# Engines whose diagnostics come from a compiler rather than a linter.
 
-
-def engine_status(outcome: EngineOutcome) -> dict[str, Any]:
+def engine_status(outcome: EngineOutcome) -> EngineEntry:
     """`{status, message?, failure?, filesChecked, coverageGap?}` (D17).
 
     `filesChecked` is always present (0 for a disabled engine); `message`,
     `failure` (`{kind, fix?}`: what kind of failure, and the setting or
     command that fixes it) and `coverageGap` are left out when unset.
     """
-    entry: dict[str, Any] = {"status": outcome.status}
+    entry: EngineEntry = {
+        "status": outcome.status,
+        "filesChecked": outcome.files_checked if covered(outcome) else 0,
+    }
     if outcome.message is not None:
         entry["message"] = outcome.message
     if outcome.failure is not None:
-        failure: dict[str, str] = {"kind": outcome.failure.kind}
+        failure: FailureEntry = {"kind": outcome.failure.kind}
         if outcome.failure.fix is not None:
             failure["fix"] = outcome.failure.fix
         entry["failure"] = failure
-    entry["filesChecked"] = outcome.files_checked if covered(outcome) else 0
     if outcome.coverage_gap is not None:
         entry["coverageGap"] = outcome.coverage_gap
     return entry
 
 
-def cluster_entry(item: Cluster) -> dict[str, Any]:
+def cluster_entry(item: Cluster) -> ClusterEntry:
     """One `clusters[]` element; optional fields appear only when set."""
-    entry: dict[str, Any] = {
+    entry: ClusterEntry = {
         "clusterId": item.cluster_id,
         "rootCauseSummary": item.summary,
         "ruleIds": list(item.rule_ids),
@@ -71,17 +87,36 @@ def cluster_entry(item: Cluster) -> dict[str, Any]:
     return entry
 
 
-def flat_entry(record: FlatRecord) -> dict[str, Any]:
-    """One `remainingIssues[]` element: no engine, no message (by design)."""
-    issue = record.issue
+def issue_entry(issue: Issue, issue_id: str) -> IssueEntry:
+    """The one dict form of an issue: `{issueId, file, line, col, engine, rule,
+    severity, summary}`.
+
+    `issue_id` is the id the reader can resolve (a snapshot's short id, or
+    the full id). Every other issue shape starts from this one.
+    """
     return {
-        "issueId": record.short_id,
+        "issueId": issue_id,
         "file": issue.file,
         "line": issue.line,
         "col": issue.col,
+        "engine": issue.engine,
         "rule": issue.rule,
         "severity": issue.severity,
-        "fixable": issue.fixable,
+        "summary": issue.summary,
+    }
+
+
+def flat_entry(record: FlatRecord) -> FlatEntry:
+    """One `remainingIssues[]` element: no engine, no message (by design)."""
+    entry = issue_entry(record.issue, record.short_id)
+    return {
+        "issueId": entry["issueId"],
+        "file": entry["file"],
+        "line": entry["line"],
+        "col": entry["col"],
+        "rule": entry["rule"],
+        "severity": entry["severity"],
+        "fixable": record.issue.fixable,
     }
 
 
@@ -144,28 +179,58 @@ def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEn
     return " ".join(parts) if parts else None
 
 
+# The reference's field order: a payload is built by key, then laid out in
+# the order `CheckPayload` declares its keys.
+_CHECK_ORDER: Final = tuple(CheckPayload.__annotations__)
+
+
+@overload
+def check_payload(
+    result: CheckResult,
+    clustering: Clustering,
+    *,
+    compact: Literal[False] = False,
+    filtered_out: int | None = None,
+    extras: CheckWarnings | None = None,
+    front_end: FrontEnd = "mcp",
+) -> CheckPayload: ...
+
+
+@overload
+def check_payload(
+    result: CheckResult,
+    clustering: Clustering,
+    *,
+    compact: bool,
+    filtered_out: int | None = None,
+    extras: CheckWarnings | None = None,
+    front_end: FrontEnd = "mcp",
+) -> Mapping[str, Any]: ...
+
+
 def check_payload(
     result: CheckResult,
     clustering: Clustering,
     *,
     compact: bool = False,
     filtered_out: int | None = None,
-    extras: Mapping[str, Any] | None = None,
+    extras: CheckWarnings | None = None,
     front_end: FrontEnd = "mcp",
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
     `totalIssues` is `clustering.total` (the issues that were summarized, so
     a file check passes its filtered clustering). `filtered_out` adds both
-    filtered-count aliases (pass it for file checks, even when 0). `extras`
-    holds active warning objects (`loopWarning`, `fileRuleChurnWarning`);
-    they go between `truncated` and `checkId`, after `coverageWarning`
-    (present when some engine checked no file while others did, D17).
-    `compact` renames keys per `COMPACT_KEYS` and leaves out `projectRoot`.
-    `front_end` words `nextStep` for the MCP tools (default) or the CLI (see
-    `next_step`).
+    filtered-count aliases (even when 0; which checks report one is
+    `snapshots.Snapshot.reported_filtered_out`). `extras` holds the warning
+    objects (`loopWarning`, `fileRuleChurnWarning`; None when inactive, then
+    left out); they go between `truncated` and `checkId`, after
+    `coverageWarning` (present when some engine checked no file while others
+    did, D17). `compact` renames keys per `COMPACT_KEYS` and leaves out
+    `projectRoot`. `front_end` words `nextStep` for the MCP tools (default)
+    or the CLI (see `next_step`).
     """
-    payload: dict[str, Any] = {
+    payload: CheckPayload = {
         "schemaVersion": SCHEMA_VERSION,
         "status": result.status,
         "projectRoot": result.project_root,
@@ -174,6 +239,9 @@ def check_payload(
         "clusters": [cluster_entry(item) for item in clustering.clusters],
         "remainingIssues": [flat_entry(record) for record in clustering.flat],
         "omittedIssueCount": clustering.omitted,
+        "truncated": clustering.truncated,
+        "checkId": result.check_id,
+        "fingerprint": result.fingerprint,
     }
     if filtered_out is not None:
         payload["filteredOutIssueCount"] = filtered_out
@@ -181,22 +249,24 @@ def check_payload(
     step = next_step(result.check_id, clustering.omitted, filtered_out or 0, front_end)
     if step is not None:
         payload["nextStep"] = step
-    payload["truncated"] = clustering.truncated
     warning = result.coverage_warning
     if warning is not None:
         payload["coverageWarning"] = warning
-    for key, value in (extras or {}).items():
-        if value is not None:  # inactive warnings are omitted, never null
-            payload[key] = value
-    payload["checkId"] = result.check_id
-    payload["fingerprint"] = result.fingerprint
+    # Inactive warnings are omitted, never null.
+    loop = (extras or {}).get("loopWarning")
+    if loop is not None:
+        payload["loopWarning"] = loop
+    churn = (extras or {}).get("fileRuleChurnWarning")
+    if churn is not None:
+        payload["fileRuleChurnWarning"] = churn
     if result.code is not None:
         payload["code"] = result.code
         payload["message"] = nothing_checked_message(result)
-    return compact_keys(payload) if compact else payload
+    ordered = laid_out(payload, _CHECK_ORDER)
+    return compact_keys(ordered) if compact else ordered
 
 
-def compact_keys(payload: Mapping[str, Any]) -> dict[str, Any]:
+def compact_keys(payload: Mapping[str, object]) -> dict[str, Any]:
     """Rename top-level keys to their compact aliases and drop `projectRoot`."""
     renamed: dict[str, Any] = {}
     for key, value in payload.items():
@@ -206,40 +276,32 @@ def compact_keys(payload: Mapping[str, Any]) -> dict[str, Any]:
     return renamed
 
 
-def issue_detail(issue: Issue, short_id: str, cluster_id: str | None = None) -> dict[str, Any]:
-    """The normalized detail of one issue, with the D5 extras.
+def issue_detail(issue: Issue, short_id: str, cluster_id: str | None = None) -> IssueDetail:
+    """The normalized detail of one issue: its `issue_entry` plus the D5 extras.
 
     `issueId` is the full id and `shortId` the prefix emitted in summaries.
     `summary` is the one-line form; `message` is the engine's full text.
-    Optional fields (end position, cluster, docs, help) appear only when set.
+    Optional fields (end position, other engines, cluster, docs, help)
+    appear only when set.
     """
-    detail: dict[str, Any] = {
-        "issueId": issue.issue_id,
+    engine = ENGINES.get(issue.engine)
+    # mypy cannot know that an IssueEntry carries none of the detail's
+    # optional keys (a structural subtype could); `issue_entry` never does.
+    detail: IssueDetail = {
+        **issue_entry(issue, issue.issue_id),  # type: ignore[typeddict-item]
         "shortId": short_id,
-        "file": issue.file,
-        "line": issue.line,
-        "col": issue.col,
+        "message": issue.message,
+        "fixable": issue.fixable,
+        "sourceKind": engine.spec.kind if engine is not None else "linter",
     }
     if issue.end_line is not None:
         detail["endLine"] = issue.end_line
     if issue.end_col is not None:
         detail["endCol"] = issue.end_col
-    detail.update(
-        {
-            "engine": issue.engine,
-            "rule": issue.rule,
-            "severity": issue.severity,
-            "summary": issue.summary,
-            "message": issue.message,
-            "fixable": issue.fixable,
-        }
-    )
     if issue.also_reported_by:
         detail["alsoReportedBy"] = list(issue.also_reported_by)
     if cluster_id is not None:
         detail["clusterId"] = cluster_id
-    engine = ENGINES.get(issue.engine)
-    detail["sourceKind"] = engine.spec.kind if engine is not None else "linter"
     if issue.docs_url:
         detail["docsUrl"] = issue.docs_url
     if issue.help:
@@ -280,5 +342,6 @@ __all__ = [
     "compact_keys",
     "fails_priority",
     "issue_detail",
+    "issue_entry",
     "next_step",
 ]

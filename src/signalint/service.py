@@ -27,13 +27,14 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config, config_source
 from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
+from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.project import PathRefused, safe_relative, target_from_cwd
 from signalint.report import FrontEnd, check_payload
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
@@ -138,15 +139,14 @@ class Checked:
         """The filtered-out count every answer reports (`Snapshot.reported_filtered_out`)."""
         return self.snapshot.reported_filtered_out
 
-    def payload(
-        self, *, front_end: FrontEnd, compact: bool = False, warnings: bool = True
-    ) -> dict[str, Any]:
-        """The schema 1.4 check payload (`report.check_payload`).
+    def payload(self, *, front_end: FrontEnd, warnings: bool = True) -> CheckPayload:
+        """The schema 1.4 check payload with full keys (`report.check_payload`).
 
-        `front_end` words `nextStep` for its reader; `compact` renames the
-        keys; `warnings=False` leaves out the loop and churn warnings.
+        `front_end` words `nextStep` for its reader; `warnings=False` leaves
+        out the loop and churn warnings. Compact keys are a renaming of this
+        (`report.compact_keys`).
         """
-        extras = None
+        extras: CheckWarnings | None = None
         if warnings and self.warnings is not None:
             extras = {
                 "loopWarning": self.warnings.loop_warning,
@@ -155,7 +155,6 @@ class Checked:
         return check_payload(
             self.result,
             self.clustering,
-            compact=compact,
             filtered_out=self.filtered_out,
             extras=extras,
             front_end=front_end,

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, is_systemic
 from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, Issue, Scope
+from signalint.payloads import IssueDetail, IssuePage, SnapshotSummary, laid_out
 from signalint.report import FrontEnd, check_payload, issue_detail
 
 SnapshotKind = Literal["project", "files"]
@@ -60,19 +61,8 @@ STALE_CHECK: dict[str, str] = {
     "message": "This check no longer exists (unknown or expired checkId); run check_project again.",
 }
 
-# Keys of the check payload that a snapshot summary repeats, in this order.
-_SUMMARY_KEYS = (
-    "engines",
-    "totalIssues",
-    "clusters",
-    "remainingIssues",
-    "omittedIssueCount",
-    "filteredOutIssueCount",
-    "nextStep",
-    "truncated",
-    "code",
-    "message",
-)
+# A snapshot summary's keys in wire order: metadata, then the check's keys.
+_SUMMARY_ORDER = tuple(SnapshotSummary.__annotations__)
 
 
 @dataclass(frozen=True, repr=False)
@@ -142,7 +132,7 @@ class Snapshot:
     def short_id(self, issue: Issue) -> str:
         return self.clustering.short_ids.get(issue.issue_id, issue.issue_id)
 
-    def detail(self, issue: Issue) -> dict[str, Any]:
+    def detail(self, issue: Issue) -> IssueDetail:
         """`report.issue_detail` with this snapshot's short id and cluster."""
         return issue_detail(issue, self.short_id(issue), self.group_of.get(issue.issue_id))
 
@@ -646,7 +636,7 @@ def _unlink(path: Path) -> None:
         path.unlink()
 
 
-def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> dict[str, Any]:
+def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> SnapshotSummary:
     """The get_diagnostic_snapshot answer: metadata plus the check's summary.
 
     Metadata: checkId, fingerprint, createdAt (ISO 8601, UTC), source
@@ -665,18 +655,31 @@ def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> dict[str, A
         front_end=front_end,
     )
     created = datetime.fromtimestamp(snap.result.created_at, tz=UTC)
-    summary: dict[str, Any] = {
+    summary: SnapshotSummary = {
         "checkId": snap.check_id,
         "fingerprint": snap.result.fingerprint,
         "createdAt": created.isoformat(timespec="seconds").replace("+00:00", "Z"),
         "source": snap.kind,
         "targets": list(snap.targets),
         "status": payload["status"],
+        "engines": payload["engines"],
+        "totalIssues": payload["totalIssues"],
+        "clusters": payload["clusters"],
+        "remainingIssues": payload["remainingIssues"],
+        "omittedIssueCount": payload["omittedIssueCount"],
+        "truncated": payload["truncated"],
     }
-    for key in _SUMMARY_KEYS:
-        if key in payload:
-            summary[key] = payload[key]
-    return summary
+    if "filteredOutIssueCount" in payload:
+        summary["filteredOutIssueCount"] = payload["filteredOutIssueCount"]
+    if "nextStep" in payload:
+        summary["nextStep"] = payload["nextStep"]
+    if "coverageWarning" in payload:
+        summary["coverageWarning"] = payload["coverageWarning"]
+    if "code" in payload:
+        summary["code"] = payload["code"]
+    if "message" in payload:
+        summary["message"] = payload["message"]
+    return laid_out(summary, _SUMMARY_ORDER)
 
 
 def find_references(
@@ -751,7 +754,7 @@ def list_issues(
     rule: str | None = None,
     severity: str | None = None,
     engine: str | None = None,
-) -> dict[str, Any]:
+) -> IssuePage:
     """One page of every issue of `snap` (D6), optionally filtered.
 
     `file` matches a path or any file under a directory; `rule`, `severity`
@@ -774,7 +777,7 @@ def list_issues(
         and (engine is None or issue.engine == engine)
     ]
     page = matches[offset : offset + limit]
-    answer: dict[str, Any] = {
+    answer: IssuePage = {
         "checkId": snap.check_id,
         "total": len(matches),
         "issues": [snap.detail(issue) for issue in page],

@@ -20,7 +20,6 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from signalint import ids
 from signalint.check import CheckRun
@@ -30,7 +29,9 @@ from signalint.delta import compare
 from signalint.engines.base import EngineConfigError, SelectsProgram
 from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
+from signalint.payloads import IssueEntry
 from signalint.project import ALWAYS_SKIPPED, PathRefused, walk
+from signalint.report import issue_entry
 from signalint.snapshots import Snapshot
 
 # Files whose change can alter what any file's check says: they trigger a
@@ -178,16 +179,15 @@ class Update:
     `unobserved` counts previous issues kept because their engine failed.
     """
 
-    introduced: list[dict[str, Any]] = field(default_factory=list)
-    resolved: list[dict[str, Any]] = field(default_factory=list)
+    introduced: list[IssueEntry] = field(default_factory=list)
+    resolved: list[IssueEntry] = field(default_factory=list)
     introduced_count: int = 0
     resolved_count: int = 0
     unobserved: int = 0
 
 
-def _entry(issue: Issue) -> dict[str, Any]:
-    keys = ("file", "line", "col", "engine", "rule", "severity", "summary")
-    return {"issueId": issue.issue_id, **{key: getattr(issue, key) for key in keys}}
+def _entry(issue: Issue) -> IssueEntry:
+    return issue_entry(issue, issue.issue_id)
 
 
 def _result(root: str, outcomes: dict[str, EngineOutcome], issues: Iterable[Issue]) -> CheckResult:
@@ -258,8 +258,10 @@ class WatchState:
         before = _result(old.project_root, old.outcomes, seen)
         delta = compare(_snapshot(before, scope), _snapshot(run.result, scope))
         counts = delta["counts"]
+        newly = delta["newlyObserved"]
+        assert isinstance(newly, list)  # listed, not summarized: compare() was not asked to
         return Update(
-            introduced=[*delta["introduced"], *delta["newlyObserved"]],
+            introduced=[*delta["introduced"], *newly],
             resolved=[*gone_entries, *delta["resolved"]],
             introduced_count=counts["introduced"] + counts["newlyObserved"],
             resolved_count=len(gone_entries) + counts["resolved"],

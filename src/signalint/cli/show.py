@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -91,20 +92,14 @@ def _issue_lines(found: Found) -> list[Line]:
     return lines
 
 
-def _json(found: Found) -> dict[str, Any]:
+def _json(found: Found) -> Mapping[str, object]:
     snap = found.snapshot
     if found.kind == "check":
         return snapshot_summary(snap, "cli")
-    details = []
-    for issue in found.issues:
-        detail = snap.detail(issue)
-        if issue.also_reported_by:
-            detail.setdefault("alsoReportedBy", list(issue.also_reported_by))
-        details.append(detail)
     answer: dict[str, Any] = {"checkId": snap.check_id, "kind": found.kind}
     if found.cluster_id is not None:
         answer["clusterId"] = found.cluster_id
-    answer["issues"] = details
+    answer["issues"] = [snap.detail(issue) for issue in found.issues]
     return answer
 
 

@@ -33,6 +33,7 @@ from signalint.config import Config, ConfigError, load_config, state_dir
 from signalint.context import Context
 from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
+from signalint.payloads import IssueEntry
 from signalint.project import PathRefused
 from signalint.watching import (
     Batch,
@@ -68,7 +69,7 @@ def _report_engines(result: CheckResult) -> None:
         click.echo(line, err=True)
 
 
-def _location(entry: dict[str, Any]) -> str:
+def _location(entry: IssueEntry) -> str:
     return f"{entry['file']}:{entry['line']}:{entry['col']} {entry['rule']} {entry['summary']}"
 
 

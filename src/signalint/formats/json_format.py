@@ -7,11 +7,10 @@ This is the CLI's default output; its content is exactly what
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
 from signalint.cluster import Clustering
 from signalint.model import CheckResult
+from signalint.payloads import CheckWarnings
 from signalint.report import check_payload
 
 
@@ -21,7 +20,7 @@ def render(
     *,
     compact: bool = False,
     filtered_out: int | None = None,
-    extras: Mapping[str, Any] | None = None,
+    extras: CheckWarnings | None = None,
 ) -> str:
     """The payload as JSON with 2-space indentation, ending in a newline.
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
 from signalint import service
 from signalint.config import CONFIG_FILE, ConfigError, config_source
+from signalint.payloads import CheckPayload
 from signalint.project import PathRefused, has_js_ts_markers
 from signalint.report import compact_keys
 from signalint.server.errors import (
@@ -48,8 +49,8 @@ class CheckAnswer:
     """A finished check: its snapshot, the full-key payload and the wire payload."""
 
     snapshot: Snapshot
-    full: dict[str, Any]
-    wire: dict[str, Any]
+    full: CheckPayload
+    wire: Mapping[str, Any]
 
     def __repr__(self) -> str:
         return f"CheckAnswer({self.snapshot!r})"
@@ -126,7 +127,7 @@ def _path_refusal(field: str, exc: PathRefused) -> ToolRefusal:
     return field_refusal(where, f"path refused: {exc.reason}", "path_refused")
 
 
-def _sanitize_engines(state: ServerState, payload: dict[str, Any]) -> None:
+def _sanitize_engines(state: ServerState, payload: CheckPayload) -> None:
     for entry in payload["engines"].values():
         if "message" in entry:
             entry["message"] = sanitize(entry["message"], state.root)

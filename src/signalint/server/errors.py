@@ -22,10 +22,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Literal
 
 from signalint.errors import EngineFailure
 from signalint.model import Failure, FailureKind
+from signalint.payloads import Refusal
 
 MESSAGE_CHARS: Final = 300
 # An absolute path not preceded by a word char, ':' or '/', so URLs survive.
@@ -36,16 +37,35 @@ _MIN_SECRET_CHARS: Final = 8
 class ToolRefusal(Exception):
     """Raised by a handler to answer with an error result instead of data."""
 
-    def __init__(self, data: dict[str, Any], summary: str | None = None) -> None:
+    def __init__(self, data: Refusal, summary: str | None = None) -> None:
         self.data = data
         self.summary = summary or str(data.get("message", "refused"))
         super().__init__(self.summary)
 
 
-def refusal(code: str, message: str, *, status: str = "error", **extra: Any) -> ToolRefusal:
-    """A refusal with `code` and `message`; `extra` adds field/nextStep/... when not None."""
-    data: dict[str, Any] = {"status": status, "code": code, "message": message}
-    data.update({k: v for k, v in extra.items() if v is not None})
+def refusal(
+    code: str,
+    message: str,
+    *,
+    status: Literal["error", "stale"] = "error",
+    field: str | None = None,
+    engine: str | None = None,
+    retryable: bool | None = None,
+    nextStep: str | None = None,  # camelCase: named as the key it fills
+    projectRoot: str | None = None,
+) -> ToolRefusal:
+    """A refusal with `code` and `message`; the other keys are added when not None."""
+    data: Refusal = {"status": status, "code": code, "message": message}
+    if field is not None:
+        data["field"] = field
+    if engine is not None:
+        data["engine"] = engine
+    if retryable is not None:
+        data["retryable"] = retryable
+    if nextStep is not None:
+        data["nextStep"] = nextStep
+    if projectRoot is not None:
+        data["projectRoot"] = projectRoot
     return ToolRefusal(data)
 
 

@@ -7,6 +7,10 @@ entries, warnings) state their type and the keys they always carry
 (`required`), and leave value types to the README. Enumerations are written
 as bare `enum`/`const` (the values imply the type) and counts as plain
 integers.
+
+Each shape is the JSON side of a type in `signalint.payloads`: a schema's
+keys are that type's keys and its `required` keys the type's required ones
+(tests/server/test_payload_types.py holds them together).
 """
 
 from __future__ import annotations
@@ -51,11 +55,11 @@ CHECK_ERROR_PROPERTIES: Final[dict[str, Schema]] = {
 }
 ERROR_REQUIRED: Final = ["status", "code", "message"]
 
-# {status, message?, failure?: {kind, fix?}, filesChecked?, coverageGap?} per engine (D17).
+# {status, filesChecked, message?, failure?: {kind, fix?}, coverageGap?} per engine (D17).
 ENGINE_STATUS: Final[Schema] = {
     "type": "object",
     "properties": {"status": {"enum": ["ok", "error", "disabled"]}, "failure": _object("kind")},
-    "required": ["status"],
+    "required": ["status", "filesChecked"],
 }
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}
 # + suggestedAction?, sampleIssueIds?
@@ -63,10 +67,11 @@ CLUSTER: Final = _object(
     "clusterId", "rootCauseSummary", "ruleIds", "issueCount", "fileCount", "priority"
 )
 FLAT: Final = _object("issueId", "file", "line", "col", "rule", "severity", "fixable")
-# + summary, sourceKind, endLine?, endCol?, clusterId?, docsUrl?, help?, alsoReportedBy?
+# + endLine?, endCol?, alsoReportedBy?, clusterId?, docsUrl?, help?
 DETAIL: Final = _object(
-    "issueId", "shortId", "file", "line", "col", "engine", "rule", "severity", "message", "fixable"
-)
+    "issueId", "file", "line", "col", "engine", "rule", "severity", "summary", "shortId",
+    "message", "fixable", "sourceKind",
+)  # fmt: skip
 # loops.LoopTracker entries; `hint` appears on the warnings of a check.
 LOOP_ENTRY: Final = _object("signature", "occurrences", "files")
 CHURN_ENTRY: Final = _object("file", "rule", "checkCount")
@@ -133,8 +138,10 @@ def output(properties: dict[str, Schema], required: list[str]) -> Schema:
     return union(merged, required, ERROR_REQUIRED)
 
 
-# delta.compare(summarize=True); entries: + the short issueId of their check.
-DELTA_ENTRY: Final = _object("issueId", "file", "line", "col", "engine", "rule", "severity")
+# delta.compare(summarize=True); entries carry the short issueId of their check.
+DELTA_ENTRY: Final = _object(
+    "issueId", "file", "line", "col", "engine", "rule", "severity", "summary"
+)
 # {byFile, moreFiles?, byEngine, byReason}: counts of issues one check did not observe.
 DELTA_SUMMARY: Final = _object("byFile", "byEngine", "byReason")
 _COUNT_KEYS: Final = ["introduced", "resolved", "unobserved", "newlyObserved", "persisting"]

@@ -19,6 +19,7 @@ before compact keys are applied, so they always read the right counts (D16).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,7 +38,7 @@ class Reply:
     block in every mode (ping's `pong`); `error` sets `isError`.
     """
 
-    data: dict[str, Any]
+    data: Mapping[str, Any]
     summary: str
     text_data: Any = None
     literal: str | None = None
@@ -62,7 +63,7 @@ def render(mode: str, reply: Reply) -> types.CallToolResult:
             types.TextContent(text=reply.summary, annotations=types.Annotations(audience=["user"]))
         )
     return types.CallToolResult(
-        content=content, structured_content=reply.data, is_error=reply.error
+        content=content, structured_content=dict(reply.data), is_error=reply.error
     )
 
 

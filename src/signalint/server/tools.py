@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
 from signalint.server import checking
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
@@ -27,7 +28,7 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def check_summary(full: dict[str, Any]) -> str:
+def check_summary(full: CheckPayload) -> str:
     """One sentence about a full-key check payload."""
     total = int(full["totalIssues"])
     bad = [f"{n} {e['status']}" for n, e in full["engines"].items() if e["status"] != "ok"]
@@ -59,7 +60,8 @@ def _snapshot(state: ServerState, check_id: str, field: str = "checkId") -> Snap
 
 
 async def ping(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    return Reply({"pong": True, "projectRoot": str(state.root)}, "pong", literal="pong")
+    pong: Pong = {"pong": True, "projectRoot": str(state.root)}
+    return Reply(pong, "pong", literal="pong")
 
 
 async def check_project(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
@@ -93,7 +95,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
     return Reply(wire, summary + " " + _delta_summary(delta))
 
 
-def _delta_summary(delta: dict[str, Any]) -> str:
+def _delta_summary(delta: Delta) -> str:
     counts = delta["counts"]
     return (
         f"Delta: {counts['introduced']} introduced, {counts['resolved']} resolved, "
@@ -115,7 +117,7 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
         what = f"{field} {str(cluster_id or issue_id)[:40]!r} matches nothing in that check"
         raise stale(field, what[0].upper() + what[1:])
     issues = [snap.detail(issue) for issue in found[:DETAIL_LIMIT]]
-    data: dict[str, Any] = {"issues": issues}
+    data: DetailAnswer = {"issues": issues}
     if len(found) > DETAIL_LIMIT:
         data["total"] = len(found)
         data["nextStep"] = (
