@@ -8,11 +8,12 @@ in (how a user path is located, where progress goes, which store keeps the
 snapshot, whether history is recorded) and in how they render the answer.
 
 Targets. A user path becomes a project-relative target through a `Locate`
-function: `from_cwd` (the CLI: relative to the working directory as in git,
-ignored paths refused naming the config file) or `from_root` (the MCP tools
-and watch's re-checks: relative to the project root). A refusal is one
-`PathRefused` carrying the index of the path in the caller's list, so the
-CLI prints its message and the server names the argument (`files[2]`).
+function (`signalint.targets`, re-exported here): `from_cwd` (the CLI:
+relative to the working directory as in git, ignored paths refused naming
+the config file) or `from_root` (the MCP tools and watch's re-checks:
+relative to the project root). A refusal is one `PathRefused` carrying the
+index of the path in the caller's list, so the CLI prints its message and
+the server names the argument (`files[2]`).
 
 Cancellation is not caught here: it travels through `run_check` into
 `process.run`, which kills the engines' process groups, and no `Checked`
@@ -21,7 +22,6 @@ is produced, so a cancelled check never reads clean.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -31,70 +31,22 @@ from typing import TYPE_CHECKING
 
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
-from signalint.config import Config, config_source
+from signalint.config import Config
 from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.project import PathRefused, safe_relative, target_from_cwd
 from signalint.report import FrontEnd, check_payload
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.targets import Locate, from_cwd, from_root, targets_of
 
 if TYPE_CHECKING:
     from signalint.context import Context
     from signalint.history import Session
     from signalint.loops import Warnings
 
-# A user path -> its project-relative target; raises PathRefused.
-Locate = Callable[[str], str]
 # Wraps one check's engine runs: given the enabled engines, yields the
 # callback the runner reports (engine, "start" | "done") to, or None.
 ProgressScope = Callable[[Sequence[str]], AbstractAsyncContextManager[Progress | None]]
-
-
-def from_root(root: Path) -> Locate:
-    """Paths relative to the project root, refused as `project.safe_relative` says.
-
-    For paths written by a model (MCP tools) or produced by our own walk
-    (watch's re-checks): absolute paths, escapes, symlinks out of the root,
-    missing paths and option-like names are refused.
-    """
-    return lambda path: safe_relative(root, path)
-
-
-def from_cwd(root: Path, config: Config, cwd: Path | None = None) -> Locate:
-    """Command-line paths: relative to `cwd` (default: the working directory), as in git.
-
-    Relative to the root instead when the working directory is outside it
-    (only `SIGNALINT_PROJECT_ROOT` allows that). Refused as
-    `project.target_from_cwd` says, including ignored paths, whose refusal
-    names the file the ignore rules come from.
-    """
-    here = Path(os.path.realpath(cwd if cwd is not None else os.getcwd()))
-    if not here.is_relative_to(root):
-        here = root
-    found = config_source(root)
-    if found is None:
-        source = "the default settings (there is no signalint.config.json)"
-    elif found.name == "pyproject.toml":
-        source = "[tool.signalint] of pyproject.toml"
-    else:
-        source = found.name
-    return lambda path: target_from_cwd(root, here, path, config.ignore, source)
-
-
-def targets_of(paths: Sequence[str], locate: Locate) -> tuple[str, ...]:
-    """The de-duplicated targets of `paths`, in order; `(".",)` when there are none.
-
-    Raises the first `PathRefused`, with `index` set to the position of the
-    refused path in `paths`.
-    """
-    targets: list[str] = []
-    for index, path in enumerate(paths):
-        try:
-            targets.append(locate(path))
-        except PathRefused as exc:
-            raise exc.at(index) from exc
-    return tuple(dict.fromkeys(targets)) or (".",)
 
 
 @asynccontextmanager

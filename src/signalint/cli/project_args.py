@@ -12,7 +12,7 @@ from pathlib import Path
 
 from signalint.config import Config, load_config
 from signalint.project import discover_root
-from signalint.service import from_cwd, targets_of
+from signalint.targets import from_cwd, targets_of
 
 
 def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ...]]:
@@ -22,7 +22,7 @@ def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ..
     `paths` are relative to the working directory, as in git (relative to
     the root when the working directory is outside it, which only
     `SIGNALINT_PROJECT_ROOT` allows), and are refused when outside the
-    project or ignored (`service.from_cwd`, naming the config file).
+    project or ignored (`targets.from_cwd`, naming the config file).
     Raises `RootError`, `ConfigError` or `PathRefused`, each naming the
     variable, file and key, or path at fault.
     """
