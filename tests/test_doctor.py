@@ -19,7 +19,7 @@ def test_doctor_passes_on_a_ready_project(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert "JS/TS markers: found" in out and out.rstrip().endswith("OK")
+    assert "languages:     javascript" in out and out.rstrip().endswith("OK")
     assert "tsc     enabled" in out and "7.0.2" in out
 
 
@@ -40,7 +40,7 @@ def test_doctor_fails_without_project_markers(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor"]) == 1
-    assert "JS/TS markers: none" in capsys.readouterr().out
+    assert "languages:     none" in capsys.readouterr().out
 
 
 def test_signalint_mcp_dispatches_doctor(demo_project: Path) -> None:

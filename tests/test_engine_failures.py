@@ -129,11 +129,6 @@ def test_the_cli_json_sarif_and_show_carry_the_failure_kind(
     assert notification["properties"] == {"failureKind": "timeout", "fix": TIMEOUT_FIX}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="file_cache.run_file_engine rebuilds the outcome without `failure` "
-    "(and program_cache.py likewise); remove this mark once both carry it",
-)
 def test_a_cached_check_carries_the_failure_kind_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signalint.history import LOG_NAME, LoopTracker, Session, SessionLog
-from signalint.loops import CheckKind
+from signalint.loops import CheckKind, signatures
 from signalint.model import CheckResult, Issue, OutcomeStatus
 from tests.factories import issue, result
 
@@ -343,3 +343,31 @@ def test_a_log_from_an_older_version_is_replayed_from_its_checks(tmp_path: Path)
     records = [json.loads(line) for line in (tmp_path / LOG_NAME).read_text().splitlines()]
     assert records[-1]["type"] == "state" and records[-1]["v"] == 2  # checkpointed at once
     assert Session(tmp_path).tracker.to_state() == upgraded.tracker.to_state()
+
+
+def test_applying_the_same_record_again_changes_state_exactly_as_a_fresh_copy_would() -> None:
+    present = [
+        issue(message="'a' is declared but never used."),
+        issue(file="src/b.ts", rule="TS2322", message="Type 'x' is not assignable."),
+    ]
+    elsewhere = [issue(file="src/z.ts", message="'b' is declared but never used.")]
+    # Enough comebacks for both warnings, then the same check three times.
+    sequence = [present, [], elsewhere, [], present]
+    fast, full = LoopTracker(), LoopTracker()
+    for n, issues in enumerate(sequence):
+        fast.observe(check(issues, n), "project", ["."])
+        full.observe(check(issues, n), "project", ["."])
+    last = check(present, 9)
+    found = signatures(last.issues)
+    for _ in range(3):
+        same = fast.apply(fast.record_for(last, "project", ["."], found))  # one list object
+        copy = full.apply(full.record_for(last, "project", ["."], [tuple(f) for f in found]))
+        assert same == copy and same.loop_warning is not None
+        assert fast.to_state() == full.to_state()
+    # Something else in between: the next repeat takes the full path and still agrees.
+    fast.observe(check(elsewhere, 10), "files", ["src/z.ts"])
+    full.observe(check(elsewhere, 10), "files", ["src/z.ts"])
+    assert fast.apply(fast.record_for(last, "project", ["."], found)) == full.apply(
+        full.record_for(last, "project", ["."], [tuple(f) for f in found])
+    )
+    assert fast.to_state() == full.to_state()

@@ -278,6 +278,7 @@ exit 1
     outcome = result.outcomes["tsc"]
     assert outcome.status == "error"
     assert outcome.coverage_gap is not None
+    assert outcome.failure is not None and outcome.failure.kind == "incomplete"
     assert "packages/app/tsconfig.json" in outcome.coverage_gap
     assert "tsconfig.json" in outcome.coverage_gap and "has errors" in outcome.coverage_gap
     assert ".signalint" not in outcome.coverage_gap

@@ -11,7 +11,8 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 - the last program record per key of each whole-program engine;
 - engine versions per executable state;
 - directory listings of earlier walks, per project;
-- the last merged and sorted issue list (identical input, identical output);
+- the last merged and sorted issue list (identical input, identical output),
+  and values derived from it alone (its clustering, loop signatures, sizes);
 - background writes still running (a CLI process waits for them at exit).
 """
 
@@ -40,6 +41,7 @@ from signalint.project import WalkMemo
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
 
 # The per-file cache entry of a candidate the engine does not check (not
 # JSON, so it can never be mistaken for an issue list).
@@ -89,6 +91,9 @@ class Context:
         self._versions: dict[str, str] = {}
         self._walks: dict[Path, WalkMemo] = {}
         self._last_merge: tuple[tuple[Issue, ...], tuple[tuple[Issue, ...], str]] | None = None
+        self._derived: tuple[tuple[Issue, ...], dict[str, object]] | None = None
+        # Serialized sizes of issue details, by (issue id, short id).
+        self.detail_sizes: dict[tuple[str, str], int] = {}
         self._pending: set[asyncio.Future[None]] = set()
 
     def cache(self, state: Path, max_rows: int) -> ResultCache:
@@ -113,6 +118,18 @@ class Context:
         result = merge(kept)
         self._last_merge = (kept, result)
         return result
+
+    def derived(self, issues: tuple[Issue, ...], name: str, make: Callable[[], T]) -> T:
+        """`make()`, a value computed from `issues` alone (their clustering,
+        say), reused while the check's issues are the very same tuple as the
+        previous check's (`merged` returns the same tuple for an unchanged
+        project)."""
+        if self._derived is None or self._derived[0] is not issues:
+            self._derived = (issues, {})
+        values = self._derived[1]
+        if name not in values:
+            values[name] = make()
+        return values[name]  # type: ignore[return-value]
 
     def walk_memo(self, root: Path) -> WalkMemo:
         """Directory listings of this project's earlier walks (`project.WalkMemo`)."""

@@ -206,6 +206,7 @@ async def run_file_engine(
         files_checked=cached + (outcome.files_checked if outcome.status != "ok" else len(checked)),
         cache_hits=len(relevant) - len(misses),
         cache_misses=len(misses),
+        failure=outcome.failure,
     )
 
 

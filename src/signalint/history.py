@@ -18,14 +18,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from signalint import ids
 from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
-from signalint.model import CheckResult
+from signalint.model import CheckResult, Issue
 from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
 
@@ -205,10 +205,12 @@ class Session:
         kind: CheckKind,
         targets: Sequence[str],
         metrics: dict[str, Any] | None = None,
+        found: Sequence[tuple[str, str, str, str]] | None = None,
     ) -> Warnings:
+        """Record one check (`found`: `loops.signatures(result.issues)`, if known)."""
         with _locked(self.lock_path):
             self._sync()
-            record = self.tracker.record_for(result, kind, targets)
+            record = self.tracker.record_for(result, kind, targets, found)
             warnings = self.tracker.apply(record)
             if warnings.loop_warning is not None:
                 record["loopWarning"] = warnings.loop_warning["signature"]
@@ -269,29 +271,45 @@ def _locked(path: Path) -> Iterator[None]:
             os.close(fd)  # closing releases the lock
 
 
-def payload_bytes(result: CheckResult, payload: Mapping[str, object]) -> tuple[int, int]:
+def payload_bytes(
+    result: CheckResult,
+    payload: Mapping[str, object],
+    sizes: MutableMapping[tuple[str, str], int] | None = None,
+) -> tuple[int, int]:
     """Minified UTF-8 sizes: every normalized issue detail vs the check payload.
 
-    The first is the size of the JSON array of all details, summed from
-    per-detail sizes remembered by (issue id, short id): a server re-checking
-    a mostly unchanged project serializes only the new issues.
+    `details_bytes(result.issues, sizes)` and `payload_size(payload)`.
     """
-    short = ids.shorten(i.issue_id for i in result.issues)
+    return details_bytes(result.issues, sizes), payload_size(payload)
+
+
+def details_bytes(
+    issues: Sequence[Issue], sizes: MutableMapping[tuple[str, str], int] | None = None
+) -> int:
+    """The size of the JSON array of every issue's detail, minified UTF-8.
+
+    Summed from per-detail sizes; `sizes` remembers them by (issue id, short
+    id), so a server re-checking a mostly unchanged project (it passes its
+    Context's) serializes only the new issues.
+    """
+    sizes = {} if sizes is None else sizes
+    short = ids.shorten(i.issue_id for i in issues)
     total = 0
-    for issue in result.issues:
+    for issue in issues:
         key = (issue.issue_id, short[issue.issue_id])
-        size = _detail_sizes.get(key)
+        size = sizes.get(key)
         if size is None:
             size = len(_dumps(issue_detail(issue, key[1])).encode("utf-8"))
-            if len(_detail_sizes) >= 200_000:
-                _detail_sizes.clear()
-            _detail_sizes[key] = size
+            if len(sizes) >= 200_000:
+                sizes.clear()
+            sizes[key] = size
         total += size
-    before = 2 + total + max(0, len(result.issues) - 1)  # "[", "]" and the commas
-    return before, len(_dumps(payload).encode("utf-8"))
+    return 2 + total + max(0, len(issues) - 1)  # "[", "]" and the commas
 
 
-_detail_sizes: dict[tuple[str, str], int] = {}
+def payload_size(payload: Mapping[str, object]) -> int:
+    """The size of `payload` as minified UTF-8 JSON."""
+    return len(_dumps(payload).encode("utf-8"))
 
 
 def metrics_record(

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from signalint import ids
-from signalint.model import CheckResult, Scope
+from signalint.model import CheckResult, Issue, Scope
 from signalint.payloads import ChurnEntry, LoopEntry, LoopStatus
 
 LOOP_THRESHOLD = 2
@@ -92,6 +92,24 @@ def _churn_hint(file: str, rule: str, count: int) -> str:
     )
 
 
+class _Applied(NamedTuple):
+    """The last applied record's identity and the entries it touched."""
+
+    seq: int
+    found: object
+    targets: tuple[str, ...]
+    engines: dict[str, str]
+    signatures: list[_Signature]
+    pairs: list[_Pair]
+    warnings: Warnings
+
+
+def signatures(issues: Iterable[Issue]) -> list[tuple[str, str, str, str]]:
+    """The sorted distinct (rule, message template, file, engine) of `issues`:
+    what the loop tracker observes of a check."""
+    return sorted({(i.rule, ids.message_template(i.message), i.file, i.engine) for i in issues})
+
+
 @dataclass
 class LoopTracker:
     """Oscillation and churn state, a pure function of the observed records."""
@@ -99,14 +117,22 @@ class LoopTracker:
     seq: int = 0
     signatures: dict[tuple[str, str], _Signature] = field(default_factory=dict)
     pairs: dict[tuple[str, str], _Pair] = field(default_factory=dict)
+    # What the last `apply` did, so applying the same record again is cheap.
+    _repeat: _Applied | None = field(default=None, repr=False, compare=False)
 
     def record_for(
-        self, result: CheckResult, kind: CheckKind, targets: Sequence[str]
+        self,
+        result: CheckResult,
+        kind: CheckKind,
+        targets: Sequence[str],
+        found: Sequence[tuple[str, str, str, str]] | None = None,
     ) -> dict[str, Any]:
-        """The `check` record for `result`: all that `apply` (and replay) reads."""
-        found = sorted(
-            {(i.rule, ids.message_template(i.message), i.file, i.engine) for i in result.issues}
-        )
+        """The `check` record for `result`: all that `apply` (and replay) reads.
+
+        `found` is `signatures(result.issues)` when the caller already has it.
+        """
+        if found is None:
+            found = signatures(result.issues)
         return {
             "type": "check",
             "v": 1,
@@ -117,7 +143,9 @@ class LoopTracker:
             "targets": list(targets),
             "engines": {name: o.status for name, o in sorted(result.outcomes.items())},
             "issues": len(result.issues),
-            "found": [list(entry) for entry in found],
+            # Kept as given (JSON writes tuples as arrays): an unchanged
+            # project's re-check passes the very same list (see `apply`).
+            "found": found,
         }
 
     def observe(self, result: CheckResult, kind: CheckKind, targets: Sequence[str]) -> Warnings:
@@ -132,6 +160,25 @@ class LoopTracker:
             raise ValueError(f"unknown check kind {record['kind']!r}")
         scope = Scope(tuple(str(t) for t in record["targets"]))
         engines: dict[str, str] = dict(record["engines"])
+        repeat = self._repeat
+        if (
+            repeat is not None
+            and repeat.seq == self.seq
+            and repeat.found is record["found"]
+            and repeat.targets == scope.targets
+            and repeat.engines == engines
+        ):
+            # The very record applied last, again, with nothing in between:
+            # every entry it touched is touched the same way, and nothing
+            # else changes (`_bound` has nothing left to drop), so only the
+            # sequence numbers move and the warnings are the same.
+            self.seq = seq
+            for sig in repeat.signatures:
+                sig.last_seq = seq
+            for pair in repeat.pairs:
+                pair.last_seq = seq
+            self._repeat = repeat._replace(seq=seq)
+            return repeat.warnings
         present: dict[tuple[str, str], dict[str, list[str]]] = {}
         pairs_now: dict[tuple[str, str], set[str]] = {}
         for rule, template, file, engine in record["found"]:
@@ -165,10 +212,20 @@ class LoopTracker:
         churn = [k for k in pairs_now if self.pairs[k].churning]
         loop.sort(key=lambda k: (-self.signatures[k].reappearances, k))
         churn.sort(key=lambda k: (-self.pairs[k].appearances, k))
-        return Warnings(
+        warnings = Warnings(
             self._loop_entry(loop[0], hint=True) if loop else None,
             self._churn_entry(churn[0], hint=True) if churn else None,
         )
+        self._repeat = _Applied(
+            seq,
+            record["found"],
+            scope.targets,
+            engines,
+            [self.signatures[k] for k in present if k in self.signatures],
+            [self.pairs[k] for k in pairs_now if k in self.pairs],
+            warnings,
+        )
+        return warnings
 
     def _loop_entry(self, key: tuple[str, str], *, hint: bool = False) -> LoopEntry:
         sig = self.signatures[key]

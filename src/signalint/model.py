@@ -15,7 +15,9 @@ from signalint import ids
 Severity = Literal["error", "warning"]
 OutcomeStatus = Literal["ok", "error", "disabled"]
 CheckStatus = Literal["clean", "issues_found", "error"]
-FailureKind = Literal["timeout", "output_limit", "crashed", "bad_output", "config_error", "missing"]
+FailureKind = Literal[
+    "timeout", "output_limit", "crashed", "bad_output", "config_error", "missing", "incomplete"
+]
 FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
 
 SUMMARY_LIMIT = 120
@@ -146,7 +148,9 @@ class Failure:
     - `bad_output`: it exited normally but its output could not be read;
     - `config_error`: the engine cannot be run as configured for this check
       (e.g. no TypeScript configuration where the first target selects one);
-    - `missing`: it is enabled but not installed (outcome `disabled`).
+    - `missing`: it is enabled but not installed (outcome `disabled`);
+    - `incomplete`: it ran but did not check a part it was expected to check
+      (the outcome's `coverage_gap` names it, e.g. a referenced project).
 
     `fix` is the setting or command that fixes it when there is one
     (`timeoutsMs.tsc (milliseconds) in signalint.config.json`,

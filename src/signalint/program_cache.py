@@ -35,7 +35,7 @@ from signalint.engines.resolve import Resolved, project_python, resolve
 from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.file_cache import KEY_VERSION, digest, touched_since
 from signalint.issue_codec import dump_issues, load_issues
-from signalint.model import EngineOutcome, Issue
+from signalint.model import EngineOutcome, Failure, Issue
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -236,8 +236,9 @@ async def _run(
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
+    failure = outcome.failure
     if gap is not None:
-        status, message = "error", gap
+        status, message, failure = "error", gap, Failure("incomplete")
     checked = list(program.checked if program.checked is not None else program.inputs)
     if record_key is not None and cache is not None and status == "ok" and program.inputs:
         listed = list(program.inputs)
@@ -264,6 +265,7 @@ async def _run(
         files_checked=_files_checked(request, engine, checked, candidates),
         cache_misses=1 if cache is not None else 0,
         coverage_gap=gap,
+        failure=failure,
     )
 
 

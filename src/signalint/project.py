@@ -121,6 +121,12 @@ def has_python_markers(root: Path) -> bool:
         return False
 
 
+MARKERS_HINT: Final = (
+    "package.json, tsconfig.json, jsconfig.json, pyproject.toml, setup.py, setup.cfg, "
+    "requirements.txt or a top-level source file"
+)
+
+
 def project_languages(root: Path) -> tuple[str, ...]:
     """The languages `root` has project markers for: "javascript", "python"."""
     found = [("javascript", has_js_ts_markers(root)), ("python", has_python_markers(root))]

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
+from signalint.context import Context
 from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
@@ -40,7 +41,6 @@ from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
 
 if TYPE_CHECKING:
-    from signalint.context import Context
     from signalint.history import Session
     from signalint.loops import Warnings
 
@@ -157,23 +157,28 @@ async def check(
     """
     started = time.monotonic()
     scope = Scope(targets_of(paths, locate))
+    context = context or Context()
     async with progress(config.enabled_engines()) as report:
         run = await run_check(
             root, config, scope, progress=report, use_cache=use_cache, context=context
         )
-    snapshot = Snapshot(
-        run.result, cluster(run.result.issues), scope.targets, kind, run.filtered_out
-    )
+    issues = run.result.issues
+    clustering = context.derived(issues, "clustering", lambda: cluster(issues))
+    snapshot = Snapshot(run.result, clustering, scope.targets, kind, run.filtered_out)
     latency_ms = (time.monotonic() - started) * 1000
     if store is not None:
         store.put(snapshot)
     if history is None:
         return Checked(run, snapshot, latency_ms)
-    return Checked(run, snapshot, latency_ms, _record(history, snapshot, latency_ms, compact))
+    warnings = _record(history, snapshot, latency_ms, compact, context)
+    return Checked(run, snapshot, latency_ms, warnings)
 
 
-def _record(history: Session, snapshot: Snapshot, latency_ms: float, compact: bool) -> Warnings:
-    from signalint.history import metrics_record, payload_bytes
+def _record(
+    history: Session, snapshot: Snapshot, latency_ms: float, compact: bool, context: Context
+) -> Warnings:
+    from signalint.history import details_bytes, metrics_record, payload_size
+    from signalint.loops import signatures
 
     result = snapshot.result
     # Metrics measure the payload without warnings: the warnings are known
@@ -184,7 +189,11 @@ def _record(history: Session, snapshot: Snapshot, latency_ms: float, compact: bo
         filtered_out=snapshot.reported_filtered_out,
         compact=compact,
     )
-    before, after = payload_bytes(result, plain)
+    issues = result.issues
+    before = context.derived(
+        issues, "details_bytes", lambda: details_bytes(issues, context.detail_sizes)
+    )
+    after = payload_size(plain)
     outcomes = result.outcomes.values()
     metrics = metrics_record(
         latency_ms=latency_ms,
@@ -193,8 +202,9 @@ def _record(history: Session, snapshot: Snapshot, latency_ms: float, compact: bo
         payload_before=before,
         payload_after=after,
     )
+    found = context.derived(issues, "signatures", lambda: signatures(issues))
     return history.record_check(
-        result, kind=snapshot.kind, targets=snapshot.targets, metrics=metrics
+        result, kind=snapshot.kind, targets=snapshot.targets, metrics=metrics, found=found
     )
 
 

@@ -33,7 +33,7 @@ def test_project_local_engine_wins(dirs: dict[str, Path]) -> None:
     link.parent.mkdir(parents=True)
     link.symlink_to(os.path.relpath(target, link.parent))
     write_executable(dirs["managed"] / "node_modules" / ".bin" / "oxlint", "")
-    found = resolve.resolve("oxlint", dirs["root"])
+    found = resolve.resolve(ENGINES["oxlint"], dirs["root"])
     assert (found.engine, found.source, found.path) == ("oxlint", "project", link)
 
 
@@ -43,7 +43,7 @@ def test_project_local_symlink_escaping_the_root_is_refused(dirs: dict[str, Path
     link.parent.mkdir(parents=True)
     link.symlink_to(outside)
     managed = write_executable(dirs["managed"] / "node_modules" / ".bin" / "tsc", "")
-    found = resolve.resolve("tsc", dirs["root"])
+    found = resolve.resolve(ENGINES["tsc"], dirs["root"])
     assert (found.source, found.path) == ("managed", managed)
 
 
@@ -53,7 +53,7 @@ def test_symlinked_node_modules_directory_escaping_the_root_is_refused(
     write_executable(dirs["outside"] / "node_modules" / ".bin" / "eslint", "")
     (dirs["root"] / "node_modules").symlink_to(dirs["outside"] / "node_modules")
     on_path = write_executable(dirs["path"] / "eslint", "")
-    found = resolve.resolve("eslint", dirs["root"])
+    found = resolve.resolve(ENGINES["eslint"], dirs["root"])
     assert (found.source, found.path) == ("PATH", on_path)
 
 
@@ -63,7 +63,7 @@ def test_root_given_through_a_symlink_still_finds_its_own_engines(
     write_executable(dirs["root"] / "node_modules" / ".bin" / "biome", "")
     alias = tmp_path / "alias"
     alias.symlink_to(dirs["root"])
-    assert resolve.resolve("biome", alias).source == "project"
+    assert resolve.resolve(ENGINES["biome"], alias).source == "project"
 
 
 def test_managed_then_path_then_missing(dirs: dict[str, Path]) -> None:
@@ -80,7 +80,7 @@ def test_non_executable_project_file_is_skipped(dirs: dict[str, Path]) -> None:
     plain = dirs["root"] / "node_modules" / ".bin" / "oxlint"
     plain.parent.mkdir(parents=True)
     plain.write_text("not executable")
-    assert resolve.resolve("oxlint", dirs["root"]).source == "missing"
+    assert resolve.resolve(ENGINES["oxlint"], dirs["root"]).source == "missing"
 
 
 def test_managed_dir_defaults_to_the_user_cache(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,7 +96,7 @@ def test_prepare_managed_dir_writes_a_package_json(dirs: dict[str, Path]) -> Non
 
 
 def test_install_commands_pin_exact_versions_into_the_managed_dir(dirs: dict[str, Path]) -> None:
-    (command,) = resolve.install_commands(["tsc", "biome"], 60)
+    (command,) = resolve.install_commands([ENGINES["tsc"], ENGINES["biome"]], 60)
     argv = command.argv
     assert argv[:4] == ("npm", "install", "--prefix", str(dirs["managed"]))
     assert "--save-exact" in argv

@@ -188,3 +188,19 @@ async def test_invalid_config_is_reported_per_check_without_absolute_paths(
         message = refused.data["message"]
         assert "engines.oxlint" in message and "signalint.config.json" in message
         assert str(tmp_path) not in message
+
+
+@pytest.mark.real
+async def test_a_python_only_project_is_checked_not_refused(tmp_path: Path) -> None:
+    root = tmp_path / "py"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "py"\n\n[tool.ruff]\n')
+    (root / "app.py").write_text("import os\n")
+    (root / "signalint.config.json").write_text('{"engines": {"ruff": true}}\n')
+    async with connect(root) as client:
+        answer = await client.call("check_project")
+        assert not answer.error, answer.data
+        # JS engines are not enabled by default in a project that is only Python.
+        assert list(answer.data["engines"]) == ["ruff"]
+        assert answer.data["engines"]["ruff"]["status"] == "ok"
+        assert answer.data["status"] == "issues_found"

@@ -12,12 +12,12 @@ import click
 from signalint.config import ConfigError, config_source, load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve, version
-from signalint.project import discover_root, has_js_ts_markers
+from signalint.project import MARKERS_HINT, discover_root, project_languages
 
 
 @click.command()
 def doctor() -> int:
-    """Report the project root, configuration, JS/TS markers, engines and payload mode.
+    """Report the project root, configuration, project languages, engines and payload mode.
 
     Exits 1 when something would stop a check (no markers, a configuration
     that does not load, no enabled engine available), 0 otherwise.
@@ -25,10 +25,10 @@ def doctor() -> int:
     problems: list[str] = []
     root = discover_root()  # a RootError is a usage error, reported by the entry point
     click.echo(f"project root:  {root}")
-    markers = has_js_ts_markers(root)
-    click.echo(f"JS/TS markers: {'found' if markers else 'none'}")
-    if not markers:
-        problems.append("no package.json, tsconfig.json, jsconfig.json or top-level JS/TS file")
+    languages = project_languages(root)
+    click.echo(f"languages:     {', '.join(languages) if languages else 'none'}")
+    if not languages:
+        problems.append(f"no JS/TS or Python project markers ({MARKERS_HINT})")
     try:
         # A malformed pyproject.toml fails here already: we cannot tell
         # whether it holds a [tool.signalint] table.

@@ -39,7 +39,7 @@ def install(ctx: click.Context, names: tuple[str, ...]) -> None:
     directory = resolve.prepare_managed_dir()
     packages = " ".join(ENGINES[n].spec.provision.requirement for n in selected)
     click.echo(f"Installing into {directory}: {packages}", err=True)
-    for command in resolve.install_commands(selected, INSTALL_TIMEOUT_S):
+    for command in resolve.install_commands([ENGINES[n] for n in selected], INSTALL_TIMEOUT_S):
         tool = Path(command.argv[0]).name
         result = run_blocking(command)
         if result.missing:
@@ -60,7 +60,7 @@ def install(ctx: click.Context, names: tuple[str, ...]) -> None:
 def _rows(root: Path) -> list[dict[str, str | None]]:
     rows: list[dict[str, str | None]] = []
     for name in ENGINES:
-        found = resolve.resolve(name, root)
+        found = resolve.resolve(ENGINES[name], root)
         rows.append(
             {
                 "engine": name,

@@ -36,7 +36,7 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import discover_root, project_languages
+from signalint.project import MARKERS_HINT, discover_root, project_languages
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})
@@ -192,8 +192,8 @@ def init(ctx: click.Context) -> None:
     found = detect(root)
     if not found.languages:
         _warn(
-            f"{root} has no JS/TS or Python project markers (package.json, tsconfig.json, "
-            "pyproject.toml, setup.py, a top-level source file, ...); is this the project root?"
+            f"{root} has no JS/TS or Python project markers ({MARKERS_HINT}); "
+            "is this the project root?"
         )
     click.echo(f"Project root: {root}")
     click.echo("Detected:")

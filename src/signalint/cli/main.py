@@ -51,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "doctor": (
         "signalint.cli.doctor",
         "doctor",
-        "Report root, config, markers, engines and payload mode; exit 1 on problems.",
+        "Report root, config, languages, engines and payload mode; exit 1 on problems.",
     ),
     "show": (
         "signalint.cli.show",

@@ -47,17 +47,6 @@ class Resolved:
     source: Source
 
 
-def _engine(engine: str | Engine) -> Engine:
-    if isinstance(engine, str):
-        from signalint.engines.registry import ENGINES  # registry imports every adapter
-
-        try:
-            return ENGINES[engine]
-        except KeyError:
-            raise ValueError(f"unknown engine {engine!r}") from None
-    return engine
-
-
 def managed_dir() -> Path:
     """Where `signalint engines install` puts pinned engines."""
     override = os.environ.get("SIGNALINT_ENGINES_DIR")
@@ -161,9 +150,9 @@ def _managed_bin(provision: Provision) -> Path:
     return _venv_bin(managed_venv())
 
 
-def resolve(engine: str | Engine, root: Path) -> Resolved:
+def resolve(engine: Engine, root: Path) -> Resolved:
     """Find `engine`'s executable for the project at `root` (see module docstring)."""
-    spec = _engine(engine).spec
+    spec = engine.spec
     provision = spec.provision
     local = _local(provision, root)
     if local is not None:
@@ -276,13 +265,13 @@ def install_hint(name: str) -> str:
     return f"signalint engines install {name}"
 
 
-def install_commands(names: Sequence[str], timeout_s: float) -> list[Command]:
-    """The commands installing the pinned packages of `names` into `managed_dir()`.
+def install_commands(engines: Sequence[Engine], timeout_s: float) -> list[Command]:
+    """The commands installing the pinned packages of `engines` into `managed_dir()`.
 
     npm packages go to the managed npm prefix; pip packages into the managed
     virtual environment, created with this interpreter when missing.
     """
-    provisions = [_engine(name).spec.provision for name in names]
+    provisions = [engine.spec.provision for engine in engines]
     npm = [p.requirement for p in provisions if p.installer == "npm"]
     pip = [p.requirement for p in provisions if p.installer == "pip"]
     directory = managed_dir()

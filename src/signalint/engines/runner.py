@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signalint import process
-from signalint.config import timeout_setting
+from signalint.config_files import timeout_setting
 from signalint.engines.base import (
     Engine,
     EngineConfigError,

@@ -27,7 +27,7 @@ from typing import Any, Final
 from signalint import service
 from signalint.config import CONFIG_FILE, ConfigError, config_source
 from signalint.payloads import CheckPayload
-from signalint.project import PathRefused, has_js_ts_markers
+from signalint.project import MARKERS_HINT, PathRefused, project_languages
 from signalint.report import compact_keys
 from signalint.server.errors import (
     ToolRefusal,
@@ -57,14 +57,16 @@ class CheckAnswer:
 
 
 def early_refusal(state: ServerState) -> ToolRefusal | None:
-    """The reference's "Early refusals": no JS/TS markers, or no config."""
+    """The reference's "Early refusals": no project markers, or no config.
+
+    A Python project is a project as much as a JS/TS one.
+    """
     root = str(state.root)
-    if not has_js_ts_markers(state.root):
+    if not project_languages(state.root):
         return refusal(
             "project_markers_missing",
-            "The project root has no package.json, tsconfig.json, jsconfig.json or "
-            "top-level JS/TS file; start signalint-mcp in the project root or set "
-            "SIGNALINT_PROJECT_ROOT.",
+            f"The project root has no JS/TS or Python project markers ({MARKERS_HINT}); "
+            "start signalint-mcp in the project root or set SIGNALINT_PROJECT_ROOT.",
             projectRoot=root,
         )
     try:

@@ -107,6 +107,7 @@ FAILURE_CODES: Final[Mapping[FailureKind, tuple[str, bool]]] = {
     "bad_output": ("engine_execution_failed", False),
     "config_error": ("engine_execution_failed", False),
     "missing": ("engine_execution_failed", False),
+    "incomplete": ("engine_execution_failed", False),
 }
 _INSPECT: Final = (
     "Run `signalint check` in a terminal to see the full error and "
