@@ -239,9 +239,9 @@ def test_two_roots_sharing_a_state_dir_keep_their_own_digests(
 
 @pytest.mark.usefixtures("settled_clock")
 def test_unchanged_files_are_not_read_again(
-    store: ResultCache, tmp_path: Path, hash_calls: list[str]
+    store: ResultCache, tmpfs_path: Path, hash_calls: list[str]
 ) -> None:
-    root = tmp_path / "project"
+    root = tmpfs_path / "project"
     rels = [f"src/f{i}.ts" for i in range(1000)]
     for rel in rels:
         write(root / rel, rel.encode())
@@ -299,6 +299,7 @@ def hammer(state_dir: str, worker: int, barrier: object, results: object) -> Non
     results.put((worker, warnings, errors))  # type: ignore[attr-defined]
 
 
+@pytest.mark.real  # four new interpreters contending for one database: seconds
 def test_concurrent_processes_share_one_database(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(4)

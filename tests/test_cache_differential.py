@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,7 @@ OPS = st.tuples(
 )
 
 
+@pytest.mark.real
 @settings(
     max_examples=6,
     deadline=None,

@@ -18,7 +18,7 @@ from ..conftest import require_engine
 from ..helpers import write_executable
 from .conftest import connect
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 SIGNALINT = Path(sys.executable).parent / "signalint"
 

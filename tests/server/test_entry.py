@@ -15,6 +15,8 @@ import signalint
 from ..conftest import require_engine
 from .conftest import SERVER, connect, write_project
 
+pytestmark = pytest.mark.real  # every test starts the real signalint-mcp
+
 
 def run(args: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
