@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
+import multiprocessing.synchronize
 import os
 import shutil
 import sqlite3
@@ -42,7 +44,7 @@ def hash_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     calls: list[str] = []
     real = cache._hash_file
 
-    def spy(path: str) -> tuple[str, str] | None:
+    def spy(path: str) -> tuple[str, cache.StatId] | None:
         calls.append(path)
         return real(path)
 
@@ -284,11 +286,16 @@ def test_a_just_written_file_is_not_memoized(
     assert len(hash_calls) == 2
 
 
-def hammer(state_dir: str, worker: int, barrier: object, results: object) -> None:
+def hammer(
+    state_dir: str,
+    worker: int,
+    barrier: multiprocessing.synchronize.Barrier,
+    results: multiprocessing.queues.Queue[tuple[int, list[str], list[str]]],
+) -> None:
     """One process of the concurrency test: 200 writes and reads."""
     warnings: list[str] = []
     store = ResultCache(Path(state_dir), warn=warnings.append)
-    barrier.wait()  # type: ignore[attr-defined]
+    barrier.wait()
     errors = []
     for i in range(200):
         key = f"w{worker}-{i}"
@@ -296,7 +303,7 @@ def hammer(state_dir: str, worker: int, barrier: object, results: object) -> Non
         got = store.get_many([key, f"w{(worker + 1) % 4}-{i}", "shared"])
         if got.get(key) != key.encode() or "shared" not in got:
             errors.append(f"{key}: {got}")
-    results.put((worker, warnings, errors))  # type: ignore[attr-defined]
+    results.put((worker, warnings, errors))
 
 
 @pytest.mark.real  # four new interpreters contending for one database: seconds

@@ -376,12 +376,14 @@ def test_wrappers_spell_out_what_would_resolve_against_the_wrapper(tmp_path: Pat
     assert str(lib_options["declarationDir"]).startswith(str(tmp_path / ".state"))
     # Defaults that would follow the wrapper's directory point at the project.
     assert root["include"] == [f"{tmp_path}/**/*"]
-    assert f"{tmp_path}/out" in root["exclude"]  # type: ignore[operator]
+    assert isinstance(root["exclude"], list) and isinstance(lib["exclude"], list)
+    assert f"{tmp_path}/out" in root["exclude"]
     assert lib["include"] == [f"{tmp_path}/lib/src"]  # ${configDir} is the project's
-    assert f"{tmp_path}/lib/build" in lib["exclude"]  # type: ignore[operator]
+    assert f"{tmp_path}/lib/build" in lib["exclude"]
     assert root_options["rootDir"] == str(tmp_path) and lib_options["rootDir"] == f"{tmp_path}/lib"
     # typescript 5 computes a non-composite rootDir from the sources: left alone.
-    assert "rootDir" not in _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]  # type: ignore[operator]
+    ts5_options = _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]
+    assert isinstance(ts5_options, dict) and "rootDir" not in ts5_options
     assert root["references"] == [{"path": f"{tmp_path}/.state/tsc/build/lib/tsconfig.json"}]
 
 

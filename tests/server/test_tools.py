@@ -59,8 +59,10 @@ async def test_every_tool_matches_its_schema_in_every_mode(
     demo_project: Path, mode: str, compact: bool
 ) -> None:
     keys = check_keys(compact)
-    env = {"SIGNALINT_MCP_PAYLOAD": mode, "SIGNALINT_COMPACT": "1" if compact else "0"}
-    async with connect(demo_project, **env) as client:
+    compact_env = "1" if compact else "0"
+    async with connect(
+        demo_project, SIGNALINT_MCP_PAYLOAD=mode, SIGNALINT_COMPACT=compact_env
+    ) as client:
         assert client.init.server_info.version == signalint.__version__
         for tool in client.tools.values():
             assert (tool.output_schema is None) == (mode == "text")
