@@ -1,17 +1,32 @@
-"""Shared fixtures: the pinned real engines and copies of fixture projects.
+"""Shared fixtures: the pinned real engines, copies of fixture projects, the tier guard.
 
 Real-tier tests need the engines that `signalint engines install` puts in the
 managed directory (scripts/setup does that). Locally a missing engine skips
 those tests; under CI (CI=true) it fails them, so a broken set-up cannot pass
 as a green run.
+
+Tiers: a test that starts a real engine (anything in the managed directory,
+or named like a registered engine, or `python -m` one), Node tooling (npx,
+the MCP Inspector), one of our console scripts (`signalint`, `signalint-mcp`)
+or `python -m signalint...` is marked `@pytest.mark.real`, and so is one that
+starts several interpreters (multiprocessing); `pytest -m "not real"` is the
+quick loop. The marks are explicit, and `_tier_guard` keeps them honest: an
+unmarked test that starts such a process through `subprocess`/asyncio, or
+asks for an installed engine, fails with the reason. Fakes (fault injection)
+live in the test's temporary directory and are allowed anywhere.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
-from collections.abc import Iterator
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +61,12 @@ def _bin_dir(bin_name: str) -> Path:
 
 
 def require_engine(bin_name: str) -> Path:
-    """Path of a pinned engine binary; skip (locally) or fail (CI) when missing."""
+    """Path of a pinned engine binary; skip (locally) or fail (CI) when missing.
+
+    Only tests marked `real` may ask: anywhere else it fails the test.
+    """
+    if not _running_real[0]:
+        pytest.fail(f"the test asks for the real engine {bin_name!r}: mark it @pytest.mark.real")
     path = _bin_dir(bin_name) / bin_name
     if not path.exists():
         message = f"{path} is not installed: run `signalint engines install`"
@@ -62,11 +82,36 @@ def real_engines() -> dict[str, Path]:
 
 
 @pytest.fixture
-def demo_project(tmp_path: Path, real_engines: dict[str, Path]) -> Iterator[Path]:
-    """A private copy of examples/demo (errors for all four engines)."""
+def demo_copy(tmp_path: Path) -> Path:
+    """A private copy of examples/demo (errors for all four engines), engines not required.
+
+    For tests that stop before any engine runs (refused arguments, bad config).
+    """
     target = tmp_path / "demo"
     shutil.copytree(DEMO, target, ignore=shutil.ignore_patterns(".signalint", "node_modules"))
-    yield target
+    return target
+
+
+@pytest.fixture
+def demo_project(demo_copy: Path, real_engines: dict[str, Path]) -> Iterator[Path]:
+    """A private copy of examples/demo with the four pinned engines installed."""
+    yield demo_copy
+
+
+@pytest.fixture
+def tmpfs_path(tmp_path: Path) -> Iterator[Path]:
+    """An empty directory in memory (/dev/shm) when the machine has one, else `tmp_path`.
+
+    For tests that create thousands of files: on a shared disk that costs
+    seconds to tens of seconds and measures the disk, not our code. Removed
+    afterwards (pytest keeps `tmp_path` for inspection; this one would fill RAM).
+    """
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK | os.X_OK)):
+        yield tmp_path
+        return
+    with tempfile.TemporaryDirectory(prefix="signalint-test-", dir=shm) as directory:
+        yield Path(directory)
 
 
 @pytest.fixture
@@ -87,3 +132,97 @@ def settled_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files the test wrote just before a check count as settled, so the check
     may store its results (a real edit is older than the settle window)."""
     monkeypatch.setattr(file_cache, "SETTLE_NS", 0)
+
+
+# Whether the running test is marked `real` (set by `_tier_guard`); a list so
+# `require_engine`, a plain function, can read it without a request object.
+_running_real = [True]
+# Computed before any test moves SIGNALINT_ENGINES_DIR or HOME: the managed
+# engines and where scripts/setup puts the Inspector and the ESLint plugins.
+_REAL_DIRS = (
+    resolve.managed_dir(),
+    engines_bin(),
+    python_engines_bin(),
+    Path.home() / ".cache" / "signalint",
+)
+_VENV_BIN = Path(sys.executable).parent
+_NODE_TOOLS = frozenset({"node", "npm", "npx", "pnpm", "yarn", "bun"})
+# Executables (and `python -m` modules) named like a registered engine.
+_ENGINE_NAMES = frozenset(e.spec.provision.bin_name for e in ENGINES.values())
+
+
+def real_process_reason(args: Any, env: Any, tmp_root: Path) -> str | None:
+    """Why starting `args` belongs to the real tier, or None for a fake or a plain tool.
+
+    `args` and `env` are what `subprocess.Popen` was given; `tmp_root` is
+    pytest's base temporary directory, where fault-injection fakes live.
+    """
+    argv = [os.fsdecode(args)] if isinstance(args, str | bytes | os.PathLike) else list(args)
+    if not argv:
+        return None
+    first = os.fsdecode(argv[0])
+    search = (env or os.environ).get("PATH", os.defpath)
+    found = shutil.which(first, path=search) if os.sep not in first else first
+    if found is None:
+        return None  # nothing starts: Popen raises FileNotFoundError
+    where = Path(os.path.abspath(found))
+    if where.is_relative_to(tmp_root):
+        return None
+    if any(where.is_relative_to(directory) for directory in _REAL_DIRS):
+        return f"an installed engine or tool ({where})"
+    if where.name in _ENGINE_NAMES:
+        return f"the engine {where}"
+    if where.parent == _VENV_BIN and not where.name.startswith("python"):
+        return f"the console script {where.name}"
+    module = _module_run(argv[1:]) if where.name.startswith("python") else None
+    if module == "signalint" or module in _ENGINE_NAMES:
+        return f"python -m {module} in a new process"
+    if where.name in _NODE_TOOLS:
+        return f"Node tooling ({where})"
+    return None
+
+
+def _module_run(rest: Sequence[Any]) -> str | None:
+    """The top-level package of `python ... -m PACKAGE[.module]`, if that is what runs."""
+    words = [os.fsdecode(word) for word in rest]
+    for word, following in itertools.pairwise(words):
+        if word == "-m":
+            return following.split(".")[0]
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _tier_guard(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """Fail an unmarked test that starts a real-tier process (see the module docstring).
+
+    The process still starts (raising inside an engine runner would turn into
+    an engine error and hide the cause); the test fails at teardown, naming
+    what it started.
+    """
+    real = request.node.get_closest_marker("real") is not None
+    _running_real[0] = real
+    if real:
+        yield
+        return
+    started: list[str] = []
+    tmp_root = tmp_path_factory.getbasetemp()
+    original = subprocess.Popen.__init__
+
+    def watched(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+        reason = real_process_reason(args, kwargs.get("env"), tmp_root)
+        if reason is not None:
+            started.append(reason)
+        original(self, args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", watched)
+    yield
+    _running_real[0] = True
+    if started:
+        pytest.fail(
+            "this test is not marked @pytest.mark.real but started "
+            + "; ".join(sorted(set(started)))
+        )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
+import multiprocessing.synchronize
 import os
 import shutil
 import sqlite3
@@ -42,7 +44,7 @@ def hash_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     calls: list[str] = []
     real = cache._hash_file
 
-    def spy(path: str) -> tuple[str, str] | None:
+    def spy(path: str) -> tuple[str, cache.StatId] | None:
         calls.append(path)
         return real(path)
 
@@ -239,9 +241,9 @@ def test_two_roots_sharing_a_state_dir_keep_their_own_digests(
 
 @pytest.mark.usefixtures("settled_clock")
 def test_unchanged_files_are_not_read_again(
-    store: ResultCache, tmp_path: Path, hash_calls: list[str]
+    store: ResultCache, tmpfs_path: Path, hash_calls: list[str]
 ) -> None:
-    root = tmp_path / "project"
+    root = tmpfs_path / "project"
     rels = [f"src/f{i}.ts" for i in range(1000)]
     for rel in rels:
         write(root / rel, rel.encode())
@@ -284,11 +286,16 @@ def test_a_just_written_file_is_not_memoized(
     assert len(hash_calls) == 2
 
 
-def hammer(state_dir: str, worker: int, barrier: object, results: object) -> None:
+def hammer(
+    state_dir: str,
+    worker: int,
+    barrier: multiprocessing.synchronize.Barrier,
+    results: multiprocessing.queues.Queue[tuple[int, list[str], list[str]]],
+) -> None:
     """One process of the concurrency test: 200 writes and reads."""
     warnings: list[str] = []
     store = ResultCache(Path(state_dir), warn=warnings.append)
-    barrier.wait()  # type: ignore[attr-defined]
+    barrier.wait()
     errors = []
     for i in range(200):
         key = f"w{worker}-{i}"
@@ -296,9 +303,10 @@ def hammer(state_dir: str, worker: int, barrier: object, results: object) -> Non
         got = store.get_many([key, f"w{(worker + 1) % 4}-{i}", "shared"])
         if got.get(key) != key.encode() or "shared" not in got:
             errors.append(f"{key}: {got}")
-    results.put((worker, warnings, errors))  # type: ignore[attr-defined]
+    results.put((worker, warnings, errors))
 
 
+@pytest.mark.real  # four new interpreters contending for one database: seconds
 def test_concurrent_processes_share_one_database(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(4)

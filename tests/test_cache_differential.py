@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,7 @@ OPS = st.tuples(
 )
 
 
+@pytest.mark.real
 @settings(
     max_examples=6,
     deadline=None,
@@ -136,11 +138,11 @@ OPS = st.tuples(
 @example(steps=[("biome-option", 0, 1), ("rename", 0, 1), ("rename", 2, 3)])
 @example(steps=[("edit", 0, 3), ("delete", 2, 0), ("edit", 3, 2)])
 def test_cached_results_equal_uncached_results(
-    tmp_path_factory: object, steps: list[tuple[str, int, int]]
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, int]]
 ) -> None:
     for name in ("oxlint", "tsc", "biome"):
         require_engine(name)
-    root = tmp_path_factory.mktemp("diff")  # type: ignore[attr-defined]
+    root = tmp_path_factory.mktemp("diff")
     make_fixture(root)
     check(root, use_cache=True)  # warm the cache
     hits = 0

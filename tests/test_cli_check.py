@@ -108,6 +108,7 @@ def native_biome(root: Path) -> Counter[tuple[str, str]]:
     return Counter((d["location"]["path"], d["category"]) for d in data["diagnostics"])
 
 
+@pytest.mark.real
 def test_every_native_diagnostic_appears_exactly_once_in_sarif(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -132,6 +133,7 @@ def test_every_native_diagnostic_appears_exactly_once_in_sarif(
     assert Counter(file for file, _ in (biome_native - biome_ours).elements()) == led
 
 
+@pytest.mark.real
 def test_json_report_has_schema_fields_and_ranked_clusters(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -154,6 +156,7 @@ def test_json_report_has_schema_fields_and_ranked_clusters(
     assert re.fullmatch(r"[0-9a-f]{16}", payload["checkId"])
 
 
+@pytest.mark.real
 def test_check_ids_are_unique_and_fingerprints_follow_content(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -167,6 +170,7 @@ def test_check_ids_are_unique_and_fingerprints_follow_content(
     assert third["fingerprint"] != first["fingerprint"]
 
 
+@pytest.mark.real
 def test_compact_keys_from_flag_and_environment(
     demo_project: Path,
     in_project: Any,
@@ -182,6 +186,7 @@ def test_compact_keys_from_flag_and_environment(
         assert {"total", "remaining", "omitted"} <= set(payload)
 
 
+@pytest.mark.real
 def test_fail_on_priority_counts_clusters_and_flat_records(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -197,6 +202,7 @@ def test_fail_on_priority_counts_clusters_and_flat_records(
     assert run_cli(capsys, "check", "--fail-on-priority", "0")[0] == 2
 
 
+@pytest.mark.real
 def test_github_format_annotates_every_issue(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -207,6 +213,7 @@ def test_github_format_annotates_every_issue(
     assert len(annotations) == total
 
 
+@pytest.mark.real
 def test_text_format_lists_file_line_col(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -216,6 +223,7 @@ def test_text_format_lists_file_line_col(
     assert re.search(r"^src/\S+\.(ts|js):\d+:\d+", out, re.M)
 
 
+@pytest.mark.real
 def test_path_arguments_scope_the_report(
     demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,21 +253,21 @@ def test_path_arguments_scope_the_report(
     ],
 )
 def test_refused_paths_exit_2_naming_the_path(
-    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], path: str, reason: str
+    demo_copy: Path, in_project: Any, capsys: pytest.CaptureFixture[str], path: str, reason: str
 ) -> None:
-    in_project(demo_project)
+    in_project(demo_copy)
     code, out, err = run_cli(capsys, "check", "--", path)
     assert code == 2 and out == ""
     assert path in err and reason in err
 
 
 def test_symlink_escape_is_refused(
-    demo_project: Path, in_project: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    demo_copy: Path, in_project: Any, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     outside = tmp_path / "secret.ts"
     outside.write_text("export const x = 1;\n")
-    (demo_project / "src" / "link.ts").symlink_to(outside)
-    in_project(demo_project)
+    (demo_copy / "src" / "link.ts").symlink_to(outside)
+    in_project(demo_copy)
     code, _, err = run_cli(capsys, "check", "src/link.ts")
     assert code == 2 and "src/link.ts" in err
 
@@ -274,19 +282,20 @@ def test_symlink_escape_is_refused(
     ],
 )
 def test_bad_config_exits_2_naming_file_and_key(
-    demo_project: Path,
+    demo_copy: Path,
     in_project: Any,
     capsys: pytest.CaptureFixture[str],
     content: str,
     needle: str,
 ) -> None:
-    (demo_project / "signalint.config.json").write_text(content)
-    in_project(demo_project)
+    (demo_copy / "signalint.config.json").write_text(content)
+    in_project(demo_copy)
     code, out, err = run_cli(capsys, "check")
     assert code == 2 and out == ""
     assert "signalint.config.json" in err and needle in err
 
 
+@pytest.mark.real
 def test_identical_files_under_an_override_get_their_own_results(
     tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -315,6 +324,7 @@ def test_identical_files_under_an_override_get_their_own_results(
     assert results[0]["level"] == "error"
 
 
+@pytest.mark.real
 def test_large_project_is_complete_in_sarif_and_capped_in_json(
     tmp_path: Path,
     in_project: Any,

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.real  # the CLI as a process, on the real engines
+
 
 def test_progress_goes_to_a_tty_stderr_and_never_to_stdout(demo_project: Path) -> None:
     controller, terminal = pty.openpty()

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from signalint.delta import LIST_LIMIT, SUMMARY_FILES, compare
 from signalint.model import OutcomeStatus
+from signalint.payloads import UnobservedEntry, UnobservedSummary
 from tests.factories import issue, snapshot
+
+
+def listed(entries: UnobservedSummary | list[UnobservedEntry]) -> list[UnobservedEntry]:
+    """The unobserved (or newly observed) issues of a delta made without `summarize`."""
+    assert isinstance(entries, list)
+    return entries
+
+
+def summarized(entries: UnobservedSummary | list[UnobservedEntry]) -> UnobservedSummary:
+    """The summary a delta made with `summarize` gives instead of a list."""
+    assert isinstance(entries, dict)
+    return entries
 
 
 def test_identical_checks_persist_everything_and_can_say_clean_only_when_empty() -> None:
@@ -66,7 +79,7 @@ def test_baseline_issue_outside_the_new_scope_is_unobserved_not_resolved() -> No
     current = snapshot([], check_id="c", targets=("src/a.ts",))
     result = compare(baseline, current)
     assert [e["file"] for e in result["resolved"]] == ["src/a.ts"]
-    assert [(e["file"], e["reason"]) for e in result["unobserved"]] == [
+    assert [(e["file"], e["reason"]) for e in listed(result["unobserved"])] == [
         ("src/b.ts", "outside_scope")
     ]
     assert result["errorsResolved"] == 1
@@ -84,11 +97,11 @@ def test_engine_error_in_the_current_check_means_unobserved() -> None:
         current = snapshot([], engines={"eslint": status})
         result = compare(baseline, current)
         assert result["resolved"] == [] and result["errorsResolved"] == 0
-        assert result["unobserved"][0]["reason"] == reason
+        assert listed(result["unobserved"])[0]["reason"] == reason
         assert result["coverageComplete"] is False
         assert "clean" not in result["nextStep"].lower()
     absent = compare(baseline, snapshot([], engines={"oxlint": "ok"}))
-    assert absent["unobserved"][0]["reason"] == "engine_not_run"
+    assert listed(absent["unobserved"])[0]["reason"] == "engine_not_run"
 
 
 def test_empty_current_with_a_failed_engine_never_says_clean() -> None:
@@ -111,7 +124,7 @@ def test_issue_where_the_baseline_did_not_look_is_newly_observed_not_introduced(
     current = snapshot([issue(file="src/b.ts"), issue(file="src/a.ts")])
     result = compare(baseline, current)
     assert [e["file"] for e in result["introduced"]] == ["src/a.ts"]
-    assert [(e["file"], e["reason"]) for e in result["newlyObserved"]] == [
+    assert [(e["file"], e["reason"]) for e in listed(result["newlyObserved"])] == [
         ("src/b.ts", "outside_scope")
     ]
     assert result["errorsIntroduced"] == 1
@@ -170,7 +183,7 @@ def test_summarized_delta_counts_unobserved_issues_per_file_engine_and_reason() 
     result = compare(baseline, current, summarize=True)
     assert [e["file"] for e in result["resolved"]] == ["src/a.ts"]
     assert result["counts"]["unobserved"] == len(others) == 36
-    summary = result["unobserved"]
+    summary = summarized(result["unobserved"])
     assert list(summary["byFile"].items())[:4] == [
         ("src/f00.ts", 3), ("src/f01.ts", 3), ("src/f02.ts", 3), ("src/f03.ts", 1)
     ]  # fmt: skip
@@ -188,5 +201,5 @@ def test_summarized_delta_suggests_an_engine_filter_when_an_engine_failed() -> N
     )
     current = snapshot([], engines={"tsc": "error"})
     result = compare(baseline, current, summarize=True)
-    assert result["unobserved"]["byReason"] == {"engine_error": 1}
+    assert summarized(result["unobserved"])["byReason"] == {"engine_error": 1}
     assert 'filter e.g. engine "tsc"' in result["nextStep"]

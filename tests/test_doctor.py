@@ -12,6 +12,7 @@ import pytest
 from signalint.cli.main import main
 
 
+@pytest.mark.real  # reads the installed engines' versions
 def test_doctor_passes_on_a_ready_project(
     demo_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -24,10 +25,10 @@ def test_doctor_passes_on_a_ready_project(
 
 
 def test_doctor_fails_on_a_broken_config_naming_it(
-    demo_project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (demo_project / "signalint.config.json").write_text('{"engines": {"tsc": 1}}')
-    monkeypatch.chdir(demo_project)
+    (demo_copy / "signalint.config.json").write_text('{"engines": {"tsc": 1}}')
+    monkeypatch.chdir(demo_copy)
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor"]) == 1
     captured = capsys.readouterr()
@@ -43,6 +44,7 @@ def test_doctor_fails_without_project_markers(
     assert "languages:     none" in capsys.readouterr().out
 
 
+@pytest.mark.real
 def test_signalint_mcp_dispatches_doctor(demo_project: Path) -> None:
     server = Path(sys.executable).with_name("signalint-mcp")
     env = {k: v for k, v in os.environ.items() if k != "SIGNALINT_PROJECT_ROOT"}

@@ -22,6 +22,9 @@ from signalint.cli.main import main
 from .conftest import require_engine
 from .helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
 
+# The fakes stand beside the real pinned tsc, whose results must survive.
+pytestmark = pytest.mark.real
+
 
 def make_project(root: Path, fake_oxlint: str, oxlint_timeout_ms: int = 30000) -> Path:
     (root / "src").mkdir(parents=True)

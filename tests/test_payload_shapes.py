@@ -55,7 +55,7 @@ def test_every_issue_shape_agrees_with_the_one_entry() -> None:
         "summary": "Unexpected 'debugger' statement. Remove it.",
     }
     detail = issue_detail(RICH, "short")
-    assert {key: detail[key] for key in entry} == entry  # type: ignore[literal-required]
+    assert {key: value for key, value in detail.items() if key in entry} == entry
     record = next(r for r in cluster(found).flat if r.issue is RICH)
     flat = flat_entry(record)
     assert {k: v for k, v in flat.items() if k != "fixable"} == {
@@ -82,8 +82,8 @@ def test_built_payloads_carry_exactly_the_keys_of_their_types(summarize: bool) -
     snap = snapshot(found, targets=("src",))
     payload = check_payload(snap.result, snap.clustering, filtered_out=0)
     assert_shape(payload, payloads.CheckPayload)
-    for entry in payload["engines"].values():
-        assert_shape(entry, payloads.EngineEntry)
+    for engine in payload["engines"].values():
+        assert_shape(engine, payloads.EngineEntry)
     for item in payload["clusters"]:
         assert_shape(item, payloads.ClusterEntry)
     for record in payload["remainingIssues"]:

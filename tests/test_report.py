@@ -55,7 +55,8 @@ def result_of(issues: list[Issue], outcomes: dict[str, EngineOutcome] | None = N
 
 
 def payload_for(issues: list[Issue], **options: Any) -> dict[str, Any]:
-    return check_payload(result_of(issues), cluster(issues), **options)
+    payload: dict[str, Any] = check_payload(result_of(issues), cluster(issues), **options)
+    return payload
 
 
 def test_full_payload_has_schema_fields_in_order() -> None:

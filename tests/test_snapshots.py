@@ -346,6 +346,7 @@ def _raise(message: str) -> None:
     raise AssertionError(message)
 
 
+@pytest.mark.real  # three new interpreters writing at once: seconds
 def test_processes_saving_and_reading_at_once_never_see_a_torn_file(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     workers = [

@@ -38,10 +38,8 @@ NATIVE = [
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the fixture with only tsc enabled, launched through a
-    project-local wrapper that logs every invocation to `tsc.log`."""
-    real = require_engine("tsc")
+def references_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the fixture with only tsc enabled and no tsc of its own yet."""
     root = tmp_path / "repo"
     shutil.copytree(FIXTURE, root)
     # `dist/` is ignored by this repository, so the stale output is made here.
@@ -51,12 +49,20 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "signalint.config.json").write_text(
         json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
     )
-    write_executable(
-        root / "node_modules" / ".bin" / "tsc",
-        f'echo "$*" >> "{tmp_path}/tsc.log"\nexec "{real}" "$@"\n',
-    )
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     return root
+
+
+@pytest.fixture
+def project(references_copy: Path, tmp_path: Path) -> Path:
+    """The fixture copy launched through a project-local wrapper of the real
+    pinned tsc that logs every invocation to `tsc.log`."""
+    real = require_engine("tsc")
+    write_executable(
+        references_copy / "node_modules" / ".bin" / "tsc",
+        f'echo "$*" >> "{tmp_path}/tsc.log"\nexec "{real}" "$@"\n',
+    )
+    return references_copy
 
 
 def check(root: Path, scope: Scope | None = None, *, use_cache: bool = True) -> CheckResult:
@@ -258,7 +264,7 @@ def test_a_project_tsc_skipped_is_reported_as_missed(tmp_path: Path) -> None:
     assert wrapper not in plan.user_text(log.splitlines()[4])
 
 
-def test_a_skipped_project_is_a_coverage_gap_not_ok(project: Path, tmp_path: Path) -> None:
+def test_a_skipped_project_is_a_coverage_gap_not_ok(references_copy: Path, tmp_path: Path) -> None:
     # Fault injection: typescript before 5.6 skips dependents of a project
     # with errors; this fake tsc answers the way those versions do.
     fake = f"""
@@ -267,14 +273,14 @@ for arg in "$@"; do case "$arg" in */tsconfig.json) root_wrapper="$arg";; esac; 
 base="$(dirname "$root_wrapper")"
 echo "1:02:03 AM - Building project '$base/packages/core/tsconfig.json'..."
 echo "packages/core/src/index.ts(1,1): error TS2322: Type 'string' is not assignable."
-echo "{project}/packages/core/src/index.ts"
+echo "{references_copy}/packages/core/src/index.ts"
 why="because its dependency '$base/packages/core/tsconfig.json' has errors"
 echo "1:02:03 AM - Skipping build of project '$base/packages/app/tsconfig.json' $why"
 echo "1:02:03 AM - Skipping build of project '$base/tsconfig.json' $why"
 exit 1
 """
-    write_executable(project / "node_modules" / ".bin" / "tsc", fake)
-    result = check(project)
+    write_executable(references_copy / "node_modules" / ".bin" / "tsc", fake)
+    result = check(references_copy)
     outcome = result.outcomes["tsc"]
     assert outcome.status == "error"
     assert outcome.coverage_gap is not None
@@ -283,9 +289,9 @@ exit 1
     assert "tsconfig.json" in outcome.coverage_gap and "has errors" in outcome.coverage_gap
     assert ".signalint" not in outcome.coverage_gap
     assert located(result) == [("packages/core/src/index.ts", 1, 1, "TS2322")]  # kept
-    assert len(invocations(project)) == 1
-    check(project)
-    assert len(invocations(project)) == 2  # a run with a gap is never stored
+    assert len(invocations(references_copy)) == 1
+    check(references_copy)
+    assert len(invocations(references_copy)) == 2  # a run with a gap is never stored
 
 
 def test_an_installed_package_extends_is_part_of_the_cached_config_chain(tmp_path: Path) -> None:
@@ -371,12 +377,14 @@ def test_wrappers_spell_out_what_would_resolve_against_the_wrapper(tmp_path: Pat
     assert str(lib_options["declarationDir"]).startswith(str(tmp_path / ".state"))
     # Defaults that would follow the wrapper's directory point at the project.
     assert root["include"] == [f"{tmp_path}/**/*"]
-    assert f"{tmp_path}/out" in root["exclude"]  # type: ignore[operator]
+    assert isinstance(root["exclude"], list) and isinstance(lib["exclude"], list)
+    assert f"{tmp_path}/out" in root["exclude"]
     assert lib["include"] == [f"{tmp_path}/lib/src"]  # ${configDir} is the project's
-    assert f"{tmp_path}/lib/build" in lib["exclude"]  # type: ignore[operator]
+    assert f"{tmp_path}/lib/build" in lib["exclude"]
     assert root_options["rootDir"] == str(tmp_path) and lib_options["rootDir"] == f"{tmp_path}/lib"
     # typescript 5 computes a non-composite rootDir from the sources: left alone.
-    assert "rootDir" not in _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]  # type: ignore[operator]
+    ts5_options = _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]
+    assert isinstance(ts5_options, dict) and "rootDir" not in ts5_options
     assert root["references"] == [{"path": f"{tmp_path}/.state/tsc/build/lib/tsconfig.json"}]
 
 

@@ -125,6 +125,7 @@ def start_watch() -> Iterator[Callable[[Path], Watch]]:
             watch.proc.wait()
 
 
+@pytest.mark.real
 def test_watch_prints_resolved_and_introduced_issues_and_stops_on_ctrl_c(
     demo_project: Path, start_watch: Callable[[Path], Watch]
 ) -> None:
@@ -172,6 +173,7 @@ def test_watch_prints_resolved_and_introduced_issues_and_stops_on_ctrl_c(
     assert watch.rest_of_stderr()[-1:] == ["stopped"]
 
 
+@pytest.mark.real
 def test_ctrl_c_during_a_check_leaves_no_engine_process(
     tmp_path: Path, start_watch: Callable[[Path], Watch]
 ) -> None:

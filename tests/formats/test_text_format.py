@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -162,12 +163,9 @@ def test_plain_output_has_no_escape_codes_and_colour_output_does() -> None:
 
 
 def test_colour_is_decided_by_the_stream_being_a_terminal() -> None:
-    class Pipe:
-        def isatty(self) -> bool:
-            return False
-
+    pipe = io.StringIO()  # not a terminal
     issues = mixed_issues()
-    assert "\x1b[" not in text.render(result(issues), cluster(issues), stream=Pipe())  # type: ignore[arg-type]
+    assert "\x1b[" not in text.render(result(issues), cluster(issues), stream=pipe)
 
 
 def test_plain_rendering_does_not_import_rich() -> None:

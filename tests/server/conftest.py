@@ -15,13 +15,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+
+if TYPE_CHECKING:
+    # The SDK takes a second or more to import and only real-tier tests start a
+    # server, so it is imported where one starts and the quick loop skips it.
+    import mcp_types as types
+    from mcp.client.session import ClientSession
 
 SERVER = Path(sys.executable).parent / "signalint-mcp"
 # Variables the server may need from the test environment (engine location, CI).
@@ -65,9 +68,7 @@ class Result:
 
     @property
     def text(self) -> str:
-        block = self.raw.content[0]
-        assert isinstance(block, types.TextContent)
-        return block.text
+        return text_block(self.raw, 0).text
 
     @property
     def data(self) -> Any:
@@ -75,6 +76,15 @@ class Result:
         if self.raw.structured_content is not None:
             return self.raw.structured_content
         return json.loads(self.text)
+
+
+def text_block(raw: types.CallToolResult, index: int) -> types.TextContent:
+    """Content block `index` of a tool result, which must be text."""
+    import mcp_types
+
+    block = raw.content[index]
+    assert isinstance(block, mcp_types.TextContent)
+    return block
 
 
 def server_env(**overrides: str) -> dict[str, str]:
@@ -86,6 +96,9 @@ def server_env(**overrides: str) -> dict[str, str]:
 @asynccontextmanager
 async def connect(root: Path, *, stderr: Path | None = None, **env: str) -> AsyncIterator[Client]:
     """A handshaken client of a fresh `signalint-mcp` started in `root`."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(command=str(SERVER), cwd=root, env=server_env(**env))
     log_path = stderr or root.parent / f"{root.name}-server.stderr"
     with log_path.open("a") as errlog:

@@ -16,12 +16,11 @@ import pytest
 from ..conftest import require_engine
 from .conftest import connect, write_project
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 OTHER_FILES = 25  # two tsc errors each: 50 unobserved baseline issues
 
 
-@pytest.mark.real
 async def test_a_one_line_edit_answers_with_a_summary_of_unobserved_issues(
     tmp_path: Path,
 ) -> None:

@@ -18,7 +18,7 @@ from ..conftest import require_engine
 from ..helpers import write_executable
 from .conftest import connect
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 SIGNALINT = Path(sys.executable).parent / "signalint"
 
@@ -44,9 +44,9 @@ async def cli_check(root: Path, *args: str) -> tuple[int, dict[str, object], str
 
 async def test_cli_processes_and_a_server_share_one_cache(demo_project: Path) -> None:
     async with connect(demo_project) as client:
-        cli_runs = [cli_check(demo_project) for _ in range(4)]
+        cli_runs = asyncio.gather(*(cli_check(demo_project) for _ in range(4)))
         server_run = client.call("check_project", {})
-        *cli_results, server_result = await asyncio.gather(*cli_runs, server_run)
+        cli_results, server_result = await asyncio.gather(cli_runs, server_run)
         again = await client.call("check_project", {})
     fingerprints = {payload["fingerprint"] for _, payload, _ in cli_results}
     fingerprints |= {server_result.data["fingerprint"], again.data["fingerprint"]}

@@ -40,6 +40,7 @@ def hanging_project(root: Path, pidfile: Path, timeout_ms: int = 60_000) -> Path
     return root
 
 
+@pytest.mark.real
 async def test_cancelled_check_kills_engine_processes_and_never_reports(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     root = hanging_project(tmp_path / "hang", pidfile)
@@ -65,6 +66,7 @@ async def test_cancelled_check_kills_engine_processes_and_never_reports(tmp_path
         assert (await client.call("ping")).text == "pong"
 
 
+@pytest.mark.real
 async def test_engine_timeout_is_an_engine_error_not_a_clean_check(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     root = hanging_project(tmp_path / "slow", pidfile, timeout_ms=1000)

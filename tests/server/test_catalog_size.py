@@ -17,6 +17,8 @@ import pytest
 
 from .conftest import SERVER, server_env, write_project
 
+pytestmark = pytest.mark.real  # the real server process
+
 BYTES_PER_TOOL = 1800
 
 

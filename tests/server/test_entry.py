@@ -15,11 +15,13 @@ import signalint
 from ..conftest import require_engine
 from .conftest import SERVER, connect, write_project
 
+pytestmark = pytest.mark.real  # every test starts the real signalint-mcp
 
-def run(args: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
+
+def run(args: list[str], cwd: Path, stdin: int | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(SERVER), *args], cwd=cwd, capture_output=True, text=True, timeout=120, **kw
-    )  # type: ignore[call-overload, no-any-return]
+        [str(SERVER), *args], cwd=cwd, stdin=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_on_a_terminal_without_arguments_it_explains_itself_and_exits_2(tmp_path: Path) -> None:

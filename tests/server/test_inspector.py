@@ -27,6 +27,8 @@ from .conftest import SERVER, write_project
 DEFAULT_PREFIX = Path.home() / ".cache" / "signalint" / "inspector"
 PACKAGE = "@modelcontextprotocol/inspector"
 
+pytestmark = pytest.mark.real  # npx, the Inspector and the real server
+
 
 @pytest.fixture
 def inspector() -> Path:

@@ -17,7 +17,7 @@ import pytest
 from ..conftest import require_engine
 from .conftest import Client, connect, write_project
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 BROKEN = "export const n: number = 'text';\n"
 FIXED = "export const n: number = 1;\n"
@@ -38,7 +38,6 @@ async def step(client: Client, root: Path, content: str) -> dict[str, Any]:
     return {"a": warnings_of(first.data), "b": warnings_of(second.data)}
 
 
-@pytest.mark.real
 async def test_loop_state_replays_after_every_restart(tmp_path: Path) -> None:
     require_engine("tsc")
     live_root = write_project(tmp_path / "live")
@@ -86,7 +85,6 @@ async def test_loop_state_replays_after_every_restart(tmp_path: Path) -> None:
     assert live_status["checksObserved"] == 2 * len(SEQUENCE)
 
 
-@pytest.mark.real
 async def test_two_servers_open_on_one_project_share_one_history(tmp_path: Path) -> None:
     require_engine("tsc")
     root = write_project(tmp_path / "shared")

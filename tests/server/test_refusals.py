@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.shared.exceptions import MCPError
 
 from ..conftest import require_engine
 from .conftest import SERVER, connect, server_env, write_project
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 TOO_MANY = ["src/a.ts"] * 10_001
 
@@ -96,6 +95,8 @@ async def test_hostile_arguments_are_refused_by_field_and_the_server_keeps_servi
 
 
 async def test_unknown_tools_are_protocol_errors(project: Path) -> None:
+    from mcp.shared.exceptions import MCPError  # the SDK loads only in the real tier
+
     async with connect(project) as client:
         with pytest.raises(MCPError) as caught:
             await client.session.call_tool("rm_rf", {})

@@ -10,7 +10,7 @@ import pytest
 from ..conftest import require_engine
 from .conftest import connect
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 
 async def test_check_files_accepts_ten_thousand_paths(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ def _validate(schema: dict[str, Any], value: dict[str, Any]) -> None:
 @pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
 def test_check_schema_accepts_coverage_fields_on_engines_and_payload(compact: bool) -> None:
     checked = result([issue()], engines={"oxlint": "ok", "tsc": "error"})
-    payload = check_payload(checked, cluster(checked.issues), compact=compact)
+    payload = dict(check_payload(checked, cluster(checked.issues), compact=compact))
     payload["engines"]["oxlint"]["filesChecked"] = 12
     payload["engines"]["tsc"]["filesChecked"] = 3
     payload["engines"]["tsc"]["coverageGap"] = "referenced project packages/b was not built"
@@ -41,7 +41,7 @@ def test_check_schema_accepts_coverage_fields_on_engines_and_payload(compact: bo
 def test_check_schema_rejects_unknown_top_level_keys_and_engine_statuses(compact: bool) -> None:
     checked = result([issue()])
     schema = outputs.check_output(compact=compact)
-    payload = check_payload(checked, cluster(checked.issues), compact=compact)
+    payload = dict(check_payload(checked, cluster(checked.issues), compact=compact))
     _validate(schema, payload)
     with pytest.raises(Exception, match="Additional properties"):
         _validate(schema, {**payload, "coverage": "partial"})

@@ -13,14 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 
 import signalint
 
-from .conftest import Client, Result, connect
+from .conftest import Client, Result, connect, text_block
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 MODES = ["both", "text", "structured"]
 
@@ -44,17 +43,14 @@ def assert_transport(result: Result, mode: str) -> None:
     )
     if mode == "structured":
         assert len(content) == 2
-        summary = content[1]
-        assert isinstance(summary, types.TextContent)
+        summary = text_block(result.raw, 1)
         assert summary.annotations is not None and summary.annotations.audience == ["user"]
     else:
         assert len(content) == 1
 
 
 def summary_of(result: Result) -> str:
-    block = result.raw.content[1]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    return text_block(result.raw, 1).text
 
 
 @pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
@@ -63,8 +59,10 @@ async def test_every_tool_matches_its_schema_in_every_mode(
     demo_project: Path, mode: str, compact: bool
 ) -> None:
     keys = check_keys(compact)
-    env = {"SIGNALINT_MCP_PAYLOAD": mode, "SIGNALINT_COMPACT": "1" if compact else "0"}
-    async with connect(demo_project, **env) as client:
+    compact_env = "1" if compact else "0"
+    async with connect(
+        demo_project, SIGNALINT_MCP_PAYLOAD=mode, SIGNALINT_COMPACT=compact_env
+    ) as client:
         assert client.init.server_info.version == signalint.__version__
         for tool in client.tools.values():
             assert (tool.output_schema is None) == (mode == "text")
