@@ -361,13 +361,15 @@ def test_applying_the_same_record_again_changes_state_exactly_as_a_fresh_copy_wo
     found = signatures(last.issues)
     for _ in range(3):
         same = fast.apply(fast.record_for(last, "project", ["."], found))  # one list object
-        copy = full.apply(full.record_for(last, "project", ["."], [tuple(f) for f in found]))
+        copy = full.apply(
+            full.record_for(last, "project", ["."], [(a, b, c, d) for a, b, c, d in found])
+        )
         assert same == copy and same.loop_warning is not None
         assert fast.to_state() == full.to_state()
     # Something else in between: the next repeat takes the full path and still agrees.
     fast.observe(check(elsewhere, 10), "files", ["src/z.ts"])
     full.observe(check(elsewhere, 10), "files", ["src/z.ts"])
     assert fast.apply(fast.record_for(last, "project", ["."], found)) == full.apply(
-        full.record_for(last, "project", ["."], [tuple(f) for f in found])
+        full.record_for(last, "project", ["."], [(a, b, c, d) for a, b, c, d in found])
     )
     assert fast.to_state() == full.to_state()
