@@ -102,6 +102,10 @@ def test_hanging_engine_times_out_and_leaves_no_process(
         "message": "oxlint timed out after 1.5 s;"
         " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
         "filesChecked": 0,
+        "failure": {
+            "kind": "timeout",
+            "fix": "timeoutsMs.oxlint (milliseconds) in signalint.config.json",
+        },
     }
     assert_tsc_kept(payload)
     assert wait_until_dead([int(p) for p in pidfile.read_text().split()]) == []
@@ -119,6 +123,7 @@ def test_flooding_engine_is_stopped_at_the_output_limit(
         "status": "error",
         "message": "oxlint produced more than 4 MiB of output and was stopped",
         "filesChecked": 0,
+        "failure": {"kind": "output_limit"},
     }
     assert_tsc_kept(payload)
 

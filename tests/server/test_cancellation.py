@@ -80,6 +80,10 @@ async def test_engine_timeout_is_an_engine_error_not_a_clean_check(tmp_path: Pat
         "message": "oxlint timed out after 1 s;"
         " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
         "filesChecked": 0,
+        "failure": {
+            "kind": "timeout",
+            "fix": "timeoutsMs.oxlint (milliseconds) in signalint.config.json",
+        },
     }
     assert str(tmp_path) not in json.dumps({k: v for k, v in data.items() if k != "projectRoot"})
     survivors = wait_until_dead([int(p) for p in wait_for_file(pidfile).split()])
