@@ -27,6 +27,11 @@ from .helpers import write_executable
 
 TIMEOUT_FIX = "timeoutsMs.oxlint (milliseconds) in signalint.config.json"
 EMPTY_REPORT = """printf '{"diagnostics": []}'\n"""
+# A fake that never finishes meets a short timeout (it cannot finish in time,
+# however slow the machine); one that finishes gets a generous one.
+HANG = "sleep 30\n"
+HANG_TIMEOUT_S = 0.2
+FINISH_TIMEOUT_S = 30.0
 
 
 def outcome_of(
@@ -55,7 +60,7 @@ def outcome_of(
     [
         (EMPTY_REPORT, "ok", None),
         (None, "disabled", Failure("missing", "signalint engines install oxlint")),
-        ("sleep 30\n", "error", Failure("timeout", TIMEOUT_FIX)),
+        (HANG, "error", Failure("timeout", TIMEOUT_FIX)),
         ("kill -SEGV $$\n", "error", Failure("crashed")),
         ("echo 'config exploded' >&2\nexit 3\n", "error", Failure("crashed")),
         (EMPTY_REPORT + "exit 3\n", "error", Failure("crashed")),
@@ -66,7 +71,8 @@ def outcome_of(
 def test_each_failed_run_says_its_kind_and_fix(
     tmp_path: Path, script: str | None, status: str, failure: Failure | None
 ) -> None:
-    outcome = outcome_of(tmp_path, script, timeout_s=1.0)
+    timeout_s = HANG_TIMEOUT_S if script == HANG else FINISH_TIMEOUT_S
+    outcome = outcome_of(tmp_path, script, timeout_s=timeout_s)
     assert (outcome.status, outcome.failure) == (status, failure)
     assert outcome.failure is None or outcome.message  # the sentence stays for people
 
@@ -88,7 +94,7 @@ def test_an_engine_that_cannot_be_configured_is_a_config_error(tmp_path: Path) -
 
 def test_the_timeout_fix_names_the_file_the_settings_come_from(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.signalint]\n")
-    outcome = outcome_of(tmp_path, "sleep 30\n", timeout_s=0.5)
+    outcome = outcome_of(tmp_path, HANG, timeout_s=HANG_TIMEOUT_S)
     assert outcome.failure == Failure(
         "timeout", "timeoutsMs.oxlint (milliseconds) in [tool.signalint] of pyproject.toml"
     )
@@ -99,9 +105,9 @@ def hanging_oxlint_project(root: Path) -> Path:
     (root / "package.json").write_text('{"name": "hangs", "private": true}\n')
     (root / "src" / "a.ts").write_text("export const a = 1;\n")
     engines = dict.fromkeys(ENGINES, False) | {"oxlint": True}
-    settings = {"engines": engines, "timeoutsMs": {"oxlint": 500}}
+    settings = {"engines": engines, "timeoutsMs": {"oxlint": int(HANG_TIMEOUT_S * 1000)}}
     (root / "signalint.config.json").write_text(json.dumps(settings))
-    write_executable(root / "node_modules" / ".bin" / "oxlint", "sleep 30\n")
+    write_executable(root / "node_modules" / ".bin" / "oxlint", HANG)
     return root
 
 

@@ -128,6 +128,13 @@ def test_flooding_engine_is_stopped_at_the_output_limit(
     assert_tsc_kept(payload)
 
 
+def _terminal_sigint() -> None:
+    # Ctrl-C in a terminal: SIGINT has its default action. A shell that starts
+    # pytest in the background makes it ignore SIGINT, children inherit that,
+    # and Python then leaves it ignored; the check would run on, untouched.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     root = make_project(tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile))
@@ -138,6 +145,7 @@ def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_terminal_sigint,
     )
     pids = [int(p) for p in wait_for_file(pidfile).split()]
     proc.send_signal(signal.SIGINT)
