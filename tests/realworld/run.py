@@ -962,7 +962,8 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
     )
     out.append("")
     out.append(
-        "Counts are diagnostics with multiplicity, keyed by file, line, column (UTF-16) and rule. "
+        "Counts are diagnostics with multiplicity, keyed by file, line, column (UTF-16; for mypy "
+        "only on ASCII lines) and rule. "
         "missing = native minus Signalint, extra = Signalint minus native (multisets)."
     )
     out.append("")
