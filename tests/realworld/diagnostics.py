@@ -7,8 +7,12 @@ one key for each, so `missing` is native minus Signalint and `extra` is
 Signalint minus native, both as multisets.
 
 A key is (project-relative file, line, column, rule). Columns are 1-based
-UTF-16 code units, the unit Signalint reports and that tsc and ESLint use
-natively; Oxlint byte offsets and Biome code-point columns are converted.
+UTF-16 code units, the unit Signalint reports and that tsc, ESLint and
+Pyright use natively (Pyright 0-based); Oxlint byte offsets and Biome and
+Ruff code-point columns are converted. mypy's columns are compared only on
+ASCII lines (column 0 elsewhere, on both sides: `mypy_key`): mypy 1.x counts
+UTF-8 bytes there and mypy 2.x neither bytes nor characters, so no
+conversion of a non-ASCII column is right for every version.
 Diagnostics inside `node_modules` or outside the project are not compared
 (Signalint drops them by contract); the parsers count them instead.
 """
@@ -294,11 +298,117 @@ def parse_biome(stdout: str, root: Path) -> Parsed:
     return parsed
 
 
+# --- Ruff -----------------------------------------------------------------
+
+# The rule of a Ruff diagnostic without a code (syntax errors of older
+# releases; later ones say `invalid-syntax`), as Signalint names it.
+RUFF_NO_CODE = "invalid-syntax"
+
+
+def parse_ruff(stdout: str, root: Path) -> Parsed:
+    """`ruff check --output-format json`: a list of violations with absolute
+    `filename` and 1-based `location` (`row`, code-point `column`)."""
+    parsed = Parsed()
+    sources = Sources(root)
+    for diag in json.loads(stdout):
+        rel = relative(root, str(diag.get("filename") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        location = diag.get("location") or {}
+        line = max(int(location.get("row") or 1), 1)
+        col = sources.codepoints_to_utf16(rel, line, max(int(location.get("column") or 1), 1))
+        rule = str(diag.get("code") or RUFF_NO_CODE)
+        parsed.add(Key(rel, line, col, rule), str(diag.get("message") or ""))
+    return parsed
+
+
+# --- mypy -----------------------------------------------------------------
+
+
+def mypy_key(key: Key, sources: Sources) -> Key:
+    """`key` with its column kept only when its line is ASCII (see the module
+    docstring); applied to native and Signalint keys alike."""
+    if key.col and not sources.line_text(key.file, key.line).isascii():
+        return Key(key.file, key.line, 0, key.rule)
+    return key
+
+
+def parse_mypy(stdout: str, root: Path) -> Parsed:
+    """`mypy -O json`: one JSON object per line (paths relative to `root`,
+    the cwd; 0-based `column`, -1 when mypy has none). Errors and standalone
+    notes are diagnostics; notes attached to an error are its `hint`, not
+    separate lines. A diagnostic without an error code (a blocking error)
+    is keyed by its severity, as Signalint names it. Other lines (a blank
+    line on success) are skipped."""
+    parsed = Parsed()
+    sources = Sources(root)
+    for text in stdout.splitlines():
+        if not text.startswith("{"):
+            continue
+        diag = json.loads(text)
+        rel = relative(root, str(diag.get("file") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        line = max(int(diag.get("line") or 1), 1)
+        column = int(diag.get("column") if diag.get("column") is not None else -1)
+        rule = str(diag.get("code") or diag.get("severity") or "error")
+        key = Key(rel, line, max(column + 1, 1), rule)
+        parsed.add(mypy_key(key, sources), str(diag.get("message") or ""))
+    return parsed
+
+
+# --- Pyright --------------------------------------------------------------
+
+# The rule of a Pyright diagnostic without one (syntax errors, `reveal_type`
+# information), as Signalint names it.
+PYRIGHT_NO_RULE = "pyright"
+
+
+def parse_pyright(stdout: str, root: Path) -> Parsed:
+    """`pyright --outputjson`: `generalDiagnostics` with absolute `file` and
+    a 0-based `range` in UTF-16 code units. Every severity (error, warning,
+    information) is a diagnostic."""
+    parsed = Parsed()
+    for diag in json.loads(stdout).get("generalDiagnostics") or []:
+        rel = relative(root, str(diag.get("file") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        start = (diag.get("range") or {}).get("start") or {}
+        key = Key(
+            rel,
+            int(start.get("line") or 0) + 1,
+            int(start.get("character") or 0) + 1,
+            str(diag.get("rule") or PYRIGHT_NO_RULE),
+        )
+        parsed.add(key, str(diag.get("message") or ""))
+    return parsed
+
+
 NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {
     "eslint": parse_eslint,
     "oxlint": parse_oxlint,
     "biome": parse_biome,
+    "ruff": parse_ruff,
+    "mypy": parse_mypy,
+    "pyright": parse_pyright,
 }
+
+
+def normalize_engine_keys(engine: str, parsed: Parsed, root: Path) -> Parsed:
+    """Signalint's keys for `engine` in the form its native keys take (only
+    mypy's differ: `mypy_key`)."""
+    if engine != "mypy":
+        return parsed
+    sources = Sources(root)
+    normal = Parsed(outside=parsed.outside)
+    for key, count in parsed.keys.items():
+        new = mypy_key(key, sources)
+        normal.keys[new] += count
+        normal.messages.setdefault(new, parsed.messages.get(key, ""))
+    return normal
 
 
 # --- Signalint's SARIF ----------------------------------------------------

@@ -6,16 +6,33 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from diagnostics import (
+    PYRIGHT_NO_RULE,
+    RUFF_NO_CODE,
     Key,
+    Parsed,
     compare,
+    normalize_engine_keys,
     parse_biome,
     parse_eslint,
+    parse_mypy,
     parse_oxlint,
+    parse_pyright,
+    parse_ruff,
     parse_sarif,
     parse_tsc,
 )
-from run import trace_commands
+from run import (
+    EngineRow,
+    Repo,
+    RepoResult,
+    from_json,
+    merged,
+    native_binary,
+    to_json,
+    trace_commands,
+)
 
 
 def test_a_key_reported_three_times_natively_and_once_by_signalint_is_two_missing() -> None:
@@ -174,3 +191,213 @@ def test_trace_commands_joins_execve_calls_split_by_other_processes() -> None:
     ]
 
     assert trace_commands(lines) == ["tsc --version"]
+
+
+def test_ruff_code_point_columns_become_utf16_columns_and_a_codeless_error_gets_a_rule(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.py").write_text('s = "\U0001f600"; import os\n')
+    stdout = json.dumps(
+        [
+            {
+                "code": "E702",
+                "filename": str(tmp_path / "a.py"),
+                "location": {"column": 9, "row": 1},
+                "message": "Multiple statements on one line (semicolon)",
+            },
+            {
+                "code": None,
+                "filename": str(tmp_path / "a.py"),
+                "location": {"column": 9, "row": 1},
+                "message": "SyntaxError: x",
+            },
+            {
+                "code": "F401",
+                "filename": "/elsewhere/b.py",
+                "location": {"column": 8, "row": 1},
+                "message": "unused",
+            },
+        ]
+    )
+    parsed = parse_ruff(stdout, tmp_path)
+
+    assert parsed.keys == Counter(
+        {Key("a.py", 1, 10, "E702"): 1, Key("a.py", 1, 10, RUFF_NO_CODE): 1}
+    )
+    assert parsed.outside == 1
+
+
+def test_mypy_json_lines_count_errors_and_standalone_notes_with_one_based_columns(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x: int = ''\nreveal_type(x)\n\n")
+
+    def line(**fields: object) -> str:
+        return json.dumps({"hint": None, "severity": "error", **fields})
+
+    stdout = "\n".join(
+        [
+            line(file="src/a.py", line=1, column=9, code="assignment", message="m"),
+            line(file="src/a.py", line=1, column=9, code="assignment", message="m"),
+            line(file="src/a.py", line=2, column=12, code="misc", severity="note", message="r"),
+            line(file="src/a.py", line=3, column=-1, code=None, message="no column"),
+            line(file="../other/b.py", line=1, column=0, code="import", message="outside"),
+            "",
+        ]
+    )
+    parsed = parse_mypy(stdout, tmp_path)
+
+    assert parsed.keys == Counter(
+        {
+            Key("src/a.py", 1, 10, "assignment"): 2,
+            Key("src/a.py", 2, 13, "misc"): 1,
+            Key("src/a.py", 3, 1, "error"): 1,
+        }
+    )
+    assert parsed.outside == 1
+
+
+def test_mypy_columns_on_non_ascii_lines_are_left_out_on_both_sides(tmp_path: Path) -> None:
+    # mypy 1.x counts UTF-8 bytes here (19), Signalint may convert to UTF-16 (18).
+    (tmp_path / "a.py").write_text('a = "\u00e9"; b: int = ""\n')
+    native = parse_mypy(
+        json.dumps({"file": "a.py", "line": 1, "column": 18, "code": "assignment"}), tmp_path
+    )
+    ours = Parsed()
+    ours.add(Key("a.py", 1, 18, "assignment"), "m")
+
+    normal = normalize_engine_keys("mypy", ours, tmp_path)
+
+    assert native.keys == Counter({Key("a.py", 1, 0, "assignment"): 1})
+    assert compare(native.keys, normal.keys).missing_count == 0
+    assert normalize_engine_keys("ruff", ours, tmp_path).keys == ours.keys
+
+
+def test_pyright_zero_based_ranges_become_one_based_keys_of_every_severity(
+    tmp_path: Path,
+) -> None:
+    def diag(line: int, character: int, severity: str, rule: str | None) -> dict[str, object]:
+        entry: dict[str, object] = {
+            "file": str(tmp_path / "pkg" / "m.py"),
+            "severity": severity,
+            "message": "m",
+            "range": {
+                "start": {"line": line, "character": character},
+                "end": {"line": line, "character": character + 1},
+            },
+        }
+        if rule:
+            entry["rule"] = rule
+        return entry
+
+    outside = {**diag(0, 0, "error", "reportMissingImports"), "file": "/usr/lib/x.pyi"}
+    stdout = json.dumps(
+        {
+            "version": "1.1.408",
+            "generalDiagnostics": [
+                diag(0, 7, "error", "reportUnusedImport"),
+                diag(4, 12, "information", None),
+                diag(6, 3, "warning", "reportMissingTypeArgument"),
+                outside,
+            ],
+            "summary": {"filesAnalyzed": 1},
+        }
+    )
+    parsed = parse_pyright(stdout, tmp_path)
+
+    assert parsed.keys == Counter(
+        {
+            Key("pkg/m.py", 1, 8, "reportUnusedImport"): 1,
+            Key("pkg/m.py", 5, 13, PYRIGHT_NO_RULE): 1,
+            Key("pkg/m.py", 7, 4, "reportMissingTypeArgument"): 1,
+        }
+    )
+    assert parsed.outside == 1
+
+
+def test_a_python_engine_resolves_from_the_projects_venv_before_node_modules_and_managed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNALINT_ENGINES_DIR", str(tmp_path / "managed"))
+    clone = tmp_path / "clone"
+    managed = tmp_path / "managed" / "python" / "bin" / "mypy"
+    node = clone / "node_modules" / ".bin" / "pyright"
+    venv = clone / ".venv" / "bin" / "pyright"
+    for path in (managed, node, venv):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("")
+
+    assert native_binary(clone, clone, "pyright") == venv
+    venv.unlink()
+    assert native_binary(clone, clone, "pyright") == node
+    assert native_binary(clone, clone, "mypy") == managed
+    assert native_binary(clone, clone, "ruff") is None
+
+
+def test_an_install_is_one_command_or_a_list_of_commands() -> None:
+    base = {"name": "r", "url": "u", "commit": "c", "engines": ["ruff"]}
+    one = Repo.load({**base, "install": ["npm", "ci"]})
+    several = Repo.load({**base, "install": [["pip", "install", "-e", "."], ["pip", "check"]]})
+
+    assert one.install == [["npm", "ci"]]
+    assert several.install == [["pip", "install", "-e", "."], ["pip", "check"]]
+    assert (
+        several.is_python and not Repo.load({**base, "engines": ["tsc"], "install": []}).is_python
+    )
+
+
+def test_merged_results_keep_the_repositories_this_run_did_not_cover(tmp_path: Path) -> None:
+    base = {"url": "u", "commit": "c", "install": ["x"]}
+    repos = {n: Repo.load({**base, "name": n, "engines": ["ruff"]}) for n in ("a", "b", "c")}
+    key = Key("m.py", 2, 1, "F401")
+    row = EngineRow("ruff", native_binary=".venv/bin/ruff", native_version="ruff 0.15.9")
+    row.comparison = compare(Counter({key: 3}), Counter({key: 1}))
+    earlier = [
+        RepoResult(repos["a"], rows=[row], run_at="2026-12-01 02:52", signalint="abc"),
+        RepoResult(repos["b"], run_at="2026-12-01 02:52", signalint="abc"),
+    ]
+    stored = from_json(json.loads(json.dumps(to_json(earlier))), repos, tmp_path, "")
+    fresh = [RepoResult(repos["b"], run_at="now"), RepoResult(repos["c"], run_at="now")]
+
+    result = merged(fresh, stored, ["a", "b", "c"])
+
+    assert [(r.repo.name, r.run_at) for r in result] == [
+        ("a", "2026-12-01 02:52"),
+        ("b", "now"),
+        ("c", "now"),
+    ]
+    kept = result[0].rows[0]
+    assert kept.native_version == "ruff 0.15.9"
+    assert kept.comparison is not None and kept.comparison.missing == Counter({key: 2})
+
+
+def test_results_of_the_first_format_load_with_their_keys_and_stored_binaries(
+    tmp_path: Path,
+) -> None:
+    repo = Repo.load(
+        {"name": "hono", "url": "u", "commit": "c", "install": ["x"], "engines": ["tsc"]}
+    )
+    identity = {"binary": str(tmp_path / "hono" / "node_modules/.bin/tsc"), "version": "6.0.3"}
+    (tmp_path / "hono.native-tsc.json").write_text(json.dumps({"identity": identity}))
+    old = [
+        {
+            "repo": "hono",
+            "rows": [
+                {
+                    "engine": "tsc",
+                    "native": 2,
+                    "signalint": 1,
+                    "missing": ["src/a b.ts:3:5 TS2322 x1"],
+                    "extra": [],
+                }
+            ],
+        }
+    ]
+    (loaded,) = from_json(old, {"hono": repo}, tmp_path, "2026-12-01 02:52")
+
+    assert loaded.run_at == "2026-12-01 02:52"
+    row = loaded.rows[0]
+    assert (row.native_binary, row.native_version) == ("node_modules/.bin/tsc", "6.0.3")
+    assert row.comparison is not None
+    assert row.comparison.missing == Counter({Key("src/a b.ts", 3, 5, "TS2322"): 1})
