@@ -41,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth_python import generate
+from signalint.engines.registry import ENGINES as REGISTRY
 from signalint.engines.resolve import managed_dir, resolve
 
 SIGNALINT = Path(sys.executable).with_name("signalint")
@@ -57,9 +58,10 @@ MANAGED = {
 
 def executable(engine: str, root: Path) -> Path:
     """The executable Signalint runs for `engine` in `root`."""
-    try:
-        found = resolve(engine, root).path
-    except ValueError:  # a Signalint without the engine: its managed place
+    registered = REGISTRY.get(engine)
+    if registered is not None:
+        found = resolve(registered, root).path
+    else:  # a Signalint without the engine: its managed place
         found = managed_dir() / MANAGED[engine]
     if found is None or not found.exists():
         raise SystemExit(f"no {engine}: run `signalint engines install {' '.join(ENGINES)}`")
