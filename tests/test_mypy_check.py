@@ -216,3 +216,23 @@ def test_real_mypy_output_parses_like_the_recording(project: Path) -> None:
     ctx = context(project)
     replayed = ENGINE.parse(recorded("mypy", project), ctx)
     assert live == {(i.file, i.line, i.col, i.rule, i.message, i.help) for i in replayed}
+
+
+@pytest.mark.usefixtures("settled_inputs")
+@pytest.mark.real
+def test_a_namespace_package_does_not_stop_the_program_from_being_reused(
+    tmp_path: Path, mypy_runs: list[tuple[str, ...]]
+) -> None:
+    # mypy logs a namespace package (a directory without __init__.py) as an
+    # input of its own; the real-world tier found warm checks re-running mypy.
+    require_engine("mypy")
+    root = tmp_path / "ns"
+    (root / "tests" / "other").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n")
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "other" / "api.py").write_text("x: int = 1\n")
+    commit_all(root)
+    check(root)
+    warm = check(root).result
+    assert len(mypy_runs) == 1
+    assert warm.outcomes["mypy"].cache_hits == 1

@@ -181,6 +181,10 @@ class Context:
         Used for writes off the answer's path; `asyncio.run` waits for
         worker threads before a CLI process exits.
         """
-        future = asyncio.ensure_future(asyncio.to_thread(work))
+        # Submitted to the executor now, not from a task's first step:
+        # `asyncio.run` cancels tasks that are still pending when the main
+        # coroutine returns (a task that had not started would drop its
+        # write), but it waits for the default executor's threads.
+        future = asyncio.get_running_loop().run_in_executor(None, work)
         self._pending.add(future)
         future.add_done_callback(self._pending.discard)

@@ -341,6 +341,10 @@ class MypyEngine:
             if source:
                 sources[os.path.normpath(os.path.join(base, source["path"]))] = None
         inputs.update(sources)
+        # A namespace package is logged as its directory: not a file whose
+        # content can be hashed. Its modules are logged on their own, and a
+        # new file in it is a new candidate, which the program cache sees.
+        inputs = {path: None for path in inputs if not os.path.isdir(path)}
         prefix = base.rstrip(os.sep) + os.sep
         state = str(ctx.state_dir).rstrip(os.sep) + os.sep
         checked = tuple(
