@@ -373,3 +373,19 @@ def test_applying_the_same_record_again_changes_state_exactly_as_a_fresh_copy_wo
         full.record_for(last, "project", ["."], [(a, b, c, d) for a, b, c, d in found])
     )
     assert fast.to_state() == full.to_state()
+
+
+def test_a_long_found_list_is_written_once_per_list_and_reads_back_the_same(
+    tmp_path: Path,
+) -> None:
+    log = SessionLog(tmp_path / LOG_NAME)
+    found = [("rule", f"message {n}", f"src/f{n}.ts", "tsc") for n in range(100)]
+    first = {"type": "check", "seq": 1, "found": found, "kind": "project"}
+    second = {"type": "check", "seq": 2, "found": found, "kind": "project"}
+    log.append(first)
+    log.append(second)
+    records, malformed = log.read()
+    assert malformed == 0
+    assert [r["seq"] for r in records] == [1, 2]
+    assert all(r["found"] == [list(f) for f in found] for r in records)
+    assert records[1]["kind"] == "project"

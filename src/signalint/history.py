@@ -81,10 +81,11 @@ class SessionLog:
         self.backup = path.with_name(path.name + ".1")
         self.max_bytes = max_bytes
         self.replay_lines = replay_lines
+        self._found_json: tuple[list[Any], str] | None = None
 
     def append(self, record: dict[str, Any]) -> bool:
         """Write `record` as one line; return True when the log rotated first."""
-        line = (_dumps(record) + "\n").encode("utf-8")
+        line = (self._line(record) + "\n").encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         size = self.path.stat().st_size if self.path.exists() else 0
         rotated = size > 0 and size + len(line) > self.max_bytes
@@ -99,6 +100,19 @@ class SessionLog:
                     fh.write(b"\n")
             fh.write(line)
         return rotated
+
+    def _line(self, record: dict[str, Any]) -> str:
+        """`record` as JSON. A check's `found` list (one entry per distinct
+        diagnostic: the bulk of the line) is serialized once per list object,
+        so an unchanged project's repeated checks reuse it; it goes last."""
+        found = record.get("found")
+        if not isinstance(found, list) or len(found) < 64:
+            return _dumps(record)
+        memo = self._found_json
+        if memo is None or memo[0] is not found:
+            memo = self._found_json = (found, _dumps(found))
+        head = _dumps({k: v for k, v in record.items() if k != "found"})
+        return f'{head[:-1]},"found":{memo[1]}}}'
 
     def _lines(self, path: Path) -> list[bytes]:
         try:
