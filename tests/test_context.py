@@ -37,3 +37,18 @@ def test_an_identical_kept_list_reuses_its_merge_and_a_new_one_does_not() -> Non
     equal_but_new = (issue(), issue(file="src/b.ts"))  # equal values, other objects
     assert context.merged(equal_but_new, merge)[1] == "fp2"
     assert calls == [2, 2]
+
+
+def test_an_issue_memo_gives_the_same_issue_for_the_same_diagnostic() -> None:
+    memo = Context().issue_memo
+    first = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad.")
+    again = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad.")
+    other = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "warning", "Type 'x' is bad.")
+    assert again is first
+    assert other is not first and other.severity == "warning"
+    assert (
+        first.issue_id
+        == issue(
+            engine="tsc", file="src/a.ts", line=3, col=7, rule="TS2322", message="Type 'x' is bad."
+        ).issue_id
+    )

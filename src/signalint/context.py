@@ -13,6 +13,7 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 - directory listings of earlier walks, per project;
 - the last merged and sorted issue list (identical input, identical output),
   and values derived from it alone (its clustering, loop signatures, sizes);
+- issues whole-program engines made before (`model.IssueMemo`);
 - background writes still running (a CLI process waits for them at exit).
 """
 
@@ -36,7 +37,7 @@ from signalint.engines.resolve import (
     version_command,
 )
 from signalint.issue_codec import load_issues
-from signalint.model import Issue
+from signalint.model import Issue, IssueMemo
 from signalint.project import WalkMemo
 
 K = TypeVar("K")
@@ -94,6 +95,7 @@ class Context:
         self._derived: tuple[tuple[Issue, ...], dict[str, object]] | None = None
         # Serialized sizes of issue details, by (issue id, short id).
         self.detail_sizes: dict[tuple[str, str], int] = {}
+        self.issue_memo = IssueMemo()
         self._pending: set[asyncio.Future[None]] = set()
 
     def cache(self, state: Path, max_rows: int) -> ResultCache:

@@ -125,6 +125,46 @@ class Issue:
         return (self.file, self.line, self.col, self.rule, self.issue_id)
 
 
+class IssueMemo:
+    """Issues already made, by their constructor arguments (bounded).
+
+    Whole-program engines re-report their whole program on every run; in a
+    long-lived process most diagnostics are the ones they reported last
+    time, so the (immutable) issues are reused instead of re-hashed. A
+    process's `Context` owns one; adapters receive it in their context.
+    """
+
+    def __init__(self, capacity: int = 200_000) -> None:
+        self.capacity = capacity
+        self._made: dict[tuple[object, ...], Issue] = {}
+
+    def issue(
+        self,
+        engine: str,
+        file: str,
+        line: int,
+        col: int,
+        rule: str,
+        severity: Severity,
+        message: str,
+    ) -> Issue:
+        key = (engine, file, line, col, rule, severity, message)
+        found = self._made.get(key)
+        if found is None:
+            if len(self._made) >= self.capacity:
+                self._made.clear()  # only a memo
+            found = self._made[key] = Issue(
+                engine=engine,
+                file=file,
+                line=line,
+                col=col,
+                rule=rule,
+                severity=severity,
+                message=message,
+            )
+        return found
+
+
 _OPTIONAL_DEFAULTS: dict[str, Any] = {
     "fixable": False,
     "end_line": None,

@@ -35,7 +35,7 @@ from signalint.engines.resolve import Resolved, project_python, resolve
 from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.file_cache import KEY_VERSION, digest, touched_since
 from signalint.issue_codec import dump_issues, load_issues
-from signalint.model import EngineOutcome, Failure, Issue
+from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -228,7 +228,9 @@ async def _run(
                 cache_hits=1,
             )
     started_ns = time.time_ns()
-    run, program = await _run_and_read(engine, cache, request, resolved, changed)
+    run, program = await _run_and_read(
+        engine, cache, request, resolved, changed, context.issue_memo
+    )
     outcome = run.outcome
     if cache is not None and program.remember:
         remember = dict(program.remember)
@@ -275,6 +277,7 @@ async def _run_and_read(
     request: ProgramRequest,
     resolved: Resolved,
     changed: frozenset[str],
+    issue_memo: IssueMemo,
 ) -> tuple[EngineRun, Program]:
     """Run the engine (twice at most, when it asks to retry) and read its program."""
     program = Program(())
@@ -289,6 +292,7 @@ async def _run_and_read(
             resolved=resolved,
             timeout_s=request.timeout_s,
             state_dir=request.state_dir,
+            issue_memo=issue_memo,
         )
         if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
             return run, Program(())

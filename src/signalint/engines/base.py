@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from signalint.process import Command, ProcessResult
 
 if TYPE_CHECKING:
-    from signalint.model import Issue
+    from signalint.model import Issue, IssueMemo
 
 EngineKind = Literal["linter", "compiler"]
 Installer = Literal["npm", "pip"]
@@ -100,6 +100,7 @@ class EngineContext:
     engine's configuration. `state_dir` is where the engine may keep state
     (its own caches, build info); a cold run gets a fresh one. `python` is
     the project's Python interpreter (its virtual environment), if it has one.
+    `issues` is the process's memo of issues already made, if any.
     """
 
     root: Path
@@ -109,6 +110,9 @@ class EngineContext:
     options: Mapping[str, object] = field(default_factory=dict)
     target: str = "."
     python: Path | None = None
+    # Issues made before in this process (`model.IssueMemo`), for adapters
+    # that re-report the same diagnostics run after run; None: make new ones.
+    issues: IssueMemo | None = None
 
 
 class EngineOutputError(Exception):

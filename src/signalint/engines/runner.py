@@ -33,7 +33,7 @@ from signalint.engines.base import (
     SelectsFiles,
 )
 from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
-from signalint.model import EngineOutcome, Failure, FailureKind, Issue
+from signalint.model import EngineOutcome, Failure, FailureKind, Issue, IssueMemo
 from signalint.process import Command
 
 EXCERPT_CHARS = 300
@@ -130,6 +130,7 @@ async def run_engine(
     progress: Progress | None = None,
     resolved: Resolved | None = None,
     known_checked: AbstractSet[str] = frozenset(),
+    issue_memo: IssueMemo | None = None,
 ) -> EngineRun:
     """Run one engine over `files` (ignored by whole-program engines).
 
@@ -182,6 +183,7 @@ async def run_engine(
         options=options,
         target=target,
         python=project_python(root),
+        issues=issue_memo,
     )
 
     async def attempt(command: Command) -> process.ProcessResult | EngineRun:

@@ -41,7 +41,7 @@ from signalint.engines.tsc_build import (
     typescript_major,
 )
 from signalint.engines.tsc_program import build_program, config_chain
-from signalint.model import Issue, Severity
+from signalint.model import Issue, IssueMemo, Severity
 from signalint.process import Command, ProcessResult
 from signalint.project import has_js_ts_markers, has_python_markers
 
@@ -195,6 +195,7 @@ class TscEngine:
         building = config
         open_ = False  # whether an indented line continues a diagnostic
         mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
+        located_in: dict[str, str | None] = {}
         for raw in result.stdout.splitlines():
             line = raw.rstrip()
             if open_ and line[:1].isspace() and line.strip():
@@ -213,7 +214,9 @@ class TscEngine:
                     mapped[reported] = _wrapper_location(ctx.root, plan, reported)
                 place = mapped[reported]
                 if place is None:
-                    file = paths.project_path(ctx.root, reported)
+                    if reported not in located_in:
+                        located_in[reported] = paths.project_path(ctx.root, reported)
+                    file = located_in[reported]
                     row, col = int(located["line"]), int(located["col"])
                 else:
                     file, row, col = place
@@ -233,7 +236,7 @@ class TscEngine:
                 + (f": {said}" if said else ""),
                 result.stdout or result.stderr,
             )
-        return [item.issue(self.name) for item in found if item.file is not None]
+        return [item.issue(self.name, ctx.issues) for item in found if item.file is not None]
 
 
 def has_references(root: Path, config: str) -> bool:
@@ -308,8 +311,13 @@ class _Pending:
         # Wrapper paths in a message would send the user to our state dir.
         self.message = [plan.user_text(match["message"]) if plan else match["message"]]
 
-    def issue(self, engine: str) -> Issue:
+    def issue(self, engine: str, memo: IssueMemo | None) -> Issue:
         assert self.file is not None
+        if memo is not None:
+            message = "\n".join(self.message)
+            return memo.issue(
+                engine, self.file, self.line, self.col, self.rule, self.severity, message
+            )
         return Issue(
             engine=engine,
             file=self.file,
