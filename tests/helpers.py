@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import time
 from pathlib import Path
 
@@ -55,3 +56,14 @@ sleep 600
 """
 
 __all__ = ["HANG_WITH_CHILD", "alive", "os", "wait_for_file", "wait_until_dead", "write_executable"]
+
+
+def git_status(root: Path) -> list[str]:
+    """`git status --porcelain --ignored` of `root`, every untracked file listed."""
+    return subprocess.run(
+        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()

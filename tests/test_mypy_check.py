@@ -28,6 +28,7 @@ from signalint.engines.mypy import ENGINE
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, run_engine
 from tests.engines.recordings import recorded
+from tests.helpers import git_status
 
 from .conftest import require_engine
 
@@ -171,13 +172,7 @@ def test_mypy_check_writes_nothing_in_the_project_outside_the_state_directory(
 ) -> None:
     check(project, use_cache=False)
     check(project)
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
+    status = git_status(project)
     assert status and all(line[3:].startswith(".signalint/") for line in status)
     assert not (project / ".mypy_cache").exists()
 

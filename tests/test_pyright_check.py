@@ -27,6 +27,7 @@ from signalint.engines.base import EngineContext
 from signalint.engines.pyright import ENGINE
 from signalint.model import Issue
 from tests.engines.recordings import recorded
+from tests.helpers import git_status
 
 from .conftest import require_engine
 
@@ -123,13 +124,7 @@ def test_pyright_check_writes_nothing_in_the_project_outside_the_state_directory
 ) -> None:
     check(project, use_cache=False)
     check(project)
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
+    status = git_status(project)
     assert all(line[3:].startswith(".signalint/") for line in status)
 
 

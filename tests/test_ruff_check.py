@@ -23,6 +23,7 @@ from signalint import process
 from signalint.check import CheckRun, run_check
 from signalint.config import load_config
 from signalint.model import Scope
+from tests.helpers import git_status
 
 from .conftest import require_engine
 
@@ -102,13 +103,7 @@ def test_ruff_check_writes_nothing_in_the_project_outside_the_state_directory(
 ) -> None:
     check(project, use_cache=False)
     check(project)
-    status = subprocess.run(
-        ["git", "status", "--porcelain", "--ignored", "--untracked-files=all"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.splitlines()
+    status = git_status(project)
     assert [line for line in status if not line[3:].startswith(".signalint/")] == []
 
 
