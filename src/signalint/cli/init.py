@@ -12,6 +12,14 @@ existing configuration (the JSON file, or `[tool.signalint]` in
 pyproject.toml, which a new JSON file would silently shadow) is never
 overwritten. `.signalint/` is added to .gitignore either way.
 
+Then the MCP client step (`signalint.hosts`): with `--client NAME` that
+client's entry is planned for `--scope` (project by default when the client
+has one); without it the detected candidates are offered, project targets
+first. On a terminal `init` asks before writing; without one it prints the
+snippets and writes nothing unless `--yes`. `--print` prints one client's
+snippet and does nothing else. An existing `signalint` entry that differs
+from ours is kept unless `--force`, which shows the difference first.
+
 stdout carries the human summary; warnings and errors go to stderr.
 """
 
@@ -177,15 +185,63 @@ def _warn_unresolved(root: Path) -> None:
             )
 
 
+def _client_names() -> list[str]:
+    from signalint.hosts.clients import CLIENTS
+
+    return sorted(CLIENTS)
+
+
 @click.command("init")
+@click.option(
+    "--client",
+    type=click.Choice(_client_names()),
+    help="Connect this MCP client (without it: offer the detected ones).",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    help="Write the client's project file (pins this root) or its user file (pins none). "
+    "Default: project when the client has one.",
+)
+@click.option("--yes", "-y", is_flag=True, help="Write the client entry without asking.")
+@click.option(
+    "--print",
+    "print_only",
+    is_flag=True,
+    help="Print the --client entry as a snippet and do nothing else.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing signalint entry that differs (its difference is shown first).",
+)
 @click.pass_context
-def init(ctx: click.Context) -> None:
-    """Detect engine configs and write signalint.config.json (never overwritten).
+def init(
+    ctx: click.Context,
+    client: str | None,
+    scope: str | None,
+    yes: bool,
+    print_only: bool,
+    force: bool,
+) -> int:
+    """Detect engine configs, write signalint.config.json, and connect an MCP client.
 
     Works on the current directory, or on SIGNALINT_PROJECT_ROOT when set.
-    Also adds `.signalint/` to .gitignore.
+    The config file is never overwritten; `.signalint/` is added to
+    .gitignore. Then a client entry that launches `signalint-mcp` is offered
+    (Claude Code, Cursor, Codex CLI, Antigravity, VS Code, Windsurf, Zed,
+    Gemini CLI): asked for on a terminal, printed without one, written with
+    --yes. Edits keep the rest of the client file (comments included) and a
+    backup of it. Exit 1 when a client file cannot be read or written.
     """
+    from signalint.cli.connect import connect_client, print_snippet
+
     root = discover_root()
+    if print_only:
+        if client is None:
+            raise click.UsageError("--print needs --client NAME")
+        print_snippet(root, client, scope)
+        return 0
     # A malformed pyproject.toml raises here: whether it already holds our
     # table is unknown, so no file is written (exit 2 by the entry point).
     existing = config_source(root)
@@ -231,3 +287,4 @@ def init(ctx: click.Context) -> None:
             "Added .signalint/ to .gitignore." if added else ".gitignore already has .signalint."
         )
     _warn_unresolved(root)
+    return connect_client(root, client, scope, yes=yes, force=force)
