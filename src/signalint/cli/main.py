@@ -68,6 +68,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "watch",
         "Re-check changed files as you edit and print what changed.",
     ),
+    "hooks": (
+        "signalint.cli.hooks",
+        "hooks",
+        "Preview, install or run verify-after-edit hooks for an agent host.",
+    ),
 }
 
 

@@ -1,0 +1,213 @@
+"""Hook policy (D10) and each host's decision format.
+
+Post-edit: only the edited files are checked, with the configured engines,
+ignores and timeouts; the issues found in them go to the model in the
+host's context field. Advisory: it never blocks the edit.
+
+Stop: the project is checked with the configured engines. The hook blocks
+the stop when any returned cluster or flat record has priority at or under
+the threshold (clusters count, unlike the reference), or when coverage is
+incomplete (an engine failed, is missing, or covered nothing) unless
+`allow_partial`. A chain of stops the host continues because of us
+(`stop_hook_active`, or Cursor's `loop_count` > 0) is counted in the state
+directory; a fresh stop resets the count. After `max_blocks` consecutive
+blocks the hook lets the host stop with a warning instead of looping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from signalint.hosts.hook_events import HookEvent
+
+MAX_LISTED: Final = 12
+STATE_FILE: Final = "hooks-stop.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """`block`: the stop is refused with `reason`; `context`: for the model;
+    `warning`: for the person (shown by hosts that have a place for it)."""
+
+    block: bool = False
+    reason: str = ""
+    context: str = ""
+    warning: str = ""
+
+
+def render(event: HookEvent, decision: Decision) -> dict[str, Any]:
+    """`decision` in `event.runtime`'s output format (an empty object: no decision)."""
+    runtime = event.runtime
+    out: dict[str, Any] = {}
+    if event.kind == "edit":
+        if not decision.context:
+            return out
+        if runtime == "cursor":
+            return {"additional_context": decision.context}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": event.name,
+                "additionalContext": decision.context,
+            }
+        }
+    if event.kind != "stop":
+        return out
+    if decision.block:
+        if runtime == "cursor":
+            out["followup_message"] = decision.reason
+        elif runtime == "gemini":
+            out.update(decision="deny", reason=decision.reason)
+        elif runtime == "vscode":
+            out["hookSpecificOutput"] = {
+                "hookEventName": event.name,
+                "decision": "block",
+                "reason": decision.reason,
+            }
+        else:
+            out.update(decision="block", reason=decision.reason)
+    if decision.warning and runtime != "cursor":
+        out["systemMessage"] = decision.warning
+    return out
+
+
+class StopCounter:
+    """Consecutive stop blocks per runtime and session, in the state directory."""
+
+    def __init__(self, state: Path) -> None:
+        self.path = state / STATE_FILE
+
+    def _read(self) -> dict[str, int]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, int)}
+
+    def _write(self, data: dict[str, int]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, sort_keys=True))
+        os.replace(tmp, self.path)
+
+    def count(self, key: str) -> int:
+        return self._read().get(key, 0)
+
+    def set(self, key: str, value: int) -> None:
+        data = self._read()
+        if value:
+            data[key] = value
+        else:
+            data.pop(key, None)
+        self._write(data)
+
+
+def counter_key(event: HookEvent) -> str:
+    return f"{event.runtime}:{event.session or '-'}"
+
+
+def issue_lines(issues: Any, limit: int = MAX_LISTED) -> list[str]:
+    """One line per issue (`file:line:col severity rule: message`), capped, with a tail."""
+    lines = [
+        f"{i.file}:{i.line}:{i.col} {i.severity} {i.rule}: {i.message.splitlines()[0]}"
+        for i in list(issues)[:limit]
+    ]
+    extra = len(issues) - limit
+    if extra > 0:
+        lines.append(f"... and {extra} more (signalint check lists them all)")
+    return lines
+
+
+def coverage_gaps(result: Any) -> list[str]:
+    """Why coverage is incomplete: engines that failed, are missing or covered nothing."""
+    gaps = [
+        f"{name} {o.status}: {(o.message or '').splitlines()[0] if o.message else 'no detail'}"
+        for name, o in result.outcomes.items()
+        if o.status != "ok"
+    ]
+    if not gaps and result.coverage_warning:
+        gaps.append(str(result.coverage_warning))
+    if not result.outcomes:
+        gaps.append("no engine is enabled")
+    elif not gaps and getattr(result, "code", None) is not None:
+        gaps.append("no engine checked any file")
+    return gaps
+
+
+def post_edit(checked: Any, files: list[str], skipped: list[str]) -> Decision:
+    """The post-edit context: issues in the edited files, and engine problems."""
+    result = checked.result
+    parts: list[str] = []
+    if result.issues:
+        parts.append(
+            f"Signalint found {len(result.issues)} issue(s) in the edited file(s) "
+            f"({', '.join(files)}); check {result.check_id}:"
+        )
+        parts += issue_lines(result.issues)
+    gaps = [g for g in coverage_gaps(result) if "checked no file" not in g]
+    if gaps:
+        parts.append("Not fully checked: " + "; ".join(gaps))
+    if skipped and parts:
+        parts.append("Skipped: " + "; ".join(skipped))
+    return Decision(context="\n".join(parts))
+
+
+def stop(
+    checked: Any,
+    event: HookEvent,
+    counter: StopCounter,
+    *,
+    threshold: int,
+    allow_partial: bool,
+    max_blocks: int,
+) -> Decision:
+    """The stop decision (module docstring)."""
+    from signalint.report import fails_priority
+
+    result = checked.result
+    key = counter_key(event)
+    previous = counter.count(key) if event.stop_active else 0
+    reasons: list[str] = []
+    if fails_priority(checked.clustering, threshold):
+        clustering = checked.clustering
+        urgent = [i for c in clustering.clusters if c.priority <= threshold for i in c.issues]
+        urgent += [r.issue for r in clustering.flat if r.priority <= threshold]
+        reasons.append(
+            f"Signalint check {result.check_id} found issues at priority {threshold} or "
+            f"more urgent ({len(result.issues)} issue(s) in all). Fix them before stopping:"
+        )
+        reasons += issue_lines(urgent)
+    gaps = coverage_gaps(result) if result.status == "error" else []
+    if gaps and not allow_partial:
+        reasons.append(
+            "The check is incomplete, so the project cannot be called clean: "
+            + "; ".join(gaps)
+            + ". Fix the engine setup (signalint doctor says how)."
+        )
+    if not reasons:
+        counter.set(key, 0)
+        return Decision()
+    if previous >= max_blocks:
+        counter.set(key, 0)
+        return Decision(
+            warning=f"Signalint let the agent stop after {previous} consecutive blocks; "
+            f"still open: {reasons[0]}"
+        )
+    counter.set(key, previous + 1)
+    return Decision(block=True, reason="\n".join(reasons))
+
+
+__all__ = [
+    "Decision",
+    "StopCounter",
+    "coverage_gaps",
+    "issue_lines",
+    "post_edit",
+    "render",
+    "stop",
+]

@@ -1,0 +1,121 @@
+"""Run one hook event: find the project, check what the policy says, decide.
+
+The project root is found from the event's `cwd` (or the hook's working
+directory) the way the CLI finds it. Edited paths from the host are
+untrusted: each must resolve inside the root (`project.safe_relative`:
+no escapes, symlinks out, NUL or option-like names), must not be ignored
+by the configuration, must exist, and must be a file an enabled engine
+checks; the others are skipped (and named in the context when something
+else was found). Checks go through the one check service with the
+configured engines and timeouts, and keep their snapshot so the ids in the
+answer resolve with `signalint show` (D19).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from signalint.hosts.hook_events import HookEvent
+from signalint.hosts.hook_policy import Decision, StopCounter, post_edit, render, stop
+
+
+def edited_targets(
+    root: Path, config: Any, event: HookEvent, base: Path
+) -> tuple[list[str], list[str]]:
+    """(targets to check, skipped with reasons) for the event's edited files."""
+    from signalint.engines.registry import ENGINES
+    from signalint.project import PathRefused, ignored_reason, safe_relative
+
+    enabled = [ENGINES[name] for name in config.enabled_engines()]
+    targets: list[str] = []
+    skipped: list[str] = []
+    for raw in event.files:
+        if "\0" in raw:
+            skipped.append(f"{raw!r}: a NUL byte in the path")
+            continue
+        full = raw if os.path.isabs(raw) else os.path.join(base, raw)
+        real = os.path.realpath(full)
+        if not (real == str(root) or real.startswith(str(root) + os.sep)):
+            skipped.append(f"{raw}: outside the project {root}")
+            continue
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        try:
+            rel = safe_relative(root, rel)
+        except PathRefused as exc:
+            skipped.append(f"{raw}: {exc}")
+            continue
+        if os.path.isdir(real):
+            skipped.append(f"{raw}: a directory")
+            continue
+        why = ignored_reason(rel, config.ignore, is_dir=False)
+        if why is not None:
+            skipped.append(f"{raw}: {why}")
+            continue
+        if not any(engine.relevant(rel) for engine in enabled):
+            continue  # a README or a lockfile: nothing of ours checks it
+        if rel not in targets:
+            targets.append(rel)
+    return targets, skipped
+
+
+def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
+    from signalint import service
+    from signalint.snapshots import SnapshotStore, snapshot_dir
+
+    store = SnapshotStore(
+        config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
+    )
+    checked = asyncio.run(
+        service.check(
+            root,
+            config,
+            paths,
+            locate=service.from_root(root),
+            kind="files" if kind == "files" else "project",
+            store=store,
+        )
+    )
+    store.flush()
+    return checked
+
+
+def decide(
+    event: HookEvent, *, cwd: Path, threshold: int, allow_partial: bool, max_blocks: int
+) -> Decision:
+    if event.kind == "other":
+        return Decision()
+    from signalint.config import load_config, state_dir
+    from signalint.project import discover_root
+
+    root = discover_root(cwd=cwd)
+    config = load_config(root)
+    if event.kind == "edit":
+        targets, skipped = edited_targets(root, config, event, cwd)
+        if not targets:
+            return Decision()
+        return post_edit(_check(root, config, targets, "files"), targets, skipped)
+    checked = _check(root, config, [], "project")
+    return stop(
+        checked,
+        event,
+        StopCounter(state_dir(root)),
+        threshold=threshold,
+        allow_partial=allow_partial,
+        max_blocks=max_blocks,
+    )
+
+
+def answer(
+    event: HookEvent, *, cwd: Path, threshold: int, allow_partial: bool, max_blocks: int
+) -> dict[str, Any]:
+    """The host-format JSON object answering `event` (module docstring)."""
+    decision = decide(
+        event, cwd=cwd, threshold=threshold, allow_partial=allow_partial, max_blocks=max_blocks
+    )
+    return render(event, decision)
+
+
+__all__ = ["answer", "decide", "edited_targets"]
