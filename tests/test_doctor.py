@@ -20,8 +20,46 @@ def test_doctor_passes_on_a_ready_project(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert "languages:     javascript" in out and out.rstrip().endswith("OK")
+    assert "languages:     javascript" in out and out.rstrip().endswith("PASSED")
     assert "tsc     enabled" in out and "7.0.2" in out
+    assert out.count("one-file check ok") == 4  # every enabled engine ran
+
+
+@pytest.mark.real
+def test_doctor_fails_when_eslint_cannot_load_its_plugin_quoting_eslint(
+    demo_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (demo_copy / "eslint.config.js").write_text(
+        'import nope from "eslint-plugin-nope-missing";\nexport default [{ plugins: { nope } }];\n'
+    )
+    monkeypatch.chdir(demo_copy)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    assert main(["doctor"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.rstrip().endswith("FAILED")
+    assert "oxlint  enabled" in captured.out and "one-file check ok" in captured.out
+    line = next(ln for ln in captured.err.splitlines() if "eslint" in ln)
+    assert "Cannot find package 'eslint-plugin-nope-missing'" in line
+    assert "Traceback" not in captured.out + captured.err
+
+
+@pytest.mark.real
+def test_doctor_fails_on_client_entries_that_would_mislead_a_host(
+    demo_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    (demo_copy / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"signalint": {"command": sys.executable, "cwd": str(tmp_path)}}})
+    )
+    monkeypatch.chdir(demo_copy)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    assert main(["doctor"]) == 1
+    err = capsys.readouterr().err
+    assert f"pins {tmp_path}, not this project" in err
 
 
 def test_doctor_fails_on_a_broken_config_naming_it(
@@ -40,7 +78,7 @@ def test_doctor_fails_without_project_markers(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
-    assert main(["doctor"]) == 1
+    assert main(["doctor", "--no-run"]) == 1
     assert "languages:     none" in capsys.readouterr().out
 
 

@@ -1,26 +1,105 @@
 """`signalint doctor`: is this project ready for checks and for an MCP host?
 
-Unlike the reference's doctor, a configuration that does not load is a
-failure (exit 1), not a swallowed warning; engines are resolved exactly as a
-check would resolve them, with their versions.
+Unlike the reference's doctor, it proves the engines rather than reading
+package metadata: every enabled engine is started (`--version`) and runs one
+real check on one file it covers, so a configuration that cannot load its
+plugin fails here with the engine's own first error line. A configuration
+that does not load is a failure too, not a swallowed warning. Then the MCP
+client files of the registry are scanned (`signalint.hosts.scan`): stale
+project roots, executables that are gone, roots pinned in user-wide files,
+legacy Antigravity paths.
+
+The last line is `PASSED` or `FAILED`; exit 1 on failure. Nothing here
+shows a traceback: problems are lines.
 """
 
 from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+from typing import Any
 
 import click
 
 from signalint.config import ConfigError, config_source, load_config
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import install_hint, resolve, version
+from signalint.engines.resolve import install_hint, resolve
 from signalint.project import MARKERS_HINT, discover_root, project_languages
 
 
-@click.command()
-def doctor() -> int:
-    """Report the project root, configuration, project languages, engines and payload mode.
+def _first_line(text: str | None) -> str:
+    """The first non-blank line, without the output excerpt outcomes append."""
+    for line in (text or "").splitlines():
+        if line.strip():
+            return line.strip().split(" (output: ", 1)[0]
+    return "no detail"
 
-    Exits 1 when something would stop a check (no markers, a configuration
-    that does not load, no enabled engine available), 0 otherwise.
+
+def _start(path: Path) -> tuple[str | None, str | None]:
+    """(version, None) when `<engine> --version` runs, else (None, its first error line)."""
+    from signalint.engines.resolve import parse_version, version_command
+    from signalint.process import run_blocking
+
+    result = run_blocking(version_command(path))
+    if result.exit_code != 0:
+        return None, _first_line(result.start_error or result.stderr or result.stdout)
+    return parse_version(result.stdout) or "?", None
+
+
+def _sample_files(root: Path, config: Any, names: list[str]) -> dict[str, str]:
+    """One file per engine that it checks (the first in walk order)."""
+    from signalint.project import walk
+
+    wanted = {name: ENGINES[name] for name in names}
+    chosen: dict[str, str] = {}
+    for rel in walk(root, config.ignore):
+        for name, engine in wanted.items():
+            if name not in chosen and engine.relevant(rel):
+                chosen[name] = rel
+        if len(chosen) == len(wanted):
+            break
+    return chosen
+
+
+def _engine_checks(root: Path, config: Any, names: list[str]) -> dict[str, str | None]:
+    """Per engine: None when its one-file check ran ok, else the first error line."""
+    from signalint import service
+
+    outcome: dict[str, str | None] = {}
+    samples = _sample_files(root, config, names)
+    for name in names:
+        if name not in samples:
+            outcome[name] = "skip"
+            continue
+        only = {n: dataclasses.replace(s, enabled=n == name) for n, s in config.engines.items()}
+        checked = asyncio.run(
+            service.check(
+                root,
+                dataclasses.replace(config, engines=only),
+                [samples[name]],
+                locate=service.from_root(root),
+                kind="files",
+                use_cache=False,
+            )
+        )
+        result = checked.result.outcomes.get(name)
+        if result is None or result.status == "ok":
+            outcome[name] = None
+        else:
+            outcome[name] = _first_line(result.message)
+    return outcome
+
+
+@click.command()
+@click.option("--no-run", is_flag=True, help="Resolve engines without starting them.")
+def doctor(no_run: bool) -> int:
+    """Check the root, configuration, engines (started, one file each) and client files.
+
+    Prints PASSED or FAILED last; exits 1 when something would stop a check
+    or mislead an MCP host: no project markers, a configuration that does
+    not load, an enabled engine that is missing or fails its one-file check,
+    a client entry whose executable is gone or whose pinned root is stale.
     """
     problems: list[str] = []
     root = discover_root()  # a RootError is a usage error, reported by the entry point
@@ -40,24 +119,72 @@ def doctor() -> int:
         problems.append("the configuration does not load")
         config = None
     if config is not None:
-        compact = " (compact keys)" if config.compact else ""
-        click.echo(f"mcpPayload:    {config.mcp_payload}{compact}")
-        usable = 0
-        for name, engine in ENGINES.items():
-            enabled = config.engines[name].enabled
-            resolved = resolve(engine, root)
-            found = resolved.path is not None
-            usable += enabled and found
-            detail = (
-                f"{resolved.source} {version(resolved.path, engine.spec.provision) or '?'} "
-                f"{resolved.path}"
-                if resolved.path is not None
-                else f"missing: {install_hint(name)}"
-            )
-            click.echo(f"  {name:<7} {'enabled ' if enabled else 'disabled'}  {detail}")
-        if not usable:
-            problems.append("no enabled engine can be found")
+        problems += _report_engines(root, config, run=not no_run)
+    problems += _report_clients(root)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)
-    click.echo("FAILED" if problems else "OK")
+    click.echo("FAILED" if problems else "PASSED")
     return 1 if problems else 0
+
+
+def _report_engines(root: Path, config: Any, *, run: bool) -> list[str]:
+    problems: list[str] = []
+    compact = " (compact keys)" if config.compact else ""
+    click.echo(f"mcpPayload:    {config.mcp_payload}{compact}")
+    started: list[str] = []
+    rows: dict[str, str] = {}
+    for name, engine in ENGINES.items():
+        enabled = config.engines[name].enabled
+        resolved = resolve(engine, root)
+        if resolved.path is None:
+            rows[name] = f"missing: {install_hint(name)}"
+            if enabled:
+                problems.append(f"{name} is enabled but not installed: {install_hint(name)}")
+            continue
+        if not enabled or not run:
+            from signalint.engines.resolve import version
+
+            found = version(resolved.path, engine.spec.provision) or "?"
+            rows[name] = f"{resolved.source} {found} {resolved.path}"
+            continue
+        found_version, error = _start(resolved.path)
+        if error is not None:
+            rows[name] = f"does not start: {error}"
+            problems.append(f"{name} does not start: {error}")
+            continue
+        rows[name] = f"{resolved.source} {found_version} {resolved.path}"
+        started.append(name)
+    checks = _engine_checks(root, config, started) if started else {}
+    for name in ENGINES:
+        enabled = config.engines[name].enabled
+        verdict = ""
+        if name in checks:
+            error = checks[name]
+            if error == "skip":
+                verdict = "  (no file of this project for it to check)"
+            elif error is None:
+                verdict = "  one-file check ok"
+            else:
+                verdict = f"  one-file check FAILED: {error}"
+                problems.append(f"{name} fails a one-file check: {error}")
+        state = "enabled " if enabled else "disabled"
+        click.echo(f"  {name:<7} {state}  {rows[name]}{verdict}")
+    if not any(config.engines[n].enabled for n in ENGINES):
+        problems.append("no engine is enabled")
+    return problems
+
+
+def _report_clients(root: Path) -> list[str]:
+    from signalint.hosts.scan import scan
+
+    findings, entries = scan(root, Path.home())
+    click.echo(f"MCP clients:   {len(entries)} file(s) with a signalint entry")
+    for path in entries:
+        click.echo(f"  {path}")
+    problems: list[str] = []
+    for finding in findings:
+        if finding.problem:
+            problems.append(f"{finding.path}: {finding.message}")
+        else:
+            click.echo(f"  note: {finding.path}: {finding.message}")
+    return problems
