@@ -96,20 +96,27 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="signalint")
+@click.version_option(__version__, "-V", "-v", "--version", prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
     TypeScript, Biome, ESLint), normalizes their diagnostics into one schema,
     and ranks them in clusters, for coding agents and people.
 
     Start with `signalint init` in your project, then `signalint check`.
+    `signalint help COMMAND` shows a command's help; `signalint -v` the version.
     """
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok/clean, 1 issues or failure, 2 usage)."""
+    """Run the CLI; returns the exit code (0 ok/clean, 1 issues or failure, 2 usage).
+
+    `signalint help [COMMAND]` is `signalint [COMMAND] --help`, as in the reference.
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
+    if args and args[0] == "help":
+        args = [*args[1:2], "--help"]
     try:
-        result = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        result = cli.main(args=args, prog_name="signalint", standalone_mode=False)
     except SignalintError as exc:
         click.echo(f"signalint: {exc}", err=True)
         return exc.exit_code

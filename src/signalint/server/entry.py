@@ -28,6 +28,7 @@ CLI_VERBS: dict[str, str] = {
     "show": "show",
     "watch": "watch",
     "cache": "cache",
+    "hooks": "hooks",
     "help": "--help",
     "--help": "--help",
     "-h": "--help",

@@ -1,0 +1,29 @@
+"""`signalint help [COMMAND]` and `signalint -v`, as in the reference's CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+from signalint import __version__
+from signalint.cli.main import main
+
+
+def test_help_lists_the_commands_including_hooks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Usage: signalint ")
+    assert "hooks" in out and "doctor" in out
+
+
+def test_help_of_a_command_is_that_commands_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help", "init"]) == 0
+    out = capsys.readouterr().out
+    assert "Usage: signalint init" in out and "--client" in out and "--scope" in out
+
+
+@pytest.mark.parametrize("flag", ["-v", "-V", "--version"])
+def test_every_version_flag_prints_the_version(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([flag]) == 0
+    assert capsys.readouterr().out == f"signalint, version {__version__}\n"
