@@ -1,0 +1,97 @@
+"""The post-edit hook on one edited file of a 600-file project, process start included.
+
+    .venv/bin/python bench/bench_hooks.py [--files 600] [--runs 15]
+
+A synthetic strict TypeScript project (synth.py) with the engines `init`
+enables for it (Oxlint and tsc). One cold check fills the cache; then each
+run pipes a recorded Claude Code `PostToolUse` payload naming one file into
+`signalint hooks run --runtime claude` and waits for its JSON answer:
+
+- warm: the file is unchanged since the last check (every engine answers
+  from the cache);
+- edited: the file's content changed before the run (the edited file is a
+  cache miss; tsc re-checks its program).
+
+Medians and the slowest run are printed in milliseconds, with `signalint
+--version` start-up for scale. The target for `warm` is 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.synth import generate
+
+SIGNALINT = Path(sys.executable).with_name("signalint")
+
+
+def hook(root: Path, rel: str) -> float:
+    event = {
+        "session_id": "bench",
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(root / rel), "old_string": "a", "new_string": "b"},
+    }
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(SIGNALINT), "hooks", "run", "--runtime", "claude"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        check=False,
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    if done.returncode != 0 or "additionalContext" not in done.stdout:
+        raise SystemExit(f"hook failed: {done.returncode} {done.stdout[:200]} {done.stderr[:400]}")
+    return elapsed
+
+
+def summary(samples: list[float]) -> str:
+    return f"median {statistics.median(samples):7.1f} ms   max {max(samples):7.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=600)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = generate(Path(tmp) / "synth", args.files)
+        engines = {"oxlint": True, "tsc": True, "biome": False, "eslint": False}
+        engines.update(ruff=False, mypy=False, pyright=False)
+        (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+        rel = f"src/file{args.files // 2:05d}.ts"
+        subprocess.run(
+            [str(SIGNALINT), "check"], cwd=root, capture_output=True, check=False
+        )  # cold: fill the cache
+        hook(root, rel)
+        warm = [hook(root, rel) for _ in range(args.runs)]
+        path = root / rel
+        original = path.read_text()
+        edited: list[float] = []
+        for n in range(args.runs):
+            path.write_text(original + f"\nexport const edit{n}: number = {n};\n")
+            edited.append(hook(root, rel))
+        started = time.perf_counter()
+        for _ in range(args.runs):
+            subprocess.run([str(SIGNALINT), "--version"], capture_output=True, check=False)
+        version_ms = (time.perf_counter() - started) * 1000 / args.runs
+    print(f"post-edit hook, {args.files}-file TypeScript project (oxlint + tsc), {args.runs} runs")
+    print(f"  warm (file unchanged):   {summary(warm)}")
+    print(f"  edited (file changed):   {summary(edited)}")
+    print(f"  signalint --version:     mean {version_ms:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
