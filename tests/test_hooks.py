@@ -355,3 +355,64 @@ def test_a_failing_engine_blocks_the_stop_unless_partial_coverage_is_allowed(
     assert strict["decision"] == "block" and "ruff error" in strict["reason"]
     lenient = run_hook("claude", payload(STOPS["claude"], project), "--allow-partial")
     assert lenient == {}
+
+
+# --- real hosts read the installed hook files ------------------------------------
+
+
+def install(project: Path, runtime: str) -> None:
+    env = {"SIGNALINT_PROJECT_ROOT": str(project)}
+    done = CliRunner().invoke(cli, ["hooks", "install", "--runtime", runtime, "--yes"], env=env)
+    assert done.exit_code == 0, done.output
+
+
+def host_output(name: str, argv: list[str], home: Path, cwd: Path) -> str:
+    from tests.test_init_clients import host
+
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "NO_COLOR": "1"}
+    done = subprocess.run(
+        [str(host(name)), *argv],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+@pytest.mark.real
+def test_claude_code_accepts_the_installed_hooks_in_its_settings(
+    project: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {"Stop": [{"hooks": "not a list"}]}}')
+    broken = host_output("claude", ["doctor"], home, project)
+    assert "Invalid settings" in broken  # the host does validate this file
+    settings.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}')
+    install(project, "claude")
+    out = host_output("claude", ["doctor"], home, project)
+    assert "Invalid settings" not in out, out
+
+
+@pytest.mark.real
+def test_gemini_cli_accepts_the_installed_hooks_in_its_settings(
+    project: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(project): "TRUST_FOLDER"})
+    )
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {"AfterAgent": [{"hooks": "not a list"}]}}')
+    assert "Error in: hooks.AfterAgent" in host_output("gemini", ["mcp", "list"], home, project)
+    settings.write_text("{}")
+    install(project, "gemini")
+    out = host_output("gemini", ["mcp", "list"], home, project)
+    assert "Error in" not in out and "fix the configuration" not in out, out
