@@ -283,3 +283,58 @@ def test_gemini_cli_connects_to_the_project_entry(project: Path, home: Path) -> 
     out = run_host([str(host("gemini")), "mcp", "list"], home, project)
     line = next((ln for ln in out.splitlines() if f"{SERVER_NAME}:" in ln), out)
     assert "Connected" in line and "Disconnected" not in line, out
+
+
+def test_ephemeral_uvx_and_pipx_installs_are_launched_the_same_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from signalint.hosts.clients import launcher
+
+    monkeypatch.setattr(sys, "prefix", "/home/u/.cache/uv/archive-v0/abc")
+    assert launcher() == ("uvx", ["--from", "signalint", "signalint-mcp"])
+    monkeypatch.setattr(sys, "prefix", "/home/u/.local/pipx/.cache/0123/")
+    assert launcher() == ("pipx", ["run", "--spec", "signalint", "signalint-mcp"])
+    monkeypatch.setattr(sys, "prefix", "/home/u/project/.venv")
+    assert launcher("/home/u/project/.venv/bin/signalint-mcp") == (
+        "/home/u/project/.venv/bin/signalint-mcp",
+        [],
+    )
+
+
+@pytest.mark.real
+def test_on_a_terminal_init_offers_the_detected_clients_and_asks_before_writing(
+    project: Path, home: Path
+) -> None:
+    import pty
+    import select
+
+    (project / ".cursor").mkdir()
+    (home / ".codex").mkdir()
+    env = {**os.environ, "HOME": str(home), "SIGNALINT_PROJECT_ROOT": str(project)}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: init on a terminal
+        os.execve(str(SIGNALINT), [str(SIGNALINT), "init"], env)
+    seen = b""
+    answers = [(b"Connect which one?", b"1\n"), (b"Write the signalint entry", b"y\n")]
+    while True:
+        ready, _, _ = select.select([fd], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if answers and answers[0][0] in seen:
+            os.write(fd, answers.pop(0)[1])
+    _, status = os.waitpid(pid, 0)
+    text = seen.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert text.index("1. Cursor (project)") < text.index("2. Codex CLI (user)")
+    assert not answers, text
+    assert entry_in(project / ".cursor" / "mcp.json", "cursor")["env"] == {
+        "SIGNALINT_PROJECT_ROOT": str(project)
+    }
+    assert not (home / ".codex" / "config.toml").exists()
