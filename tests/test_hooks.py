@@ -416,3 +416,33 @@ def test_gemini_cli_accepts_the_installed_hooks_in_its_settings(
     install(project, "gemini")
     out = host_output("gemini", ["mcp", "list"], home, project)
     assert "Error in" not in out and "fix the configuration" not in out, out
+
+
+def test_a_changed_install_updates_our_entry_and_leaves_mixed_groups_alone(
+    project: Path,
+) -> None:
+    first = hook_config.plan(project, "claude", [], executable="/old/signalint")
+    settings = first.path
+    settings.parent.mkdir()
+    settings.write_text(first.new)
+    updated = hook_config.plan(project, "claude", ["--max-blocks", "5"], executable="/x/signalint")
+    data = jsonc.loads(updated.new)
+    commands = json.dumps(data)
+    assert "/old/signalint" not in commands and commands.count("--max-blocks 5") == 2
+    assert len(data["hooks"]["Stop"]) == 1
+    mixed = {
+        "hooks": {
+            "Stop": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": "say done"},
+                        {"type": "command", "command": "/old/signalint hooks run --runtime claude"},
+                    ]
+                }
+            ]
+        }
+    }
+    settings.write_text(json.dumps(mixed))
+    kept = jsonc.loads(hook_config.plan(project, "claude", [], executable="/x/signalint").new)
+    assert kept["hooks"]["Stop"][0] == mixed["hooks"]["Stop"][0]  # the user's group is intact
+    assert len(kept["hooks"]["Stop"]) == 2

@@ -132,9 +132,15 @@ def entries(target: HookTarget, command: str) -> dict[str, Any]:
     return result
 
 
-def _ours(item: Any, runtime: str) -> bool:
-    text = str(item)
-    return _marker(runtime) in text
+def _commands(item: Any) -> list[str]:
+    """The commands of one event entry: a flat handler or a matcher group's handlers."""
+    if not isinstance(item, dict):
+        return []
+    nested = item.get("hooks")
+    handlers: list[Any] = nested if isinstance(nested, list) else [item]
+    return [
+        h["command"] for h in handlers if isinstance(h, dict) and isinstance(h.get("command"), str)
+    ]
 
 
 def plan(root: Path, runtime: str, extra: list[str], executable: str | None = None) -> Change:
@@ -162,11 +168,14 @@ def _merge(path: Path, text: str, keys: list[str], entry: Any, runtime: str) -> 
             return jsonc.set_member(text, keys, [entry])
         if node.kind != "array":
             raise SettingsError(path, f"{'.'.join(keys)} is not a list of hooks")
+        ours = _commands(entry)[0]
         for item in node.items:
-            if _ours(jsonc.to_python(item), runtime):
-                if jsonc.to_python(item) == entry:
-                    return text
-                return jsonc.replace_node(text, item, entry)
+            value = jsonc.to_python(item)
+            commands = _commands(value)
+            if value == entry or ours in commands:
+                return text  # already installed (alone, or beside the user's handlers)
+            if commands and all(_marker(runtime) in c for c in commands):
+                return jsonc.replace_node(text, item, entry)  # an older entry of ours
         return jsonc.append_item(text, keys, entry)
     except jsonc.JsoncError as exc:
         raise SettingsError(path, f"line {exc.line} column {exc.column}: {exc.reason}") from None
