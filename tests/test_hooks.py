@@ -446,3 +446,24 @@ def test_a_changed_install_updates_our_entry_and_leaves_mixed_groups_alone(
     kept = jsonc.loads(hook_config.plan(project, "claude", [], executable="/x/signalint").new)
     assert kept["hooks"]["Stop"][0] == mixed["hooks"]["Stop"][0]  # the user's group is intact
     assert len(kept["hooks"]["Stop"]) == 2
+
+
+def test_post_edit_puts_the_new_issues_first_and_remembers_what_it_reported(
+    tmp_path: Path,
+) -> None:
+    from signalint.hosts.hook_policy import SeenIssues, post_edit
+
+    old = issue(file="a.ts", line=1, rule="no-undef")
+    fresh = issue(file="a.ts", line=9, rule="eqeqeq")
+    first = post_edit(snapshot([old]), ["a.ts"], [], SeenIssues(tmp_path))
+    assert first.context.startswith("Signalint: 1 new issue(s)") and "no-undef" in first.context
+    second = post_edit(snapshot([old, fresh]), ["a.ts"], [], SeenIssues(tmp_path))
+    new_part, old_part = second.context.split("Still open from before (1):")
+    assert "eqeqeq" in new_part and "no-undef" not in new_part
+    assert "no-undef" in old_part
+    third = post_edit(snapshot([old, fresh]), ["a.ts"], [], SeenIssues(tmp_path))
+    assert third.context.startswith("No new issues in the edited file(s) (a.ts)")
+    assert post_edit(snapshot([]), ["a.ts"], [], SeenIssues(tmp_path)).context == ""
+    # Fixed issues are forgotten: reintroducing one makes it new again.
+    again = post_edit(snapshot([old]), ["a.ts"], [], SeenIssues(tmp_path))
+    assert again.context.startswith("Signalint: 1 new issue(s)")

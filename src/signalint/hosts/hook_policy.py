@@ -2,7 +2,9 @@
 
 Post-edit: only the edited files are checked, with the configured engines,
 ignores and timeouts; the issues found in them go to the model in the
-host's context field. Advisory: it never blocks the edit.
+host's context field, the new ones first (those this hook had not reported
+for the file before, remembered in the state directory), then those still
+open. Advisory: it never blocks the edit.
 
 Stop: the project is checked with the configured engines. The hook blocks
 the stop when any returned cluster or flat record has priority at or under
@@ -26,6 +28,7 @@ from signalint.hosts.hook_events import HookEvent
 
 MAX_LISTED: Final = 12
 STATE_FILE: Final = "hooks-stop.json"
+SEEN_FILE: Final = "hooks-seen.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,22 +142,65 @@ def coverage_gaps(result: Any) -> list[str]:
     return gaps
 
 
-def post_edit(checked: Any, files: list[str], skipped: list[str]) -> Decision:
-    """The post-edit context: issues in the edited files, and engine problems."""
+def post_edit(
+    checked: Any, files: list[str], skipped: list[str], seen: SeenIssues | None = None
+) -> Decision:
+    """The post-edit context: the new issues of the edited files first (not in
+    `seen`, the ids this hook last reported for them), then the ones still
+    open from before, and engine problems. `seen` is updated."""
     result = checked.result
     parts: list[str] = []
-    if result.issues:
-        parts.append(
-            f"Signalint found {len(result.issues)} issue(s) in the edited file(s) "
-            f"({', '.join(files)}); check {result.check_id}:"
-        )
-        parts += issue_lines(result.issues)
+    before = seen.ids(files) if seen is not None else set()
+    new = [i for i in result.issues if i.issue_id not in before]
+    old = [i for i in result.issues if i.issue_id in before]
+    where = f"the edited file(s) ({', '.join(files)}); check {result.check_id}"
+    if new:
+        parts.append(f"Signalint: {len(new)} new issue(s) in {where}:")
+        parts += issue_lines(new)
+    if old:
+        lead = "Still open from before" if new else f"No new issues in {where}; still open"
+        parts.append(f"{lead} ({len(old)}):")
+        parts += issue_lines(old, max(MAX_LISTED - len(new), 3))
     gaps = [g for g in coverage_gaps(result) if "checked no file" not in g]
     if gaps:
         parts.append("Not fully checked: " + "; ".join(gaps))
     if skipped and parts:
         parts.append("Skipped: " + "; ".join(skipped))
+    if seen is not None:
+        seen.update(files, [i for i in result.issues], result.outcomes)
     return Decision(context="\n".join(parts))
+
+
+class SeenIssues:
+    """The issue ids the post-edit hook last reported per file (state directory)."""
+
+    def __init__(self, state: Path) -> None:
+        self.path = state / SEEN_FILE
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        self.data: dict[str, list[str]] = {
+            k: [i for i in v if isinstance(i, str)]
+            for k, v in (data.items() if isinstance(data, dict) else [])
+            if isinstance(v, list)
+        }
+
+    def ids(self, files: list[str]) -> set[str]:
+        return {i for f in files for i in self.data.get(f, [])}
+
+    def update(self, files: list[str], issues: list[Any], outcomes: Any) -> None:
+        """Record what was reported; a file an engine failed on keeps its old ids."""
+        if any(o.status != "ok" for o in outcomes.values()):
+            return  # incomplete: what is missing now is not known to be fixed
+        for file in files:
+            self.data[file] = sorted(i.issue_id for i in issues if i.file == file)
+            if not self.data[file]:
+                del self.data[file]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(self.data, sort_keys=True))
+        os.replace(tmp, self.path)
 
 
 def stop(
@@ -204,6 +250,7 @@ def stop(
 
 __all__ = [
     "Decision",
+    "SeenIssues",
     "StopCounter",
     "coverage_gaps",
     "issue_lines",

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from signalint.hosts.hook_events import HookEvent
-from signalint.hosts.hook_policy import Decision, StopCounter, post_edit, render, stop
+from signalint.hosts.hook_policy import (
+    Decision,
+    SeenIssues,
+    StopCounter,
+    post_edit,
+    render,
+    stop,
+)
 
 
 def edited_targets(
@@ -96,7 +103,8 @@ def decide(
         targets, skipped = edited_targets(root, config, event, cwd)
         if not targets:
             return Decision()
-        return post_edit(_check(root, config, targets, "files"), targets, skipped)
+        checked = _check(root, config, targets, "files")
+        return post_edit(checked, targets, skipped, SeenIssues(state_dir(root)))
     checked = _check(root, config, [], "project")
     return stop(
         checked,
