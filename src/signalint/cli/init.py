@@ -203,7 +203,7 @@ def _client_names() -> list[str]:
     help="Write the client's project file (pins this root) or its user file (pins none). "
     "Default: project when the client has one.",
 )
-@click.option("--yes", "-y", is_flag=True, help="Write the client entry without asking.")
+@click.option("--yes", "-y", is_flag=True, help="With --client: write its entry without asking.")
 @click.option(
     "--print",
     "print_only",
