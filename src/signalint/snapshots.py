@@ -44,7 +44,10 @@ from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, 
 from signalint.payloads import IssueDetail, IssuePage, SnapshotSummary, laid_out
 from signalint.report import FrontEnd, check_payload, issue_detail
 
-SnapshotKind = Literal["project", "files"]
+# "lsp": one batch of ingested diagnostics (signalint.live), not a check.
+SnapshotKind = Literal["project", "files", "lsp"]
+# The kinds that are checks: the live view merges the newest of these.
+CHECK_KINDS: tuple[SnapshotKind, ...] = ("project", "files")
 
 DEFAULT_MAX_COUNT = 50
 DEFAULT_TTL_S = 1800.0
@@ -359,7 +362,7 @@ def decode_snapshot(data: bytes) -> Snapshot:
             whole_project=bool(document.get("wholeProject", True)),
         )
         kind = document["kind"]
-        if kind not in ("project", "files"):
+        if kind not in ("project", "files", "lsp"):
             raise ValueError(f"unknown snapshot kind {kind!r}")
         targets = tuple(str(t) for t in document["targets"])
         filtered_out = int(document["filteredOut"])
@@ -475,6 +478,28 @@ class SnapshotStore:
             if path.name == f"{check_id}{_SUFFIX}":
                 return self._read(path, mtime)
         return None
+
+    def latest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Snapshot | None:
+        """The newest retained snapshot of one of `kinds`, in memory or on disk.
+
+        A file's kind is read from its head, so only the one returned is decoded.
+        """
+        self._prune()
+        best: tuple[float, Snapshot] | None = None
+        for stored_at, snap in reversed(self._items.values()):
+            if snap.kind in kinds:
+                best = (stored_at, snap)
+                break
+        if self.directory is None:
+            return best[1] if best else None
+        for mtime, path in self._files():
+            if best is not None and mtime <= best[0]:
+                break
+            if _kind_of(path) in kinds:
+                found = self._read(path, mtime)
+                if found is not None:
+                    return found
+        return best[1] if best else None
 
     def __len__(self) -> int:
         self._prune()
@@ -628,6 +653,20 @@ class SnapshotStore:
         if message not in self._warned:
             self._warned.add(message)
             self._warn(message)
+
+
+_KIND = re.compile(rb'"kind":"([a-z]+)"')
+
+
+def _kind_of(path: Path) -> str | None:
+    """The kind in a snapshot file's head (written before the issues), or None."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    found = _KIND.search(head)
+    return found.group(1).decode("ascii") if found else None
 
 
 def _unlink(path: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from signalint.server import outputs
+from signalint.server import live_schemas, outputs
 from signalint.server.schemas import Schema
 
 
@@ -116,4 +116,35 @@ _SPECS: Final = (
     ),
 )
 
-TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in _SPECS}
+# Live and external diagnostics (D8): server/live_tools.py handles them.
+_LIVE_SPECS: Final = (
+    ToolSpec(
+        "ingest_diagnostics",
+        "Ingest diagnostics",
+        "Report diagnostics from an editor/language server (LSP-shaped, or publishDiagnostics "
+        "params) or a tool's raw output (format + report: ruff, mypy, clippy, golangci, eslint, "
+        "sarif). Each batch replaces its source's diagnostics for every file it names; a file "
+        "named with none is cleared. Returns the batch's summary and snapshotId (a checkId).",
+        _fixed(live_schemas.INGEST_OUTPUT),
+        read_only=False,
+        idempotent=False,
+    ),
+    ToolSpec(
+        "get_live_diagnostics",
+        "Get live diagnostics",
+        "Current diagnostics: the newest check merged with what each live source last "
+        "reported (newer information wins per file; one problem reported by two sources "
+        "appears once). Every issue in full plus clusters; filter by files and severity.",
+        _fixed(live_schemas.LIVE_OUTPUT),
+    ),
+    ToolSpec(
+        "clear_live",
+        "Clear live diagnostics",
+        "Forget ingested diagnostics: of one source (source/serverName as ingested) and/or "
+        "files; everything without arguments.",
+        _fixed(live_schemas.CLEAR_OUTPUT),
+        read_only=False,
+    ),
+)
+
+TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in _SPECS + _LIVE_SPECS}

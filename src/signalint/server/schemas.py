@@ -118,3 +118,12 @@ INPUTS: Final[dict[str, Schema]] = {
         ["checkId"],
     ),
 }
+
+
+def _live_inputs() -> dict[str, Schema]:
+    from signalint.server.live_inputs import INPUTS as LIVE
+
+    return LIVE
+
+
+INPUTS.update(_live_inputs())

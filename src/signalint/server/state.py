@@ -23,6 +23,7 @@ from signalint.config import PAYLOAD_MODES, Config, ConfigError, load_config
 if TYPE_CHECKING:
     from signalint.context import Context
     from signalint.history import Session
+    from signalint.live import LiveBuffer
     from signalint.snapshots import SnapshotStore
 
 _TRUE = ("1", "true", "yes", "on")
@@ -69,6 +70,14 @@ class ServerState:
         max_count = config.snapshot_max if config else DEFAULT_MAX_COUNT
         ttl_s = config.snapshot_ttl_s if config else DEFAULT_TTL_S
         return SnapshotStore(max_count, ttl_s, directory=snapshot_dir(self.root), background=True)
+
+    @cached_property
+    def live(self) -> LiveBuffer:
+        """What each source last reported about each file (D8), in memory only."""
+        from signalint.live import DEFAULT_CAPACITY, LiveBuffer
+
+        config = self.startup_config
+        return LiveBuffer(config.live_max_entries if config else DEFAULT_CAPACITY)
 
     @cached_property
     def context(self) -> Context:
