@@ -279,14 +279,17 @@ def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.ti
 
     Its targets are the files the batch named and its one engine outcome is
     the source, covering those files: so compare_diagnostics sees a file
-    the batch did not name as unobserved, never resolved (D7).
+    the batch did not name as unobserved, never resolved (D7). A batch that
+    names no file (a clean report from a tool that lists no clean files)
+    still counts as one observation by its source, so it reads clean, not
+    "nothing checked": the tool did run.
     """
     from signalint.cluster import cluster
     from signalint.model import CheckResult, EngineOutcome
     from signalint.snapshots import Snapshot
 
     issues = tuple(sorted({i.issue_id: i for i in batch.issues}.values(), key=Issue.sort_key))
-    outcome = EngineOutcome(batch.source, "ok", issues, files_checked=len(batch.files))
+    outcome = EngineOutcome(batch.source, "ok", issues, files_checked=max(1, len(batch.files)))
     result = CheckResult(
         check_id=ids.new_check_id(),
         fingerprint=ids.fingerprint(i.issue_id for i in issues),

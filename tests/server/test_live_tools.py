@@ -7,6 +7,8 @@ answer is validated against the advertised output schema by the client.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +294,31 @@ async def test_the_live_view_merges_the_newest_check_and_the_newer_information_w
         assert newer["supersededIssueCount"] == 2
         assert [(i["rule"], i["engine"]) for i in newer["issues"]] == [("TS2322", "tsc")]
         assert "left out" in newer["nextStep"]
+
+
+async def test_a_tools_raw_report_is_ingested_as_it_was_printed(tmp_path: Path) -> None:
+    from ..ingest.test_reports import FIXTURES, RECORDED
+
+    copy = Path(os.path.realpath(tmp_path)) / "reports"
+    shutil.copytree(FIXTURES, copy)
+    root = copy / "py"
+    ruff = (RECORDED / "ruff.json").read_text().replace("<ROOT>", str(copy))
+    mypy = (RECORDED / "mypy.jsonl").read_text()
+    async with connect(root) as client:
+        first = (await client.call("ingest_diagnostics", {"format": "ruff", "report": ruff})).data
+        assert (first["source"], first["totalIssues"]) == ("ruff", 4)
+        await client.call(
+            "ingest_diagnostics", {"format": "mypy", "report": mypy, "serverName": "mypy-ci"}
+        )
+        answer = (await client.call("get_live_diagnostics", {"severity": "error"})).data
+        assert answer["sources"] == ["mypy-ci", "ruff"]
+        assert [(i["line"], i["rule"]) for i in answer["issues"]] == [
+            (1, "F401"), (2, "F401"), (6, "E702"), (6, "F841"), (7, "return-value"),
+            (10, "arg-type"),
+        ]  # fmt: skip
+        # A ruff report with the problems fixed clears the file for ruff only.
+        await client.call(
+            "ingest_diagnostics", {"format": "ruff", "report": "[]", "files": ["app.py"]}
+        )
+        left = (await client.call("get_live_diagnostics")).data
+        assert [i["engine"] for i in left["issues"]] == ["mypy-ci", "mypy-ci"]

@@ -68,6 +68,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "watch",
         "Re-check changed files as you edit and print what changed.",
     ),
+    "ingest": (
+        "signalint.cli.ingest",
+        "ingest",
+        "Print a Ruff, mypy, Clippy, golangci-lint, ESLint or SARIF report as a check.",
+    ),
 }
 
 
