@@ -22,7 +22,7 @@ field's path, and nothing of the batch is used.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -68,16 +68,21 @@ def _shown(value: object) -> str:
         return repr(value[:40])
     if isinstance(value, bool | int | float) or value is None:
         return repr(value)
-    return "an object" if isinstance(value, Mapping) else "an array"
+    return "an object" if isinstance(value, dict) else "an array"
 
 
-def _object(value: object, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
+def _object(value: object, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
         raise ReportError(where, f"expected an object, got {_shown(value)}")
     return value
 
 
 def _point(value: object, where: str) -> tuple[int, int]:
+    if type(value) is dict:
+        line, character = value.get("line"), value.get("character")
+        # The common case, checked cheaply: two non-negative ints (bool is not int here).
+        if type(line) is int and type(character) is int and line >= 0 and character >= 0:
+            return line, character
     point = _object(value, where)
     for key in ("line", "character"):
         if key not in point:
@@ -87,6 +92,8 @@ def _point(value: object, where: str) -> tuple[int, int]:
 
 def severity_of(value: object, where: str) -> Severity:
     """LSP severity -> ours (module docstring)."""
+    if value == 1 and type(value) is int:
+        return "error"
     if value is None:
         return "warning"
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 4:
@@ -101,7 +108,7 @@ def severity_of(value: object, where: str) -> Severity:
 def _code(value: object, where: str) -> str | None:
     if value is None:
         return None
-    if isinstance(value, Mapping):  # {value, target}, as some servers send it
+    if isinstance(value, dict):  # {value, target}, as some servers send it
         value = value.get("value")
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ReportError(where, f"expected a string or an integer, got {_shown(value)}")
@@ -150,7 +157,7 @@ class _Builder:
             if (end_line, end_col) < (line, col):
                 end_line, end_col = line, col
         docs = diag.get("codeDescription")
-        href = docs.get("href") if isinstance(docs, Mapping) else None
+        href = docs.get("href") if isinstance(docs, dict) else None
         self.issues.append(
             Issue(
                 engine=self.label,
@@ -177,7 +184,7 @@ def _related(value: object) -> str | None:
     notes = [
         str(item["message"])
         for item in value
-        if isinstance(item, Mapping) and isinstance(item.get("message"), str)
+        if isinstance(item, dict) and isinstance(item.get("message"), str)
     ]
     return "\n".join(notes) or None
 
@@ -200,7 +207,7 @@ def parse(
         builder.name(path, f"files[{index}]")
     for index, raw in enumerate(diagnostics):
         where = f"{field}[{index}]"
-        if isinstance(raw, Mapping) and isinstance(raw.get("diagnostics"), list):
+        if isinstance(raw, dict) and isinstance(raw.get("diagnostics"), list):
             # publishDiagnostics params: {uri, version?, diagnostics}
             key = "uri" if "uri" in raw else "file"
             file = builder.name(raw.get(key), f"{where}.{key}")

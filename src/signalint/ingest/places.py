@@ -46,7 +46,7 @@ class Places:
         self._real_root = os.path.realpath(root)
         self._files: dict[tuple[str, bool], str] = {}
         self._texts: dict[str, SourceText] = {}
-        self._widths: dict[tuple[str, int], int] = {}
+        self._line_cache: dict[str, list[str] | None] = {}
 
     def file(self, value: object, where: str, *, must_exist: bool = True) -> str:
         """The project-relative path of `value`, or `ReportError` naming `where`."""
@@ -112,27 +112,26 @@ class Places:
             found = self._texts[file] = SourceText(self.root, file)
         return found
 
-    def _width(self, file: str, line: int) -> int | None:
-        """UTF-16 length of 1-based `line` of `file`, None when unknown."""
-        key = (file, line)
-        width = self._widths.get(key)
-        if width is None:
-            lines = self.text(file).lines()
-            if lines is None or not 1 <= line <= len(lines):
-                return None
-            width = self._widths[key] = _utf16_len(lines[line - 1].rstrip("\r"))
-        return width
+    def _lines(self, file: str) -> list[str] | None:
+        if file not in self._line_cache:
+            self._line_cache[file] = self.text(file).lines()
+        return self._line_cache[file]
 
     def clamp(self, file: str, line: int, col: int) -> tuple[int, int]:
         """1-based (line, UTF-16 column) kept inside the file's text when it is readable."""
-        line = max(1, line)
-        col = max(1, col)
-        lines = self.text(file).lines()
-        if lines is not None:
-            line = min(line, max(1, len(lines)))
-            width = self._width(file, line)
-            if width is not None:
-                col = min(col, width + 1)
+        line = line if line > 1 else 1
+        col = col if col > 1 else 1
+        lines = self._lines(file)
+        if lines:
+            if line > len(lines):
+                line = len(lines)
+            text = lines[line - 1]
+            # A line's UTF-16 length is at least its length in code points, so
+            # only a column past that needs the exact width.
+            if col > len(text) + 1:
+                width = _utf16_len(text.rstrip("\r")) + 1
+                if col > width:
+                    col = width
         return line, col
 
     def codepoint_col(self, file: str, line: int, col: int) -> int:
