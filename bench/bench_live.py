@@ -141,7 +141,7 @@ def in_server(root: Path, names: list[str], rounds: int) -> tuple[list[float], l
             if round_no:
                 ingests.append(ingested)
                 queries.append(queried)
-        state.snapshots.flush()
+        state.live_snapshots.flush()
         return ingests, queries
 
     return asyncio.run(run())

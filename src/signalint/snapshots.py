@@ -221,6 +221,15 @@ def snapshot_dir(root: Path) -> Path:
     return state_dir(root) / "snapshots"
 
 
+def live_snapshot_dir(root: Path) -> Path:
+    """Where snapshots of ingested batches (kind "lsp") persist: `snapshots/live/`.
+
+    Apart from the checks, with bounds of their own, so an editor sending a
+    batch per keystroke cannot evict the checks an agent still refers to.
+    """
+    return snapshot_dir(root) / "live"
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"signalint: warning: {message}\n")
 

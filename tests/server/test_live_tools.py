@@ -262,21 +262,27 @@ async def test_the_live_view_merges_the_newest_check_and_the_newer_information_w
 ) -> None:
     require_engine("tsc")
     root = write_project(tmp_path / "project")
+    config = json.loads((root / "signalint.config.json").read_text())
+    (root / "signalint.config.json").write_text(json.dumps({**config, "snapshots": {"max": 2}}))
     async with connect(root) as client:
         check = (await client.call("check_project")).data
         assert check["totalIssues"] == 2
-        # A language server reports tsc's a.ts error (as 2322) and one of its own.
-        await client.call(
-            "ingest_diagnostics",
-            {
-                "serverName": "typescript-language-server",
-                "diagnostics": [
-                    diag("src/a.ts", 0, 13, "Type 'string' is not assignable to type 'number'.",
-                         code=2322),
-                    diag("src/a.ts", 0, 0, "An editor-only hint", code=6133, severity=4),
-                ],
-            },
-        )  # fmt: skip
+        # A language server reports tsc's a.ts error (as 2322) and one of its own,
+        # three times: batches are retained apart, so they never evict the check.
+        for _ in range(3):
+            await client.call(
+                "ingest_diagnostics",
+                {
+                    "serverName": "typescript-language-server",
+                    "diagnostics": [
+                        diag("src/a.ts", 0, 13, "Type 'string' is not assignable to type 'number'.",
+                             code=2322),
+                        diag("src/a.ts", 0, 0, "An editor-only hint", code=6133, severity=4),
+                    ],
+                },
+            )  # fmt: skip
+        kept = await client.call("get_diagnostic_snapshot", {"checkId": check["checkId"]})
+        assert not kept.error and kept.data["source"] == "project"
         answer = (await client.call("get_live_diagnostics")).data
         assert answer["checkId"] == check["checkId"]
         rows = [

@@ -78,14 +78,16 @@ def ingest(
     from signalint.live import batch_snapshot
     from signalint.project import discover_root
     from signalint.report import fails_priority
-    from signalint.snapshots import SnapshotStore, snapshot_dir
+    from signalint.snapshots import SnapshotStore, live_snapshot_dir
 
     root = discover_root()
     config = load_config(root)
     text = _read(report)
     batch = parse_report(report_format, text, root, base=Path(os.getcwd()))
     snap = batch_snapshot(batch, str(root))
-    store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
+    store = SnapshotStore(
+        config.snapshot_max, config.snapshot_ttl_s, directory=live_snapshot_dir(root)
+    )
     store.put(snap)
     result, clustering = snap.result, snap.clustering
     options: dict[str, object] = {}

@@ -90,7 +90,7 @@ async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: Sen
     except CapacityError as exc:
         raise field_refusal("diagnostics", str(exc), "batch_too_large") from exc
     snap = batch_snapshot(batch, str(state.root))
-    state.snapshots.put(snap)
+    state.live_snapshots.put(snap)
     clustering = snap.clustering
     data: IngestAnswer = {
         "snapshotId": snap.check_id,

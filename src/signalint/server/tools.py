@@ -53,7 +53,7 @@ def check_summary(full: CheckPayload) -> str:
 
 
 def _snapshot(state: ServerState, check_id: str, field: str = "checkId") -> Snapshot:
-    snap = state.snapshots.get(check_id)
+    snap = state.snapshot(check_id)
     if snap is None:
         raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
     return snap
@@ -85,7 +85,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
     if baseline_id is None:
         return Reply(answer.wire, summary)
     wire = dict(answer.wire)
-    baseline = state.snapshots.get(baseline_id)
+    baseline = state.snapshot(baseline_id)
     if baseline is None:
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
