@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from signalint.ingest import MAX_REPORT_BYTES
+
 from ..conftest import require_engine
 from .conftest import Client, connect, write_project
 
@@ -162,6 +164,7 @@ async def test_positions_are_clamped_utf16_columns_and_bad_input_changes_nothing
     root = write_project(tmp_path / "project")
     (root / "src" / "u.ts").write_text("const s = '😀'; let x = 1;\nshort\n")
     (tmp_path / "outside.ts").write_text("x\n")
+    (root / "src" / "link.ts").symlink_to(tmp_path / "outside.ts")
     async with connect(root) as client:
         ok = await client.call(
             "ingest_diagnostics",
@@ -190,6 +193,21 @@ async def test_positions_are_clamped_utf16_columns_and_bad_input_changes_nothing
                 {"diagnostics": [diag((tmp_path / "outside.ts").as_uri(), 0, 0, "x")]},
                 "diagnostics[0].file",
                 "outside the project root",
+            ),
+            (
+                {"diagnostics": [diag("src/link.ts", 0, 0, "x")]},
+                "diagnostics[0].file",
+                "resolves through a symlink to outside the project root",
+            ),
+            (
+                {"diagnostics": [{"uri": "untitled:Untitled-1", "diagnostics": []}]},
+                "diagnostics[0].uri",
+                "only file:// URIs",
+            ),
+            (
+                {"format": "ruff", "report": " " * (MAX_REPORT_BYTES + 1)},
+                "report",
+                "longer than",
             ),
             (
                 {"diagnostics": [diag("/etc/passwd", 0, 0, "x")]},
