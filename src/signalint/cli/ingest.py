@@ -71,8 +71,10 @@ def ingest(
 
     The report's paths must lie inside the project (found upward from the
     working directory, as for `signalint check`); relative ones are taken
-    from the working directory, where the tool ran. The result is kept like
-    a check (kind "lsp"), so `signalint show ID` expands its ids.
+    from the working directory, where the tool ran. The result is kept as an
+    ingested batch, so `signalint show ID` expands its ids. Exit 0 when the
+    report has no issue (or none at --fail-on-priority), 1 when it has, 2
+    when it cannot be used: truncated, over 16 MB, a path outside the project.
     """
     from signalint.config import load_config
     from signalint.live import batch_snapshot
