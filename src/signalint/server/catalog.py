@@ -5,7 +5,9 @@ tool is for, when to call it, what comes back and which ids to keep.
 
 Annotations: no tool edits source files. Checks are read-only for source
 but not idempotent, since each one records a snapshot and session history
-(loop detection counts repeated checks); lookups change nothing.
+(loop detection counts repeated checks); lookups change nothing. The live
+tools ingest_diagnostics and clear_live change the server's live buffer (not
+read-only, not destructive: no source file); clearing twice is clearing once.
 """
 
 from __future__ import annotations
