@@ -123,9 +123,8 @@ _LIVE_SPECS: Final = (
     ToolSpec(
         "ingest_diagnostics",
         "Ingest diagnostics",
-        "Report diagnostics from an editor/language server (LSP-shaped, or publishDiagnostics "
-        "params) or a tool's raw output (format + report: ruff, mypy, clippy, golangci, eslint, "
-        "sarif). Each batch replaces its source's diagnostics for every file it names; a file "
+        "Give diagnostics from a language server (LSP-shaped) or a tool's raw output (format "
+        "+ report). A batch replaces its source's diagnostics for each file it names; a file "
         "named with none is cleared. Returns the batch's summary and snapshotId (a checkId).",
         _fixed(live_schemas.INGEST_OUTPUT),
         read_only=False,

@@ -14,7 +14,7 @@ from signalint.server.schemas import MAX_PATH_CHARS, MAX_PATHS, SEVERITY, Schema
 _NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
 _FILTER_PATHS: Final[Schema] = {
     "type": "array",
-    "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
+    "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
     "maxItems": MAX_PATHS,
 }
 
@@ -25,12 +25,12 @@ INPUTS: Final[dict[str, Schema]] = {
                 "type": "array",
                 "items": {"type": "object", "additionalProperties": True},
                 "maxItems": MAX_BATCH,
-                "description": "LSP diagnostics, each with file (path or file:// URI), or "
-                "publishDiagnostics params {uri, diagnostics}.",
+                "description": "LSP diagnostics with file (path or file:// URI), or "
+                "publishDiagnostics params.",
             },
             "files": {
                 **_FILTER_PATHS,
-                "description": "More files this batch covers; one without diagnostics is cleared.",
+                "description": "More files it covers (cleared if none).",
             },
             "source": {**_NAME, "description": 'Default "lsp".'},
             "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
@@ -39,7 +39,7 @@ INPUTS: Final[dict[str, Schema]] = {
                 "type": "string",
                 "minLength": 1,
                 "maxLength": MAX_REPORT_BYTES,
-                "description": "A tool's raw output in `format`, instead of diagnostics.",
+                "description": "A tool's output in `format`.",
             },
         },
         [],
