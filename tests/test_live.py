@@ -51,14 +51,22 @@ def test_a_check_newer_than_a_live_set_supersedes_it_and_an_older_one_does_not()
     buffer = LiveBuffer(clock=lambda: now[0])
     buffer.apply(batch("ls", issue("a.ts", 1, rule="2322", message="Type mismatch.")))
     checked = (issue("a.ts", 1, rule="TS2322", engine="tsc", message="Type mismatch."),)
-    older = view(buffer, ("c1", 50.0, Scope(("a.ts",)), checked))
+    older = view(buffer, [("c1", 50.0, Scope(("a.ts",)), checked)])
     assert [(i.engine, i.also_reported_by) for i in older.issues] == [("tsc", ("ls",))]
     assert older.merged == 1 and older.superseded == 0
-    newer = view(buffer, ("c2", 150.0, Scope(("a.ts",)), checked))
+    newer = view(buffer, [("c2", 150.0, Scope(("a.ts",)), checked)])
     assert newer.superseded == 1 and newer.files_superseded == ("a.ts",)
     assert [(i.engine, i.also_reported_by) for i in newer.issues] == [("tsc", ())]
-    elsewhere = view(buffer, ("c3", 150.0, Scope(("b.ts",)), ()))
+    elsewhere = view(buffer, [("c3", 150.0, Scope(("b.ts",)), ())])
     assert [i.engine for i in elsewhere.issues] == ["ls"]  # the check did not cover a.ts
+
+
+def test_each_files_check_issues_come_from_the_newest_check_that_covered_it() -> None:
+    project = ("p", 10.0, Scope(), (issue("a.ts", 1, engine="tsc"), issue("b.ts", 1, engine="tsc")))
+    fixed_a = ("f", 20.0, Scope(("a.ts",)), ())
+    merged = view(LiveBuffer(), [fixed_a, project])
+    assert [(i.file, i.engine) for i in merged.issues] == [("b.ts", "tsc")]
+    assert merged.check_ids == ("f", "p")
 
 
 def test_a_batch_snapshot_covers_exactly_the_files_it_named(tmp_path: Path) -> None:

@@ -9,10 +9,11 @@ diagnostics; when a batch would overflow it, the least recently reported
 silently. A batch larger than the whole buffer is refused before anything
 changes.
 
-The live view merges the newest retained check (not a batch) with the
-buffer, file by file: the newer information wins. A live set older than
-that check, for a file the check covered, is superseded (left out and
-counted); a newer one is shown beside the check's issues. Where two
+The live view merges the retained checks (not batches) with the buffer,
+file by file: a file's check issues come from the newest check that covered
+it, and the newer information wins. A live set older than that check is
+superseded (left out and counted); a newer one is shown beside the check's
+issues. Where two
 sources report the same problem at the same place (same file, line and
 column, and the same rule or the same message), it appears once, naming
 both sources (`also_reported_by`, as D20 does for engines).
@@ -157,13 +158,14 @@ class LiveBuffer:
 class View:
     """The merged live view (module docstring), filtered.
 
-    `issues` are sorted by `Issue.sort_key`; `superseded` counts live
+    `issues` are sorted by `Issue.sort_key`; `check_ids` are the checks
+    merged in, newest first; `superseded` counts live
     diagnostics left out because a newer check covered their file;
     `merged` counts reports folded into another source's identical one.
     """
 
     issues: tuple[Issue, ...]
-    check_id: str | None
+    check_ids: tuple[str, ...]
     sources: tuple[str, ...]
     superseded: int = 0
     merged: int = 0
@@ -212,17 +214,23 @@ def _merge_sources(issues: Sequence[Issue]) -> tuple[list[Issue], int]:
     return out, folded
 
 
+# One retained check as the view reads it: id, time (wall clock), scope, issues.
+Layer = tuple[str, float, Scope, Sequence[Issue]]
+
+
 def view(
     buffer: LiveBuffer,
-    check: tuple[str, float, Scope, Sequence[Issue]] | None,
+    checks: Sequence[Layer] = (),
     *,
     files: Sequence[str] | None = None,
     severity: str | None = None,
 ) -> View:
-    """The live view of `buffer` merged with `check` (id, time, scope, issues).
+    """The live view of `buffer` merged with `checks` (newest first).
 
-    `files` keeps the issues of those files (or directories) only;
-    `severity` those of that severity.
+    Each file's check issues come from the newest of `checks` that covered
+    it (a file check of a.ts after a project check speaks for a.ts; the
+    project check still speaks for the rest). `files` keeps the issues of
+    those files (or directories) only; `severity` those of that severity.
     """
 
     def wanted(file: str) -> bool:
@@ -230,48 +238,41 @@ def view(
             return True
         return any(p in (".", "") or file == p or file.startswith(p + "/") for p in files)
 
-    live_sets = [s for s in buffer.sets() if wanted(s.file)]
+    owners: dict[str, int | None] = {}
+
+    def owner(file: str) -> int | None:
+        if file not in owners:
+            owners[file] = next((n for n, c in enumerate(checks) if c[2].contains(file)), None)
+        return owners[file]
+
     issues: list[Issue] = []
+    for index, (_, _, _, check_issues) in enumerate(checks):
+        issues.extend(i for i in check_issues if wanted(i.file) and owner(i.file) == index)
     superseded = 0
     stale_files: set[str] = set()
-    check_id = None
-    if check is not None:
-        check_id, checked_at, scope, check_issues = check
-        issues.extend(i for i in check_issues if wanted(i.file))
-        kept = []
-        for live_set in live_sets:
-            if live_set.at < checked_at and scope.contains(live_set.file):
-                superseded += len(live_set.issues)
-                stale_files.add(live_set.file)
-            else:
-                kept.append(live_set)
-        live_sets = kept
-    for live_set in live_sets:
-        issues.extend(live_set.issues)
+    live_sets = []
+    for live_set in buffer.sets():
+        if not wanted(live_set.file):
+            continue
+        covering = owner(live_set.file)
+        if covering is not None and live_set.at < checks[covering][1]:
+            superseded += len(live_set.issues)
+            stale_files.add(live_set.file)
+        else:
+            live_sets.append(live_set)
+            issues.extend(live_set.issues)
     merged, folded = _merge_sources(issues)
     if severity is not None:
         merged = [i for i in merged if i.severity == severity]
     merged.sort(key=Issue.sort_key)
     return View(
         tuple(merged),
-        check_id,
+        tuple(c[0] for c in checks),
         tuple(sorted({s.source for s in live_sets})),
         superseded,
         folded,
         tuple(sorted(stale_files)),
     )
-
-
-__all__ = [
-    "DEFAULT_CAPACITY",
-    "Applied",
-    "CapacityError",
-    "FileSet",
-    "LiveBuffer",
-    "View",
-    "batch_snapshot",
-    "view",
-]
 
 
 def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.time) -> Snapshot:

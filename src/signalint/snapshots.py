@@ -488,27 +488,37 @@ class SnapshotStore:
                 return self._read(path, mtime)
         return None
 
-    def latest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Snapshot | None:
-        """The newest retained snapshot of one of `kinds`, in memory or on disk.
+    def newest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Iterator[Snapshot]:
+        """Retained snapshots of one of `kinds`, newest first, in memory and on disk.
 
-        A file's kind is read from its head, so only the one returned is decoded.
+        Lazy: a file's kind is read from its head, and a file is decoded
+        only when the caller asks for the snapshot it holds.
         """
         self._prune()
-        best: tuple[float, Snapshot] | None = None
-        for stored_at, snap in reversed(self._items.values()):
-            if snap.kind in kinds:
-                best = (stored_at, snap)
-                break
-        if self.directory is None:
-            return best[1] if best else None
-        for mtime, path in self._files():
-            if best is not None and mtime <= best[0]:
-                break
-            if _kind_of(path) in kinds:
-                found = self._read(path, mtime)
+        entries: list[tuple[float, str, Snapshot | Path]] = [
+            (stored_at, check_id, snap)
+            for check_id, (stored_at, snap) in self._items.items()
+            if snap.kind in kinds
+        ]
+        if self.directory is not None:
+            mine = set(self._items)
+            entries += [
+                (mtime, path.name[: -len(_SUFFIX)], path)
+                for mtime, path in self._files()
+                if path.name[: -len(_SUFFIX)] not in mine
+            ]
+        entries.sort(key=lambda entry: entry[0], reverse=True)
+        for stored_at, _, source in entries:
+            if isinstance(source, Snapshot):
+                yield source
+            elif _kind_of(source) in kinds:
+                found = self._read(source, stored_at)
                 if found is not None:
-                    return found
-        return best[1] if best else None
+                    yield found
+
+    def latest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Snapshot | None:
+        """The newest retained snapshot of one of `kinds`, or None (see `newest`)."""
+        return next(self.newest(kinds), None)
 
     def __len__(self) -> int:
         self._prune()

@@ -315,8 +315,13 @@ async def test_the_live_view_merges_the_newest_check_and_the_newer_information_w
         again = (await client.call("check_files", {"files": ["src/a.ts"]})).data
         newer = (await client.call("get_live_diagnostics")).data
         assert newer["checkId"] == again["checkId"]
+        # The file check speaks for a.ts; the project check still speaks for b.ts.
+        assert newer["checkIds"] == [again["checkId"], check["checkId"]]
         assert newer["supersededIssueCount"] == 2
-        assert [(i["rule"], i["engine"]) for i in newer["issues"]] == [("TS2322", "tsc")]
+        assert [(i["file"], i["rule"], i["engine"]) for i in newer["issues"]] == [
+            ("src/a.ts", "TS2322", "tsc"),
+            ("src/b.ts", "TS2339", "tsc"),
+        ]
         assert "left out" in newer["nextStep"]
 
 

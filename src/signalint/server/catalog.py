@@ -133,8 +133,8 @@ _LIVE_SPECS: Final = (
     ToolSpec(
         "get_live_diagnostics",
         "Get live diagnostics",
-        "Current diagnostics: the newest check merged with what each live source last "
-        "reported (newer information wins per file; one problem reported by two sources "
+        "Current diagnostics: each file's newest check merged with what each live source "
+        "last reported (newer information wins; one problem reported by two sources "
         "appears once). Every issue in full plus clusters; filter by files and severity.",
         _fixed(live_schemas.LIVE_OUTPUT),
     ),

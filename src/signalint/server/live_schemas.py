@@ -56,6 +56,7 @@ class LiveAnswer(TypedDict):
     omittedIssueCount: int
     issues: list[IssueDetail]
     checkId: NotRequired[str]
+    checkIds: NotRequired[list[str]]
     sources: list[str]
     supersededIssueCount: NotRequired[int]
     mergedReportCount: NotRequired[int]
@@ -100,6 +101,7 @@ LIVE_OUTPUT: Final = outputs.output(
         **_SUMMARY,
         "issues": {"type": "array", "items": outputs.DETAIL},
         "checkId": _STR,
+        "checkIds": {"type": "array", "items": _STR},
         "sources": {"type": "array", "items": _STR},
         "supersededIssueCount": _INT,
         "mergedReportCount": _INT,

@@ -17,7 +17,7 @@ from signalint.cluster import cluster
 from signalint.ingest import Batch, ReportError, parse_report
 from signalint.ingest import lsp as lsp_format
 from signalint.ingest.places import Places
-from signalint.live import CapacityError, batch_snapshot, view
+from signalint.live import CapacityError, Layer, batch_snapshot, view
 from signalint.report import cluster_entry, flat_entry, issue_detail
 from signalint.server.checking import SendProgress
 from signalint.server.errors import field_refusal
@@ -32,6 +32,8 @@ from signalint.server.state import ServerState
 
 # Evicted sets named in one answer; the count covers them all.
 EVICTED_LISTED: Final = 20
+# Retained checks the live view reads at most (file checks after a project check).
+MAX_LAYERS: Final = 20
 
 
 def _plural(count: int, noun: str) -> str:
@@ -145,15 +147,25 @@ def _filter_paths(root: Path, args: dict[str, Any]) -> list[str] | None:
         raise field_refusal(exc.where, exc.message, "path_refused") from exc
 
 
+def _layers(state: ServerState) -> list[Layer]:
+    """The retained checks the live view merges, newest first.
+
+    Back to the newest check of the whole project (it speaks for every file
+    older checks did), at most `MAX_LAYERS` of them.
+    """
+    layers: list[Layer] = []
+    for snap in state.snapshots.newest():
+        layers.append((snap.check_id, snap.result.created_at, snap.scope, snap.result.issues))
+        if snap.scope.whole_project or len(layers) == MAX_LAYERS:
+            break
+    return layers
+
+
 async def get_live_diagnostics(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
     files = _filter_paths(state.root, args)
-    snap = state.snapshots.latest()
-    check = None
-    if snap is not None:
-        check = (snap.check_id, snap.result.created_at, snap.scope, snap.result.issues)
-    live = view(state.live, check, files=files, severity=args.get("severity"))
+    live = view(state.live, _layers(state), files=files, severity=args.get("severity"))
     clustering = cluster(live.issues)
     cluster_of = {i.issue_id: c.cluster_id for c in clustering.clusters for i in c.issues}
     data: LiveAnswer = {
@@ -170,19 +182,21 @@ async def get_live_diagnostics(
         ],
         "sources": list(live.sources),
     }
-    if live.check_id is not None:
-        data["checkId"] = live.check_id
+    if live.check_ids:
+        data["checkId"] = live.check_ids[0]
+    if len(live.check_ids) > 1:
+        data["checkIds"] = list(live.check_ids)
     if live.superseded:
         data["supersededIssueCount"] = live.superseded
     if live.merged:
         data["mergedReportCount"] = live.merged
     notes = []
-    if live.check_id is None:
+    if not live.check_ids:
         notes.append("No retained check is merged in (run check_project for one).")
     if live.superseded:
         notes.append(
             f"{_plural(live.superseded, 'live diagnostic')} in "
-            f"{_plural(len(live.files_superseded), 'file')} left out: check {live.check_id} "
+            f"{_plural(len(live.files_superseded), 'file')} left out: a later check "
             "covered those files after they were reported."
         )
     if notes:
@@ -190,7 +204,7 @@ async def get_live_diagnostics(
     text = (
         f"{_plural(clustering.total, 'live issue')} from "
         f"{', '.join(live.sources) or 'no live source'}"
-        + (f" and check {live.check_id}." if live.check_id else ".")
+        + (f" and check {live.check_ids[0]}." if live.check_ids else ".")
     )
     return Reply(data, text)
 
