@@ -127,6 +127,55 @@ class _Builder:
         self.files.setdefault(file, None)
         return file
 
+    def _common(self, diag: dict[str, Any], file: str) -> Issue | None:
+        """The issue of a diagnostic of the common shape, checked cheaply; else None.
+
+        Common: a non-blank message, a range with both ends, severity 1-4 or
+        none, a string or integer code or none, nothing for help or docs.
+        Anything else (including every malformed diagnostic) takes `add`'s
+        general path, which names the field at fault.
+        """
+        message, span = diag.get("message"), diag.get("range")
+        if type(message) is not str or not message or message.isspace() or type(span) is not dict:
+            return None
+        start, end = span.get("start"), span.get("end")
+        if type(start) is not dict or type(end) is not dict:
+            return None
+        sl, sc = start.get("line"), start.get("character")
+        el, ec = end.get("line"), end.get("character")
+        if not (type(sl) is int and type(sc) is int and type(el) is int and type(ec) is int):
+            return None
+        if sl < 0 or sc < 0 or el < 0 or ec < 0:
+            return None
+        value = diag.get("severity")
+        if value is None:
+            severity: Severity = "warning"
+        elif type(value) is int and 1 <= value <= 4:
+            severity = "error" if value == 1 else "warning"
+        else:
+            return None
+        code = diag.get("code")
+        if type(code) is str and code:
+            rule = code
+        elif type(code) is int:
+            rule = str(code)
+        elif code is None:
+            source = diag.get("source")
+            rule = source if type(source) is str and source else self.label
+        else:
+            return None
+        if "relatedInformation" in diag or "codeDescription" in diag:
+            return None
+        clamp = self.places.clamp
+        line, col = clamp(file, sl + 1, sc + 1)
+        end_line, end_col = clamp(file, el + 1, ec + 1)
+        if (end_line, end_col) < (line, col):
+            end_line, end_col = line, col
+        return Issue(
+            self.label, file, line, col, rule[:200], severity, message,
+            end_line=end_line, end_col=end_col,
+        )  # fmt: skip
+
     def add(self, raw: object, where: str, file: str | None = None) -> None:
         diag = _object(raw, where)
         if file is None:
@@ -135,6 +184,12 @@ class _Builder:
                 raise ReportError(f"{where}.file", "this field is required (a path or file:// URI)")
             file = self.places.file(diag[key], f"{where}.{key}")
             self.files.setdefault(file, None)
+        common = self._common(diag, file)
+        if common is not None:
+            self.issues.append(common)
+            if len(self.issues) > MAX_BATCH:
+                raise ReportError("diagnostics", f"at most {MAX_BATCH} diagnostics in one batch")
+            return
         message = diag.get("message")
         if not isinstance(message, str) or not message.strip():
             raise ReportError(f"{where}.message", "expected a non-empty string")
