@@ -5,7 +5,9 @@
 Two shapes of batch, each 1,000 LSP diagnostics: spread over 20 files (50
 each), and all in one file; after each ingest, get_live_diagnostics for
 one file of the batch. Each round sends a new batch (new messages, so the
-buffer really replaces every set).
+buffer really replaces every set and no issue made before is reused); one
+more row re-sends the same batch, as a language server re-publishes a
+file's unchanged diagnostics.
 
 - Over MCP: the real `signalint-mcp` process, raw JSON-RPC on stdio, timed
   from `tools/call` written to its response read (JSON encoding and the
@@ -86,7 +88,9 @@ def receive(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
             return dict(message)
 
 
-def over_mcp(root: Path, names: list[str], rounds: int) -> tuple[list[float], list[float]]:
+def over_mcp(
+    root: Path, names: list[str], rounds: int, fresh: bool = True
+) -> tuple[list[float], list[float]]:
     proc = subprocess.Popen(
         [str(SERVER)], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -100,7 +104,7 @@ def over_mcp(root: Path, names: list[str], rounds: int) -> tuple[list[float], li
     request_id = 100
     for round_no in range(rounds + 1):
         for name, arguments, sink in (
-            ("ingest_diagnostics", {"diagnostics": batch(names, 1000, round_no)}, ingests),
+            ("ingest_diagnostics", {"diagnostics": batch(names, 1000, round_no * fresh)}, ingests),
             ("get_live_diagnostics", {"files": [names[0]]}, queries),
         ):
             request_id += 1
@@ -118,7 +122,9 @@ def over_mcp(root: Path, names: list[str], rounds: int) -> tuple[list[float], li
     return ingests, queries
 
 
-def in_server(root: Path, names: list[str], rounds: int) -> tuple[list[float], list[float]]:
+def in_server(
+    root: Path, names: list[str], rounds: int, fresh: bool = True
+) -> tuple[list[float], list[float]]:
     from signalint.server import live_tools
     from signalint.server.state import ServerState
 
@@ -131,7 +137,7 @@ def in_server(root: Path, names: list[str], rounds: int) -> tuple[list[float], l
         ingests: list[float] = []
         queries: list[float] = []
         for round_no in range(rounds + 1):
-            arguments = {"diagnostics": batch(names, 1000, round_no)}
+            arguments = {"diagnostics": batch(names, 1000, round_no * fresh)}
             started = time.perf_counter()
             await live_tools.ingest_diagnostics(state, arguments, nothing)
             ingested = time.perf_counter() - started
@@ -169,6 +175,8 @@ def main() -> None:
             print("  " + describe("ingest_diagnostics in-server", own_ingest))
             print("  " + describe("get_live_diagnostics over MCP", wire_query))
             print("  " + describe("get_live_diagnostics in-server", own_query))
+            again, _ = in_server(root, names, args.rounds, fresh=False)
+            print("  " + describe("ingest_diagnostics in-server, the same batch re-sent", again))
 
 
 if __name__ == "__main__":

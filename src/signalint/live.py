@@ -83,6 +83,8 @@ class LiveBuffer:
         self._clock = clock
         self._sets: OrderedDict[tuple[str, str], FileSet] = OrderedDict()
         self._size = 0
+        # Issues made for earlier batches (`ingest.lsp.parse`'s memo).
+        self.memo: dict[tuple[object, ...], Issue] = {}
 
     def __len__(self) -> int:
         return self._size

@@ -115,10 +115,17 @@ def _code(value: object, where: str) -> str | None:
     return str(value) or None
 
 
+# Issues made from earlier batches, by what made them: a language server
+# re-publishes most of a file's diagnostics after every edit. Bounded.
+Memo = dict[tuple[object, ...], Issue]
+MEMO_LIMIT: Final = 50_000
+
+
 class _Builder:
-    def __init__(self, root: Path, label: str) -> None:
+    def __init__(self, root: Path, label: str, memo: Memo | None = None) -> None:
         self.places = Places(root)
         self.label = label
+        self.memo: Memo = {} if memo is None else memo
         self.issues: list[Issue] = []
         self.files: dict[str, None] = {}
 
@@ -171,10 +178,16 @@ class _Builder:
         end_line, end_col = clamp(file, el + 1, ec + 1)
         if (end_line, end_col) < (line, col):
             end_line, end_col = line, col
-        return Issue(
-            self.label, file, line, col, rule[:200], severity, message,
-            end_line=end_line, end_col=end_col,
-        )  # fmt: skip
+        key = (self.label, file, line, col, rule, severity, message, end_line, end_col)
+        found = self.memo.get(key)
+        if found is None:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()
+            found = self.memo[key] = Issue(
+                self.label, file, line, col, rule[:200], severity, message,
+                end_line=end_line, end_col=end_col,
+            )  # fmt: skip
+        return found
 
     def add(self, raw: object, where: str, file: str | None = None) -> None:
         diag = _object(raw, where)
@@ -251,13 +264,16 @@ def parse(
     label: str = DEFAULT_SOURCE,
     files: Sequence[str] = (),
     field: str = "diagnostics",
+    memo: Memo | None = None,
 ) -> Batch:
     """The batch of `diagnostics` (module docstring) from the source `label`.
 
     `files` names more files this batch speaks for (each one without a
-    diagnostic is cleared). Raises `ReportError` naming the first bad field.
+    diagnostic is cleared). `memo` keeps issues made before (issues are
+    immutable, so one made for an identical diagnostic is reused). Raises
+    `ReportError` naming the first bad field.
     """
-    builder = _Builder(root, label)
+    builder = _Builder(root, label, memo)
     for index, path in enumerate(files):
         builder.name(path, f"files[{index}]")
     for index, raw in enumerate(diagnostics):

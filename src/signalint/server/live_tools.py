@@ -53,7 +53,7 @@ def _relabel(batch: Batch, label: str | None) -> Batch:
     return Batch(label, issues, batch.files)
 
 
-def read_batch(root: Path, args: dict[str, Any]) -> Batch:
+def read_batch(root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = None) -> Batch:
     """The batch of an ingest_diagnostics call; `ReportError` names the field at fault."""
     label = _label(args)
     if "report" in args:
@@ -78,12 +78,13 @@ def read_batch(root: Path, args: dict[str, Any]) -> Batch:
         root,
         label=label or lsp_format.DEFAULT_SOURCE,
         files=args.get("files", ()),
+        memo=memo,
     )
 
 
 async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     try:
-        batch = read_batch(state.root, args)
+        batch = read_batch(state.root, args, state.live.memo)
     except ReportError as exc:
         field = exc.where.split(":", 1)[0] if exc.where else "diagnostics"
         raise field_refusal(field, exc.message) from exc
