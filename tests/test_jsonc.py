@@ -121,3 +121,8 @@ def test_setting_a_member_equals_setting_it_in_the_parsed_value(
         return  # a non-object on the way is refused, never silently replaced
     assert json.loads(out) == expected
     assert jsonc.loads(out) == expected
+
+
+def test_replacing_a_string_value_replaces_all_of_it() -> None:
+    out = jsonc.set_member('{"a": "old", // keep\n "b": 1}', ["a"], "new")
+    assert out == '{"a": "new", // keep\n "b": 1}'

@@ -82,6 +82,8 @@ class Config:
     snapshot_ttl_s: float
     cache_max_rows: int
     source: Path | None
+    # Diagnostics the MCP server's live buffer holds (`live.maxEntries`, D8).
+    live_max_entries: int = 10_000
 
     def enabled_engines(self) -> tuple[str, ...]:
         """Enabled engine names in the canonical order."""
@@ -199,11 +201,15 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
         snapshot_ttl_s=ttl_minutes * 60.0,
         cache_max_rows=c.positive_int(cache.get("maxRows", 200_000), "cache.maxRows"),
         source=file,
+        live_max_entries=c.positive_int(
+            c.table(top.get("live", {}), "live", ("maxEntries",)).get("maxEntries", 10_000),
+            "live.maxEntries",
+        ),
     )
 
 
 _TOP_KEYS: Final = tuple(
-    ["engines", "ignore", "timeoutsMs", "mcpPayload", "monorepoMode", "snapshots", "cache"]
+    ["engines", "ignore", "timeoutsMs", "mcpPayload", "monorepoMode", "snapshots", "cache", "live"]
 )
 
 

@@ -159,7 +159,7 @@ class SnapshotSummary(TypedDict):
     checkId: str
     fingerprint: str
     createdAt: str
-    source: Literal["project", "files"]
+    source: Literal["project", "files", "lsp"]
     targets: list[str]
     status: CheckStatus
     engines: dict[str, EngineEntry]

@@ -203,8 +203,10 @@ def _record(
         payload_after=after,
     )
     found = context.derived(issues, "signatures", lambda: signatures(issues))
+    kind = snapshot.kind
+    assert kind != "lsp", "only checks are recorded in the session history"
     return history.record_check(
-        result, kind=snapshot.kind, targets=snapshot.targets, metrics=metrics, found=found
+        result, kind=kind, targets=snapshot.targets, metrics=metrics, found=found
     )
 
 

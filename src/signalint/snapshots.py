@@ -44,7 +44,10 @@ from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, 
 from signalint.payloads import IssueDetail, IssuePage, SnapshotSummary, laid_out
 from signalint.report import FrontEnd, check_payload, issue_detail
 
-SnapshotKind = Literal["project", "files"]
+# "lsp": one batch of ingested diagnostics (signalint.live), not a check.
+SnapshotKind = Literal["project", "files", "lsp"]
+# The kinds that are checks: the live view merges the newest of these.
+CHECK_KINDS: tuple[SnapshotKind, ...] = ("project", "files")
 
 DEFAULT_MAX_COUNT = 50
 DEFAULT_TTL_S = 1800.0
@@ -218,6 +221,15 @@ def snapshot_dir(root: Path) -> Path:
     return state_dir(root) / "snapshots"
 
 
+def live_snapshot_dir(root: Path) -> Path:
+    """Where snapshots of ingested batches (kind "lsp") persist: `snapshots/live/`.
+
+    Apart from the checks, with bounds of their own, so an editor sending a
+    batch per keystroke cannot evict the checks an agent still refers to.
+    """
+    return snapshot_dir(root) / "live"
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"signalint: warning: {message}\n")
 
@@ -359,7 +371,7 @@ def decode_snapshot(data: bytes) -> Snapshot:
             whole_project=bool(document.get("wholeProject", True)),
         )
         kind = document["kind"]
-        if kind not in ("project", "files"):
+        if kind not in ("project", "files", "lsp"):
             raise ValueError(f"unknown snapshot kind {kind!r}")
         targets = tuple(str(t) for t in document["targets"])
         filtered_out = int(document["filteredOut"])
@@ -475,6 +487,38 @@ class SnapshotStore:
             if path.name == f"{check_id}{_SUFFIX}":
                 return self._read(path, mtime)
         return None
+
+    def newest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Iterator[Snapshot]:
+        """Retained snapshots of one of `kinds`, newest first, in memory and on disk.
+
+        Lazy: a file's kind is read from its head, and a file is decoded
+        only when the caller asks for the snapshot it holds.
+        """
+        self._prune()
+        entries: list[tuple[float, str, Snapshot | Path]] = [
+            (stored_at, check_id, snap)
+            for check_id, (stored_at, snap) in self._items.items()
+            if snap.kind in kinds
+        ]
+        if self.directory is not None:
+            mine = set(self._items)
+            entries += [
+                (mtime, path.name[: -len(_SUFFIX)], path)
+                for mtime, path in self._files()
+                if path.name[: -len(_SUFFIX)] not in mine
+            ]
+        entries.sort(key=lambda entry: entry[0], reverse=True)
+        for stored_at, _, source in entries:
+            if isinstance(source, Snapshot):
+                yield source
+            elif _kind_of(source) in kinds:
+                found = self._read(source, stored_at)
+                if found is not None:
+                    yield found
+
+    def latest(self, kinds: Sequence[SnapshotKind] = CHECK_KINDS) -> Snapshot | None:
+        """The newest retained snapshot of one of `kinds`, or None (see `newest`)."""
+        return next(self.newest(kinds), None)
 
     def __len__(self) -> int:
         self._prune()
@@ -628,6 +672,20 @@ class SnapshotStore:
         if message not in self._warned:
             self._warned.add(message)
             self._warn(message)
+
+
+_KIND = re.compile(rb'"kind":"([a-z]+)"')
+
+
+def _kind_of(path: Path) -> str | None:
+    """The kind in a snapshot file's head (written before the issues), or None."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    found = _KIND.search(head)
+    return found.group(1).decode("ascii") if found else None
 
 
 def _unlink(path: Path) -> None:

@@ -73,6 +73,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "hooks",
         "Preview, install or run verify-after-edit hooks for an agent host.",
     ),
+    "ingest": (
+        "signalint.cli.ingest",
+        "ingest",
+        "Print a Ruff, mypy, Clippy, golangci-lint, ESLint or SARIF report as a check.",
+    ),
 }
 
 

@@ -24,7 +24,14 @@ from signalint.config import Config
 from signalint.formats import text
 from signalint.formats.text import Line
 from signalint.model import Issue
-from signalint.snapshots import Found, Snapshot, SnapshotStore, snapshot_dir, snapshot_summary
+from signalint.snapshots import (
+    Found,
+    Snapshot,
+    SnapshotStore,
+    live_snapshot_dir,
+    snapshot_dir,
+    snapshot_summary,
+)
 
 FORMATS = ("text", "json")
 
@@ -153,9 +160,13 @@ def show(reference: str, check_id: str | None, output_format: str) -> int:
     """
     root, config, _ = open_project(())
     store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
+    # Ingested batches (`signalint ingest`, ingest_diagnostics) are kept apart.
+    batches = SnapshotStore(
+        config.snapshot_max, config.snapshot_ttl_s, directory=live_snapshot_dir(root)
+    )
     found: Found | None
     if check_id is not None:
-        snap = store.get(check_id.strip())
+        snap = store.get(check_id.strip()) or batches.get(check_id.strip())
         if snap is None:
             click.echo(_gone(f"no retained check has id {check_id!r}", config), err=True)
             return 2
@@ -168,7 +179,7 @@ def show(reference: str, check_id: str | None, output_format: str) -> int:
             )
             return 2
     else:
-        found = store.resolve(reference)
+        found = store.resolve(reference) or batches.resolve(reference)
         if found is None:
             what = f"no retained check, cluster or issue has id {reference!r}"
             click.echo(_gone(what, config), err=True)

@@ -102,7 +102,8 @@ class _Parser:
             return self.array()
         if c == '"':
             start = self.pos
-            return Node("scalar", start, self.pos, scalar=self.string())
+            decoded = self.string()  # advances self.pos past the closing quote
+            return Node("scalar", start, self.pos, scalar=decoded)
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, self.pos):
                 start = self.pos

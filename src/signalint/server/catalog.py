@@ -5,7 +5,9 @@ tool is for, when to call it, what comes back and which ids to keep.
 
 Annotations: no tool edits source files. Checks are read-only for source
 but not idempotent, since each one records a snapshot and session history
-(loop detection counts repeated checks); lookups change nothing.
+(loop detection counts repeated checks); lookups change nothing. The live
+tools ingest_diagnostics and clear_live change the server's live buffer (not
+read-only, not destructive: no source file); clearing twice is clearing once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from signalint.server import outputs
+from signalint.server import live_schemas, outputs
 from signalint.server.schemas import Schema
 
 
@@ -116,4 +118,34 @@ _SPECS: Final = (
     ),
 )
 
-TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in _SPECS}
+# Live and external diagnostics (D8): server/live_tools.py handles them.
+_LIVE_SPECS: Final = (
+    ToolSpec(
+        "ingest_diagnostics",
+        "Ingest diagnostics",
+        "Give diagnostics from a language server (LSP-shaped) or a tool's raw output (format "
+        "+ report). A batch replaces its source's diagnostics for each file it names; a file "
+        "named with none is cleared. Returns the batch's summary and snapshotId (a checkId).",
+        _fixed(live_schemas.INGEST_OUTPUT),
+        read_only=False,
+        idempotent=False,
+    ),
+    ToolSpec(
+        "get_live_diagnostics",
+        "Get live diagnostics",
+        "Current diagnostics: each file's newest check merged with what each live source "
+        "last reported (newer information wins; one problem reported by two sources "
+        "appears once). Every issue in full plus clusters; filter by files and severity.",
+        _fixed(live_schemas.LIVE_OUTPUT),
+    ),
+    ToolSpec(
+        "clear_live",
+        "Clear live diagnostics",
+        "Forget ingested diagnostics: of one source (source/serverName as ingested) and/or "
+        "files; everything without arguments.",
+        _fixed(live_schemas.CLEAR_OUTPUT),
+        read_only=False,
+    ),
+)
+
+TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in _SPECS + _LIVE_SPECS}

@@ -172,7 +172,7 @@ SNAPSHOT_OUTPUT: Final = output(
         "checkId": _STR,
         "fingerprint": _STR,
         "createdAt": {"type": "string", "format": "date-time"},
-        "source": {"enum": ["project", "files"]},
+        "source": {"enum": ["project", "files", "lsp"]},
         "targets": _STRS,
         "status": CHECK_PROPERTIES["status"],
         **{key: CHECK_PROPERTIES[key] for key in _SNAPSHOT_CHECK_KEYS},

@@ -118,3 +118,14 @@ INPUTS: Final[dict[str, Schema]] = {
         ["checkId"],
     ),
 }
+
+
+def _live_inputs() -> dict[str, Schema]:
+    # The live tools' inputs are declared beside their handlers; that module
+    # imports this one, so it is read once this module is complete.
+    from signalint.server.live_inputs import INPUTS as LIVE
+
+    return LIVE
+
+
+INPUTS.update(_live_inputs())

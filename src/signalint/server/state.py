@@ -23,7 +23,8 @@ from signalint.config import PAYLOAD_MODES, Config, ConfigError, load_config
 if TYPE_CHECKING:
     from signalint.context import Context
     from signalint.history import Session
-    from signalint.snapshots import SnapshotStore
+    from signalint.live import LiveBuffer
+    from signalint.snapshots import Snapshot, SnapshotStore
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -69,6 +70,28 @@ class ServerState:
         max_count = config.snapshot_max if config else DEFAULT_MAX_COUNT
         ttl_s = config.snapshot_ttl_s if config else DEFAULT_TTL_S
         return SnapshotStore(max_count, ttl_s, directory=snapshot_dir(self.root), background=True)
+
+    @cached_property
+    def live_snapshots(self) -> SnapshotStore:
+        """Snapshots of ingested batches, bounded apart from the checks' (D8, D19)."""
+        from signalint.snapshots import SnapshotStore, live_snapshot_dir
+
+        store = self.snapshots
+        return SnapshotStore(
+            store.max_count, store.ttl_s, directory=live_snapshot_dir(self.root), background=True
+        )
+
+    def snapshot(self, check_id: str) -> Snapshot | None:
+        """The retained check or ingested batch with `check_id`, or None."""
+        return self.snapshots.get(check_id) or self.live_snapshots.get(check_id)
+
+    @cached_property
+    def live(self) -> LiveBuffer:
+        """What each source last reported about each file (D8), in memory only."""
+        from signalint.live import DEFAULT_CAPACITY, LiveBuffer
+
+        config = self.startup_config
+        return LiveBuffer(config.live_max_entries if config else DEFAULT_CAPACITY)
 
     @cached_property
     def context(self) -> Context:

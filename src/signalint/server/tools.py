@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking
+from signalint.server import checking, live_tools
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
@@ -53,7 +53,7 @@ def check_summary(full: CheckPayload) -> str:
 
 
 def _snapshot(state: ServerState, check_id: str, field: str = "checkId") -> Snapshot:
-    snap = state.snapshots.get(check_id)
+    snap = state.snapshot(check_id)
     if snap is None:
         raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
     return snap
@@ -85,7 +85,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
     if baseline_id is None:
         return Reply(answer.wire, summary)
     wire = dict(answer.wire)
-    baseline = state.snapshots.get(baseline_id)
+    baseline = state.snapshot(baseline_id)
     if baseline is None:
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
@@ -196,6 +196,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "get_loop_status": get_loop_status,
     "list_issues": list_issues,
 }
+HANDLERS.update(live_tools.HANDLERS)
 
 
 async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
