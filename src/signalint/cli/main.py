@@ -99,6 +99,19 @@ def cli() -> None:
 
     Start with `signalint init` in your project, then `signalint check`.
     """
+    _recover_fix_transactions()
+
+
+def _recover_fix_transactions() -> None:
+    """Undo a fix transaction a killed process left half applied (D9), before any command."""
+    from signalint.project import RootError, find_root
+    from signalint.transactions import recover_and_report
+
+    try:
+        root = find_root(os.environ, os.getcwd())
+    except (RootError, OSError):
+        return  # the command itself reports an unusable root
+    recover_and_report(root, lambda text: click.echo(f"signalint: {text}", err=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
