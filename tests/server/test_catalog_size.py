@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from signalint.server.catalog import TOOLS
+
 from .conftest import SERVER, server_env, write_project
 
 pytestmark = pytest.mark.real  # the real server process
@@ -74,7 +76,7 @@ def test_tools_list_fits_the_reference_budget_per_tool(
     result = _exchange(root, env)
     tools = result["tools"]
     size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode())
-    assert len(tools) == 9
+    assert len(tools) == len(TOOLS)
     print(f"tools/list {mode} compact={compact}: {size} bytes, {size / len(tools):.0f}/tool")
     assert size <= BYTES_PER_TOOL * len(tools), f"tools/list is {size} bytes"
     assert all(("outputSchema" in tool) is (mode != "text") for tool in tools)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from signalint.context import Context
     from signalint.history import Session
     from signalint.snapshots import SnapshotStore
+    from signalint.transactions import TransactionStore
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -84,3 +85,10 @@ class ServerState:
         from signalint.history import Session
 
         return Session(state_dir(self.root))
+
+    @cached_property
+    def transactions(self) -> TransactionStore:
+        """Staged fix transactions of this process (previews: 20, 15 minutes)."""
+        from signalint.transactions import TransactionStore
+
+        return TransactionStore()

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking
+from signalint.server import checking, fix_tools
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
@@ -196,6 +196,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "get_loop_status": get_loop_status,
     "list_issues": list_issues,
 }
+HANDLERS.update(fix_tools.HANDLERS)
 
 
 async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
