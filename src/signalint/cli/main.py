@@ -68,6 +68,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "watch",
         "Re-check changed files as you edit and print what changed.",
     ),
+    "fix": (
+        "signalint.cli.fix",
+        "fix",
+        "Apply the engines' safe fixes as one crash-safe transaction (--dry-run: diff only).",
+    ),
 }
 
 

@@ -28,6 +28,7 @@ CLI_VERBS: dict[str, str] = {
     "show": "show",
     "watch": "watch",
     "cache": "cache",
+    "fix": "fix",
     "help": "--help",
     "--help": "--help",
     "-h": "--help",

@@ -1,0 +1,123 @@
+"""Fixes the engines already know: `fixable` for Oxlint and Biome, suggest_fix, `signalint fix`.
+
+Real engines on a small project: Oxlint's `no-useless-rename` (a rule whose
+every diagnostic has a safe fix) and Biome's `useConst` ("Safe fix" advice)
+are fixable, Oxlint's `no-debugger` (a suggestion) is not; a fixable
+cluster becomes one preview and one apply.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from signalint.engines.oxlint_fixes import OXLINT_VERSION, SAFE_FIX_RULES
+
+from .conftest import require_engine
+from .server.conftest import connect
+
+SOURCE = (
+    "let a = 1;\nexport { a };\nlet b = 2;\nexport { b };\n"
+    "const { x: x } = { x: 1 };\nexport { x };\ndebugger;\n"
+)
+FIXED_BY_BIOME = "const a = 1;\nexport { a };\nconst b = 2;\nexport { b };\n"
+
+
+def _project(root: Path) -> Path:
+    (root / "src").mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "p", "private": true}\n')
+    (root / "biome.json").write_text('{"linter": {"enabled": true}}\n')
+    engines = {"oxlint": True, "biome": True, "tsc": False, "eslint": False}
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    for n in range(3):
+        (root / "src" / f"m{n}.js").write_text(SOURCE)
+    return root
+
+
+@pytest.mark.real
+def test_the_recorded_oxlint_rule_table_is_the_installed_oxlints() -> None:
+    oxlint = require_engine("oxlint")
+    version = subprocess.run([str(oxlint), "--version"], capture_output=True, text=True)
+    assert OXLINT_VERSION in version.stdout
+    rules = json.loads(
+        subprocess.run(
+            [str(oxlint), "--rules", "--format", "json"], capture_output=True, text=True
+        ).stdout
+    )
+    always = {"fixable_fix", "fixable_safe_fix_or_suggestion"}
+    safe = {f"{r['scope']}/{r['value']}" for r in rules if r["fix"] in always}
+    assert safe == SAFE_FIX_RULES
+
+
+@pytest.mark.real
+@pytest.mark.anyio
+async def test_a_fixable_cluster_becomes_one_preview_and_one_apply(tmp_path: Path) -> None:
+    require_engine("oxlint")
+    require_engine("biome")
+    root = _project(tmp_path / "p")
+    async with connect(root, SIGNALINT_ALLOW_UNINITIALIZED="1") as client:
+        check = (await client.call("check_project")).data
+        listed = (await client.call("list_issues", {"checkId": check["checkId"]})).data
+        fixable = {(i["engine"], i["rule"]): i["fixable"] for i in listed["issues"]}
+        assert fixable[("biome", "lint/style/useConst")] is True
+        assert fixable[("biome", "lint/suspicious/noDebugger")] is False
+        cluster = next(c for c in check["clusters"] if c["ruleIds"] == ["lint/style/useConst"])
+        assert cluster["priority"] == 5 and "suggestedAction" in cluster
+        suggestion = await client.call(
+            "suggest_fix", {"checkId": check["checkId"], "clusterId": cluster["clusterId"]}
+        )
+        data = suggestion.data
+        assert not suggestion.error, data
+        assert data["filesCount"] == 3 and data["engines"]["biome"]["status"] == "ok"
+        assert "+const a = 1;" in data["patchesPreview"][0]["diff"]
+        assert (root / "src" / "m0.js").read_text() == SOURCE, "suggest writes nothing"
+        applied = await client.call(
+            "apply_diagnostic_fix", {"transactionId": data["transactionId"], "confirm": True}
+        )
+        assert applied.data["status"] == "success"
+        assert sorted(applied.data["filesModified"]) == [f"src/m{n}.js" for n in range(3)]
+        assert (root / "src" / "m1.js").read_text().startswith(FIXED_BY_BIOME)
+
+
+@pytest.mark.real
+def test_signalint_fix_shows_the_diff_and_applies_it(tmp_path: Path) -> None:
+    require_engine("oxlint")
+    require_engine("biome")
+    root = _project(tmp_path / "p")
+    cli = [str(Path(__import__("sys").executable).parent / "signalint"), "fix"]
+    dry = subprocess.run([*cli, "src/m0.js", "--dry-run"], cwd=root, capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert "+const { x } = { x: 1 };" in dry.stdout and "+const a = 1;" in dry.stdout
+    assert (root / "src" / "m0.js").read_text() == SOURCE
+    done = subprocess.run([*cli, "--engine", "biome"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = (root / "src" / "m2.js").read_text()
+    assert text.startswith(FIXED_BY_BIOME)
+    assert "debugger;" in text  # an unsafe fix: never applied
+
+
+def test_oxlint_issues_of_rules_that_always_fix_safely_are_fixable(tmp_path: Path) -> None:
+    from signalint.engines.base import EngineContext
+    from signalint.engines.oxlint import ENGINE
+    from signalint.process import ProcessResult
+
+    (tmp_path / "r.js").write_text("const { x: x } = { x: 1 };\nexport { x };\ndebugger;\n")
+    rules = "https://oxc.rs/docs/guide/usage/linter/rules/eslint/"
+    report = {
+        "diagnostics": [
+            {"message": "m", "code": f"eslint({rule})", "severity": "warning",
+             "url": f"{rules}{rule}.html", "filename": "r.js",
+             "labels": [{"span": {"offset": 0, "length": 1, "line": line, "column": 1}}]}
+            for rule, line in (("no-useless-rename", 1), ("no-debugger", 3))
+        ]
+    }  # fmt: skip
+    result = ProcessResult(("oxlint",), 0, json.dumps(report), "", 0.1)
+    ctx = EngineContext(tmp_path, tmp_path / "oxlint", 1.0, tmp_path / "state")
+    issues = ENGINE.parse(result, ctx)
+    assert [(i.rule, i.fixable) for i in issues] == [
+        ("eslint(no-useless-rename)", True),
+        ("eslint(no-debugger)", False),
+    ]
