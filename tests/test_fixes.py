@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from signalint.engines import biome_fixes
 from signalint.engines.oxlint_fixes import OXLINT_VERSION, SAFE_FIX_RULES
 
 from .conftest import require_engine
@@ -53,6 +54,21 @@ def test_the_recorded_oxlint_rule_table_is_the_installed_oxlints() -> None:
 
 
 @pytest.mark.real
+def test_the_recorded_biome_rule_table_agrees_with_biome_explain() -> None:
+    import random
+
+    biome = require_engine("biome")
+    version = subprocess.run([str(biome), "--version"], capture_output=True, text=True)
+    assert biome_fixes.BIOME_VERSION in version.stdout
+    rng = random.Random(3)
+    safe = rng.sample(sorted(biome_fixes.SAFE_FIX_RULES), 4)
+    for category in [*safe, "lint/suspicious/noDebugger", "lint/correctness/noUnusedVariables"]:
+        rule = category.rsplit("/", 1)[1]
+        explained = subprocess.run([str(biome), "explain", rule], capture_output=True, text=True)
+        assert ("- Fix: safe" in explained.stdout) is (category in biome_fixes.SAFE_FIX_RULES)
+
+
+@pytest.mark.real
 @pytest.mark.anyio
 async def test_a_fixable_cluster_becomes_one_preview_and_one_apply(tmp_path: Path) -> None:
     require_engine("oxlint")
@@ -64,6 +80,9 @@ async def test_a_fixable_cluster_becomes_one_preview_and_one_apply(tmp_path: Pat
         fixable = {(i["engine"], i["rule"]): i["fixable"] for i in listed["issues"]}
         assert fixable[("biome", "lint/style/useConst")] is True
         assert fixable[("biome", "lint/suspicious/noDebugger")] is False
+        # One issue for Biome's noUselessRename and Oxlint's no-useless-rename (D20):
+        # Oxlint's safe fix makes it fixable.
+        assert fixable[("biome", "lint/complexity/noUselessRename")] is True
         cluster = next(c for c in check["clusters"] if c["ruleIds"] == ["lint/style/useConst"])
         assert cluster["priority"] == 5 and "suggestedAction" in cluster
         suggestion = await client.call(
@@ -96,6 +115,7 @@ def test_signalint_fix_shows_the_diff_and_applies_it(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     text = (root / "src" / "m2.js").read_text()
     assert text.startswith(FIXED_BY_BIOME)
+    assert "const { x } = { x: 1 };" in text  # Biome's safe fix of noUselessRename
     assert "debugger;" in text  # an unsafe fix: never applied
 
 

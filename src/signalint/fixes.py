@@ -70,25 +70,36 @@ class Suggestion:
         return text + (" " + "; ".join(bad) if bad else "")
 
 
-def fix_plan(issues: Sequence[Issue]) -> tuple[dict[str, list[str]], list[str]]:
-    """Files per fixing engine (canonical order), and the issue ids no engine can fix."""
+def fix_plan(
+    issues: Sequence[Issue], only: str | None = None
+) -> tuple[dict[str, list[str]], list[str]]:
+    """Files per fixing engine (canonical order; only engine `only` if given), and
+    the issue ids no engine can fix."""
     files: dict[str, set[str]] = {}
     not_fixable: list[str] = []
     for issue in issues:
-        engine = ENGINES.get(issue.engine)
-        if isinstance(engine, AppliesFixes):
-            files.setdefault(issue.engine, set()).add(issue.file)
-        else:
+        # An issue several engines reported (D20) is fixed by any of them.
+        fixers = [
+            name
+            for name in (issue.engine, *issue.also_reported_by)
+            if isinstance(ENGINES.get(name), AppliesFixes) and only in (None, name)
+        ]
+        for name in fixers:
+            files.setdefault(name, set()).add(issue.file)
+        if not fixers:
             not_fixable.append(issue.issue_id)
     ordered = {name: sorted(files[name]) for name in ENGINES if name in files}
     return ordered, not_fixable
 
 
-async def suggest(root: Path, config: Config, issues: Sequence[Issue]) -> Suggestion:
-    """The engines' safe fixes for the files of `issues` (module docstring)."""
+async def suggest(
+    root: Path, config: Config, issues: Sequence[Issue], only: str | None = None
+) -> Suggestion:
+    """The engines' safe fixes for the files of `issues` (module docstring); only
+    engine `only`'s when given."""
     from signalint.engines.resolve import project_python, resolve
 
-    plan, not_fixable = fix_plan(issues)
+    plan, not_fixable = fix_plan(issues, only)
     suggestion = Suggestion(not_fixable=not_fixable)
     every = sorted({file for files in plan.values() for file in files})
     if len(every) > MAX_FILES:

@@ -54,12 +54,12 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     issues = [
         issue
         for issue in checked.result.issues
-        if issue.fixable and (engine is None or issue.engine == engine)
+        if issue.fixable and (engine is None or engine in (issue.engine, *issue.also_reported_by))
     ]
     if not issues:
         click.echo("signalint: no fixable issue found", err=True)
         return 0
-    suggestion = asyncio.run(suggest(root, config, issues))
+    suggestion = asyncio.run(suggest(root, config, issues, engine))
     failed = [f"{n}: {e.get('message', e['status'])}" for n, e in suggestion.engines.items()
               if e["status"] == "error"]  # fmt: skip
     for line in failed:

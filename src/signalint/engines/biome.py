@@ -10,10 +10,12 @@ Verified against @biomejs/biome 2.6.8:
   "lint" for oversized files), `location.path` and 1-based `start`/`end`
   line/column counted in code points (end exclusive); whole-file
   diagnostics use line 0 / column 0. `advices[].text` carries extra notes.
-- The JSON reporter prints a diagnostic's safe fix as an advice whose text
-  starts with "Safe fix:" (unsafe fixes are not printed), so `fixable` is
-  True exactly then, and for formatter diagnostics (`category` "format":
-  `biome check --write` always fixes them). It says nothing about
+- The JSON reporter prints the safe fix of some diagnostics as an advice
+  starting "Safe fix:" (useConst) but not of others (noUselessRename), so
+  `fixable` is True for such an advice, for a rule whose fix kind is safe
+  (`biome_fixes`, recorded from `biome explain`), and for formatter
+  diagnostics (`category` "format": `biome check --write` fixes them). It
+  says nothing about
   documentation; the rdjson reporter does, but drops the path of
   whole-file diagnostics (every formatter diagnostic is one), so it cannot
   be the source of truth. The docs URL follows Biome's rule-page
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
 from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.biome_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
 from signalint.process import Command
@@ -220,7 +223,9 @@ class BiomeEngine:
             end_col=source.codepoint_to_utf16(end_line, end_col) if has_end else None,
             docs_url=docs_url(category),
             help="\n".join(notes) or None,
-            fixable=category == "format" or any(n.startswith("Safe fix:") for n in notes),
+            fixable=category == "format"
+            or category in SAFE_FIX_RULES
+            or any(n.startswith("Safe fix:") for n in notes),
         )
 
     def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
