@@ -49,9 +49,19 @@ def biome_rules() -> list[str]:
 
 
 def write(module: str, doc: str, constant: str, version: str, rules: list[str]) -> None:
-    lines = [f'"""{doc}"""', "", "from __future__ import annotations", "", "from typing import Final",
-             "", f'{constant}_VERSION: Final = "{version}"', "SAFE_FIX_RULES: Final = frozenset(",
-             "    {", *[f'        "{rule}",' for rule in rules], "    }", ")", ""]  # fmt: skip
+    head = [
+        f'"""{doc}"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import Final",
+    ]
+    table = [
+        f'{constant}_VERSION: Final = "{version}"',
+        "SAFE_FIX_RULES: Final = frozenset(",
+        "    {",
+    ]
+    lines = [*head, "", *table, *[f'        "{rule}",' for rule in rules], "    }", ")", ""]
     (OUT / module).write_text("\n".join(lines))
 
 
