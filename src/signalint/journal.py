@@ -29,7 +29,8 @@ recovery from touching an apply that is still running in another process:
 an applier holds it from its first journal write to its commit.
 
 `SIGNALINT_FAULT_KILL_AT=N` (fault injection for the tests) makes the
-process `SIGKILL` itself at its N-th checkpoint of `write_all` (1-based);
+process `SIGKILL` itself at its N-th checkpoint of `write_all` (1-based),
+`SIGNALINT_FAULT_FAIL_AT=N` raises an `OSError` there instead;
 `checkpoints(n)` says how many a transaction of n files passes.
 """
 
@@ -54,6 +55,7 @@ LOCK: Final = ".lock"
 RECOVERED: Final = "recovered"
 TEMP_PREFIX: Final = ".signalint-tmp-"
 FAULT_VARIABLE: Final = "SIGNALINT_FAULT_KILL_AT"
+FAIL_VARIABLE: Final = "SIGNALINT_FAULT_FAIL_AT"
 _FORMAT: Final = 1
 
 
@@ -99,6 +101,15 @@ class JournalError(Exception):
         self.undone = undone
 
 
+class Drifted(JournalError):
+    """Files whose content is not their `original` any more, found under the
+    lock right before the plan is written; nothing was written."""
+
+    def __init__(self, files: list[str]) -> None:
+        super().__init__(f"changed since they were read: {', '.join(files)}", undone=True)
+        self.files = files
+
+
 def journal_dir(root: Path) -> Path:
     return state_dir(root) / "journal"
 
@@ -113,17 +124,25 @@ def checkpoints(count: int) -> int:
 
 
 class _Faults:
-    """Kills the process at the N-th checkpoint when `SIGNALINT_FAULT_KILL_AT=N`."""
+    """Fault injection: `SIGKILL` at the N-th checkpoint (`SIGNALINT_FAULT_KILL_AT=N`),
+    or an `OSError` there (`SIGNALINT_FAULT_FAIL_AT=N`), as a full disk would."""
 
     def __init__(self) -> None:
-        raw = os.environ.get(FAULT_VARIABLE, "")
-        self.kill_at = int(raw) if raw.isdigit() else 0
+        self.kill_at = self._number(FAULT_VARIABLE)
+        self.fail_at = self._number(FAIL_VARIABLE)
         self.passed = 0
 
-    def point(self) -> None:
+    @staticmethod
+    def _number(variable: str) -> int:
+        raw = os.environ.get(variable, "")
+        return int(raw) if raw.isdigit() else 0
+
+    def point(self, *, committed: bool = False) -> None:
         self.passed += 1
         if self.passed == self.kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.passed == self.fail_at and not committed:  # after the commit nothing fails
+            raise OSError(28, "No space left on device (injected)")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -176,78 +195,100 @@ def _temp_name(target: Path, transaction_id: str, index: int) -> Path:
 def write_all(root: Path, transaction_id: str, writes: Sequence[Write]) -> None:
     """Write every file of `writes` under `root`, all or nothing (module docstring).
 
-    The caller has checked the paths (inside the root, no symlink) and that
-    each file's current content is its `original`. Raises `JournalError`
-    when a write fails; the files are then put back.
+    The caller has checked the paths (inside the root, no symlink); each
+    file's current content is compared with its `original` once more under
+    the lock (`Drifted`). Raises `JournalError` when a write fails; the
+    files are then put back (`undone`), or, if even that failed, the
+    journal stays for `recover`.
     """
     faults = _Faults()
     directory = journal_dir(root)
-    with _locked(directory):
-        faults.point()
-        tx_dir = directory / transaction_id
-        tx_dir.mkdir()
-        entries: list[dict[str, Any]] = []
-        made: set[str] = set()
-        for index, write in enumerate(writes):
-            target = root / write.file
-            mode = None
-            if write.original is not None:
-                mode = os.lstat(target).st_mode & 0o7777
-                _write_synced(tx_dir / f"{index}.orig", write.original)
-            dirs = [d for d in _missing_dirs(root, write.file) if d not in made]
-            made.update(dirs)
-            entries.append(
-                {
-                    "file": write.file,
-                    "existed": write.original is not None,
-                    "mode": mode,
-                    "original": None if write.original is None else digest(write.original),
-                    "patched": digest(write.patched),
-                    "newDirs": dirs,
-                }
-            )
-        faults.point()
-        plan = {"format": _FORMAT, "transactionId": transaction_id, "entries": entries}
-        _write_synced(tx_dir / (PLAN + ".tmp"), json.dumps(plan).encode())
-        os.rename(tx_dir / (PLAN + ".tmp"), tx_dir / PLAN)
-        _fsync_dir(tx_dir)
-        _fsync_dir(directory)
-        faults.point()  # the plan is durable: source writes may begin
-        try:
-            parents: set[Path] = set()
-            for index, (write, entry) in enumerate(zip(writes, entries, strict=True)):
-                target = root / write.file
-                for made_dir in entry["newDirs"]:
-                    (root / made_dir).mkdir()
-                    parents.add((root / made_dir).parent)
-                temp = _temp_name(target, transaction_id, index)
-                faults.point()
-                half = len(write.patched) // 2
-                _write_synced(temp, write.patched[:half])
-                faults.point()  # a half-written temporary file
-                with open(temp, "ab") as handle:
-                    handle.write(write.patched[half:])
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                if entry["mode"] is not None:
-                    os.chmod(temp, entry["mode"])
-                faults.point()
-                os.rename(temp, target)
-                parents.add(target.parent)
-                faults.point()
-            for parent in parents:
-                _fsync_dir(parent)
-        except OSError as exc:
+    tx_dir = directory / transaction_id
+    try:
+        with _locked(directory):
+            _write_locked(root, tx_dir, transaction_id, writes, faults)
+    except JournalError:
+        raise
+    except OSError as exc:
+        undone = True
+        if (tx_dir / PLAN).exists():  # source files may have been written: put them back
             try:
                 _undo(root, tx_dir, Recovered(transaction_id))
-            except OSError:
-                raise JournalError(str(exc), undone=False) from exc
-            raise JournalError(str(exc), undone=True) from exc
-        (tx_dir / PLAN).unlink()  # the commit point
+            except (OSError, ValueError, KeyError):
+                undone = False
+        else:  # no plan: no source file was touched
+            shutil.rmtree(tx_dir, ignore_errors=True)
+        raise JournalError(str(exc), undone=undone) from exc
+
+
+def _write_locked(
+    root: Path, tx_dir: Path, transaction_id: str, writes: Sequence[Write], faults: _Faults
+) -> None:
+    """`write_all` under the journal lock."""
+    faults.point()
+    # Checked again under the lock, just before the plan: the last moment
+    # another writer's change can be noticed without undoing anything.
+    drifted = [w.file for w in writes if _read(root / w.file) != w.original]
+    if drifted:
+        raise Drifted(drifted)
+    tx_dir.mkdir()
+    entries: list[dict[str, Any]] = []
+    made: set[str] = set()
+    for index, write in enumerate(writes):
+        target = root / write.file
+        mode = None
+        if write.original is not None:
+            mode = os.lstat(target).st_mode & 0o7777
+            _write_synced(tx_dir / f"{index}.orig", write.original)
+        dirs = [d for d in _missing_dirs(root, write.file) if d not in made]
+        made.update(dirs)
+        entries.append(
+            {
+                "file": write.file,
+                "existed": write.original is not None,
+                "mode": mode,
+                "original": None if write.original is None else digest(write.original),
+                "patched": digest(write.patched),
+                "newDirs": dirs,
+            }
+        )
+    faults.point()
+    plan = {"format": _FORMAT, "transactionId": transaction_id, "entries": entries}
+    _write_synced(tx_dir / (PLAN + ".tmp"), json.dumps(plan).encode())
+    os.rename(tx_dir / (PLAN + ".tmp"), tx_dir / PLAN)
+    _fsync_dir(tx_dir)
+    _fsync_dir(tx_dir.parent)
+    faults.point()  # the plan is durable: source writes may begin
+    parents: set[Path] = set()
+    for index, (write, entry) in enumerate(zip(writes, entries, strict=True)):
+        target = root / write.file
+        for made_dir in entry["newDirs"]:
+            (root / made_dir).mkdir()
+            parents.add((root / made_dir).parent)
+        temp = _temp_name(target, transaction_id, index)
+        faults.point()
+        half = len(write.patched) // 2
+        _write_synced(temp, write.patched[:half])
+        faults.point()  # a half-written temporary file
+        with open(temp, "ab") as handle:
+            handle.write(write.patched[half:])
+            handle.flush()
+            os.fsync(handle.fileno())
+        if entry["mode"] is not None:
+            os.chmod(temp, entry["mode"])
+        faults.point()
+        os.rename(temp, target)
+        parents.add(target.parent)
+        faults.point()
+    for parent in parents:
+        _fsync_dir(parent)
+    (tx_dir / PLAN).unlink()  # the commit point
+    # Committed: what follows only tidies up, and cannot fail the transaction.
+    with contextlib.suppress(OSError):
         _fsync_dir(tx_dir)
-        faults.point()
-        shutil.rmtree(tx_dir, ignore_errors=True)
-        faults.point()
+    faults.point(committed=True)
+    shutil.rmtree(tx_dir, ignore_errors=True)
+    faults.point(committed=True)
 
 
 def recover(root: Path) -> list[Recovered]:

@@ -387,6 +387,8 @@ def write(root: Path, prepared: Prepared) -> list[str]:
         writes.append(journal.Write(patch.file, patch.patched.encode(), original))
     try:
         journal.write_all(root, prepared.transaction_id, writes)
+    except journal.Drifted as exc:
+        raise _drift_refusal(exc.files) from exc
     except journal.JournalError as exc:
         if exc.undone:
             raise TransactionRefused(
