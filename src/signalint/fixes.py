@@ -2,8 +2,9 @@
 
 `suggest` takes issues of a retained check, and for each engine that can
 fix (an adapter with a `fix` command: ESLint, Oxlint, Biome, Ruff) runs
-that engine's safe-fix mode on the issues' files in a shadow copy of the
-project (`signalint.shadow`; nothing is written in the project). The files
+that engine's safe-fix mode on the issues' files in a sparse shadow copy
+of the project (those files copied, everything else symlinked:
+`signalint.shadow`; nothing is written in the project). The files
 that changed become full-file patches, ready for a preview transaction:
 one preview, one apply, for a whole fixable cluster.
 
@@ -113,7 +114,7 @@ async def suggest(
             continue  # deleted since the check
     if not originals:
         return suggestion
-    with shadow_copy(root) as shadow:
+    with shadow_copy(root, only=list(originals)) as shadow:
         for name, files in plan.items():
             files = [f for f in files if f in originals]
             engine = ENGINES[name]

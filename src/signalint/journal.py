@@ -4,16 +4,20 @@
 the process (an exception, `kill -9`, a power cut), every file ends all-old
 or all-new once `recover` has run:
 
-1. Under the journal lock (`<state>/journal/.lock`, `flock`), the originals
-   of the files that exist are written to `<state>/journal/<id>/` and the
-   plan (`plan.json`: each file, whether it existed, its mode bits, the
-   SHA-256 of its original and of its new content, the parent directories
-   the apply will create) is written beside them. Every one of those files
-   and both directories are fsynced, and `plan.json` appears by a rename:
-   until it exists no source file has been touched.
-2. Each file is written to an adjacent `.signalint-tmp-<id>-<n>`, fsynced,
-   given the original's mode bits, and renamed over its target (one
-   atomic step per file). Missing parent directories are created first.
+1. Under the journal lock (`<state>/journal/.lock`, `flock`), each file's
+   current content is compared with its `original` once more (`Drifted`),
+   then the originals of the files that exist are written to
+   `<state>/journal/<id>/originals` (one file) and the plan (`plan.json`:
+   each file, whether it existed, its mode bits, where its original lies,
+   the SHA-256 of its original and of its new content, the parent
+   directories the apply will create) beside them. Both files and both
+   directories are fsynced, and `plan.json` appears by a rename: until it
+   exists no source file has been touched.
+2. Each file's new content is written to an adjacent
+   `.signalint-tmp-<id>-<n>` with the original's mode bits (missing parent
+   directories are created first); all of them are fsynced (in parallel)
+   before the first rename, then each is renamed over its target (one
+   atomic step per file).
 3. The parents are fsynced; removing `plan.json` is the commit point; the
    journal directory is then removed.
 
@@ -43,7 +47,8 @@ import json
 import os
 import shutil
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -51,6 +56,7 @@ from typing import Any, Final
 from signalint.config import state_dir
 
 PLAN: Final = "plan.json"
+ORIGINALS: Final = "originals"
 LOCK: Final = ".lock"
 RECOVERED: Final = "recovered"
 TEMP_PREFIX: Final = ".signalint-tmp-"
@@ -234,12 +240,14 @@ def _write_locked(
     tx_dir.mkdir()
     entries: list[dict[str, Any]] = []
     made: set[str] = set()
-    for index, write in enumerate(writes):
+    blob = bytearray()  # every original in one file: one fsync, not one per file
+    for write in writes:
         target = root / write.file
-        mode = None
+        mode = offset = None
         if write.original is not None:
             mode = os.lstat(target).st_mode & 0o7777
-            _write_synced(tx_dir / f"{index}.orig", write.original)
+            offset = len(blob)
+            blob += write.original
         dirs = [d for d in _missing_dirs(root, write.file) if d not in made]
         made.update(dirs)
         entries.append(
@@ -247,11 +255,14 @@ def _write_locked(
                 "file": write.file,
                 "existed": write.original is not None,
                 "mode": mode,
+                "offset": offset,
+                "size": None if write.original is None else len(write.original),
                 "original": None if write.original is None else digest(write.original),
                 "patched": digest(write.patched),
                 "newDirs": dirs,
             }
         )
+    _write_synced(tx_dir / ORIGINALS, bytes(blob))
     faults.point()
     plan = {"format": _FORMAT, "transactionId": transaction_id, "entries": entries}
     _write_synced(tx_dir / (PLAN + ".tmp"), json.dumps(plan).encode())
@@ -259,6 +270,7 @@ def _write_locked(
     _fsync_dir(tx_dir)
     _fsync_dir(tx_dir.parent)
     faults.point()  # the plan is durable: source writes may begin
+    temps: list[Path] = []
     parents: set[Path] = set()
     for index, (write, entry) in enumerate(zip(writes, entries, strict=True)):
         target = root / write.file
@@ -267,21 +279,28 @@ def _write_locked(
             parents.add((root / made_dir).parent)
         temp = _temp_name(target, transaction_id, index)
         faults.point()
-        half = len(write.patched) // 2
-        _write_synced(temp, write.patched[:half])
-        faults.point()  # a half-written temporary file
-        with open(temp, "ab") as handle:
-            handle.write(write.patched[half:])
-            handle.flush()
-            os.fsync(handle.fileno())
-        if entry["mode"] is not None:
-            os.chmod(temp, entry["mode"])
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            half = len(write.patched) // 2
+            _write_fd(fd, write.patched[:half])
+            faults.point()  # a half-written temporary file
+            _write_fd(fd, write.patched[half:])
+            if entry["mode"] is not None:
+                os.fchmod(fd, entry["mode"])
+        finally:
+            os.close(fd)
+        temps.append(temp)
         faults.point()
+    # Every new content is durable before the first rename, so a power cut
+    # can never leave a renamed file without its data. fsync releases the
+    # GIL: syncing in parallel lets the filesystem commit them together.
+    _in_parallel(_fsync_file, temps)
+    for write, temp in zip(writes, temps, strict=True):
+        target = root / write.file
         os.rename(temp, target)
         parents.add(target.parent)
         faults.point()
-    for parent in parents:
-        _fsync_dir(parent)
+    _in_parallel(_fsync_dir, sorted(parents))
     (tx_dir / PLAN).unlink()  # the commit point
     # Committed: what follows only tidies up, and cannot fail the transaction.
     with contextlib.suppress(OSError):
@@ -289,6 +308,29 @@ def _write_locked(
     faults.point(committed=True)
     shutil.rmtree(tx_dir, ignore_errors=True)
     faults.point(committed=True)
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _in_parallel(action: Callable[[Path], None], paths: Sequence[Path]) -> None:
+    if len(paths) <= 1:
+        for path in paths:
+            action(path)
+        return
+    with ThreadPoolExecutor(max_workers=min(8, len(paths))) as pool:
+        list(pool.map(action, paths))  # re-raises the first OSError
 
 
 def recover(root: Path) -> list[Recovered]:
@@ -334,7 +376,7 @@ def _undo(root: Path, tx_dir: Path, report: Recovered) -> None:
             _temp_name(target, report.transaction_id, index).unlink()
         current = _read(target)
         if entry["existed"]:
-            original = (tx_dir / f"{index}.orig").read_bytes()
+            original = _original(tx_dir, entry)
             if current is not None and digest(current) == entry["original"]:
                 if os.lstat(target).st_mode & 0o7777 != entry["mode"]:
                     os.chmod(target, entry["mode"])
@@ -365,6 +407,15 @@ def _undo(root: Path, tx_dir: Path, report: Recovered) -> None:
     report.removed.reverse()
     (tx_dir / PLAN).unlink()
     shutil.rmtree(tx_dir, ignore_errors=True)
+
+
+def _original(tx_dir: Path, entry: dict[str, Any]) -> bytes:
+    with open(tx_dir / ORIGINALS, "rb") as handle:
+        handle.seek(entry["offset"])
+        data = handle.read(entry["size"])
+    if digest(data) != entry["original"]:
+        raise ValueError(f"the journal's copy of {entry['file']} is damaged")
+    return data
 
 
 def _read(target: Path) -> bytes | None:

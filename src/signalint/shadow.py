@@ -7,20 +7,24 @@ Directories that are installed, not authored (`node_modules`, virtual
 environments, `.git`) are symlinked rather than copied: engines read their
 plugins, packages and ignore files from there and never write to them. The
 state directory (`.signalint`) is left out, so nothing in the copy touches
-the project's cache.
+the project's cache. A sparse copy (`only`) copies just the files an
+engine will rewrite.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
+_MEMORY: Final = "/dev/shm"
 SKIPPED: Final = frozenset(
     {".signalint", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 )
@@ -50,17 +54,56 @@ def _copy_tree(source: Path, target: Path) -> None:
                 shutil.copymode(path, out / name)
 
 
+def _sparse_tree(source: Path, target: Path, copied: Collection[str]) -> None:
+    """Copy the files `copied` (project-relative); symlink everything else at
+    the highest level that holds none of them."""
+    ancestors = {"."}
+    for file in copied:
+        parent = posixpath.dirname(file)
+        while parent:
+            ancestors.add(parent)
+            parent = posixpath.dirname(parent)
+    wanted = set(copied)
+    for rel in sorted(ancestors, key=lambda d: d.count("/") if d != "." else -1):
+        here = source / rel
+        out = target / rel
+        out.mkdir(exist_ok=True)
+        for entry in os.scandir(here):
+            child = entry.name if rel == "." else f"{rel}/{entry.name}"
+            if entry.name in SKIPPED or child in ancestors:
+                continue
+            if child in wanted and entry.is_file(follow_symlinks=False):
+                shutil.copyfile(entry.path, out / entry.name)
+                shutil.copymode(entry.path, out / entry.name)
+            else:  # the root is canonical, so entry.path is already absolute
+                os.symlink(entry.path, out / entry.name)
+
+
 @contextmanager
-def shadow_copy(root: Path, replace: Mapping[str, bytes] | None = None) -> Iterator[Path]:
+def shadow_copy(
+    root: Path,
+    replace: Mapping[str, bytes] | None = None,
+    *,
+    only: Collection[str] | None = None,
+) -> Iterator[Path]:
     """A temporary copy of `root` with `replace` (project-relative path -> bytes) written in.
 
-    The copy's path is canonical (realpath), like a project root.
+    With `only` (project-relative files), only those files are copied and
+    everything else is a symlink into the project: much cheaper, and fit
+    for an engine that rewrites exactly those files (`fixes`), but not for
+    a whole-program check, which would read symlinked files through their
+    real paths. The copy's path is canonical (realpath), like a project root.
     """
-    directory = Path(os.path.realpath(tempfile.mkdtemp(prefix="signalint-shadow-")))
+    # A sparse copy is small: in memory (/dev/shm) when the machine has it.
+    where = _MEMORY if only is not None and os.access(_MEMORY, os.W_OK | os.X_OK) else None
+    directory = Path(os.path.realpath(tempfile.mkdtemp(prefix="signalint-shadow-", dir=where)))
     try:
         shadow = directory / root.name
         shadow.mkdir()
-        _copy_tree(root, shadow)
+        if only is None:
+            _copy_tree(root, shadow)
+        else:
+            _sparse_tree(root, shadow, only)
         for file, data in (replace or {}).items():
             path = shadow / file
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +112,10 @@ def shadow_copy(root: Path, replace: Mapping[str, bytes] | None = None) -> Itera
             path.write_bytes(data)
         yield shadow
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        # Removed on a thread: nobody waits for it (the interpreter does, at exit).
+        threading.Thread(
+            target=shutil.rmtree, args=(directory,), kwargs={"ignore_errors": True}
+        ).start()
 
 
 __all__ = ["shadow_copy"]

@@ -190,7 +190,7 @@ async def test_the_server_undoes_an_interrupted_apply_when_it_starts(tmp_path: P
     ]
     pid = os.fork()
     if pid == 0:
-        os.environ[journal.FAULT_VARIABLE] = "8"  # after the first rename
+        os.environ[journal.FAULT_VARIABLE] = "10"  # after the first rename
         try:
             journal.write_all(root, "tx-killed", writes)
         finally:
@@ -203,3 +203,25 @@ async def test_the_server_undoes_an_interrupted_apply_when_it_starts(tmp_path: P
     assert (root / "src" / "a.ts").read_text() == BAD
     assert not (root / "src" / "n.ts").exists()
     assert "interrupted fix transaction tx-killed undone; restored src/a.ts" in log.read_text()
+
+
+async def test_a_write_that_fails_midway_is_rolled_back_and_consumes_the_preview(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path / "project")
+    # Two files: checkpoint 7 is the second file's temporary file (journal.py).
+    async with connect(root, **{journal.FAIL_VARIABLE: "7"}) as client:
+        preview = await client.call(
+            "preview_diagnostic_fix",
+            {"patches": [_patch("src/a.ts", BAD, GOOD), _patch("src/n/c.ts", "", "x\n")]},
+        )
+        tx = preview.data["transactionId"]
+        failed = await client.call("apply_diagnostic_fix", {"transactionId": tx, "confirm": True})
+        assert failed.error
+        assert failed.data["status"] == "rolled_back"
+        assert failed.data["code"] == "transaction_aborted_and_rolled_back"
+        assert failed.data["filesModified"] == []
+        assert (root / "src" / "a.ts").read_text() == BAD
+        assert not (root / "src" / "n").exists()
+        again = await client.call("apply_diagnostic_fix", {"transactionId": tx, "confirm": True})
+        assert again.data["code"] == "transaction_gone"
