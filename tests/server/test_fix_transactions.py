@@ -210,7 +210,7 @@ async def test_a_write_that_fails_midway_is_rolled_back_and_consumes_the_preview
 ) -> None:
     root = write_project(tmp_path / "project")
     # Two files: checkpoint 7 is the second file's temporary file (journal.py).
-    async with connect(root, **{journal.FAIL_VARIABLE: "7"}) as client:
+    async with connect(root, SIGNALINT_FAULT_FAIL_AT="7") as client:
         preview = await client.call(
             "preview_diagnostic_fix",
             {"patches": [_patch("src/a.ts", BAD, GOOD), _patch("src/n/c.ts", "", "x\n")]},
