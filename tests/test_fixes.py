@@ -141,3 +141,33 @@ def test_oxlint_issues_of_rules_that_always_fix_safely_are_fixable(tmp_path: Pat
         ("eslint(no-useless-rename)", True),
         ("eslint(no-debugger)", False),
     ]
+
+
+@pytest.mark.real
+@pytest.mark.anyio
+async def test_suggest_fix_names_what_it_cannot_fix_and_refuses_bad_references(
+    tmp_path: Path,
+) -> None:
+    require_engine("tsc")
+    from .server.conftest import write_project
+
+    root = write_project(tmp_path / "ts")
+    async with connect(root) as client:
+        check = (await client.call("check_project")).data
+        check_id = check["checkId"]
+        issue_id = check["remainingIssues"][0]["issueId"]
+        nothing = await client.call("suggest_fix", {"checkId": check_id, "issueIds": [issue_id]})
+        assert not nothing.error
+        assert nothing.data["status"] == "no_fix"
+        assert "fix mode" in nothing.data["message"]
+        assert nothing.data["notFixable"] == [issue_id]
+        both = await client.call(
+            "suggest_fix", {"checkId": check_id, "issueIds": [issue_id], "clusterId": "x"}
+        )
+        assert both.error and both.data["field"] == "issueIds"
+        unknown = await client.call(
+            "suggest_fix", {"checkId": check_id, "issueIds": [issue_id, "ffffffffffff"]}
+        )
+        assert unknown.data["status"] == "stale" and unknown.data["field"] == "issueIds[1]"
+        stale = await client.call("suggest_fix", {"checkId": "0000000000000000", "clusterId": "x"})
+        assert stale.data["status"] == "stale" and stale.data["field"] == "checkId"

@@ -15,10 +15,12 @@ import time
 from typing import Any, Final
 
 from signalint import ids
+from signalint.model import Issue
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, refusal
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.snapshots import Snapshot
 from signalint.transactions import Prepared, TransactionRefused, TransactionStore
 
 NO_BASELINE: Final = "No baselineCheckId provided; baseline delta was not requested."
@@ -245,13 +247,21 @@ async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgre
             "message": suggestion.explain(),
             "engines": suggestion.engines,
         }
+        if suggestion.not_fixable:
+            data["notFixable"] = _short(snap, found, suggestion.not_fixable)
         return Reply(data, data["message"])
     prepared = _transactions(state).put(suggestion.patches)
     data = preview_payload(prepared)
     data["engines"] = suggestion.engines
     if suggestion.not_fixable:
-        data["notFixable"] = suggestion.not_fixable
+        data["notFixable"] = _short(snap, found, suggestion.not_fixable)
     return Reply(data, str(data["summary"]))
+
+
+def _short(snap: Snapshot, issues: list[Issue], full_ids: list[str]) -> list[str]:
+    """The ids a reader of the check knows (short ids) of the issues `full_ids`."""
+    wanted = set(full_ids)
+    return list(dict.fromkeys(snap.short_id(i) for i in issues if i.issue_id in wanted))
 
 
 HANDLERS: Final = {
