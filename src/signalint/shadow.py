@@ -30,6 +30,20 @@ SKIPPED: Final = frozenset(
 )
 
 
+# shadow root -> the project it copies, while the copy exists (this process).
+_ORIGINS: dict[str, Path] = {}
+
+
+def origin_of(root: Path) -> Path:
+    """The project `root` is a shadow copy of, or `root` itself.
+
+    Engine resolution asks this, so a check in a shadow copy runs the
+    project's own engines and virtual environment (symlinked into the copy,
+    their real paths are outside it), exactly as a check of the project.
+    """
+    return _ORIGINS.get(os.fspath(root), root)
+
+
 def _copy_tree(source: Path, target: Path) -> None:
     for current, dirs, files in os.walk(source):
         here = Path(current)
@@ -110,8 +124,10 @@ def shadow_copy(
             if path.is_symlink():
                 path.unlink()
             path.write_bytes(data)
+        _ORIGINS[os.fspath(shadow)] = Path(os.path.realpath(root))
         yield shadow
     finally:
+        _ORIGINS.pop(os.fspath(directory / root.name), None)
         # Removed on a thread: nobody waits for it (the interpreter does, at exit).
         threading.Thread(
             target=shutil.rmtree, args=(directory,), kwargs={"ignore_errors": True}
