@@ -82,8 +82,13 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
                 shadow, config, files, locate=service.from_root(shadow), kind="files",
                 use_cache=False,
             )  # fmt: skip
-    except (ConfigError, OSError, ValueError) as exc:
+    except ConfigError as exc:
         return {"status": "error", "message": f"verification did not run: {exc}"}
+    except Exception as exc:  # verification is advisory: the preview stands without it
+        from signalint.server.errors import sanitize
+
+        message = sanitize(str(exc) or type(exc).__name__, state.root)
+        return {"status": "error", "message": f"verification did not run: {message}"}
     engines = {n: o.status for n, o in after.result.outcomes.items()}
     result: dict[str, Any] = {"status": "verified", "engines": engines}
     if before is None:
