@@ -171,3 +171,38 @@ async def test_suggest_fix_names_what_it_cannot_fix_and_refuses_bad_references(
         assert unknown.data["status"] == "stale" and unknown.data["field"] == "issueIds[1]"
         stale = await client.call("suggest_fix", {"checkId": "0000000000000000", "clusterId": "x"})
         assert stale.data["status"] == "stale" and stale.data["field"] == "checkId"
+
+
+def _fix(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cli = str(Path(__import__("sys").executable).parent / "signalint")
+    return subprocess.run([cli, "fix", *args], cwd=root, capture_output=True, text=True)
+
+
+@pytest.mark.real
+def test_eslint_fixes_come_through_signalint_fix(demo_project: Path) -> None:
+    before = (demo_project / "src" / "legacy.js").read_text()
+    dry = _fix(demo_project, "src/legacy.js", "--engine", "eslint", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "-  let next = counter + step;\n+  const next = counter + step;" in dry.stdout
+    assert (demo_project / "src" / "legacy.js").read_text() == before
+    done = _fix(demo_project, "src/legacy.js", "--engine", "eslint")
+    assert done.returncode == 0, done.stderr
+    after = (demo_project / "src" / "legacy.js").read_text()
+    assert "const next = counter + step;" in after and "debugger;" in after
+
+
+@pytest.mark.real
+def test_ruff_safe_fixes_come_through_signalint_fix(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = tmp_path / "py"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "0"\n\n[tool.signalint.engines]\n'
+        "ruff = true\nmypy = false\npyright = false\n"
+    )
+    source = "import os\nimport sys\n\nprint(sys.argv)\n"
+    (root / "pkg" / "main.py").write_text(source)
+    done = _fix(root)
+    assert done.returncode == 0, done.stderr
+    assert "-import os\n" in done.stdout
+    assert (root / "pkg" / "main.py").read_text() == "import sys\n\nprint(sys.argv)\n"

@@ -141,3 +141,44 @@ def test_a_completed_transaction_keeps_mode_bits_and_leaves_no_journal(tmp_path:
     assert set(_state(root, writes)) == {"new"}
     assert stat.S_IMODE((root / "src/f0.ts").stat().st_mode) == 0o755
     assert journal.recover(root) == []
+
+
+def test_kill_9_from_outside_at_random_moments_leaves_every_file_all_old_or_all_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No hook: the parent kills the applying child after a random delay."""
+    import time
+
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    monkeypatch.delenv(journal.FAULT_VARIABLE, raising=False)
+
+    def bigger(writes: list[journal.Write]) -> list[journal.Write]:
+        # ~1 MB per file, so a whole apply lasts long enough to be hit midway.
+        return [journal.Write(w.file, w.patched * 600, w.original) for w in writes]
+
+    timing = tmp_path / "timing"
+    writes = bigger(_project(timing))
+    started = time.perf_counter()
+    journal.write_all(timing, "tx-timing", writes)
+    duration = time.perf_counter() - started
+    rng = random.Random(7)
+    outcomes = {"old": 0, "new": 0}
+    for trial in range(20):
+        root = tmp_path / f"r{trial}"
+        writes = bigger(_project(root))
+        pid = os.fork()
+        if pid == 0:
+            try:
+                journal.write_all(root, "tx-random", writes)
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0, duration * 3))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        journal.recover(root)
+        states = _state(root, writes)
+        assert not [s for s in states if s not in ("old", "new")], (trial, states)
+        assert len(set(states)) == 1, (trial, states)
+        outcomes[states[0]] += 1
+        assert not list(root.rglob(f"{journal.TEMP_PREFIX}*"))
+    print(f"20 external kill -9 trials over {duration * 1000:.0f} ms applies: {outcomes}")
