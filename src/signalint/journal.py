@@ -437,6 +437,22 @@ def _keep(
     return os.path.relpath(kept, root)
 
 
+def recover_and_report(root: Path, say: Callable[[str], None]) -> list[Recovered]:
+    """Run `recover` for `root`, telling `say` one sentence per transaction.
+
+    What every start of the CLI and of the MCP server calls. Never raises:
+    a recovery problem is reported, and the journal stays for the next start.
+    """
+    try:
+        done = recover(root)
+    except (OSError, ValueError, KeyError) as exc:
+        say(f"could not recover an interrupted fix transaction: {exc}")
+        return []
+    for report in done:
+        say(report.sentence())
+    return done
+
+
 __all__ = [
     "FAULT_VARIABLE",
     "JournalError",
@@ -445,5 +461,6 @@ __all__ = [
     "checkpoints",
     "journal_dir",
     "recover",
+    "recover_and_report",
     "write_all",
 ]

@@ -403,22 +403,6 @@ def write(root: Path, prepared: Prepared) -> list[str]:
     return [w.file for w in writes]
 
 
-def recover_and_report(root: Path, say: Callable[[str], None]) -> list[journal.Recovered]:
-    """Run journal recovery for `root`, telling `say` one sentence per transaction.
-
-    Never raises: a recovery problem is reported, and the journal stays for
-    the next start.
-    """
-    try:
-        done = journal.recover(root)
-    except (OSError, ValueError, KeyError) as exc:
-        say(f"could not recover an interrupted fix transaction: {exc}")
-        return []
-    for report in done:
-        say(report.sentence())
-    return done
-
-
 __all__ = [
     "PREVIEW_MAX",
     "PREVIEW_TTL_S",
@@ -431,6 +415,5 @@ __all__ = [
     "make_patches",
     "preflight",
     "preview_payload",
-    "recover_and_report",
     "write",
 ]

@@ -115,7 +115,7 @@ async def _serve(root: Path) -> None:
 
     from mcp.server.stdio import stdio_server
 
-    from signalint.transactions import recover_and_report
+    from signalint.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
     def say(text: str) -> None:
