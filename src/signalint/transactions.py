@@ -170,8 +170,8 @@ def _drift_refusal(files: list[str]) -> TransactionRefused:
     shown = ", ".join(files[:10]) + (f" and {len(files) - 10} more" if len(files) > 10 else "")
     return TransactionRefused(
         "file_drift_detected",
-        f"Current content differs from originalContent for {shown}; nothing was written. "
-        "Read the files again and preview new patches.",
+        f"Current content differs from originalContent (or is not UTF-8 text) for {shown}; "
+        "nothing was written. Read the files again and preview new patches.",
         files=files,
     )
 
