@@ -35,7 +35,8 @@ from signalint.engines.runner import Progress, run_engine
 from signalint.issue_codec import ENCODING_VERSION, dump_issues
 from signalint.model import EngineOutcome, Issue
 
-KEY_VERSION = f"3:{ENCODING_VERSION}"
+# 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
+KEY_VERSION = f"4:{ENCODING_VERSION}"
 CHECKED = b"+"
 
 

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import Iterable
 
 SHORT_ID_LENGTH = 12
@@ -56,8 +57,20 @@ def cluster_id(rule: str, severity: str, systemic: bool) -> str:
 
 
 def new_check_id() -> str:
-    """A fresh id for every check invocation (D4), 16 hex characters."""
-    return secrets.token_hex(8)
+    """A fresh id for every check invocation (D4), 16 hex characters.
+
+    The first 8 are the creation time (Unix seconds), the rest random, so
+    an id that is no longer retained can be told apart as expired rather
+    than unknown (`check_id_time`).
+    """
+    return f"{int(time.time()) & 0xFFFFFFFF:08x}{secrets.token_hex(4)}"
+
+
+def check_id_time(check_id: str) -> float | None:
+    """When the check `check_id` ran (Unix seconds), if it looks like one of ours."""
+    if not re.fullmatch(r"[0-9a-f]{16}", check_id):
+        return None
+    return float(int(check_id[:8], 16))
 
 
 def fingerprint(issue_ids: Iterable[str]) -> str:

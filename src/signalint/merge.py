@@ -49,12 +49,13 @@ def _agree(ours: frozenset[str], theirs: frozenset[str]) -> bool:
 
 
 class _Primary:
-    __slots__ = ("_names", "engines", "issue", "severity")
+    __slots__ = ("_names", "engines", "fixable", "issue", "severity")
 
     def __init__(self, issue: Issue) -> None:
         self.issue = issue
         self.engines: list[str] = []
         self.severity = issue.severity
+        self.fixable = issue.fixable
         self._names: frozenset[str] | None = None
 
     @property
@@ -67,11 +68,15 @@ class _Primary:
         self.engines.append(other.engine)
         if other.severity == "error":
             self.severity = "error"
+        # One engine's safe fix fixes the problem (suggest_fix runs them all).
+        self.fixable = self.fixable or other.fixable
 
     def result(self) -> Issue:
         if not self.engines:
             return self.issue
-        return self.issue.merged(self.severity, tuple(sorted(set(self.engines))))
+        return self.issue.merged(
+            self.severity, tuple(sorted(set(self.engines))), fixable=self.fixable
+        )
 
 
 Slot = tuple[str, int, str]  # file, line, rule key

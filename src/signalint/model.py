@@ -104,16 +104,20 @@ class Issue:
         object.__setattr__(issue, "issue_id", issue_id)
         return issue
 
-    def merged(self, severity: Severity, also_reported_by: tuple[str, ...]) -> Issue:
-        """This issue as the primary of a cross-engine merge (D20).
+    def merged(
+        self, severity: Severity, also_reported_by: tuple[str, ...], *, fixable: bool = False
+    ) -> Issue:
+        """This issue as the primary of a cross-engine merge (D20); `fixable`
+        when any of the merged reports is.
 
-        Same id (it covers neither field), so nothing is re-hashed.
+        Same id (it covers none of those fields), so nothing is re-hashed.
         """
         issue = object.__new__(Issue)
         for name in Issue.__slots__:
             object.__setattr__(issue, name, getattr(self, name))
         object.__setattr__(issue, "severity", severity)
         object.__setattr__(issue, "also_reported_by", also_reported_by)
+        object.__setattr__(issue, "fixable", self.fixable or fixable)
         return issue
 
     @property

@@ -160,13 +160,22 @@ async def assert_listing(client: Client, check_id: str, total: int) -> None:
     assert all(issue["severity"] == "error" for issue in errors["issues"])
 
 
+# Tools that change state other than snapshots and history: -> (destructive, idempotent).
+WRITERS = {
+    "preview_diagnostic_fix": (False, False),
+    "apply_diagnostic_fix": (True, False),  # the one tool that writes source
+    "discard_diagnostic_fix": (False, True),
+    "suggest_fix": (False, False),
+}
+
+
 async def test_tool_catalog_is_closed_and_annotated(demo_project: Path) -> None:
     async with connect(demo_project) as client:
-        assert set(client.tools) >= {
+        assert set(client.tools) == {
             "ping", "check_project", "check_files", "get_issue_detail",
             "get_diagnostic_snapshot", "compare_diagnostics", "after_edit_check",
             "get_loop_status", "list_issues",
-            "ingest_diagnostics", "get_live_diagnostics", "clear_live",
+            "ingest_diagnostics", "get_live_diagnostics", "clear_live", *WRITERS,
         }  # fmt: skip
         # The live tools that change the server's live buffer (never a source file).
         live_writers = {"ingest_diagnostics", "clear_live"}
@@ -176,6 +185,10 @@ async def test_tool_catalog_is_closed_and_annotated(demo_project: Path) -> None:
             assert tool.description and len(tool.description) > 40
             notes = tool.annotations
             assert notes is not None
+            if tool.name in WRITERS:
+                assert notes.read_only_hint is False
+                assert (notes.destructive_hint, notes.idempotent_hint) == WRITERS[tool.name]
+                continue
             if tool.name in live_writers:
                 assert notes.read_only_hint is False and notes.destructive_hint is False
             else:

@@ -78,6 +78,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "ingest",
         "Print a Ruff, mypy, Clippy, golangci-lint, ESLint or SARIF report as a check.",
     ),
+    "fix": (
+        "signalint.cli.fix",
+        "fix",
+        "Apply the engines' safe fixes as one crash-safe transaction (--dry-run: diff only).",
+    ),
 }
 
 
@@ -110,6 +115,19 @@ def cli() -> None:
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.
     """
+    _recover_fix_transactions()
+
+
+def _recover_fix_transactions() -> None:
+    """Undo a fix transaction a killed process left half applied (D9), before any command."""
+    from signalint.journal import recover_and_report
+    from signalint.project import RootError, find_root
+
+    try:
+        root = find_root(os.environ, os.getcwd())
+    except (RootError, OSError):
+        return  # the command itself reports an unusable root
+    recover_and_report(root, lambda text: click.echo(f"signalint: {text}", err=True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,10 +10,15 @@ Verified against @biomejs/biome 2.6.8:
   "lint" for oversized files), `location.path` and 1-based `start`/`end`
   line/column counted in code points (end exclusive); whole-file
   diagnostics use line 0 / column 0. `advices[].text` carries extra notes.
-- The JSON reporter says nothing about fixes or documentation; the rdjson
-  reporter does, but drops the path of whole-file diagnostics (every
-  formatter diagnostic is one), so it cannot be the source of truth.
-  `fixable` therefore stays False; the docs URL follows Biome's rule-page
+- The JSON reporter prints the safe fix of some diagnostics as an advice
+  starting "Safe fix:" (useConst) but not of others (noUselessRename), so
+  `fixable` is True for such an advice, for a rule whose fix kind is safe
+  (`biome_fixes`, recorded from `biome explain`), and for formatter
+  diagnostics (`category` "format": `biome check --write` fixes them). It
+  says nothing about
+  documentation; the rdjson reporter does, but drops the path of
+  whole-file diagnostics (every formatter diagnostic is one), so it cannot
+  be the source of truth. The docs URL follows Biome's rule-page
   scheme (`lint/<group>/<ruleName>` -> /linter/rules/<rule-name>), checked
   against the URLs the rdjson reporter prints.
 - A broken configuration exits 1 with nothing on stdout and a cross-marked headline
@@ -39,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
 from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.biome_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
 from signalint.process import Command
@@ -217,7 +223,22 @@ class BiomeEngine:
             end_col=source.codepoint_to_utf16(end_line, end_col) if has_end else None,
             docs_url=docs_url(category),
             help="\n".join(notes) or None,
+            fixable=category == "format"
+            or category in SAFE_FIX_RULES
+            or any(n.startswith("Safe fix:") for n in notes),
         )
+
+    def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """Apply Biome's safe fixes (and formatting, in check mode) to `files` in place."""
+        if ctx.options.get("includeFormatter") is True:
+            mode: tuple[str, ...] = ("check", "--assist-enabled=false")
+        else:
+            mode = ("lint",)
+        argv = (
+            str(ctx.executable), *mode, "--write", "--colors=off", "--reporter=json",
+            "--no-errors-on-unmatched", "--files-ignore-unknown=true", "--", *files,
+        )  # fmt: skip
+        return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
 
 ENGINE = BiomeEngine()

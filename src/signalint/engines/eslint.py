@@ -148,6 +148,14 @@ class EslintEngine:
         )
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
+    def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """Apply ESLint's fixes (`--fix`: fixes, never suggestions) to `files` in place."""
+        argv = (
+            str(ctx.executable), "--fix", "--format", "json", "--no-warn-ignored",
+            "--no-error-on-unmatched-pattern", "--", *files,
+        )  # fmt: skip
+        return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
+
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         report = _report(result)
         urls = _docs_urls(report.get("metadata"))

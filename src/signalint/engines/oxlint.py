@@ -6,8 +6,10 @@ Verified against oxlint 1.94.0:
   errors), `severity`, `url`, `help`, `filename` (relative to the cwd) and
   `labels[].span` with a UTF-8 byte `offset`/`length` and a 1-based `line`
   and byte-based `column`.
-- It never says whether a particular diagnostic has a fix (only rule
-  metadata does), so `fixable` stays False.
+- It never says whether a particular diagnostic has a fix; the rule table
+  (`oxlint --rules --format json`) does, per rule. `fixable` is True for
+  the rules whose every diagnostic has a safe fix (`oxlint_fixes`), found
+  by the rule's docs URL (`.../rules/<scope>/<rule>.html`).
 - A broken config exits 1 with a human message on stdout and no JSON.
 - With no config every rule is a warning and the exit code is 0.
 - `.vue`, `.svelte` and `.astro` script blocks are linted.
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
 from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.oxlint_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
 from signalint.process import Command
@@ -177,7 +180,25 @@ class OxlintEngine:
             end_col=end_col,
             docs_url=diag.get("url") or None,
             help=_help(diag, span, source),
+            fixable=_safe_fix(diag.get("url")),
         )
+
+    def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """Apply Oxlint's safe fixes to `files` in place (no suggestions, nothing dangerous)."""
+        argv = (
+            str(ctx.executable), "--fix", "--format", "json",
+            "--no-error-on-unmatched-pattern", "--", *files,
+        )  # fmt: skip
+        return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
+
+
+_RULE_URL = re.compile(r"/rules/([\w-]+/[\w-]+)\.html$")
+
+
+def _safe_fix(url: object) -> bool:
+    """Whether the rule behind a docs URL always has a safe fix (module docstring)."""
+    found = _RULE_URL.search(url) if isinstance(url, str) else None
+    return found is not None and found.group(1) in SAFE_FIX_RULES
 
 
 def _spans(diag: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:

@@ -32,6 +32,7 @@ import platformdirs
 
 from signalint.engines.base import Engine, Provision
 from signalint.process import Command, run_blocking
+from signalint.shadow import origin_of
 
 VERSION_TIMEOUT_S = 30.0
 _VERSION = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
@@ -103,7 +104,7 @@ def project_venv(root: Path, env: Mapping[str, str] | None = None) -> Path | Non
     else the active `VIRTUAL_ENV` (the one the user chose by activating it).
     """
     env = os.environ if env is None else env
-    canonical_root = os.path.realpath(root)
+    canonical_root = os.path.realpath(origin_of(root))
     for name in VENV_NAMES:
         candidate = Path(canonical_root) / name
         if _is_venv(candidate) and _inside(os.path.realpath(candidate), canonical_root):
@@ -127,7 +128,7 @@ def project_python(root: Path) -> Path | None:
 
 
 def _local(provision: Provision, root: Path) -> Path | None:
-    canonical_root = os.path.realpath(root)
+    canonical_root = os.path.realpath(origin_of(root))
     for place in provision.local:
         if place == "node_modules":
             bin_dir = Path(canonical_root) / "node_modules" / ".bin"

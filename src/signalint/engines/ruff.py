@@ -214,6 +214,14 @@ class RuffEngine:
         )
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
+    def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
+        """Apply Ruff's safe fixes (as the configuration allows) to `files` in place."""
+        argv = (
+            str(ctx.executable), "check", "--fix", "--no-unsafe-fixes", "--exit-zero",
+            "--no-cache", "--force-exclude", "--quiet", "--", *files,
+        )  # fmt: skip
+        return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
+
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         issues: list[Issue] = []
         sources: dict[str, SourceText] = {}

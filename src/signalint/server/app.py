@@ -61,7 +61,7 @@ def tool_definition(spec: ToolSpec, state: ServerState) -> types.Tool:
         # destructiveHint: it means nothing for a read-only tool (MCP spec).
         annotations=types.ToolAnnotations(
             read_only_hint=spec.read_only,
-            destructive_hint=None if spec.read_only else False,
+            destructive_hint=None if spec.read_only else spec.destructive,
             idempotent_hint=spec.idempotent,
             open_world_hint=False,
         ),
@@ -111,8 +111,17 @@ def build_server(state: ServerState) -> Server[Any]:
 
 
 async def _serve(root: Path) -> None:
+    import sys
+
     from mcp.server.stdio import stdio_server
 
+    from signalint.journal import recover_and_report
+
+    # An apply a killed process left half done is undone before serving (D9).
+    def say(text: str) -> None:
+        sys.stderr.write(f"signalint-mcp: {text}\n")
+
+    recover_and_report(root, say)
     state = ServerState(root)
     server = build_server(state)
     async with stdio_server() as (read_stream, write_stream):

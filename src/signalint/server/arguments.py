@@ -51,6 +51,9 @@ def _check(schema: Schema, value: object, field: str) -> None:
         if "enum" in schema and value not in schema["enum"]:
             choices = ", ".join(json.dumps(c) for c in schema["enum"])
             raise ArgumentError(field, f"expected one of {choices}, got {json.dumps(value)}")
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise ArgumentError(field, f"expected true or false, got {_describe(value)}")
     elif kind == "integer":
         # bool is an int in Python; JSON `true` is not a number.
         if isinstance(value, bool) or not isinstance(value, int):

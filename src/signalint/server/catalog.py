@@ -3,11 +3,13 @@
 Descriptions are read by a model deciding what to call: each says what the
 tool is for, when to call it, what comes back and which ids to keep.
 
-Annotations: no tool edits source files. Checks are read-only for source
-but not idempotent, since each one records a snapshot and session history
-(loop detection counts repeated checks); lookups change nothing. The live
-tools ingest_diagnostics and clear_live change the server's live buffer (not
-read-only, not destructive: no source file); clearing twice is clearing once.
+Annotations: only apply_diagnostic_fix edits source files (destructive,
+not idempotent); preview, suggest and discard change in-memory state.
+Checks are read-only for source but not idempotent, since each one records
+a snapshot and session history (loop detection counts repeated checks);
+lookups change nothing. The live tools ingest_diagnostics and clear_live
+change the server's live buffer (not read-only, not destructive: no source
+file); clearing twice is clearing once.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class ToolSpec:
     output_schema: Callable[[bool], Schema]
     read_only: bool = True
     idempotent: bool = True
+    destructive: bool = False
 
 
 def _fixed(schema: Schema) -> Callable[[bool], Schema]:
@@ -148,4 +151,49 @@ _LIVE_SPECS: Final = (
     ),
 )
 
-TOOLS: Final[dict[str, ToolSpec]] = {spec.name: spec for spec in _SPECS + _LIVE_SPECS}
+_FIX_SPECS: Final = (
+    ToolSpec(
+        "preview_diagnostic_fix",
+        "Preview diagnostic fix",
+        "Stage full-file replacements (patches: file, originalContent = the file's current "
+        'text or "" for a new file, patchedContent). Writes nothing. Returns transactionId, '
+        "a unified diff per file and, with verify: true, the issues the patch would introduce "
+        "or resolve (checked on a shadow copy). Kept 15 minutes, newest 20.",
+        _fixed(outputs.PREVIEW_OUTPUT),
+        read_only=False,
+        idempotent=False,
+    ),
+    ToolSpec(
+        "apply_diagnostic_fix",
+        "Apply diagnostic fix",
+        "Write a previewed transaction (confirm: true) all-or-nothing, even across a crash; "
+        "refused with file_drift_detected if a file changed since the preview. Then checks "
+        "the files: postCheckId, and delta against baselineCheckId if given.",
+        _fixed(outputs.APPLY_OUTPUT),
+        read_only=False,
+        idempotent=False,
+        destructive=True,
+    ),
+    ToolSpec(
+        "discard_diagnostic_fix",
+        "Discard diagnostic fix",
+        "Drop a staged preview ({transactionId, discarded}). Does not undo an applied fix.",
+        _fixed(outputs.DISCARD_OUTPUT),
+        read_only=False,
+    ),
+    ToolSpec(
+        "suggest_fix",
+        "Suggest fix",
+        "Turn the engines' own safe fixes (ESLint, Oxlint, Biome, Ruff) for a clusterId or "
+        "issueIds of checkId into one preview transaction (same answer as "
+        "preview_diagnostic_fix, whole files of those issues); apply it with "
+        "apply_diagnostic_fix.",
+        _fixed(outputs.SUGGEST_OUTPUT),
+        read_only=False,
+        idempotent=False,
+    ),
+)
+
+TOOLS: Final[dict[str, ToolSpec]] = {
+    spec.name: spec for spec in (*_SPECS, *_LIVE_SPECS, *_FIX_SPECS)
+}

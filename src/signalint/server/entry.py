@@ -29,6 +29,7 @@ CLI_VERBS: dict[str, str] = {
     "watch": "watch",
     "cache": "cache",
     "hooks": "hooks",
+    "fix": "fix",
     "help": "--help",
     "--help": "--help",
     "-h": "--help",

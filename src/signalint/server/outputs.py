@@ -215,3 +215,46 @@ _NESTED_DELTA: Final[Schema] = {
 def after_edit_output(*, compact: bool) -> Schema:
     """A file check plus `delta`: a comparison, or a stale marker for the baseline."""
     return check_output(compact=compact, extra={"delta": _NESTED_DELTA})
+
+
+# ---- fix transactions (server/fix_tools.py); refusals add transactionId,
+# filesModified (apply) and files (drift) to the shared refusal keys.
+_FIX_ERROR: Final[dict[str, Schema]] = {**ERROR_PROPERTIES, "files": _STRS}
+_PATCH_PREVIEW: Final = _object("file", "originalLength", "patchedLength", "diff")
+_PREVIEW_PROPERTIES: Final[dict[str, Schema]] = {
+    **_FIX_ERROR,
+    "status": {"enum": ["pending", "no_fix", "error", "stale"]},
+    "transactionId": _STR,
+    "filesCount": _INT,
+    "summary": _STR,
+    "patchesPreview": _array(_PATCH_PREVIEW),
+    "expiresInSeconds": _INT,
+    "note": _STR,
+    "verification": _object("status"),
+    "engines": {"type": "object"},
+    "notFixable": _STRS,
+}
+_PREVIEW_REQUIRED: Final = ["transactionId", "filesCount", "summary", "status", "patchesPreview"]
+PREVIEW_OUTPUT: Final = union(_PREVIEW_PROPERTIES, _PREVIEW_REQUIRED, ERROR_REQUIRED)
+SUGGEST_OUTPUT: Final = union(
+    _PREVIEW_PROPERTIES, _PREVIEW_REQUIRED, ["status", "message", "engines"], ERROR_REQUIRED
+)
+APPLY_OUTPUT: Final = union(
+    {
+        **_FIX_ERROR,
+        "status": {"enum": ["success", "rolled_back", "error", "stale"]},
+        "transactionId": _STR,
+        "filesModified": _STRS,
+        "postCheckId": _STR,
+        "postCheck": _object("status", "totalIssues"),
+        "postCheckError": _object("code", "message"),
+        "delta": _object("baselineCheckId", "currentCheckId", "counts"),
+    },
+    ["status", "transactionId", "filesModified"],
+    ERROR_REQUIRED,
+)
+DISCARD_OUTPUT: Final = union(
+    {**ERROR_PROPERTIES, "transactionId": _STR, "discarded": _BOOL},
+    ["transactionId", "discarded"],
+    ERROR_REQUIRED,
+)

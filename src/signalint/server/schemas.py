@@ -129,3 +129,59 @@ def _live_inputs() -> dict[str, Schema]:
 
 
 INPUTS.update(_live_inputs())
+
+# ---- fix transactions (server/fix_tools.py)
+MAX_CONTENT_CHARS: Final = 4_000_000
+_CONTENT: Final[Schema] = {"type": "string", "maxLength": MAX_CONTENT_CHARS}
+_TRANSACTION_ID = _id("transactionId from preview_diagnostic_fix or suggest_fix.")
+INPUTS.update(
+    {
+        "preview_diagnostic_fix": closed(
+            {
+                "patches": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "items": closed(
+                        {
+                            "file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
+                            "originalContent": _CONTENT,
+                            "patchedContent": _CONTENT,
+                            "description": {"type": "string", "maxLength": 500},
+                        },
+                        ["file", "originalContent", "patchedContent"],
+                    ),
+                    "description": 'Full-file replacements; originalContent "" creates a file.',
+                },
+                "verify": {
+                    "type": "boolean",
+                    "description": "Check the patched files on a shadow copy; return the delta.",
+                },
+            },
+            ["patches"],
+        ),
+        "apply_diagnostic_fix": closed(
+            {
+                "transactionId": _TRANSACTION_ID,
+                "confirm": {"type": "boolean", "description": "true to write; false refuses."},
+                "baselineCheckId": _id("checkId to compare the post-apply check with."),
+            },
+            ["transactionId", "confirm"],
+        ),
+        "discard_diagnostic_fix": closed({"transactionId": _TRANSACTION_ID}, ["transactionId"]),
+        "suggest_fix": closed(
+            {
+                "checkId": _CHECK_ID,
+                "issueIds": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS},
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "description": "issueIds of that check (or give clusterId).",
+                },
+                "clusterId": _id("A clusterId of that check."),
+            },
+            ["checkId"],
+        ),
+    }
+)

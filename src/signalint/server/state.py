@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from signalint.history import Session
     from signalint.live import LiveBuffer
     from signalint.snapshots import Snapshot, SnapshotStore
+    from signalint.transactions import TransactionStore
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -107,3 +108,10 @@ class ServerState:
         from signalint.history import Session
 
         return Session(state_dir(self.root))
+
+    @cached_property
+    def transactions(self) -> TransactionStore:
+        """Staged fix transactions of this process (previews: 20, 15 minutes)."""
+        from signalint.transactions import TransactionStore
+
+        return TransactionStore()

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking, live_tools
+from signalint.server import checking, fix_tools, live_tools
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
@@ -197,6 +197,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "list_issues": list_issues,
 }
 HANDLERS.update(live_tools.HANDLERS)
+HANDLERS.update(fix_tools.HANDLERS)
 
 
 async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:

@@ -1,0 +1,137 @@
+"""Shadow copies of a project: somewhere to try a patch or an engine's fixes.
+
+`shadow_copy` copies the project's files into a temporary directory (fresh
+files, never hard links, so nothing done in the copy can reach the
+project), replaces or adds the given files, and removes the copy on exit.
+Directories that are installed, not authored (`node_modules`, virtual
+environments, `.git`) are symlinked rather than copied: engines read their
+plugins, packages and ignore files from there and never write to them. The
+state directory (`.signalint`) is left out, so nothing in the copy touches
+the project's cache. A sparse copy (`only`) copies just the files an
+engine will rewrite.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import tempfile
+import threading
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
+_MEMORY: Final = "/dev/shm"
+SKIPPED: Final = frozenset(
+    {".signalint", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+)
+
+
+# shadow root -> the project it copies, while the copy exists (this process).
+_ORIGINS: dict[str, Path] = {}
+
+
+def origin_of(root: Path) -> Path:
+    """The project `root` is a shadow copy of, or `root` itself.
+
+    Engine resolution asks this, so a check in a shadow copy runs the
+    project's own engines and virtual environment (symlinked into the copy,
+    their real paths are outside it), exactly as a check of the project.
+    """
+    return _ORIGINS.get(os.fspath(root), root)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    for current, dirs, files in os.walk(source):
+        here = Path(current)
+        rel = here.relative_to(source)
+        out = target / rel
+        keep: list[str] = []
+        for name in dirs:
+            if name in SKIPPED:
+                continue
+            if name in LINKED or (here / name).is_symlink():
+                os.symlink(os.path.realpath(here / name), out / name)
+                continue
+            (out / name).mkdir()
+            keep.append(name)
+        dirs[:] = keep
+        for name in files:
+            path = here / name
+            if path.is_symlink():
+                os.symlink(os.path.realpath(path), out / name)
+            else:
+                shutil.copyfile(path, out / name)
+                shutil.copymode(path, out / name)
+
+
+def _sparse_tree(source: Path, target: Path, copied: Collection[str]) -> None:
+    """Copy the files `copied` (project-relative); symlink everything else at
+    the highest level that holds none of them."""
+    ancestors = {"."}
+    for file in copied:
+        parent = posixpath.dirname(file)
+        while parent:
+            ancestors.add(parent)
+            parent = posixpath.dirname(parent)
+    wanted = set(copied)
+    for rel in sorted(ancestors, key=lambda d: d.count("/") if d != "." else -1):
+        here = source / rel
+        out = target / rel
+        out.mkdir(exist_ok=True)
+        for entry in os.scandir(here):
+            child = entry.name if rel == "." else f"{rel}/{entry.name}"
+            if entry.name in SKIPPED or child in ancestors:
+                continue
+            if child in wanted and entry.is_file(follow_symlinks=False):
+                shutil.copyfile(entry.path, out / entry.name)
+                shutil.copymode(entry.path, out / entry.name)
+            else:  # the root is canonical, so entry.path is already absolute
+                os.symlink(entry.path, out / entry.name)
+
+
+@contextmanager
+def shadow_copy(
+    root: Path,
+    replace: Mapping[str, bytes] | None = None,
+    *,
+    only: Collection[str] | None = None,
+) -> Iterator[Path]:
+    """A temporary copy of `root` with `replace` (project-relative path -> bytes) written in.
+
+    With `only` (project-relative files), only those files are copied and
+    everything else is a symlink into the project: much cheaper, and fit
+    for an engine that rewrites exactly those files (`fixes`), but not for
+    a whole-program check, which would read symlinked files through their
+    real paths. The copy's path is canonical (realpath), like a project root.
+    """
+    # A sparse copy is small: in memory (/dev/shm) when the machine has it.
+    where = _MEMORY if only is not None and os.access(_MEMORY, os.W_OK | os.X_OK) else None
+    directory = Path(os.path.realpath(tempfile.mkdtemp(prefix="signalint-shadow-", dir=where)))
+    try:
+        shadow = directory / root.name
+        shadow.mkdir()
+        if only is None:
+            _copy_tree(root, shadow)
+        else:
+            _sparse_tree(root, shadow, only)
+        for file, data in (replace or {}).items():
+            path = shadow / file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_symlink():
+                path.unlink()
+            path.write_bytes(data)
+        _ORIGINS[os.fspath(shadow)] = Path(os.path.realpath(root))
+        yield shadow
+    finally:
+        _ORIGINS.pop(os.fspath(directory / root.name), None)
+        # Removed on a thread: nobody waits for it (the interpreter does, at exit).
+        threading.Thread(
+            target=shutil.rmtree, args=(directory,), kwargs={"ignore_errors": True}
+        ).start()
+
+
+__all__ = ["shadow_copy"]

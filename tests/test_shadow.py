@@ -1,0 +1,55 @@
+"""Shadow copies: nothing done in the copy reaches the project, and engines resolve as there."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from signalint.engines.registry import ENGINES
+from signalint.engines.resolve import resolve
+from signalint.shadow import origin_of, shadow_copy
+
+from .helpers import write_executable
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "src" / "a.ts").write_text("a\n")
+    (root / "src" / "deep" / "b.ts").write_text("b\n")
+    (root / "other").mkdir()
+    (root / "other" / "c.ts").write_text("c\n")
+    (root / ".signalint").mkdir()
+    (root / ".signalint" / "cache.sqlite").write_text("state\n")
+    write_executable(root / "node_modules" / ".bin" / "oxlint", "#!/bin/sh\nexit 0\n")
+    return root
+
+
+def test_a_full_copy_has_fresh_files_and_links_installed_directories(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    with shadow_copy(root, {"src/a.ts": b"patched\n", "new/d.ts": b"d\n"}) as shadow:
+        assert (shadow / "src" / "a.ts").read_text() == "patched\n"
+        assert (shadow / "new" / "d.ts").read_text() == "d\n"
+        (shadow / "src" / "deep" / "b.ts").write_text("changed in the copy\n")
+        assert not (shadow / "src" / "deep" / "b.ts").is_symlink()
+        assert (shadow / "node_modules").is_symlink()
+        assert not (shadow / ".signalint").exists()
+        assert origin_of(shadow) == root
+        local = resolve(ENGINES["oxlint"], shadow)
+        assert (local.source, local.path) == ("project", root / "node_modules/.bin/oxlint")
+    assert (root / "src" / "a.ts").read_text() == "a\n"
+    assert (root / "src" / "deep" / "b.ts").read_text() == "b\n"
+    assert origin_of(shadow) == shadow
+
+
+def test_a_sparse_copy_copies_only_the_named_files(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    with shadow_copy(root, only=["src/deep/b.ts"]) as shadow:
+        copied = shadow / "src" / "deep" / "b.ts"
+        assert copied.is_file() and not copied.is_symlink()
+        assert (shadow / "src" / "a.ts").is_symlink()
+        assert (shadow / "other").is_symlink()
+        assert os.path.realpath(shadow / "other") == str(root / "other")
+        copied.write_text("fixed\n")
+        assert not (shadow / ".signalint").exists()
+    assert (root / "src" / "deep" / "b.ts").read_text() == "b\n"
