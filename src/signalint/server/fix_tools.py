@@ -104,7 +104,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
 
 def _baseline(state: ServerState, baseline_id: str, prepared: Prepared) -> Any:
     """The retained baseline snapshot, or the reference's refusal (nothing written)."""
-    snap = state.snapshots.get(baseline_id)
+    snap = state.snapshot(baseline_id)
     if snap is not None:
         return snap
     made = ids.check_id_time(baseline_id)
