@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from signalint.hosts import jsonc
@@ -98,6 +98,7 @@ values: st.SearchStrategy[Any] = st.recursive(
 )
 
 
+@settings(max_examples=200)
 @given(
     st.dictionaries(keys, values, max_size=4),
     st.lists(keys, min_size=1, max_size=3),
@@ -126,3 +127,51 @@ def test_setting_a_member_equals_setting_it_in_the_parsed_value(
 def test_replacing_a_string_value_replaces_all_of_it() -> None:
     out = jsonc.set_member('{"a": "old", // keep\n "b": 1}', ["a"], "new")
     assert out == '{"a": "new", // keep\n "b": 1}'
+
+
+def test_replacing_or_following_a_string_value_keeps_the_document_valid() -> None:
+    # Found by the property test: a string value's span must end after its quote.
+    assert jsonc.set_member('{"": ""}', ["0"], None) == '{"": "", "0": null}'
+    assert jsonc.set_member('{"a": "x"}', ["a"], 1) == '{"a": 1}'
+    multi = '{\n  "theme": "One Dark" // last\n}\n'
+    out = jsonc.set_member(multi, ["context_servers"], {})
+    assert out == '{\n  "theme": "One Dark", // last\n  "context_servers": {}\n}\n'
+
+
+def decorate(text: str) -> str:
+    """`text` (indented JSON) with a comment after every line and trailing commas."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        following = lines[n + 1].strip() if n + 1 < len(lines) else ""
+        if following[:1] in ("}", "]") and line.rstrip()[-1:] not in ("{", "[", ","):
+            line += ","
+        out.append(line + " // note")
+    return "\n".join(out) + "\n"
+
+
+@settings(max_examples=200)
+@given(
+    st.dictionaries(keys, values, min_size=1, max_size=4),
+    st.lists(keys, min_size=1, max_size=3),
+    values,
+    st.sampled_from([2, 4, "\t"]),
+)
+def test_comments_and_trailing_commas_survive_any_edit(
+    doc: dict[str, Any], path: list[str], value: Any, indent: int | str
+) -> None:
+    text = decorate(json.dumps(doc, indent=indent))
+    assert jsonc.loads(text) == doc
+    try:
+        out = jsonc.set_member(text, path, value)
+    except jsonc.JsoncError:
+        return
+    expected = json.loads(json.dumps(doc))
+    node = expected
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+    assert jsonc.loads(out) == expected
+    replaced = jsonc.find(jsonc.parse(text), path)
+    lost = text[replaced.start : replaced.end].count("// note") if replaced else 0
+    assert out.count("// note") == text.count("// note") - lost
