@@ -175,3 +175,30 @@ def test_comments_and_trailing_commas_survive_any_edit(
     replaced = jsonc.find(jsonc.parse(text), path)
     lost = text[replaced.start : replaced.end].count("// note") if replaced else 0
     assert out.count("// note") == text.count("// note") - lost
+
+
+@settings(max_examples=200)
+@given(
+    st.dictionaries(keys, values, min_size=1, max_size=4),
+    st.lists(keys, min_size=1, max_size=2),
+    values,
+    st.sampled_from([None, 2, "\t"]),
+    st.booleans(),
+)
+def test_appending_equals_appending_to_the_parsed_list(
+    doc: dict[str, Any], path: list[str], item: Any, indent: int | str | None, decorated: bool
+) -> None:
+    text = json.dumps(doc, indent=indent)
+    if decorated and indent is not None:
+        text = decorate(text)
+    try:
+        out = jsonc.append_item(text, path, item)
+    except jsonc.JsoncError:
+        return  # something other than a list (or an object on the way) is refused
+    expected = json.loads(json.dumps(doc))
+    node = expected
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    current = node.get(path[-1])
+    node[path[-1]] = [*current, item] if isinstance(current, list) else [item]
+    assert jsonc.loads(out) == expected
