@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from signalint.hosts import jsonc
@@ -98,7 +98,6 @@ values: st.SearchStrategy[Any] = st.recursive(
 )
 
 
-@settings(max_examples=200)
 @given(
     st.dictionaries(keys, values, max_size=4),
     st.lists(keys, min_size=1, max_size=3),
@@ -150,7 +149,6 @@ def decorate(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-@settings(max_examples=200)
 @given(
     st.dictionaries(keys, values, min_size=1, max_size=4),
     st.lists(keys, min_size=1, max_size=3),
@@ -177,7 +175,6 @@ def test_comments_and_trailing_commas_survive_any_edit(
     assert out.count("// note") == text.count("// note") - lost
 
 
-@settings(max_examples=200)
 @given(
     st.dictionaries(keys, values, min_size=1, max_size=4),
     st.lists(keys, min_size=1, max_size=2),
