@@ -199,3 +199,18 @@ def test_appending_equals_appending_to_the_parsed_list(
     current = node.get(path[-1])
     node[path[-1]] = [*current, item] if isinstance(current, list) else [item]
     assert jsonc.loads(out) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{\n  "a": 1 /* c */ }\n',
+        '{\n  "a": 1 /* c */\n}\n',
+        '{\n  "a": 1 /* c\n  more */\n}\n',
+        '{\n  "a": "s" // c\n}\n',
+    ],
+)
+def test_block_comments_after_the_last_member_never_swallow_the_brace(text: str) -> None:
+    out = jsonc.set_member(text, ["b"], 2)
+    assert jsonc.loads(out) == {**jsonc.loads(text), "b": 2}
+    assert out.count("/*") == text.count("/*") and out.count("//") == text.count("//")

@@ -285,7 +285,9 @@ def _insert_last(
     # A comment that ends the last entry's line stays on that line.
     line_end = rest.find("\n")
     segment = rest if line_end < 0 else rest[:line_end]
-    if not segment.strip() or segment.strip().startswith(("//", "/*")):
+    stripped = segment.strip()
+    closed = segment.find("*/") + 2 if stripped.startswith("/*") else 0
+    if not stripped or stripped.startswith("//") or (closed >= 2 and not segment[closed:].strip()):
         cut = len(segment.rstrip("\r"))
         head, rest = head + rest[:cut], rest[cut:]
     return head + newline + indent + body + tail + rest
