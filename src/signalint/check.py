@@ -91,12 +91,13 @@ async def _run_one(
     reported: Callable[[str], bool],
     packages: Sequence[Package] | None = None,
     package_runs: list[PackageRun] | None = None,
+    state_path: Path | None = None,
 ) -> EngineOutcome:
     engine = ENGINES[name]
     memo = context.walk_memo(root)
     options = dict(config.engines[name].options)
     timeout_s = config.timeouts_ms[name] / 1000
-    state = state_dir(root)
+    state = state_path or state_dir(root)
     if engine.spec.whole_program and engine.spec.per_package and packages is not None:
         runs: list[PackageRun] = []
         for package in packages:
@@ -107,7 +108,7 @@ async def _run_one(
                 runs.append(PackageRun(package, name, None, note))
                 continue
             outcome = await _run_package(
-                name, root, config, scope, files, cache, context, progress, reported, package
+                name, root, config, scope, files, cache, context, progress, reported, package, state
             )
             runs.append(PackageRun(package, name, outcome))
         if package_runs is not None:
@@ -153,6 +154,7 @@ async def _run_package(
     progress: Progress | None,
     reported: Callable[[str], bool],
     package: Package,
+    state: Path,
 ) -> EngineOutcome:
     """A whole-program engine on one package's own program (its directory as target).
 
@@ -175,7 +177,7 @@ async def _run_package(
         options=dict(config.engines[name].options),
         target=package.path,
         timeout_s=config.timeouts_ms[name] / 1000,
-        state_dir=state_dir(root),
+        state_dir=state,
         in_scope=lambda f: f.startswith(prefix) and reported(f),
         progress=progress,
     )
@@ -250,6 +252,8 @@ async def run_check(
     programs: Sequence[str] | None = None,
     program_scope: Scope | None = None,
     workspace_warning: str | None = None,
+    state: Path | None = None,
+    cache_dir: Path | None = None,
 ) -> CheckRun:
     """Check `scope` of the project at `root` (canonical) with `config`.
 
@@ -259,7 +263,10 @@ async def run_check(
     directory meets the scope. `program_scope` (default: `scope`) is where
     whole-program engines' issues are reported (`check --changed` reports
     the programs that contain the changed files). `workspace_warning` is
-    passed through to the answer.
+    passed through to the answer. `state` is where engines keep their state
+    (default `config.state_dir(root)`); `cache_dir` where the result cache
+    lives (default: `state`); a baseline check of an old tree shares the
+    project's cache but not its engine state.
 
     With `use_cache` (the default) unchanged results are reused from the
     state directory's cache (signalint.file_cache, signalint.program_cache);
@@ -270,7 +277,8 @@ async def run_check(
     context = context or Context()
     scope = scope or Scope()
     files = walk(root, config.ignore, scope.targets, context.walk_memo(root))
-    cache = context.cache(state_dir(root), config.cache_max_rows) if use_cache else None
+    state = state or state_dir(root)
+    cache = context.cache(cache_dir or state, config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     walked = frozenset(files)
@@ -307,6 +315,7 @@ async def run_check(
                 reported,
                 packages,
                 package_runs,
+                state,
             )
             for name in enabled
         )

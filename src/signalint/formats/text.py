@@ -4,6 +4,9 @@ Layout:
 - a header: status, counts and the check id;
 - one line per engine: status, files checked, a coverage gap or coverage
   warning, and the first line of an error (its full text comes at the end);
+- in a workspace, one line per package: status, error and warning counts,
+  directory and its engines; with `--new-from-rev`, how many issues were
+  left out as present at that revision;
 - `Errors`, then `Warnings`: in each, the clusters by priority, every one
   listing its issues (a large one shows its first `CLUSTER_LINES` and
   `… and N more (signalint show <clusterId>)`), then the single issues by
@@ -23,7 +26,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
@@ -155,8 +159,44 @@ def _section(
     return lines
 
 
+def _package_lines(workspace: Mapping[str, Any]) -> list[Line]:
+    """One line per package: status, counts and its engines (module docstring)."""
+    lines: list[Line] = []
+    if workspace.get("warning"):
+        lines.append([(f"workspace: {workspace['warning']}", "yellow")])
+    packages = workspace.get("packages") or []
+    if not packages:
+        return lines
+    lines.append([(f"packages ({workspace.get('source', '')}):", "bold")])
+    width = max(len(p["name"]) for p in packages)
+    for package in packages:
+        counts = package["counts"]
+        engines = ", ".join(
+            f"{name} {entry['status']}" + (" (cached)" if entry.get("cached") else "")
+            for name, entry in package["engines"].items()
+        )
+        lines.append(
+            [
+                (f"  {package['name']:<{width}}  ", "bold"),
+                (f"{package['status']:<12}", STATUS_STYLES.get(package["status"], "")),
+                (f"  {_plural(counts['errors'], 'error')}, ", ""),
+                (f"{_plural(counts['warnings'], 'warning')}", ""),
+                (f"  {package['path']}/  {engines}", "dim"),
+            ]
+        )
+    outside = workspace.get("outsidePackages") or {}
+    if outside.get("issues"):
+        lines.append([(f"  (outside every package: {_plural(outside['issues'], 'issue')})", "")])
+    return lines
+
+
 def build_lines(
-    result: CheckResult, clustering: Clustering, *, filtered_out: int = 0
+    result: CheckResult,
+    clustering: Clustering,
+    *,
+    filtered_out: int = 0,
+    workspace: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
 ) -> list[Line]:
     """The document as styled spans (exposed for tests and other writers).
 
@@ -179,6 +219,19 @@ def build_lines(
         ]
     ]
     lines += _engine_lines(result)
+    if workspace is not None:
+        lines += _package_lines(workspace)
+    if baseline is not None:
+        lines.append(
+            [
+                (f"only new since {baseline['rev']} ({str(baseline['commit'])[:12]}): ", "bold"),
+                (
+                    f"{_plural(baseline['new'], 'new issue')}, "
+                    f"{baseline['unchanged']} unchanged not listed",
+                    "",
+                ),
+            ]
+        )
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 
@@ -253,12 +306,19 @@ def render(
     color: bool | None = None,
     stream: TextIO | None = None,
     filtered_out: int = 0,
+    workspace: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
 ) -> str:
     """The document, ending in a newline.
+
+    `workspace` adds one line per package after the engines (the JSON's
+    `workspace` block); `baseline` says what `--new-from-rev` left out.
 
     `color=None` decides by `wants_colour(stream)`: ANSI styles only when the
     output goes to a terminal. Pass `color=False` for plain text.
     """
-    lines = build_lines(result, clustering, filtered_out=filtered_out)
+    lines = build_lines(
+        result, clustering, filtered_out=filtered_out, workspace=workspace, baseline=baseline
+    )
     use_colour = wants_colour(stream) if color is None else color
     return render_lines(lines, use_colour)
