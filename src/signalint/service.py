@@ -145,8 +145,8 @@ async def check(
     Workspaces (`config.monorepo_mode`, `signalint.workspaces`): in a
     planned workspace per-package engines check each package's own
     program. `packages` names workspace packages to check with everything
-    they need (instead of `paths`; they plan the workspace even when the
-    mode is off, strictly); an unknown name raises `WorkspaceError`.
+    they need (instead of `paths`; they plan the workspace strictly, whatever
+    the mode); an unknown name raises `WorkspaceError`.
     `changed` (project-relative paths, e.g. from `signalint.changes`)
     checks those files (instead of `paths`) plus the programs of the
     whole-program engines that contain them: in a workspace the packages
@@ -174,8 +174,8 @@ async def check(
     """
     started = time.monotonic()
     mode = config.monorepo_mode
-    if packages and mode == "off":
-        mode = "strict"
+    if packages:
+        mode = "strict"  # the names mean nothing without the workspace
     planned = plan_workspace(root, mode)
     workspace = planned.workspace
     programs: list[str] | None = None

@@ -141,7 +141,7 @@ def _only_new(
     multiple=True,
     metavar="NAME",
     help="Check this workspace package (its package.json name) and the packages it "
-    "needs; repeatable. Plans the workspace even when monorepoMode is off.",
+    "needs; repeatable. Plans the workspace strictly, whatever monorepoMode says.",
 )
 @click.option(
     "--changed",
