@@ -241,3 +241,28 @@ def test_new_from_rev_with_nothing_new_is_clean_and_a_bad_revision_is_a_usage_er
     assert main(["check", "--new-from-rev", "no-such-branch"]) == 2
     assert "not a revision of this repository" in capsys.readouterr().err
     assert main(["check", "--new-from-merge-base", "HEAD", "--format", "json"]) == 0
+
+
+@pytest.mark.anyio
+async def test_mcp_check_project_carries_the_per_package_summary_and_refuses_strict_cycles(
+    workspace: Path,
+) -> None:
+    from .server.conftest import connect
+
+    async with connect(workspace) as client:
+        answer = await client.call("check_project")  # validated against the output schema
+        packages = {p["name"]: p["status"] for p in answer.data["workspace"]["packages"]}
+        assert packages == {
+            "@ws/core": "issues_found",
+            "@ws/app": "issues_found",
+            "@ws/util": "clean",
+            "@ws/docs": "not_checked",
+        }
+    manifest = workspace / "packages" / "core" / "package.json"
+    data = json.loads(manifest.read_text())
+    data["dependencies"] = {"@ws/app": "workspace:*"}
+    manifest.write_text(json.dumps(data))
+    async with connect(workspace, SIGNALINT_MONOREPO_MODE="strict") as client:
+        refused = await client.call("check_project")
+        assert refused.error
+        assert "cycle among: @ws/app, @ws/core" in json.dumps(refused.data)

@@ -96,6 +96,10 @@ class Checked:
     def payload(self, *, front_end: FrontEnd, warnings: bool = True) -> CheckPayload:
         """The schema 1.4 check payload with full keys (`report.check_payload`).
 
+        A workspace check adds `workspace`, its per-package summary
+        (`package_summary.summarize`), as does a check whose workspace
+        planning fell back to the root (the warning).
+
         `front_end` words `nextStep` for its reader; `warnings=False` leaves
         out the loop and churn warnings. Compact keys are a renaming of this
         (`report.compact_keys`).
@@ -106,13 +110,19 @@ class Checked:
                 "loopWarning": self.warnings.loop_warning,
                 "fileRuleChurnWarning": self.warnings.churn_warning,
             }
-        return check_payload(
+        payload = check_payload(
             self.result,
             self.clustering,
             filtered_out=self.filtered_out,
             extras=extras,
             front_end=front_end,
         )
+        from signalint.package_summary import summarize
+
+        workspace = summarize(self.run)
+        if workspace is not None:
+            payload["workspace"] = dict(workspace)
+        return payload
 
 
 def engine_problems(result: CheckResult) -> list[str]:
