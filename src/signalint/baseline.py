@@ -29,6 +29,7 @@ current issues all count as new, and the answer says so.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -36,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from signalint import file_cache
 from signalint.changes import GitError, changed_since, commit_of, git, merge_base, toplevel
 from signalint.check import CheckRun, run_check
 from signalint.config import Config, state_dir
@@ -164,7 +166,11 @@ def _what_to_check(
 
 
 async def _worktree(top: Path, path: Path, commit: str, tree: str) -> Path:
-    """A worktree of the repository at `commit`, reused while it holds `tree`."""
+    """A worktree of the repository at `commit`, reused while it holds `tree`.
+
+    A new one is returned only once its files are older than the cache's
+    settle window, so this first check of it can already store its results.
+    """
     if (path / ".git").exists():
         try:
             head = await git(path, "rev-parse", "HEAD^{tree}", what="the baseline worktree")
@@ -192,6 +198,7 @@ async def _worktree(top: Path, path: Path, commit: str, tree: str) -> Path:
         commit,
         what=f"a worktree of {commit[:12]} under the state directory",
     )
+    await asyncio.sleep(file_cache.SETTLE_NS / 1e9)
     return path
 
 
