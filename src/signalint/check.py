@@ -8,6 +8,7 @@ keeps every issue (no caps here); clustering and caps belong to reports.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from signalint.engines.runner import Progress, run_engine
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
-from signalint.program_cache import ProgramRequest, run_program_engine
+from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project import walk
 from signalint.workspaces import Package, Workspace
 
@@ -100,17 +101,31 @@ async def _run_one(
     state = state_path or state_dir(root)
     if engine.spec.whole_program and engine.spec.per_package and packages is not None:
         runs: list[PackageRun] = []
+        requests: list[ProgramRequest] = []
         for package in packages:
-            # In check order, one package at a time: what a person does with
-            # `tsc -p` in each package (and the two cores stay for linters).
             if engine.detect(root / package.path) is None:
                 note = f"no {engine.name} configuration in {package.path}/"
                 runs.append(PackageRun(package, name, None, note))
                 continue
-            outcome = await _run_package(
-                name, root, config, scope, files, cache, context, progress, reported, package, state
+            requests.append(
+                _package_request(
+                    name, root, config, scope, files, context, reported, package, state
+                )
             )
+            requests[-1] = dataclasses.replace(requests[-1], progress=progress)
+        if cache is not None and requests:
+            requests = await prefetch(engine, cache, context, requests)
+        by_target = {r.target: r for r in requests}
+        for package in packages:
+            request = by_target.get(package.path)
+            if request is None:
+                continue
+            # In check order, one package at a time: what a person does with
+            # `tsc -p` in each package (and the two cores stay for linters).
+            outcome = await run_program_engine(engine, cache, context, request)
             runs.append(PackageRun(package, name, outcome))
+        order = {p.name: i for i, p in enumerate(packages)}
+        runs.sort(key=lambda r: order[r.package.name])
         if package_runs is not None:
             package_runs.extend(runs)
         return _combined(name, runs)
@@ -143,35 +158,36 @@ async def _run_one(
     return await run_file_engine(engine, cache, context, files=files, **common)
 
 
-async def _run_package(
+def _package_request(
     name: str,
     root: Path,
     config: Config,
     scope: Scope,
     files: list[str],
-    cache: ResultCache | None,
     context: Context,
-    progress: Progress | None,
     reported: Callable[[str], bool],
     package: Package,
     state: Path,
-) -> EngineOutcome:
-    """A whole-program engine on one package's own program (its directory as target).
+) -> ProgramRequest:
+    """A whole-program engine's request for one package's own program (its
+    directory as target).
 
     Its candidates are the package's files only, so a file added to another
     package leaves this package's record fresh; its inputs (which include the
     sources of the packages it needs) decide freshness as for any program.
     """
-    engine = ENGINES[name]
     memo = context.walk_memo(root)
     prefix = package.path + "/"
 
     def package_files() -> list[str]:
         if scope.whole_project:
-            return [f for f in files if f.startswith(prefix)]
+            # `files` is sorted: the package's files are one slice of it.
+            start = bisect.bisect_left(files, prefix)
+            end = bisect.bisect_left(files, package.path + "0")  # "0" follows "/"
+            return files[start:end]
         return walk(root, config.ignore, (package.path,), memo=memo)
 
-    request = ProgramRequest(
+    return ProgramRequest(
         root=root,
         project_files=package_files,
         options=dict(config.engines[name].options),
@@ -179,9 +195,7 @@ async def _run_package(
         timeout_s=config.timeouts_ms[name] / 1000,
         state_dir=state,
         in_scope=lambda f: f.startswith(prefix) and reported(f),
-        progress=progress,
     )
-    return await run_program_engine(engine, cache, context, request)
 
 
 def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
