@@ -35,8 +35,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from signalint.engines import paths
 from signalint.errors import SignalintError
 
@@ -158,6 +156,8 @@ def discover(root: Path) -> Workspace:
 def _declared_patterns(root: Path) -> tuple[str, list[str]]:
     pnpm = root / PNPM_FILE
     if pnpm.is_file():
+        import yaml  # here: only a pnpm workspace pays for importing it
+
         try:
             data = yaml.safe_load(pnpm.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
