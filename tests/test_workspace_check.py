@@ -266,3 +266,21 @@ async def test_mcp_check_project_carries_the_per_package_summary_and_refuses_str
         refused = await client.call("check_project")
         assert refused.error
         assert "cycle among: @ws/app, @ws/core" in json.dumps(refused.data)
+
+
+def test_changed_option_checks_git_changes_and_says_when_nothing_changed(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    in_project(workspace)
+    assert main(["check", "--changed"]) == 0
+    assert "no file changed against HEAD" in capsys.readouterr().err
+    source = workspace / "packages" / "util" / "src" / "index.ts"
+    source.write_text(source.read_text() + 'export const bad: number = "x";\n')
+    assert main(["check", "--changed", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in document["workspace"]["packages"]] == ["@ws/util"]
+    assert [(i["file"], i["rule"]) for i in document["remainingIssues"]] == [
+        ("packages/util/src/index.ts", "TS2322")
+    ]
+    assert main(["check", "--changed", "packages"]) == 2
+    assert "cannot be combined" in capsys.readouterr().err

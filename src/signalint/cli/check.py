@@ -205,9 +205,13 @@ def check(
     config = load_config(root)
     changed_paths: list[str] | None = None
     if changed:
+        import pathspec
+
         from signalint.changes import changed_files
 
-        changed_paths = changed_files(root)
+        # A changed file the config ignores (a tracked build output) is not checked.
+        ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+        changed_paths = [p for p in changed_files(root) if not ignored.match_file(p)]
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
             return 0
