@@ -284,3 +284,16 @@ def test_changed_option_checks_git_changes_and_says_when_nothing_changed(
     ]
     assert main(["check", "--changed", "packages"]) == 2
     assert "cannot be combined" in capsys.readouterr().err
+
+
+def test_a_path_outside_every_package_is_type_checked_with_the_root_config(
+    workspace: Path,
+) -> None:
+    (workspace / "scripts").mkdir()
+    (workspace / "scripts" / "tool.ts").write_text('export const t: number = "root";\n')
+    (workspace / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["scripts"]}\n'
+    )
+    checked = check(workspace, paths=["scripts"])
+    assert checked.run.package_runs == ()
+    assert keys(checked.result.issues) == Counter([("scripts/tool.ts", "TS2322")])

@@ -99,7 +99,9 @@ async def _run_one(
     options = dict(config.engines[name].options)
     timeout_s = config.timeouts_ms[name] / 1000
     state = state_path or state_dir(root)
-    if engine.spec.whole_program and engine.spec.per_package and packages is not None:
+    # A workspace check of paths outside every package runs the root's
+    # program as without a workspace.
+    if engine.spec.whole_program and engine.spec.per_package and packages:
         runs: list[PackageRun] = []
         requests: list[ProgramRequest] = []
         for package in packages:
