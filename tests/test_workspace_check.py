@@ -204,6 +204,11 @@ def test_json_and_text_summarize_each_package(
     assert main(["check", "--format", "text"]) == 1
     text = capsys.readouterr().out
     assert re.search(r"@ws/core\s+issues_found\s+1 error, 0 warnings\s+packages/core/", text)
+    # Issues are grouped under the package holding their file.
+    grouped = text.split("Package @ws/core (packages/core/) (1 issue)")[1]
+    head, rest = grouped.split("Package @ws/app (packages/app/) (1 issue)")
+    assert "packages/core/src/index.ts:5:14" in head and "packages/app/" not in head
+    assert "packages/app/src/main.ts:3:34" in rest
 
 
 def test_new_from_rev_reports_only_issues_absent_at_the_revision(

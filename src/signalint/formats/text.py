@@ -7,7 +7,10 @@ Layout:
 - in a workspace, one line per package: status, error and warning counts,
   directory and its engines; with `--new-from-rev`, how many issues were
   left out as present at that revision;
-- `Errors`, then `Warnings`: in each, the clusters by priority, every one
+- in a workspace, the issues grouped by package (`Package NAME (path/)`,
+  then `outside every package`): in each, errors before warnings, a
+  cluster's members in that package under the cluster's own id;
+- otherwise `Errors`, then `Warnings`: in each, the clusters by priority, every one
   listing its issues (a large one shows its first `CLUSTER_LINES` and
   `… and N more (signalint show <clusterId>)`), then the single issues by
   priority. Each issue is one line,
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from signalint import ids
@@ -190,6 +193,72 @@ def _package_lines(workspace: Mapping[str, Any]) -> list[Line]:
     return lines
 
 
+def _by_package(
+    packages: list[Any],
+    groups: Sequence[Cluster],
+    singles: list[Issue],
+    short_ids: dict[str, str],
+) -> list[Line]:
+    """Issues grouped by the package holding their file (deepest first), then
+    those outside every package. A cluster spanning packages appears under
+    each with the part in that package, under its one id (which `signalint
+    show` expands whole); errors before warnings inside a package."""
+    deepest = sorted(packages, key=lambda p: -len(p["path"]))
+
+    def owner(file: str) -> str | None:
+        for package in deepest:
+            if file == package["path"] or file.startswith(package["path"] + "/"):
+                return str(package["name"])
+        return None
+
+    owners: dict[str, str | None] = {}
+
+    def of(issue: Issue) -> str | None:
+        if issue.file not in owners:
+            owners[issue.file] = owner(issue.file)
+        return owners[issue.file]
+
+    lines: list[Line] = []
+    headings = [(p["name"], f"{p['name']} ({p['path']}/)") for p in packages]
+    for name, heading in [*headings, (None, "outside every package")]:
+        parts = [(item, [i for i in item.issues if of(i) == name]) for item in groups]
+        parts = [(item, members) for item, members in parts if members]
+        own = [issue for issue in singles if of(issue) == name]
+        if not parts and not own:
+            continue
+        count = sum(len(members) for _, members in parts) + len(own)
+        lines += [[], [(f"Package {heading} ({_plural(count, 'issue')})", "bold underline")]]
+        for severity in ("error", "warning"):
+            for item, members in parts:
+                if item.severity == severity:
+                    lines += _cluster_part(item, members, short_ids)
+            for issue in own:
+                if issue.severity == severity:
+                    lines.append(issue_line(issue, short_ids[issue.issue_id]))
+    return lines
+
+
+def _cluster_part(item: Cluster, members: list[Issue], short_ids: dict[str, str]) -> list[Line]:
+    """A cluster's members in one package, headed as the whole cluster is."""
+    shown_of = (
+        f" ({len(members)} of {item.issue_count} here)" if len(members) < item.issue_count else ""
+    )
+    lines: list[Line] = [
+        [
+            (f"P{item.priority}  ", "bold" if item.priority <= 2 else ""),
+            (item.summary + shown_of, "bold"),
+            (f"  [cluster {item.cluster_id}]", "dim"),
+        ]
+    ]
+    ordered = sorted(members, key=Issue.sort_key)
+    shown = ordered[:CLUSTER_LINES]
+    lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in shown]
+    if len(shown) < len(ordered):
+        more = len(ordered) - len(shown)
+        lines.append([(f"  … and {more} more (signalint show {item.cluster_id})", "dim")])
+    return lines
+
+
 def build_lines(
     result: CheckResult,
     clustering: Clustering,
@@ -237,7 +306,12 @@ def build_lines(
 
     groups = everything.clusters  # already in priority order
     singles = [record.issue for record in everything.flat]  # already in priority order
+    packages = (workspace or {}).get("packages") or []
+    if packages:
+        lines += _by_package(packages, groups, singles, short_ids)
     for title, severity in (("Errors", "error"), ("Warnings", "warning")):
+        if packages:
+            break
         lines += _section(
             title,
             [item for item in groups if item.severity == severity],
