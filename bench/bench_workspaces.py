@@ -16,7 +16,7 @@ and tsc are enabled, `monorepoMode` is `auto`. Measured (medians of
    running `signalint-mcp`;
 3. a leaf edit: which packages' tsc re-ran (the JSON summary's `cached`);
 4. `--new-from-rev HEAD~1` after committing a one-file change in a leaf:
-   the first run (worktree created, the changed package checked at the
+   the first run (old tree written, the changed package checked at the
    old revision) and a repeat, against a plain warm check and native tsc
    on that one package.
 

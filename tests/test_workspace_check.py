@@ -232,9 +232,12 @@ def test_new_from_rev_reports_only_issues_absent_at_the_revision(
     log = json.loads(capsys.readouterr().out)
     states = Counter(r["baselineState"] for run in log["runs"] for r in run["results"])
     assert states == Counter({"unchanged": 2, "new": 1})
-    # The worktree is reused for the same tree, and the user's tree is untouched.
+    # The user's tree and repository are untouched.
     assert "a new error" in _git(workspace, "log", "-1", "--format=%s")
     assert _git(workspace, "status", "--porcelain") == ""
+    # The old tree is a copy in the state directory, not a registered worktree.
+    assert len(_git(workspace, "worktree", "list").splitlines()) == 1
+    assert list((workspace / ".signalint" / "baseline" / "trees").glob("*.tree"))
 
 
 def test_new_from_rev_with_nothing_new_is_clean_and_a_bad_revision_is_a_usage_error(

@@ -8,9 +8,11 @@ counterpart there. Counterparts are matched as deltas match
 severity and message nearest by line, else the same message template; so
 an issue that merely moved is not new.
 
-The old revision is checked in a git worktree under the state directory,
-`baseline/trees/<tree id>`, kept and reused for the same tree (a revision
-with the same content reuses it whatever its commit), with every
+The old revision is checked in a copy of its tree under the state
+directory, `baseline/trees/<tree id>` (written through an index file of our
+own: nothing is registered in the repository's `.git`), kept and reused for
+the same tree (a revision with the same content reuses it whatever its
+commit), with every
 `node_modules` directory of the working tree linked into it (dependencies
 are not in git). It is checked with the current configuration, so the two
 sides differ only in the code; its engine state lives in its own
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signalint import file_cache
-from signalint.changes import GitError, changed_since, commit_of, git, merge_base, toplevel
+from signalint.changes import changed_since, commit_of, git, merge_base, toplevel
 from signalint.check import CheckRun, run_check
 from signalint.config import Config, state_dir
 from signalint.context import Context
@@ -104,7 +106,7 @@ async def baseline(
     top = Path(os.path.realpath(await toplevel(root)))
     inside = os.path.relpath(root, top)
     state = state_dir(root)
-    worktree = await _worktree(top, state / TREES_DIR / tree[:20], commit, tree)
+    worktree = await _worktree(top, state / TREES_DIR / tree[:20], tree)
     old_root = Path(os.path.realpath(worktree / inside if inside != "." else worktree))
     _link_dependencies(root, old_root)
     changed = await changed_since(root, commit)
@@ -165,39 +167,34 @@ def _what_to_check(
     return tuple(p.path for p in checked), [p.name for p in checked], reused
 
 
-async def _worktree(top: Path, path: Path, commit: str, tree: str) -> Path:
-    """A worktree of the repository at `commit`, reused while it holds `tree`.
+async def _worktree(top: Path, path: Path, tree: str) -> Path:
+    """The files of `tree` at `path`, written once and reused while the marker
+    beside it names that tree.
 
-    A new one is returned only once its files are older than the cache's
-    settle window, so this first check of it can already store its results.
+    Written with git's `read-tree` and `checkout-index` through an index
+    file of our own, so nothing is written outside the state directory
+    (`git worktree add` would register the copy in the repository's `.git`).
+    A new copy is returned only once its files are older than the cache's
+    settle window, so its first check can already store its results.
     """
-    if (path / ".git").exists():
-        try:
-            head = await git(path, "rev-parse", "HEAD^{tree}", what="the baseline worktree")
-            status = await git(
-                path, "status", "--porcelain", "--untracked-files=no", what="the worktree"
-            )
-            if head.strip() == tree and not status.strip():
-                return path
-        except GitError:
-            pass
-    if path.exists():
-        with contextlib.suppress(GitError):
-            await git(top, "worktree", "remove", "--force", str(path), what="an old worktree")
-        shutil.rmtree(path, ignore_errors=True)
-    with contextlib.suppress(GitError):
-        await git(top, "worktree", "prune", what="stale worktrees")
+    marker = path.parent / f"{path.name}.tree"
+    with contextlib.suppress(OSError):
+        if marker.read_text() == tree and path.is_dir():
+            return path
+    shutil.rmtree(path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        marker.unlink()
     path.parent.mkdir(parents=True, exist_ok=True)
-    await git(
-        top,
-        "worktree",
-        "add",
-        "--detach",
-        "--force",
-        str(path),
-        commit,
-        what=f"a worktree of {commit[:12]} under the state directory",
-    )
+    index = path.parent / f"{path.name}.index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    what = f"a copy of tree {tree[:12]} under the state directory"
+    try:
+        await git(top, "read-tree", tree, what=what, env=env)
+        await git(top, "checkout-index", "--all", f"--prefix={path}/", what=what, env=env)
+    finally:
+        with contextlib.suppress(OSError):
+            index.unlink()
+    marker.write_text(tree)
     await asyncio.sleep(file_cache.SETTLE_NS / 1e9)
     return path
 

@@ -25,14 +25,17 @@ class GitError(SignalintError):
     """A git command failed; the message names it and what git said (CLI exit 2)."""
 
 
-async def git(root: Path, *args: str, what: str) -> str:
-    """`git -C root args...`'s stdout; raises GitError saying `what` failed."""
+async def git(root: Path, *args: str, what: str, env: dict[str, str] | None = None) -> str:
+    """`git -C root args...`'s stdout; raises GitError saying `what` failed.
+
+    `env` is added to the environment (e.g. `GIT_INDEX_FILE`)."""
     result = await run(
         Command(
             argv=("git", "-C", str(root), *args),
             cwd=root,
             timeout_s=_TIMEOUT_S,
             ok_exit_codes=frozenset({0}),
+            env=env or {},
         )
     )
     if result.missing:

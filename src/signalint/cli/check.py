@@ -154,8 +154,8 @@ def _only_new(
     "--new-from-rev",
     "new_from_rev",
     metavar="REV",
-    help="Report only issues not present at git revision REV (checked in a worktree "
-    "under the state directory; an issue that moved still matches). SARIF lists "
+    help="Report only issues not present at git revision REV (checked in a copy of its "
+    "tree under the state directory; an issue that moved still matches). SARIF lists "
     "every issue with baselineState new or unchanged.",
 )
 @click.option(
