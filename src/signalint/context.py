@@ -83,7 +83,9 @@ def decode_entry(blob: bytes) -> tuple[Issue, ...] | None:
 class Context:
     """One process's (or one server's) memos; see the module docstring."""
 
-    def __init__(self, decoded_capacity: int = 100_000, programs_capacity: int = 16) -> None:
+    # Programs: one per whole-program engine, or one per package in a
+    # workspace (a repository with a few hundred packages stays remembered).
+    def __init__(self, decoded_capacity: int = 100_000, programs_capacity: int = 512) -> None:
         self._caches: dict[tuple[Path, int], ResultCache] = {}
         # Issues by cache key: None is "the engine does not check this file".
         self.decoded: Lru[str, tuple[Issue, ...] | None] = Lru(decoded_capacity)

@@ -229,6 +229,31 @@ def _split_by_coverage(
     return observed, unobserved
 
 
+def _pair_off(old: dict[str, Issue], new: dict[str, Issue]) -> int:
+    """Remove every matched pair from both dicts (module docstring, steps 1-3)."""
+    persisting = 0
+    for issue_id in [i for i in old if i in new]:
+        del old[issue_id]
+        del new[issue_id]
+        persisting += 1
+    persisting += _match_by(
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.normalize_message(i.message))
+    )
+    persisting += _match_by(
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message))
+    )
+    return persisting
+
+
+def persisting(old: Iterable[Issue], new: Iterable[Issue]) -> frozenset[str]:
+    """Ids of the `new` issues that match one of `old` as a delta matches them."""
+    before = {i.issue_id: i for i in old}
+    after = {i.issue_id: i for i in new}
+    ids_after = set(after)
+    _pair_off(before, after)
+    return frozenset(ids_after - set(after))
+
+
 def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -> Delta:
     """The delta from `baseline` to `current` (see the module docstring).
 
@@ -253,17 +278,7 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
     """
     old = dict(baseline.by_id)
     new = dict(current.by_id)
-    persisting = 0
-    for issue_id in [i for i in old if i in new]:
-        del old[issue_id]
-        del new[issue_id]
-        persisting += 1
-    persisting += _match_by(
-        old, new, lambda i: (i.file, i.rule, i.severity, ids.normalize_message(i.message))
-    )
-    persisting += _match_by(
-        old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message))
-    )
+    persisting = _pair_off(old, new)
 
     # Gone from the current check: resolved only where the current check looked.
     resolved, unobserved = _split_by_coverage(old.values(), current)

@@ -151,6 +151,8 @@ class CheckPayload(TypedDict):
     fingerprint: str
     code: NotRequired[str]
     message: NotRequired[str]
+    # The per-package summary of a workspace check (`package_summary`).
+    workspace: NotRequired[dict[str, object]]
 
 
 class SnapshotSummary(TypedDict):

@@ -49,7 +49,7 @@ class _Record:
     only once the record has been proven fresh.
     """
 
-    __slots__ = ("_issues", "_raw", "checked", "inputs", "outside")
+    __slots__ = ("_issues", "_raw", "checked", "inputs", "loaded", "outside")
 
     def __init__(
         self,
@@ -64,6 +64,7 @@ class _Record:
         self.checked = checked  # absolute project files checked; None: the inputs
         self._issues = issues
         self._raw = raw
+        self.loaded = False  # read from the database by `prefetch`, not yet confirmed
 
     @property
     def issues(self) -> tuple[Issue, ...]:
@@ -104,6 +105,8 @@ class ProgramRequest:
     state_dir: Path
     in_scope: Callable[[str], bool]
     progress: Progress | None = None
+    # The record key when the caller already computed it (`prefetch`).
+    record_key: str | None = None
 
 
 def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str]:
@@ -190,11 +193,40 @@ async def _record_key(
     )
 
 
+async def prefetch(
+    engine: Engine, cache: ResultCache, context: Context, requests: Sequence[ProgramRequest]
+) -> list[ProgramRequest]:
+    """Load the stored records of several programs of one engine in one read.
+
+    For a workspace's packages: a fresh process would otherwise open the
+    database once per package. Returns the requests with their record keys
+    filled in, in order; records are remembered in `context.programs`.
+    """
+    resolved = resolve(engine, requests[0].root) if requests else None
+    keyed: list[ProgramRequest] = []
+    for request in requests:
+        assert resolved is not None
+        key = await _record_key(engine, cache, context, request, resolved)
+        keyed.append(dataclasses.replace(request, record_key=key))
+    missing = [
+        r.record_key for r in keyed if r.record_key and context.programs.get(r.record_key) is None
+    ]
+    if missing:
+        for key, blob in cache.get_many(missing).items():
+            record = _Record.load(blob)
+            record.loaded = True
+            context.programs.put(key, record)
+    return keyed
+
+
 def _records(cache: ResultCache, context: Context, key: str) -> Iterator[_Record]:
     """The remembered record, then the stored one (read only if the first is stale)."""
     remembered = context.programs.get(key)
     if isinstance(remembered, _Record):
+        loaded, remembered.loaded = remembered.loaded, False
         yield remembered
+        if loaded:
+            return  # it came from the database in this check: nothing newer there
     blob = cache.get_many([key]).get(key)
     if blob is not None:
         yield _Record.load(blob)
@@ -204,8 +236,8 @@ async def _run(
     engine: Engine, cache: ResultCache | None, context: Context, request: ProgramRequest
 ) -> EngineOutcome:
     resolved = resolve(engine, request.root)
-    record_key = None
-    if cache is not None:
+    record_key = request.record_key
+    if cache is not None and record_key is None:
         record_key = await _record_key(engine, cache, context, request, resolved)
     prefix = f"{request.root}/"
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
@@ -218,6 +250,7 @@ async def _run(
             if outside != record.outside or now != dict(record.inputs):
                 changed = frozenset(f for f, d in record.inputs.items() if now.get(f) != d)
                 continue
+            record.loaded = False
             context.programs.put(record_key, record)
             checked = record.checked if record.checked is not None else list(record.inputs)
             return EngineOutcome(

@@ -39,6 +39,8 @@ from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import FrontEnd, check_payload
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
+from signalint.workspaces import Workspace, WorkspaceError
+from signalint.workspaces import plan as plan_workspace
 
 if TYPE_CHECKING:
     from signalint.history import Session
@@ -94,6 +96,10 @@ class Checked:
     def payload(self, *, front_end: FrontEnd, warnings: bool = True) -> CheckPayload:
         """The schema 1.4 check payload with full keys (`report.check_payload`).
 
+        A workspace check adds `workspace`, its per-package summary
+        (`package_summary.summarize`), as does a check whose workspace
+        planning fell back to the root (the warning).
+
         `front_end` words `nextStep` for its reader; `warnings=False` leaves
         out the loop and churn warnings. Compact keys are a renaming of this
         (`report.compact_keys`).
@@ -104,13 +110,19 @@ class Checked:
                 "loopWarning": self.warnings.loop_warning,
                 "fileRuleChurnWarning": self.warnings.churn_warning,
             }
-        return check_payload(
+        payload = check_payload(
             self.result,
             self.clustering,
             filtered_out=self.filtered_out,
             extras=extras,
             front_end=front_end,
         )
+        from signalint.package_summary import summarize
+
+        workspace = summarize(self.run)
+        if workspace is not None:
+            payload["workspace"] = dict(workspace)
+        return payload
 
 
 def engine_problems(result: CheckResult) -> list[str]:
@@ -135,8 +147,23 @@ async def check(
     history: Session | None = None,
     compact: bool = False,
     context: Context | None = None,
+    packages: Sequence[str] = (),
+    changed: Sequence[str] | None = None,
 ) -> Checked:
     """Check `paths` of the project at `root` (canonical) with `config`.
+
+    Workspaces (`config.monorepo_mode`, `signalint.workspaces`): in a
+    planned workspace per-package engines check each package's own
+    program. `packages` names workspace packages to check with everything
+    they need (instead of `paths`; they plan the workspace strictly, whatever
+    the mode); an unknown name raises `WorkspaceError`.
+    `changed` (project-relative paths, e.g. from `signalint.changes`)
+    checks those files (instead of `paths`) plus the programs of the
+    whole-program engines that contain them: in a workspace the packages
+    holding them and their dependents, otherwise the selected program.
+    In strict mode a workspace that cannot be planned raises
+    `WorkspaceError`; in auto mode the check falls back to the root and
+    the answer's run carries the warning.
 
     `paths` are user paths, validated by `locate` (`targets_of`: raises
     `PathRefused` with the index of the refused one; none means the whole
@@ -156,11 +183,36 @@ async def check(
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
     started = time.monotonic()
-    scope = Scope(targets_of(paths, locate))
+    mode = config.monorepo_mode
+    if packages:
+        mode = "strict"  # the names mean nothing without the workspace
+    planned = plan_workspace(root, mode)
+    workspace = planned.workspace
+    programs: list[str] | None = None
+    program_scope: Scope | None = None
+    if packages:
+        assert workspace is not None  # strict planning raised otherwise
+        closure = workspace.closure(_known(workspace, packages))
+        programs = [p.name for p in closure]
+        scope = Scope(tuple(p.path for p in closure))
+    elif changed is not None:
+        scope = Scope(targets_of(changed, from_root(root)))
+        program_scope, programs = _changed_programs(workspace, scope.targets, config)
+    else:
+        scope = Scope(targets_of(paths, locate))
     context = context or Context()
     async with progress(config.enabled_engines()) as report:
         run = await run_check(
-            root, config, scope, progress=report, use_cache=use_cache, context=context
+            root,
+            config,
+            scope,
+            progress=report,
+            use_cache=use_cache,
+            context=context,
+            workspace=workspace,
+            programs=programs,
+            program_scope=program_scope,
+            workspace_warning=planned.warning,
         )
     issues = run.result.issues
     clustering = context.derived(issues, "clustering", lambda: cluster(issues))
@@ -172,6 +224,47 @@ async def check(
         return Checked(run, snapshot, latency_ms)
     warnings = _record(history, snapshot, latency_ms, compact, context)
     return Checked(run, snapshot, latency_ms, warnings)
+
+
+def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
+    known = workspace.by_name()
+    for name in names:
+        if name not in known:
+            listed = ", ".join(sorted(known))
+            raise WorkspaceError(
+                f"--package {name!r} is not a package of the workspace "
+                f"({workspace.source}); its packages are: {listed}"
+            )
+    return list(dict.fromkeys(names))
+
+
+def _changed_programs(
+    workspace: Workspace | None, targets: Sequence[str], config: Config
+) -> tuple[Scope, list[str] | None]:
+    """Where whole-program issues are reported for changed files, and which packages run.
+
+    Without a workspace: the whole selected program (the nearest
+    configuration of the first changed file). In a workspace: the packages
+    holding a changed file and every package that needs them; a changed
+    engine configuration outside every package (a shared tsconfig base)
+    can affect them all.
+    """
+    if workspace is None:
+        return Scope(), None
+    from fnmatch import fnmatch
+
+    from signalint.engines.registry import ENGINES
+
+    patterns = [p for name in config.enabled_engines() for p in ENGINES[name].spec.watch_patterns]
+    owners: set[str] = set()
+    for target in targets:
+        owner = workspace.owner(target)
+        if owner is not None:
+            owners.add(owner.name)
+        elif any(fnmatch(target.rsplit("/", 1)[-1], p) for p in patterns):
+            owners.update(p.name for p in workspace.packages)
+    affected = workspace.dependents(owners)
+    return Scope((*targets, *(p.path for p in affected))), [p.name for p in affected]
 
 
 def _record(
@@ -214,6 +307,7 @@ __all__ = [
     "Checked",
     "Locate",
     "ProgressScope",
+    "WorkspaceError",
     "check",
     "engine_problems",
     "from_cwd",

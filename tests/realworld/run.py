@@ -119,6 +119,9 @@ class Repo:
     plants: list[dict[str, str]]
     per_engine: bool = True
     python: str = ""
+    # Native tsc once per workspace package (topological order), as
+    # Signalint's monorepoMode checks it (see `native_tsc_per_package`).
+    tsc_per_package: bool = False
 
     @property
     def is_python(self) -> bool:
@@ -153,6 +156,7 @@ class Repo:
             plants=[dict(p) for p in entry.get("plant") or []],
             per_engine=bool(entry.get("per_engine", True)),
             python=str(entry.get("python", "")),
+            tsc_per_package=bool(entry.get("tsc_per_package", False)),
         )
 
 
@@ -518,7 +522,14 @@ def native_run(
         env = activated(env, project)
     version = version_line(run([str(binary), "--version"], project, env).stdout, engine)
     args = [*repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
-    identity = {"commit": repo.commit, "binary": str(binary), "version": version, "args": args}
+    identity: dict[str, object] = {
+        "commit": repo.commit,
+        "binary": str(binary),
+        "version": version,
+        "args": args,
+    }
+    if engine == "tsc" and repo.tsc_per_package:
+        identity["per_package"] = True
     stored = cache / f"{repo.name}.native-{engine}.json"
     if reuse and stored.exists():
         data = json.loads(stored.read_text())
@@ -531,6 +542,13 @@ def native_run(
         cwd = scratch / project.relative_to(clone)
     state = cache / f"{repo.name}.native-state"
     shutil.rmtree(state, ignore_errors=True)  # cold, like `signalint check --no-cache`
+    if engine == "tsc" and repo.tsc_per_package:
+        parsed, seconds = native_tsc_per_package(binary, cwd, env)
+        shutil.rmtree(scratch, ignore_errors=True)
+        stored.write_text(
+            json.dumps({"identity": identity, "seconds": seconds, **_parsed_to(parsed)})
+        )
+        return Native(parsed, seconds, binary, version)
     ran = run([str(binary), *args, *python_flags(engine, project, state)], cwd, env)
     if engine in PYTHON_ENGINES and ran.exit_code not in (0, 1):
         # 0 clean, 1 findings; anything else is a crash or a usage/config error.
@@ -553,6 +571,37 @@ def native_run(
         json.dumps({"identity": identity, "seconds": ran.seconds, **_parsed_to(parsed)})
     )
     return Native(parsed, ran.seconds, binary, version)
+
+
+def native_tsc_per_package(binary: Path, cwd: Path, env: dict[str, str]) -> tuple[Parsed, float]:
+    """Native tsc on each workspace package that has its own tsconfig.json, in
+    topological order: `tsc -b` for a config with `references`, else `tsc -p`.
+
+    The runs are merged the way Signalint merges them: a diagnostic two
+    package programs both report (a dependent reads its dependency's
+    sources) is one diagnostic, so each key counts its largest multiplicity
+    in any one run. Returns the merged result and the summed time.
+    """
+    sys.path.insert(0, str(CHECKOUT / "src"))
+    from signalint.workspaces import discover
+
+    merged = Parsed()
+    seconds = 0.0
+    for package in discover(cwd).packages:
+        config = f"{package.path}/tsconfig.json"
+        if not (cwd / config).is_file():
+            continue
+        data = (cwd / config).read_text(encoding="utf-8", errors="replace")
+        mode = "-b" if re.search(r'"references"\s*:\s*\[\s*\{', data) else "-p"
+        ran = run([str(binary), mode, config, *FORMAT_FLAGS["tsc"]], cwd, env)
+        seconds += ran.seconds
+        one = parse_tsc(ran.stdout, cwd, config)
+        merged.outside += one.outside
+        for key, count in one.keys.items():
+            merged.keys[key] = max(merged.keys[key], count)
+        for key, message in one.messages.items():
+            merged.messages.setdefault(key, message)
+    return merged, seconds
 
 
 def version_line(stdout: str, engine: str) -> str:

@@ -9,6 +9,7 @@ bad config, refused or ignored path).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ from signalint import formats, service
 from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
-from signalint.model import CheckResult
+from signalint.model import CheckResult, Issue
 from signalint.project import discover_root
 from signalint.report import fails_priority, nothing_checked_message
 from signalint.snapshots import SnapshotStore, snapshot_dir
@@ -54,6 +55,57 @@ def _engine_versions(
     return asyncio.run(lookup_all())
 
 
+def _filtered(result: CheckResult, issues: Sequence[Issue]) -> CheckResult:
+    from signalint import ids
+
+    kept = {i.issue_id: i for i in issues}
+    return dataclasses.replace(result, issues=tuple(issues), fingerprint=ids.fingerprint(kept))
+
+
+def _only_new(
+    root: Path,
+    config: Config,
+    checked: service.Checked,
+    rev: str | None,
+    merge_branch: str | None,
+    context: Context,
+) -> tuple[CheckResult, dict[str, str], dict[str, object]]:
+    """The check's result with only the issues new since the revision, each
+    issue's SARIF baselineState, and the JSON `baseline` block."""
+    from signalint import baseline
+
+    option = "--new-from-rev" if merge_branch is None else "--new-from-merge-base"
+
+    async def compare() -> tuple[str, baseline.Baseline]:
+        revision = await baseline.resolve_revision(root, rev, merge_branch)
+        found = await baseline.baseline(
+            root,
+            config,
+            revision,
+            checked.run,
+            targets=checked.targets,
+            option=option,
+            context=context,
+        )
+        return revision, found
+
+    revision, found = asyncio.run(compare())
+    parts = baseline.split(checked.result.issues, found)
+    states = {i.issue_id: "new" for i in parts.new}
+    states.update({i.issue_id: "unchanged" for i in parts.unchanged})
+    block: dict[str, object] = {
+        "rev": merge_branch if merge_branch is not None else revision,
+        "commit": found.commit,
+        "mergeBase": merge_branch is not None,
+        "new": len(parts.new),
+        "unchanged": len(parts.unchanged),
+        "checkedAtRev": list(found.checked),
+        "reusedPackages": list(found.reused),
+        "enginesNotOkAtRev": list(found.failed),
+    }
+    return _filtered(checked.result, parts.new), states, block
+
+
 @click.command()
 @click.argument("paths", nargs=-1)
 @click.option(
@@ -83,12 +135,45 @@ def _engine_versions(
     is_flag=True,
     help="Run every enabled engine on every file; neither read nor write the result cache.",
 )
+@click.option(
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="NAME",
+    help="Check this workspace package (its package.json name) and the packages it "
+    "needs; repeatable. Plans the workspace strictly, whatever monorepoMode says.",
+)
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="Check the files changed against HEAD (staged, unstaged, untracked) plus the "
+    "type checkers' programs that contain them (in a workspace: their packages and "
+    "the packages that need them).",
+)
+@click.option(
+    "--new-from-rev",
+    "new_from_rev",
+    metavar="REV",
+    help="Report only issues not present at git revision REV (checked in a copy of its "
+    "tree under the state directory; an issue that moved still matches). SARIF lists "
+    "every issue with baselineState new or unchanged.",
+)
+@click.option(
+    "--new-from-merge-base",
+    "new_from_merge_base",
+    metavar="BRANCH",
+    help="Like --new-from-rev, with the merge base of HEAD and BRANCH (pull requests).",
+)
 def check(
     paths: Sequence[str],
     output_format: str,
     compact: bool | None,
     fail_on_priority: int | None,
     no_cache: bool,
+    packages: Sequence[str],
+    changed: bool,
+    new_from_rev: str | None,
+    new_from_merge_base: str | None,
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
@@ -101,9 +186,35 @@ def check(
     stdout in the chosen format; progress and errors go to stderr. The
     check is kept in the state directory, so every id it prints expands
     with `signalint show ID` (and in the MCP server).
+
+    In a workspace (monorepoMode auto or strict: pnpm-workspace.yaml or
+    the `workspaces` field of package.json) TypeScript checks each package
+    with its own tsconfig.json in dependency order, and the output gains
+    a per-package summary.
     """
+    chosen = [
+        n
+        for n, on in (("PATHS", bool(paths)), ("--package", bool(packages)), ("--changed", changed))
+        if on
+    ]
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)} cannot be combined: choose one scope")
+    if new_from_rev is not None and new_from_merge_base is not None:
+        raise click.UsageError("--new-from-rev and --new-from-merge-base cannot be combined")
     root = discover_root()
     config = load_config(root)
+    changed_paths: list[str] | None = None
+    if changed:
+        import pathspec
+
+        from signalint.changes import changed_files
+
+        # A changed file the config ignores (a tracked build output) is not checked.
+        ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+        changed_paths = [p for p in changed_files(root) if not ignored.match_file(p)]
+        if not changed_paths:
+            click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
+            return 0
     use_compact = config.compact if compact is None else compact
     # Snapshots are written by a worker thread, so the answer never waits
     # for them; `flush` below waits before the command returns (D19: the
@@ -122,19 +233,45 @@ def check(
             use_cache=not no_cache,
             store=store,
             context=context,
+            packages=packages,
+            changed=changed_paths,
         )
     )
     result, clustering = checked.result, checked.clustering
+    from signalint.package_summary import summarize
+
+    states: dict[str, str] | None = None
+    found: dict[str, object] | None = None
+    everything = result
+    if new_from_rev is not None or new_from_merge_base is not None:
+        result, states, found = _only_new(
+            root, config, checked, new_from_rev, new_from_merge_base, context
+        )
+        from signalint.cluster import cluster
+
+        clustering = cluster(result.issues)
+    workspace = summarize(checked.run, result)
     options: dict[str, object] = {}
     if output_format == "json":
         options = {"compact": use_compact, "filtered_out": checked.filtered_out}
+        options.update(workspace=workspace, baseline=found)
     elif output_format == "sarif":
         options = {"versions": _engine_versions(result, config, context)}
+        if states is not None:
+            options["baseline_states"] = states
+            result = everything  # SARIF lists every issue, each with its baselineState
     elif output_format == "text":
         options = {"stream": sys.stdout, "filtered_out": checked.filtered_out or 0}
+        options.update(workspace=workspace, baseline=found)
     sys.stdout.write(formats.render(output_format, result, clustering, **options))
     sys.stdout.flush()
     store.flush()
+    if workspace is not None and workspace.get("warning"):
+        click.echo(f"signalint: {workspace['warning']}", err=True)
+    if states is not None:
+        result = _filtered(
+            everything, [i for i in everything.issues if states[i.issue_id] == "new"]
+        )
 
     if output_format != "text":  # the text format lists engine errors itself
         for line in service.engine_problems(result):

@@ -74,6 +74,9 @@ class EngineSpec:
       alter any file's result (`watch` re-checks fully on them).
     - `fallback`: `init` enables it when the project configures no other
       linter of its language (D21: never beside the linter it chose).
+    - `per_package`: a whole-program engine that, in a planned JavaScript
+      workspace (`monorepoMode`), checks each package's own program (the
+      package directory as its target), in dependency order.
     """
 
     name: str
@@ -87,6 +90,7 @@ class EngineSpec:
     options: Mapping[str, bool] = field(default_factory=dict)
     watch_patterns: tuple[str, ...] = ()
     fallback: bool = False
+    per_package: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,6 +104,7 @@ SPEC = EngineSpec(
     docs_url="https://www.typescriptlang.org/",
     whole_program=True,
     watch_patterns=("tsconfig*.json", "jsconfig*.json"),
+    per_package=True,
 )
 
 

@@ -7,6 +7,7 @@ This is the CLI's default output; its content is exactly what
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from signalint.cluster import Clustering
 from signalint.model import CheckResult
@@ -21,10 +22,14 @@ def render(
     compact: bool = False,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
 ) -> str:
     """The payload as JSON with 2-space indentation, ending in a newline.
 
-    Options are passed to `check_payload` unchanged. Non-ASCII text is kept
+    `workspace` (the per-package summary, `package_summary.summarize`) and
+    `baseline` (what `--new-from-rev` compared with) are added under those
+    keys when given. Other options are passed to `check_payload` unchanged. Non-ASCII text is kept
     as is (the CLI writes UTF-8), which keeps paths and messages readable.
     """
     payload = check_payload(
@@ -35,4 +40,9 @@ def render(
         extras=extras,
         front_end="cli",  # this writer serves the CLI: nextStep names commands
     )
-    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    document: dict[str, object] = dict(payload)
+    if workspace is not None:
+        document["workspace"] = workspace
+    if baseline is not None:
+        document["baseline"] = baseline
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -62,7 +62,7 @@ def _rules(engine: str, issues: list[Issue]) -> tuple[list[dict[str, Any]], dict
     return rules, index
 
 
-def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
+def _result(issue: Issue, rule_index: int, state: str | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "ruleId": issue.rule,
         "ruleIndex": rule_index,
@@ -78,6 +78,8 @@ def _result(issue: Issue, rule_index: int) -> dict[str, Any]:
         ],
         "partialFingerprints": {FINGERPRINT_KEY: issue.issue_id},
     }
+    if state is not None:
+        entry["baselineState"] = state
     if issue.also_reported_by:
         # One problem reported by several engines (D20) is one result, in
         # the primary engine's run, naming the others.
@@ -100,11 +102,15 @@ def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
 
 
 def build_log(
-    result: CheckResult, versions: Mapping[str, str | None] | None = None
+    result: CheckResult,
+    versions: Mapping[str, str | None] | None = None,
+    baseline_states: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as a dict. Engines are runs in name order; issues keep
     `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
-    editor diagnostics) get a run without an outcome."""
+    editor diagnostics) get a run without an outcome. `baseline_states`
+    maps issue ids to their SARIF `baselineState` (`new`, `unchanged`:
+    `check --new-from-rev`); issues it does not name get none."""
     by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
     for issue in sorted(result.issues, key=Issue.sort_key):
         by_engine.setdefault(issue.engine, []).append(issue)
@@ -124,7 +130,12 @@ def build_log(
                 "tool": {"driver": driver},
                 "invocations": [_invocation(result.outcomes.get(engine))],
                 "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(result.project_root)}},
-                "results": [_result(issue, rule_index[issue.rule]) for issue in issues],
+                "results": [
+                    _result(
+                        issue, rule_index[issue.rule], (baseline_states or {}).get(issue.issue_id)
+                    )
+                    for issue in issues
+                ],
                 "properties": {
                     "signalintCheckId": result.check_id,
                     "signalintFingerprint": result.fingerprint,
@@ -139,11 +150,14 @@ def render(
     clustering: Clustering | None = None,
     *,
     versions: Mapping[str, str | None] | None = None,
+    baseline_states: Mapping[str, str] | None = None,
 ) -> str:
     """The SARIF log as JSON (indent 2), ending in a newline.
 
-    `versions` maps engine names to the versions that ran (None: unknown).
+    `versions` maps engine names to the versions that ran (None: unknown);
+    `baseline_states` see `build_log`.
     `clustering` is accepted for a uniform signature and unused: SARIF lists
     every issue, uncapped.
     """
-    return json.dumps(build_log(result, versions), indent=2, ensure_ascii=False) + "\n"
+    log = build_log(result, versions, baseline_states)
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -4,7 +4,13 @@ Layout:
 - a header: status, counts and the check id;
 - one line per engine: status, files checked, a coverage gap or coverage
   warning, and the first line of an error (its full text comes at the end);
-- `Errors`, then `Warnings`: in each, the clusters by priority, every one
+- in a workspace, one line per package: status, error and warning counts,
+  directory and its engines; with `--new-from-rev`, how many issues were
+  left out as present at that revision;
+- in a workspace, the issues grouped by package (`Package NAME (path/)`,
+  then `outside every package`): in each, errors before warnings, a
+  cluster's members in that package under the cluster's own id;
+- otherwise `Errors`, then `Warnings`: in each, the clusters by priority, every one
   listing its issues (a large one shows its first `CLUSTER_LINES` and
   `… and N more (signalint show <clusterId>)`), then the single issues by
   priority. Each issue is one line,
@@ -23,7 +29,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
@@ -155,8 +162,110 @@ def _section(
     return lines
 
 
+def _package_lines(workspace: Mapping[str, Any]) -> list[Line]:
+    """One line per package: status, counts and its engines (module docstring)."""
+    lines: list[Line] = []
+    if workspace.get("warning"):
+        lines.append([(f"workspace: {workspace['warning']}", "yellow")])
+    packages = workspace.get("packages") or []
+    if not packages:
+        return lines
+    lines.append([(f"packages ({workspace.get('source', '')}):", "bold")])
+    width = max(len(p["name"]) for p in packages)
+    for package in packages:
+        counts = package["counts"]
+        engines = ", ".join(
+            f"{name} {entry['status']}" + (" (cached)" if entry.get("cached") else "")
+            for name, entry in package["engines"].items()
+        )
+        lines.append(
+            [
+                (f"  {package['name']:<{width}}  ", "bold"),
+                (f"{package['status']:<12}", STATUS_STYLES.get(package["status"], "")),
+                (f"  {_plural(counts['errors'], 'error')}, ", ""),
+                (f"{_plural(counts['warnings'], 'warning')}", ""),
+                (f"  {package['path']}/  {engines}", "dim"),
+            ]
+        )
+    outside = workspace.get("outsidePackages") or {}
+    if outside.get("issues"):
+        lines.append([(f"  (outside every package: {_plural(outside['issues'], 'issue')})", "")])
+    return lines
+
+
+def _by_package(
+    packages: list[Any],
+    groups: Sequence[Cluster],
+    singles: list[Issue],
+    short_ids: dict[str, str],
+) -> list[Line]:
+    """Issues grouped by the package holding their file (deepest first), then
+    those outside every package. A cluster spanning packages appears under
+    each with the part in that package, under its one id (which `signalint
+    show` expands whole); errors before warnings inside a package."""
+    deepest = sorted(packages, key=lambda p: -len(p["path"]))
+
+    def owner(file: str) -> str | None:
+        for package in deepest:
+            if file == package["path"] or file.startswith(package["path"] + "/"):
+                return str(package["name"])
+        return None
+
+    owners: dict[str, str | None] = {}
+
+    def of(issue: Issue) -> str | None:
+        if issue.file not in owners:
+            owners[issue.file] = owner(issue.file)
+        return owners[issue.file]
+
+    lines: list[Line] = []
+    headings = [(p["name"], f"{p['name']} ({p['path']}/)") for p in packages]
+    for name, heading in [*headings, (None, "outside every package")]:
+        parts = [(item, [i for i in item.issues if of(i) == name]) for item in groups]
+        parts = [(item, members) for item, members in parts if members]
+        own = [issue for issue in singles if of(issue) == name]
+        if not parts and not own:
+            continue
+        count = sum(len(members) for _, members in parts) + len(own)
+        lines += [[], [(f"Package {heading} ({_plural(count, 'issue')})", "bold underline")]]
+        for severity in ("error", "warning"):
+            for item, members in parts:
+                if item.severity == severity:
+                    lines += _cluster_part(item, members, short_ids)
+            for issue in own:
+                if issue.severity == severity:
+                    lines.append(issue_line(issue, short_ids[issue.issue_id]))
+    return lines
+
+
+def _cluster_part(item: Cluster, members: list[Issue], short_ids: dict[str, str]) -> list[Line]:
+    """A cluster's members in one package, headed as the whole cluster is."""
+    shown_of = (
+        f" ({len(members)} of {item.issue_count} here)" if len(members) < item.issue_count else ""
+    )
+    lines: list[Line] = [
+        [
+            (f"P{item.priority}  ", "bold" if item.priority <= 2 else ""),
+            (item.summary + shown_of, "bold"),
+            (f"  [cluster {item.cluster_id}]", "dim"),
+        ]
+    ]
+    ordered = sorted(members, key=Issue.sort_key)
+    shown = ordered[:CLUSTER_LINES]
+    lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in shown]
+    if len(shown) < len(ordered):
+        more = len(ordered) - len(shown)
+        lines.append([(f"  … and {more} more (signalint show {item.cluster_id})", "dim")])
+    return lines
+
+
 def build_lines(
-    result: CheckResult, clustering: Clustering, *, filtered_out: int = 0
+    result: CheckResult,
+    clustering: Clustering,
+    *,
+    filtered_out: int = 0,
+    workspace: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
 ) -> list[Line]:
     """The document as styled spans (exposed for tests and other writers).
 
@@ -179,12 +288,30 @@ def build_lines(
         ]
     ]
     lines += _engine_lines(result)
+    if workspace is not None:
+        lines += _package_lines(workspace)
+    if baseline is not None:
+        lines.append(
+            [
+                (f"only new since {baseline['rev']} ({str(baseline['commit'])[:12]}): ", "bold"),
+                (
+                    f"{_plural(baseline['new'], 'new issue')}, "
+                    f"{baseline['unchanged']} unchanged not listed",
+                    "",
+                ),
+            ]
+        )
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 
     groups = everything.clusters  # already in priority order
     singles = [record.issue for record in everything.flat]  # already in priority order
+    packages = (workspace or {}).get("packages") or []
+    if packages:
+        lines += _by_package(packages, groups, singles, short_ids)
     for title, severity in (("Errors", "error"), ("Warnings", "warning")):
+        if packages:
+            break
         lines += _section(
             title,
             [item for item in groups if item.severity == severity],
@@ -253,12 +380,19 @@ def render(
     color: bool | None = None,
     stream: TextIO | None = None,
     filtered_out: int = 0,
+    workspace: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
 ) -> str:
     """The document, ending in a newline.
+
+    `workspace` adds one line per package after the engines (the JSON's
+    `workspace` block); `baseline` says what `--new-from-rev` left out.
 
     `color=None` decides by `wants_colour(stream)`: ANSI styles only when the
     output goes to a terminal. Pass `color=False` for plain text.
     """
-    lines = build_lines(result, clustering, filtered_out=filtered_out)
+    lines = build_lines(
+        result, clustering, filtered_out=filtered_out, workspace=workspace, baseline=baseline
+    )
     use_colour = wants_colour(stream) if color is None else color
     return render_lines(lines, use_colour)

@@ -38,6 +38,7 @@ from signalint.server.errors import (
 )
 from signalint.server.state import ServerState
 from signalint.snapshots import Snapshot, SnapshotKind
+from signalint.workspaces import WorkspaceError
 
 # (progress, total, message) -> None; a no-op when the client sent no token.
 SendProgress = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -166,6 +167,8 @@ async def run(
         )
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc
+    except WorkspaceError as exc:  # monorepoMode strict: the workspace cannot be planned
+        raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
     except Exception as exc:  # thrown, not settled: classify (reference "Errors")
         import traceback
 

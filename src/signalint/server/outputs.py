@@ -97,6 +97,8 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "fingerprint": _STR,
     "code": _STR,
     "message": _STR,
+    # Workspace checks: per-package summary (signalint.package_summary).
+    "workspace": {"type": "object"},
 }
 CHECK_REQUIRED: Final = [
     "schemaVersion", "status", "projectRoot", "engines", "totalIssues", "clusters",

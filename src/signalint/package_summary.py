@@ -1,0 +1,127 @@
+"""Per-package summary of a workspace check: which package each issue belongs to.
+
+An issue belongs to the package whose directory holds its file (the
+deepest one when packages nest); issues in no package are counted apart.
+A package's engines are the per-package engines' runs on its own program
+(`ok`, `error`, `disabled`, or `skipped` with the reason) and the other
+enabled engines' outcome for the whole check. Its status is `error` when
+one of those engines did not run ok, else `issues_found`, `not_checked`
+(every engine skipped it: no engine covered it, so it is not clean) or
+`clean`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypedDict
+
+from signalint.check import CheckRun
+from signalint.model import CheckResult, Issue
+from signalint.workspaces import Package
+
+
+class Counts(TypedDict):
+    errors: int
+    warnings: int
+    issues: int
+
+
+class PackageEngine(TypedDict, total=False):
+    status: str
+    filesChecked: int
+    cached: bool
+    note: str
+
+
+class PackageSummary(TypedDict):
+    name: str
+    path: str
+    status: str
+    counts: Counts
+    engines: dict[str, PackageEngine]
+
+
+class WorkspaceSummary(TypedDict, total=False):
+    source: str
+    packages: list[PackageSummary]
+    outsidePackages: Counts
+    warning: str
+
+
+def _counts(issues: Sequence[Issue]) -> Counts:
+    errors = sum(1 for i in issues if i.severity == "error")
+    return {"errors": errors, "warnings": len(issues) - errors, "issues": len(issues)}
+
+
+def owned(packages: Sequence[Package], issues: Sequence[Issue]) -> dict[str | None, list[Issue]]:
+    """Issues by the name of the package that holds their file (None: no package)."""
+    by_depth = sorted(packages, key=lambda p: -len(p.path))
+    owners: dict[str, str | None] = {}
+    out: dict[str | None, list[Issue]] = {}
+    for issue in issues:
+        if issue.file not in owners:
+            owners[issue.file] = next((p.name for p in by_depth if p.contains(issue.file)), None)
+        out.setdefault(owners[issue.file], []).append(issue)
+    return out
+
+
+def summarize(run: CheckRun, result: CheckResult | None = None) -> WorkspaceSummary | None:
+    """The workspace block of a check's answer; None when no workspace was planned
+    and planning raised no warning. `result` defaults to the run's (a caller
+    that filtered issues, e.g. `--new-from-rev`, passes its own)."""
+    result = result or run.result
+    if run.workspace is None:
+        return {"warning": run.workspace_warning} if run.workspace_warning else None
+    by_package = owned(run.workspace.packages, result.issues)
+    runs: dict[str, dict[str, PackageEngine]] = {}
+    for package_run in run.package_runs:
+        entry: PackageEngine
+        if package_run.outcome is None:
+            entry = {"status": "skipped", "note": package_run.note or ""}
+        else:
+            outcome = package_run.outcome
+            entry = {"status": outcome.status, "filesChecked": outcome.files_checked}
+            if outcome.cache_hits and not outcome.cache_misses:
+                entry["cached"] = True
+            if outcome.status != "ok" and outcome.message:
+                entry["note"] = outcome.message
+        runs.setdefault(package_run.package.name, {})[package_run.engine] = entry
+    per_package = {r.engine for r in run.package_runs}
+    shared = {
+        name: PackageEngine(status=o.status)
+        for name, o in result.outcomes.items()
+        if name not in per_package
+    }
+    packages: list[PackageSummary] = []
+    for package in run.packages:
+        engines = {**shared, **runs.get(package.name, {})}
+        issues = by_package.get(package.name, [])
+        failed = any(e["status"] in ("error", "disabled") for e in engines.values())
+        unchecked = all(e["status"] == "skipped" for e in engines.values())
+        status = (
+            "error"
+            if failed
+            else "issues_found"
+            if issues
+            else "not_checked"
+            if unchecked
+            else "clean"
+        )
+        packages.append(
+            {
+                "name": package.name,
+                "path": package.path,
+                "status": status,
+                "counts": _counts(issues),
+                "engines": dict(sorted(engines.items())),
+            }
+        )
+    summary: WorkspaceSummary = {
+        "source": run.workspace.source,
+        "packages": packages,
+        "outsidePackages": _counts(by_package.get(None, [])),
+    }
+    return summary
+
+
+__all__ = ["PackageSummary", "WorkspaceSummary", "owned", "summarize"]
