@@ -169,7 +169,7 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _refuse_malformed(user_path: str) -> None:
+def refuse_malformed(user_path: str) -> None:
     """Refuse what no path check should even look at: empty, NUL, option-like."""
     if not user_path:
         raise PathRefused(user_path, "the path is empty")
@@ -187,7 +187,7 @@ def safe_relative(root: Path, user_path: str) -> str:
     through a symlink to outside the root, and paths that do not exist.
     Returns "." for the root itself.
     """
-    _refuse_malformed(user_path)
+    refuse_malformed(user_path)
     if os.path.isabs(user_path):
         raise PathRefused(
             user_path, "absolute paths are not accepted; give one relative to the root"
@@ -223,7 +223,7 @@ def target_from_cwd(
     matched by the config `ignore` patterns of `source` (`ignored_reason`).
     `root` and `cwd` are canonical (realpath). Returns "." for the root.
     """
-    _refuse_malformed(user_path)
+    refuse_malformed(user_path)
     joined = os.path.normpath(os.path.join(cwd, user_path))
     root_s = os.fspath(root)
     if not _inside(joined, root_s):

@@ -34,7 +34,7 @@ from typing import Any, Final, Literal
 
 from signalint import journal
 from signalint.errors import SignalintError
-from signalint.project import ALWAYS_SKIPPED, PathRefused, _refuse_malformed, safe_relative
+from signalint.project import ALWAYS_SKIPPED, PathRefused, refuse_malformed, safe_relative
 
 PREVIEW_MAX: Final = 20
 PREVIEW_TTL_S: Final = 15 * 60.0
@@ -107,7 +107,7 @@ def locate(root: Path, user_path: str, field: str = "file") -> str:
     directory, or a target that is a directory.
     """
     try:
-        _refuse_malformed(user_path)
+        refuse_malformed(user_path)
         if os.path.isabs(user_path) or "\\" in user_path:
             raise PathRefused(user_path, "give a path relative to the project root with '/'")
         norm = posixpath.normpath(user_path)

@@ -212,7 +212,6 @@ async def discard_diagnostic_fix(
 
 async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     from signalint.fixes import FixRefused, suggest
-    from signalint.server.tools import _snapshot
     from signalint.snapshots import find_references
     from signalint.transactions import preview_payload
 
@@ -221,7 +220,7 @@ async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgre
         from signalint.server.errors import field_refusal
 
         raise field_refusal("issueIds", "give exactly one of issueIds or clusterId")
-    snap = _snapshot(state, args["checkId"])
+    snap = state.retained(args["checkId"])
     found = []
     if cluster_id is not None:
         found = find_references(snap, cluster_id=cluster_id)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from signalint.engines.registry import ENGINES
+from signalint.ingest import FORMATS, MAX_BATCH, MAX_REPORT_BYTES
 
 Schema = dict[str, Any]
 
@@ -120,15 +121,60 @@ INPUTS: Final[dict[str, Schema]] = {
 }
 
 
-def _live_inputs() -> dict[str, Schema]:
-    # The live tools' inputs are declared beside their handlers; that module
-    # imports this one, so it is read once this module is complete.
-    from signalint.server.live_inputs import INPUTS as LIVE
+# ---- live diagnostics (server/live_tools.py). Input diagnostics are open
+# objects: LSP diagnostics carry fields we do not read (`tags`, `data`), and
+# `ingest.lsp` checks the ones we do, naming the field's path.
+_NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
+_FILTER_PATHS: Final[Schema] = {
+    "type": "array",
+    "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
+    "maxItems": MAX_PATHS,
+}
 
-    return LIVE
-
-
-INPUTS.update(_live_inputs())
+INPUTS.update(
+    {
+        "ingest_diagnostics": closed(
+            {
+                "diagnostics": {
+                    "type": "array",
+                    "items": {"type": "object", "additionalProperties": True},
+                    "maxItems": MAX_BATCH,
+                    "description": "LSP diagnostics with file (path or file:// URI), or "
+                    "publishDiagnostics params.",
+                },
+                "files": {
+                    **_FILTER_PATHS,
+                    "description": "More files it covers (cleared if none).",
+                },
+                "source": {**_NAME, "description": 'Default "lsp".'},
+                "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
+                "format": {"type": "string", "enum": list(FORMATS)},
+                "report": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_REPORT_BYTES,
+                    "description": "A tool's output in `format`.",
+                },
+            },
+            [],
+        ),
+        "get_live_diagnostics": closed(
+            {
+                "files": {**_FILTER_PATHS, "description": "Files or directories."},
+                "severity": SEVERITY,
+            },
+            [],
+        ),
+        "clear_live": closed(
+            {
+                "source": {**_NAME, "description": "Only this source (default: all)."},
+                "serverName": _NAME,
+                "files": {**_FILTER_PATHS, "description": "Only these files (default: all)."},
+            },
+            [],
+        ),
+    }
+)
 
 # ---- fix transactions (server/fix_tools.py)
 MAX_CONTENT_CHARS: Final = 4_000_000

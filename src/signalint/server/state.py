@@ -86,6 +86,15 @@ class ServerState:
         """The retained check or ingested batch with `check_id`, or None."""
         return self.snapshots.get(check_id) or self.live_snapshots.get(check_id)
 
+    def retained(self, check_id: str, field: str = "checkId") -> Snapshot:
+        """`snapshot(check_id)`, or the `stale` refusal naming `field`."""
+        found = self.snapshot(check_id)
+        if found is None:
+            from signalint.server.errors import stale
+
+            raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
+        return found
+
     @cached_property
     def live(self) -> LiveBuffer:
         """What each source last reported about each file (D8), in memory only."""

@@ -18,7 +18,6 @@ from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
-from signalint.snapshots import Snapshot
 
 Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
 DETAIL_LIMIT: Final = 100
@@ -50,13 +49,6 @@ def check_summary(full: CheckPayload) -> str:
     if full.get("filteredOutIssueCount"):
         text += f" {full['filteredOutIssueCount']} outside the requested files filtered out."
     return text
-
-
-def _snapshot(state: ServerState, check_id: str, field: str = "checkId") -> Snapshot:
-    snap = state.snapshot(check_id)
-    if snap is None:
-        raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
-    return snap
 
 
 async def ping(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
@@ -110,7 +102,7 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
     cluster_id, issue_id = args.get("clusterId"), args.get("issueId")
     if (cluster_id is None) == (issue_id is None):
         raise field_refusal("clusterId", "give exactly one of clusterId or issueId")
-    snap = _snapshot(state, args["checkId"])
+    snap = state.retained(args["checkId"])
     found = find_references(snap, cluster_id=cluster_id, issue_id=issue_id)
     if not found:
         field = "clusterId" if cluster_id is not None else "issueId"
@@ -133,7 +125,7 @@ async def get_diagnostic_snapshot(
 ) -> Reply:
     from signalint.snapshots import snapshot_summary
 
-    summary = snapshot_summary(_snapshot(state, args["checkId"]))
+    summary = snapshot_summary(state.retained(args["checkId"]))
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
     text += f"{_plural(int(summary['totalIssues']), 'issue')}."
     return Reply(summary, text)
@@ -144,8 +136,8 @@ async def compare_diagnostics(
 ) -> Reply:
     from signalint.delta import compare
 
-    baseline = _snapshot(state, args["baselineCheckId"], "baselineCheckId")
-    current = _snapshot(state, args["currentCheckId"], "currentCheckId")
+    baseline = state.retained(args["baselineCheckId"], "baselineCheckId")
+    current = state.retained(args["currentCheckId"], "currentCheckId")
     delta = compare(baseline, current, summarize=True)
     return Reply(delta, _delta_summary(delta))
 
@@ -166,7 +158,7 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
     from signalint.snapshots import CursorError
     from signalint.snapshots import list_issues as page
 
-    snap = _snapshot(state, args["checkId"])
+    snap = state.retained(args["checkId"])
     try:
         data = page(
             snap,
