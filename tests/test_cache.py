@@ -128,6 +128,9 @@ def test_a_truncated_database_is_moved_aside_and_rebuilt(
 ) -> None:
     keys = [f"k{i:04d}" for i in range(2000)]
     store.put_many({key: os.urandom(1000) for key in keys})
+    # Closed first: an open connection would keep serving the pages from its
+    # write-ahead log, whatever happened to the main file (data still right).
+    store.close()
     with open(store.path, "r+b") as handle:
         handle.truncate(store.path.stat().st_size // 2)
     truncated = store.path.read_bytes()
@@ -327,3 +330,14 @@ def test_concurrent_processes_share_one_database(tmp_path: Path) -> None:
     assert store.row_count() == 4 * 200 + 1
     keys = [f"w{n}-{i}" for n in range(4) for i in range(200)]
     assert store.get_many(keys) == {key: key.encode() for key in keys}
+
+
+def test_a_process_keeps_one_connection_and_reopens_after_the_file_is_replaced(
+    store: ResultCache,
+) -> None:
+    store.put_many({"a": b"1"})
+    first = store._connection(store._inode())
+    assert store._connection(store._inode()) is first
+    store.path.rename(store.path.with_name("moved.sqlite"))  # as `cache clear` or a user might
+    assert store.get_many(["a"]) == {}  # a new, empty database, not the moved file
+    assert store._connection(store._inode()) is not first

@@ -16,6 +16,7 @@ import os
 import sqlite3
 import stat
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -112,6 +113,9 @@ class ResultCache:
         self._warned_locked = False
         self._last_stamp = 0
         self._seen: dict[str, tuple[StatId, str]] = {}  # absolute path -> (stat, digest)
+        # One open connection per thread, kept for the process: opening one
+        # costs the pragmas, and closing the last one checkpoints the WAL.
+        self._local = threading.local()
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -292,11 +296,12 @@ class ResultCache:
                 return default
             inode = self._inode()
             try:
-                conn = self._connect()
+                conn = self._connection(inode)
                 try:
                     return op(conn)
-                finally:
-                    conn.close()
+                except BaseException:
+                    self._drop_connection()  # closing rolls back what op left open
+                    raise
             except sqlite3.Error as exc:
                 code = _code(exc)
                 if code in _LOCKED:
@@ -311,6 +316,34 @@ class ResultCache:
             self._warned_locked = True
             self._warn(f"cache {self._path} stayed locked; treating this lookup as a miss")
         return default
+
+    def _connection(self, inode: int | None) -> sqlite3.Connection:
+        """This thread's connection, reopened when the file was replaced or removed
+        (an open connection to an unlinked file would write where nobody reads)."""
+        held: tuple[sqlite3.Connection, int | None, int] | None = getattr(self._local, "held", None)
+        if held is not None and held[2] != os.getpid():
+            held = self._local.held = None  # a forked child never uses its parent's connection
+        if (
+            held is not None
+            and held[1] == inode is not None
+            # another process may have rebuilt the file for another schema
+            and _scalar(held[0], "PRAGMA user_version") == SCHEMA_VERSION
+        ):
+            return held[0]
+        self._drop_connection()
+        conn = self._connect()
+        self._local.held = (conn, self._inode(), os.getpid())
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (the next operation opens a new one)."""
+        self._drop_connection()
+
+    def _drop_connection(self) -> None:
+        held = getattr(self._local, "held", None)
+        self._local.held = None
+        if held is not None and held[2] == os.getpid():
+            held[0].close()
 
     def _inode(self) -> int | None:
         st = _stat_or_none(str(self._path))
