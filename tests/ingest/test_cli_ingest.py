@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from signalint.ingest import MAX_REPORT_BYTES
 
-from .test_reports import FIXTURES, RECORDED
+from .conftest import recorded
 
 SIGNALINT = Path(sys.executable).parent / "signalint"
 
@@ -28,17 +27,6 @@ def run(cwd: Path, *argv: str, stdin: str | bytes = "") -> subprocess.CompletedP
         [str(SIGNALINT), "ingest", *argv], cwd=cwd, env=env, input=data, capture_output=True,
         timeout=120, check=False,
     )  # fmt: skip
-
-
-@pytest.fixture
-def reports(tmp_path: Path) -> Path:
-    copy = Path(os.path.realpath(tmp_path)) / "reports"
-    shutil.copytree(FIXTURES, copy)
-    return copy
-
-
-def recorded(name: str, reports: Path) -> str:
-    return (RECORDED / name).read_text().replace("<ROOT>", str(reports))
 
 
 def test_a_report_becomes_a_check_in_every_output_format(reports: Path) -> None:

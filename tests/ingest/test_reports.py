@@ -9,30 +9,15 @@ UTF-16 columns, checked against the fixture's text.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from signalint.ingest import MAX_REPORT_BYTES, Batch, ReportError, parse_report
 
-HERE = Path(__file__).resolve().parent
-RECORDED = HERE / "recorded"
-FIXTURES = HERE.parent / "fixtures" / "reports"
+from .conftest import recorded
 
 Row = tuple[str, int, int, str, str]
-
-
-@pytest.fixture
-def reports(tmp_path: Path) -> Path:
-    copy = Path(os.path.realpath(tmp_path)) / "reports"
-    shutil.copytree(FIXTURES, copy)
-    return copy
-
-
-def recorded(name: str, reports: Path) -> str:
-    return (RECORDED / name).read_text().replace("<ROOT>", str(reports))
 
 
 def rows(batch: Batch) -> list[Row]:

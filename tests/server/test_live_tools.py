@@ -326,7 +326,7 @@ async def test_the_live_view_merges_the_newest_check_and_the_newer_information_w
 
 
 async def test_a_tools_raw_report_is_ingested_as_it_was_printed(tmp_path: Path) -> None:
-    from ..ingest.test_reports import FIXTURES, RECORDED
+    from ..ingest.conftest import FIXTURES, RECORDED
 
     copy = Path(os.path.realpath(tmp_path)) / "reports"
     shutil.copytree(FIXTURES, copy)
