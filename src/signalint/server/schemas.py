@@ -114,7 +114,7 @@ INPUTS: Final[dict[str, Schema]] = {
             },
             "rule": _id("A rule id, exactly, e.g. TS2322."),
             "severity": SEVERITY,
-            "engine": _id("One of: " + ", ".join(ENGINES) + "."),
+            "engine": _id(", ".join(ENGINES) + ", or a live source's name."),
         },
         ["checkId"],
     ),
