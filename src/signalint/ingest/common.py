@@ -85,12 +85,7 @@ class Maker:
         docs_url: str | None = None,
         help: str | None = None,
     ) -> None:
-        line, col = self.places.clamp(file, line, col)
-        end_line = end_col = None
-        if end is not None:
-            end_line, end_col = self.places.clamp(file, *end)
-            if (end_line, end_col) < (line, col):
-                end_line, end_col = line, col
+        line, col, end_line, end_col = self.places.span(file, (line, col), end)
         self.issues.append(
             Issue(
                 engine=self.tool,

@@ -218,12 +218,10 @@ class _Builder:
         code = _code(diag.get("code"), f"{where}.code")
         source = diag.get("source")
         rule = code or (source if isinstance(source, str) and source else self.label)
-        line, col = self.places.clamp(file, start[0] + 1, start[1] + 1)
-        end_line = end_col = None
-        if end is not None:
-            end_line, end_col = self.places.clamp(file, end[0] + 1, end[1] + 1)
-            if (end_line, end_col) < (line, col):
-                end_line, end_col = line, col
+        one_based = None if end is None else (end[0] + 1, end[1] + 1)
+        line, col, end_line, end_col = self.places.span(
+            file, (start[0] + 1, start[1] + 1), one_based
+        )
         docs = diag.get("codeDescription")
         href = docs.get("href") if isinstance(docs, dict) else None
         self.issues.append(

@@ -134,6 +134,18 @@ class Places:
                     col = width
         return line, col
 
+    def span(
+        self, file: str, start: tuple[int, int], end: tuple[int, int] | None
+    ) -> tuple[int, int, int | None, int | None]:
+        """`clamp` of a 1-based start and optional end; an end before the start is the start."""
+        line, col = self.clamp(file, *start)
+        if end is None:
+            return line, col, None, None
+        end_line, end_col = self.clamp(file, *end)
+        if (end_line, end_col) < (line, col):
+            end_line, end_col = line, col
+        return line, col, end_line, end_col
+
     def codepoint_col(self, file: str, line: int, col: int) -> int:
         """A 1-based code-point column on `line` as a 1-based UTF-16 column."""
         return self.text(file).codepoint_to_utf16(line, col)
