@@ -23,21 +23,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-SERVER = Path(sys.executable).with_name("signalint-mcp")
-INIT = {
-    "protocolVersion": "2025-06-18",
-    "capabilities": {},
-    "clientInfo": {"name": "bench", "version": "1"},
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_server import INIT, SERVER, receive, send
+
 LINES = 1000
 
 
@@ -74,18 +71,6 @@ def batch(names: list[str], total: int, round_no: int) -> list[dict[str, Any]]:
                 }
             )
     return out
-
-
-def send(stdin: IO[bytes], message: dict[str, Any]) -> None:
-    stdin.write((json.dumps(message) + "\n").encode())
-    stdin.flush()
-
-
-def receive(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
-    while True:
-        message = json.loads(stdout.readline())
-        if message.get("id") == request_id:
-            return dict(message)
 
 
 def over_mcp(
