@@ -48,12 +48,17 @@ def _text(index: int, edited: bool) -> str:
     return body + ("// edited\n" if edited else "")
 
 
-def _patch_project(root: Path) -> list[dict[str, str]]:
+def _project(root: Path, *, oxlint: bool) -> None:
+    """An empty Biome project with `src/`; Oxlint on or off, no tsc or ESLint."""
     (root / "src").mkdir(parents=True)
     (root / "package.json").write_text('{"name": "bench-fix", "private": true}\n')
     (root / "biome.json").write_text('{"linter": {"enabled": true}}\n')
-    engines = {"oxlint": True, "biome": True, "tsc": False, "eslint": False}
+    engines = {"oxlint": oxlint, "biome": True, "tsc": False, "eslint": False}
     (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+
+
+def _patch_project(root: Path) -> list[dict[str, str]]:
+    _project(root, oxlint=True)
     patches = []
     for index in range(FILES):
         if index < FILES - 2:
@@ -97,11 +102,7 @@ def bench_apply(base: Path, runs: int) -> tuple[float, float]:
 
 
 def _cluster_project(root: Path) -> list[str]:
-    (root / "src").mkdir(parents=True)
-    (root / "package.json").write_text('{"name": "bench-fix", "private": true}\n')
-    (root / "biome.json").write_text('{"linter": {"enabled": true}}\n')
-    engines = {"oxlint": False, "biome": True, "tsc": False, "eslint": False}
-    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    _project(root, oxlint=False)
     targets = []
     for index in range(PROJECT_FILES):
         file = f"src/m{index}.js"
