@@ -17,10 +17,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from signalint.hosts.hook_events import RUNTIMES
+
+if TYPE_CHECKING:
+    from signalint.hosts.settings_file import Change
 
 RUNTIME = click.option(
     "--runtime",
@@ -65,6 +69,15 @@ def _policy_args(fail_on_priority: int, allow_partial: bool, max_blocks: int) ->
     return extra
 
 
+def _planned(runtime: str, fail_on_priority: int, allow_partial: bool, max_blocks: int) -> Change:
+    """What `install` would write for `runtime` in the project found from here."""
+    from signalint.hosts import hook_config
+    from signalint.project import discover_root
+
+    args = _policy_args(fail_on_priority, allow_partial, max_blocks)
+    return hook_config.plan(discover_root(), runtime, args)
+
+
 def _with_policy(f: click.decorators.FC) -> click.decorators.FC:
     for option in reversed(POLICY):
         f = option(f)
@@ -88,13 +101,7 @@ def hooks() -> None:
 @_with_policy
 def preview(runtime: str, fail_on_priority: int, allow_partial: bool, max_blocks: int) -> int:
     """Show the change `install` would make; write nothing."""
-    from signalint.hosts import hook_config
-    from signalint.project import discover_root
-
-    root = discover_root()
-    change = hook_config.plan(
-        root, runtime, _policy_args(fail_on_priority, allow_partial, max_blocks)
-    )
+    change = _planned(runtime, fail_on_priority, allow_partial, max_blocks)
     if not change.changed:
         click.echo(f"{change.path} already has the signalint hooks; install would change nothing.")
         return 0
@@ -111,13 +118,9 @@ def install(
     runtime: str, fail_on_priority: int, allow_partial: bool, max_blocks: int, yes: bool
 ) -> int:
     """Merge the signalint hooks into the host's hook file (other hooks are kept)."""
-    from signalint.hosts import hook_config, settings_file
-    from signalint.project import discover_root
+    from signalint.hosts import settings_file
 
-    root = discover_root()
-    change = hook_config.plan(
-        root, runtime, _policy_args(fail_on_priority, allow_partial, max_blocks)
-    )
+    change = _planned(runtime, fail_on_priority, allow_partial, max_blocks)
     if not change.changed:
         click.echo(f"{change.path} already has the signalint hooks; nothing changed.")
         return 0
