@@ -485,3 +485,106 @@ def sample(keys: Counter[Key], messages: dict[Key, str], limit: int = 5) -> list
 def rules_summary(keys: Iterable[Key]) -> Counter[str]:
     """How many keys each rule has."""
     return Counter(key.rule for key in keys)
+
+
+@dataclass
+class Baselined:
+    """Signalint's SARIF of `check --new-from-rev`: each result once (a result
+    merged from several engines is one issue), its rule prefixed with the
+    engine of its run, under its `baselineState` (`none` when it has none)."""
+
+    states: dict[str, Counter[Key]] = field(default_factory=dict)
+    messages: dict[Key, str] = field(default_factory=dict)
+    outside: int = 0
+
+    def total(self) -> Counter[Key]:
+        everything: Counter[Key] = Counter()
+        for keys in self.states.values():
+            everything.update(keys)
+        return everything
+
+
+def parse_sarif_states(text: str, root: Path) -> Baselined:
+    """Every result of a SARIF log as an issue key (rule `engine:ruleId`),
+    grouped by its `baselineState`; results outside the project are counted."""
+    found = Baselined()
+    for run in json.loads(text).get("runs") or []:
+        engine = str(run["tool"]["driver"]["name"])
+        for result in run.get("results") or []:
+            location = result["locations"][0]["physicalLocation"]
+            rel = relative(root, unquote(str(location["artifactLocation"]["uri"])))
+            if rel is None:
+                found.outside += 1
+                continue
+            region = location.get("region") or {}
+            key = Key(
+                rel,
+                int(region.get("startLine") or 1),
+                int(region.get("startColumn") or 1),
+                f"{engine}:{result.get('ruleId') or ''}",
+            )
+            state = str(result.get("baselineState") or "none")
+            found.states.setdefault(state, Counter())[key] += 1
+            found.messages[key] = str((result.get("message") or {}).get("text") or "")
+    return found
+
+
+@dataclass(frozen=True)
+class NewFromRev:
+    """`--new-from-rev` against what it should say: the planted issues (keys
+    of the plain check at the planted lines) new, every other issue of the
+    plain check unchanged, with multiplicity."""
+
+    expected_new: Counter[Key]
+    expected_unchanged: Counter[Key]
+    new: Counter[Key]
+    unchanged: Counter[Key]
+    other: Counter[Key]  # results with another state, or none
+
+    @property
+    def exact(self) -> bool:
+        return (
+            self.new == self.expected_new
+            and self.unchanged == self.expected_unchanged
+            and not self.other
+        )
+
+    @property
+    def wrongly_new(self) -> Counter[Key]:
+        """Reported new although present at REV (or not in the plain check)."""
+        return self.new - self.expected_new
+
+    @property
+    def planted_not_new(self) -> Counter[Key]:
+        return self.expected_new - self.new
+
+    @property
+    def unchanged_difference(self) -> tuple[Counter[Key], Counter[Key]]:
+        """(unchanged that should be, but are not; unchanged that should not be)."""
+        return self.expected_unchanged - self.unchanged, self.unchanged - self.expected_unchanged
+
+
+def judge_new_from_rev(
+    plain: Counter[Key], planted_at: dict[str, int], found: Baselined
+) -> NewFromRev:
+    """Compare `--new-from-rev`'s states with the plain check's issues
+    `plain`: an issue in a planted file at or after the line where the planted
+    text starts (`planted_at`: file -> first planted line) must be new, every
+    other one unchanged."""
+    expected_new: Counter[Key] = Counter()
+    expected_unchanged: Counter[Key] = Counter()
+    for key, count in plain.items():
+        start = planted_at.get(key.file)
+        target = expected_new if start is not None and key.line >= start else expected_unchanged
+        target[key] += count
+    other: Counter[Key] = Counter()
+    for state, keys in found.states.items():
+        if state not in ("new", "unchanged"):
+            other.update(keys)
+    return NewFromRev(
+        expected_new,
+        expected_unchanged,
+        Counter(found.states.get("new") or {}),
+        Counter(found.states.get("unchanged") or {}),
+        other,
+    )

@@ -58,8 +58,10 @@ from diagnostics import (
     Key,
     Parsed,
     compare,
+    judge_new_from_rev,
     normalize_engine_keys,
     parse_sarif,
+    parse_sarif_states,
     parse_tsc,
     sample,
 )
@@ -206,6 +208,9 @@ class RepoResult:
     warm_diff: list[str] = field(default_factory=list)
     warm_spawns: list[str] | None = None
     plants: list[dict[str, Any]] = field(default_factory=list)
+    # `check --new-from-rev HEAD` with every planted edit in the working tree
+    # (`new_from_rev_step`); empty when the run did not get that far.
+    new_from_rev: dict[str, Any] = field(default_factory=dict)
     tree_changes: list[str] = field(default_factory=list)
     git_status_changes: list[str] = field(default_factory=list)
     # Which run measured it: a merged report keeps other runs' repositories.
@@ -848,6 +853,8 @@ def check_repo(
 
     for plant in repo.plants:
         result.plants.append(planted(plant, project, exe, env))
+    log(f"{repo.name}: --new-from-rev HEAD with the planted edits")
+    result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
 
     result.git_status_changes = _list_diff(status_before, git_status(clone, env))
     result.tree_changes = [
@@ -928,6 +935,85 @@ def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]
     finally:
         path.write_bytes(original)
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return outcome
+
+
+def new_from_rev_step(
+    plants: list[dict[str, str]], project: Path, exe: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    """Every planted edit in the working tree at once, nothing committed: a
+    plain check (SARIF, cache on), then `check --new-from-rev HEAD` in SARIF
+    (each result's baselineState) and in JSON (its `baseline` block: engines
+    not ok at REV and any fallback). The issues of the plain check at the
+    planted lines must be exactly the new ones, every other issue unchanged,
+    with multiplicity. The files are restored byte for byte, mtimes too."""
+    if not plants:
+        return {"skipped": "no planted edit"}
+    saved: dict[Path, tuple[bytes, os.stat_result]] = {}
+    planted_at: dict[str, int] = {}
+    outcome: dict[str, Any] = {"plants": len(plants)}
+    try:
+        for plant in plants:
+            path = project / plant["file"]
+            if path not in saved:
+                original = path.read_bytes()
+                saved[path] = (original, path.stat())
+                # The appended text starts on the line after the last newline.
+                planted_at[plant["file"]] = original.count(b"\n") + 1
+            path.write_bytes(path.read_bytes() + plant["text"].encode())
+        plain_ran = signalint(exe, project, env, "check", "--format", "sarif")
+        rev_ran = signalint(
+            exe, project, env, "check", "--new-from-rev", "HEAD", "--format", "sarif"
+        )
+        json_ran = signalint(
+            exe, project, env, "check", "--new-from-rev", "HEAD", "--format", "json"
+        )
+    finally:
+        for path, (original, stat) in saved.items():
+            path.write_bytes(original)
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    outcome["seconds"] = round(rev_ran.seconds, 2)
+    try:
+        plain = parse_sarif_states(plain_ran.stdout, project).total()
+        found = parse_sarif_states(rev_ran.stdout, project)
+    except (ValueError, KeyError, TypeError):
+        ran = rev_ran if plain_ran.stdout.strip() else plain_ran
+        outcome["error"] = f"no SARIF (exit {ran.exit_code}): {ran.stderr.strip()[:400]}"
+        return outcome
+    verdict = judge_new_from_rev(plain, planted_at, found)
+    outcome.update(
+        plain=sum(plain.values()),
+        expected_new=sum(verdict.expected_new.values()),
+        expected_unchanged=sum(verdict.expected_unchanged.values()),
+        new=sum(verdict.new.values()),
+        unchanged=sum(verdict.unchanged.values()),
+        other=sum(verdict.other.values()),
+        exact=verdict.exact,
+        planted_rules=sorted({k.rule for k in verdict.expected_new}),
+    )
+    missed, surplus = verdict.unchanged_difference
+    messages = found.messages
+    outcome["wrongly_new"] = sample(verdict.wrongly_new, messages)
+    outcome["planted_not_new"] = sample(verdict.planted_not_new, messages)
+    outcome["unchanged_missing"] = sample(missed, messages)
+    outcome["unchanged_extra"] = sample(surplus, messages)
+    outcome["stderr"] = [line for line in rev_ran.stderr.splitlines() if line.strip()][:6]
+    try:
+        block = json.loads(json_ran.stdout).get("baseline")
+    except (ValueError, AttributeError):
+        block = None
+    if isinstance(block, dict):
+        outcome["baseline"] = block
+        outcome["not_ok_at_rev"] = list(block.get("enginesNotOkAtRev") or [])
+        # However the fallback to changed lines is named (issue 17), record it.
+        outcome["fallback"] = {
+            key: value
+            for key, value in block.items()
+            if re.search("fallback|changedlines|difflines", key, re.IGNORECASE) and value
+        }
+    else:
+        outcome["baseline"] = None
+        outcome["json_error"] = f"exit {json_ran.exit_code}: {json_ran.stderr.strip()[:300]}"
     return outcome
 
 
@@ -1088,6 +1174,8 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
         chosen = ", ".join(k for k, v in r.init_engines.items() if v) or "(no config written)"
         out.append(f"| {r.repo.name} | engines `signalint init` enables | {chosen} |")
     out.append("")
+    out.extend(_render_new_from_rev(results))
+    out.append("")
     out.append("### Differences and engine messages")
     out.append("")
     any_detail = False
@@ -1113,6 +1201,11 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
             any_detail = True
             out.append(f"- **{r.repo.name} / warm vs cold**")
             out.extend(f"  - `{line}`" for line in r.warm_diff)
+        details = _new_from_rev_details(r.new_from_rev)
+        if details:
+            any_detail = True
+            out.append(f"- **{r.repo.name} / `--new-from-rev HEAD`**")
+            out.extend(f"  - {line}" for line in details)
         for label, notes in r.failures.items():
             any_detail = True
             out.append(f"- **{r.repo.name} / engine outcomes not ok in the {label} check**")
@@ -1120,6 +1213,75 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
     if not any_detail:
         out.append("None.")
     return "\n".join(out) + "\n"
+
+
+def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
+    out = ["### `--new-from-rev HEAD` with the planted edits in the working tree", ""]
+    out.append(
+        "Every planted edit at once, nothing committed. Expected: the plain check's issues "
+        "at the planted lines new, every other issue unchanged (counts with multiplicity, "
+        "each SARIF result once)."
+    )
+    out.append("")
+    out.append(
+        "| repo | plants | plain check issues | expected new / unchanged "
+        "| reported new / unchanged | exactly as expected | engines not ok at REV "
+        "| fallback to changed lines | s |"
+    )
+    out.append("| --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |")
+    for r in results:
+        if r.error:
+            continue
+        step = r.new_from_rev
+        if not step:
+            out.append(f"| {r.repo.name} | not run | | | | | | | |")
+            continue
+        if step.get("skipped"):
+            out.append(f"| {r.repo.name} | {step['skipped']} | | | | | | | |")
+            continue
+        if step.get("error"):
+            out.append(
+                f"| {r.repo.name} | {step['plants']} | failed: {step['error']} | | | | | | |"
+            )
+            continue
+        other = f" (+{step['other']} without state)" if step.get("other") else ""
+        not_ok = ", ".join(step.get("not_ok_at_rev") or []) or "none"
+        if step.get("baseline") is None:
+            not_ok = "? (no JSON baseline block)"
+        fallback = step.get("fallback") or {}
+        fell_back = "; ".join(f"{k}: {_brief(v)}" for k, v in fallback.items()) or "none"
+        out.append(
+            f"| {r.repo.name} | {step['plants']} | {step['plain']} "
+            f"| {step['expected_new']} / {step['expected_unchanged']} "
+            f"| {step['new']} / {step['unchanged']}{other} "
+            f"| {'yes' if step['exact'] else '**NO**'} | {not_ok} | {fell_back} "
+            f"| {_s(float(step.get('seconds') or 0.0))} |"
+        )
+    return out
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _new_from_rev_details(step: dict[str, Any]) -> list[str]:
+    """What differed from the expectation, and what Signalint said on stderr."""
+    if not step or step.get("skipped") or step.get("error"):
+        return []
+    lines: list[str] = []
+    for label, name in (
+        ("new although present at REV", "wrongly_new"),
+        ("planted but not new", "planted_not_new"),
+        ("should be unchanged, is not", "unchanged_missing"),
+        ("unchanged, not in the plain check", "unchanged_extra"),
+    ):
+        lines += [f"{label}: `{item}`" for item in step.get(name) or []]
+    if not step.get("exact"):
+        lines += [f"stderr: {line[:300]}" for line in step.get("stderr") or []]
+    if step.get("json_error"):
+        lines.append(f"JSON run: {step['json_error']}")
+    return lines
 
 
 def _spawns(commands: list[str]) -> str:
@@ -1220,6 +1382,7 @@ def to_json(results: list[RepoResult]) -> dict[str, Any]:
                 "warm_diff": r.warm_diff,
                 "warm_spawns": r.warm_spawns,
                 "plants": r.plants,
+                "new_from_rev": r.new_from_rev,
                 "tree_changes": r.tree_changes,
                 "git_status_changes": r.git_status_changes,
                 "init_engines": r.init_engines,
@@ -1254,6 +1417,7 @@ def from_json(data: Any, repos: dict[str, Repo], cache: Path, run_at: str) -> li
             warm_diff=list(entry.get("warm_diff") or []),
             warm_spawns=entry.get("warm_spawns"),
             plants=list(entry.get("plants") or []),
+            new_from_rev=dict(entry.get("new_from_rev") or {}),
             tree_changes=list(entry.get("tree_changes") or []),
             git_status_changes=list(entry.get("git_status_changes") or []),
             run_at=str(entry.get("run_at") or run_at),

@@ -13,6 +13,7 @@ from diagnostics import (
     Key,
     Parsed,
     compare,
+    judge_new_from_rev,
     normalize_engine_keys,
     parse_biome,
     parse_eslint,
@@ -21,6 +22,7 @@ from diagnostics import (
     parse_pyright,
     parse_ruff,
     parse_sarif,
+    parse_sarif_states,
     parse_tsc,
 )
 from run import (
@@ -30,6 +32,7 @@ from run import (
     from_json,
     merged,
     native_binary,
+    render,
     to_json,
     trace_commands,
 )
@@ -401,3 +404,116 @@ def test_results_of_the_first_format_load_with_their_keys_and_stored_binaries(
     assert (row.native_binary, row.native_version) == ("node_modules/.bin/tsc", "6.0.3")
     assert row.comparison is not None
     assert row.comparison.missing == Counter({Key("src/a b.ts", 3, 5, "TS2322"): 1})
+
+
+def _sarif_result(uri: str, line: int, rule: str, state: str | None) -> dict[str, object]:
+    result: dict[str, object] = {
+        "ruleId": rule,
+        "message": {"text": f"{rule} here"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": line, "startColumn": 1},
+                }
+            }
+        ],
+    }
+    if state is not None:
+        result["baselineState"] = state
+    return result
+
+
+def _sarif(results: dict[str, list[dict[str, object]]]) -> str:
+    runs = [
+        {"tool": {"driver": {"name": name}}, "results": items} for name, items in results.items()
+    ]
+    return json.dumps({"runs": runs})
+
+
+def test_new_from_rev_is_exact_when_the_planted_lines_are_new_and_the_rest_unchanged(
+    tmp_path: Path,
+) -> None:
+    plain = _sarif(
+        {
+            "tsc": [
+                _sarif_result("src/a.ts", 3, "TS2322", None),
+                _sarif_result("src/a.ts", 3, "TS2322", None),
+                _sarif_result("src/a.ts", 41, "TS2322", None),
+            ],
+            "eslint": [_sarif_result("src/b.ts", 1, "semi", None)],
+        }
+    )
+    rev = _sarif(
+        {
+            "tsc": [
+                _sarif_result("src/a.ts", 3, "TS2322", "unchanged"),
+                _sarif_result("src/a.ts", 3, "TS2322", "unchanged"),
+                _sarif_result("src/a.ts", 41, "TS2322", "new"),
+            ],
+            "eslint": [_sarif_result("src/b.ts", 1, "semi", "unchanged")],
+        }
+    )
+    everything = parse_sarif_states(plain, tmp_path).total()
+
+    verdict = judge_new_from_rev(everything, {"src/a.ts": 40}, parse_sarif_states(rev, tmp_path))
+
+    assert verdict.exact
+    assert verdict.expected_new == Counter({Key("src/a.ts", 41, 1, "tsc:TS2322"): 1})
+    assert sum(verdict.unchanged.values()) == 3
+
+
+def test_new_from_rev_that_reports_old_issues_as_new_is_not_exact_with_multiplicity(
+    tmp_path: Path,
+) -> None:
+    # What an engine that failed at REV makes of it: every issue new.
+    old = Key("src/a.ts", 3, 1, "tsc:TS2322")
+    plain = Counter({old: 2, Key("src/a.ts", 41, 1, "tsc:TS2322"): 1})
+    rev = _sarif(
+        {
+            "tsc": [
+                _sarif_result("src/a.ts", 3, "TS2322", "new"),
+                _sarif_result("src/a.ts", 3, "TS2322", "unchanged"),
+                _sarif_result("src/a.ts", 41, "TS2322", "new"),
+                _sarif_result("src/a.ts", 50, "TS2322", None),
+            ]
+        }
+    )
+
+    verdict = judge_new_from_rev(plain, {"src/a.ts": 40}, parse_sarif_states(rev, tmp_path))
+
+    assert not verdict.exact
+    assert verdict.wrongly_new == Counter({old: 1})
+    assert verdict.unchanged_difference == (Counter({old: 1}), Counter())
+    assert verdict.other == Counter({Key("src/a.ts", 50, 1, "tsc:TS2322"): 1})
+
+
+def test_the_new_from_rev_step_survives_the_results_file_and_is_rendered(tmp_path: Path) -> None:
+    repo = Repo.load(
+        {"name": "zustand", "url": "u", "commit": "c", "install": ["x"], "engines": ["tsc"]}
+    )
+    step = {
+        "plants": 1,
+        "plain": 2,
+        "expected_new": 1,
+        "expected_unchanged": 1,
+        "new": 2,
+        "unchanged": 0,
+        "other": 0,
+        "exact": False,
+        "not_ok_at_rev": ["eslint"],
+        "baseline": {"new": 2, "unchanged": 0, "enginesNotOkAtRev": ["eslint"]},
+        "fallback": {},
+        "wrongly_new": ["src/a.ts:3:1 tsc:TS2322 old"],
+        "seconds": 4.2,
+    }
+    result = RepoResult(repo, new_from_rev=step, run_at="now", signalint="abc")
+    (loaded,) = from_json(
+        json.loads(json.dumps(to_json([result]))), {"zustand": repo}, tmp_path, ""
+    )
+
+    text = render([loaded], "now", "abc", 60.0)
+
+    assert loaded.new_from_rev == step
+    assert "| zustand | 1 | 2 | 1 / 1 | 2 / 0 | **NO** | eslint | none | 4.2 |" in text
+    assert "new although present at REV: `src/a.ts:3:1 tsc:TS2322 old`" in text
