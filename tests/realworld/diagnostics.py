@@ -565,17 +565,23 @@ class NewFromRev:
 
 
 def judge_new_from_rev(
-    plain: Counter[Key], planted_at: dict[str, int], found: Baselined
+    plain: Counter[Key],
+    planted_at: dict[str, int],
+    found: Baselined,
+    new_files: Iterable[str] = (),
 ) -> NewFromRev:
     """Compare `--new-from-rev`'s states with the plain check's issues
     `plain`: an issue in a planted file at or after the line where the planted
-    text starts (`planted_at`: file -> first planted line) must be new, every
-    other one unchanged."""
+    text starts (`planted_at`: file -> first planted line), or in a file that
+    REV does not have (`new_files`, e.g. an untracked config), must be new,
+    every other one unchanged."""
+    absent = set(new_files)
     expected_new: Counter[Key] = Counter()
     expected_unchanged: Counter[Key] = Counter()
     for key, count in plain.items():
         start = planted_at.get(key.file)
-        target = expected_new if start is not None and key.line >= start else expected_unchanged
+        is_new = key.file in absent or (start is not None and key.line >= start)
+        target = expected_new if is_new else expected_unchanged
         target[key] += count
     other: Counter[Key] = Counter()
     for state, keys in found.states.items():

@@ -980,7 +980,10 @@ def new_from_rev_step(
         ran = rev_ran if plain_ran.stdout.strip() else plain_ran
         outcome["error"] = f"no SARIF (exit {ran.exit_code}): {ran.stderr.strip()[:400]}"
         return outcome
-    verdict = judge_new_from_rev(plain, planted_at, found)
+    # Files HEAD does not have (the config the runner wrote): all their issues are new.
+    untracked = run(["git", "ls-files", "--others", "--exclude-standard"], project, env)
+    new_files = [line for line in untracked.stdout.splitlines() if line]
+    verdict = judge_new_from_rev(plain, planted_at, found, new_files)
     outcome.update(
         plain=sum(plain.values()),
         expected_new=sum(verdict.expected_new.values()),
@@ -990,6 +993,7 @@ def new_from_rev_step(
         other=sum(verdict.other.values()),
         exact=verdict.exact,
         planted_rules=sorted({k.rule for k in verdict.expected_new}),
+        new_files=new_files,
     )
     missed, surplus = verdict.unchanged_difference
     messages = found.messages

@@ -484,8 +484,24 @@ def test_new_from_rev_that_reports_old_issues_as_new_is_not_exact_with_multiplic
 
     assert not verdict.exact
     assert verdict.wrongly_new == Counter({old: 1})
+    assert verdict.expected_new == Counter({Key("src/a.ts", 41, 1, "tsc:TS2322"): 1})
     assert verdict.unchanged_difference == (Counter({old: 1}), Counter())
     assert verdict.other == Counter({Key("src/a.ts", 50, 1, "tsc:TS2322"): 1})
+
+
+def test_issues_of_a_file_that_rev_does_not_have_are_expected_new(tmp_path: Path) -> None:
+    config = Key("signalint.config.json", 1, 1, "eslint:no-unused-expressions")
+    plain = Counter({config: 1, Key("src/a.ts", 3, 1, "tsc:TS2322"): 1})
+    rev = _sarif(
+        {
+            "eslint": [_sarif_result("signalint.config.json", 1, "no-unused-expressions", "new")],
+            "tsc": [_sarif_result("src/a.ts", 3, "TS2322", "unchanged")],
+        }
+    )
+    found = parse_sarif_states(rev, tmp_path)
+
+    assert judge_new_from_rev(plain, {}, found, ["signalint.config.json"]).exact
+    assert not judge_new_from_rev(plain, {}, found).exact
 
 
 def test_the_new_from_rev_step_survives_the_results_file_and_is_rendered(tmp_path: Path) -> None:
