@@ -1252,8 +1252,7 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
         not_ok = ", ".join(step.get("not_ok_at_rev") or []) or "none"
         if step.get("baseline") is None:
             not_ok = "? (no JSON baseline block)"
-        fallback = step.get("fallback") or {}
-        fell_back = "; ".join(f"{k}: {_brief(v)}" for k, v in fallback.items()) or "none"
+        fell_back = _fallback_cell(step.get("fallback") or {})
         out.append(
             f"| {r.repo.name} | {step['plants']} | {step['plain']} "
             f"| {step['expected_new']} / {step['expected_unchanged']} "
@@ -1262,6 +1261,18 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
             f"| {_s(float(step.get('seconds') or 0.0))} |"
         )
     return out
+
+
+def _fallback_cell(fallback: dict[str, Any]) -> str:
+    """The engines that fell back to changed lines, with why (the JSON
+    `baseline.fallback` list of `{engine, reason, rule}`), else the raw keys."""
+    parts: list[str] = []
+    for key, value in fallback.items():
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            parts += [f"{v.get('engine')}: {_brief(str(v.get('reason') or ''))}" for v in value]
+        else:
+            parts.append(f"{key}: {_brief(value)}")
+    return "; ".join(parts).replace("|", "\\|").replace("\n", " ") or "none"
 
 
 def _brief(value: Any) -> str:
@@ -1283,6 +1294,12 @@ def _new_from_rev_details(step: dict[str, Any]) -> list[str]:
         lines += [f"{label}: `{item}`" for item in step.get(name) or []]
     if not step.get("exact"):
         lines += [f"stderr: {line[:300]}" for line in step.get("stderr") or []]
+    block = step.get("baseline") or {}
+    borrowed = block.get("borrowedIgnoredFiles")
+    if borrowed:
+        listed = borrowed if isinstance(borrowed, list) else [borrowed]
+        more = " (all of them)" if block.get("borrowedAllIgnoredFiles") else ""
+        lines.append(f"borrowed ignored files{more}: {_brief(', '.join(str(b) for b in listed))}")
     if step.get("json_error"):
         lines.append(f"JSON run: {step['json_error']}")
     return lines

@@ -533,3 +533,30 @@ def test_the_new_from_rev_step_survives_the_results_file_and_is_rendered(tmp_pat
     assert loaded.new_from_rev == step
     assert "| zustand | 1 | 2 | 1 / 1 | 2 / 0 | **NO** | eslint | none | 4.2 |" in text
     assert "new although present at REV: `src/a.ts:3:1 tsc:TS2322 old`" in text
+
+
+def test_an_engine_that_fell_back_to_changed_lines_is_named_with_its_reason() -> None:
+    repo = Repo.load(
+        {"name": "apollo", "url": "u", "commit": "c", "install": ["x"], "engines": ["eslint"]}
+    )
+    step = {
+        "plants": 1,
+        "plain": 3,
+        "expected_new": 1,
+        "expected_unchanged": 2,
+        "new": 1,
+        "unchanged": 2,
+        "other": 0,
+        "exact": True,
+        "not_ok_at_rev": ["eslint"],
+        "baseline": {"fallback": [{"engine": "eslint", "reason": "config | failed", "rule": "x"}]},
+        "fallback": {"fallback": [{"engine": "eslint", "reason": "config | failed", "rule": "x"}]},
+        "seconds": 1.0,
+    }
+
+    text = render([RepoResult(repo, new_from_rev=step, run_at="now")], "now", "abc", 1.0)
+
+    assert (
+        "| apollo | 1 | 3 | 1 / 2 | 1 / 2 | yes | eslint | eslint: config \\| failed | 1.0 |"
+        in text
+    )
