@@ -766,34 +766,7 @@ def check_repo(
     reuse_native: bool,
 ) -> RepoResult:
     result = RepoResult(repo)
-    env = repo_env(cache, repo)
-    clone = setup(cache, repo, mirror, env)
-    project = clone / repo.project
-    reset(clone, env, installed_ignored(cache, repo))
-
-    init = signalint(exe, project, env, "init")
-    result.init_output = (init.stdout + init.stderr).strip()
-    config_path = project / "signalint.config.json"
-    base: dict[str, Any] = {}
-    if config_path.exists():
-        base = json.loads(config_path.read_text())
-        result.init_engines = dict(base.get("engines") or {})
-    listed = signalint(exe, project, env, "engines", "list", "--json")
-    sources: dict[str, str] = {}
-    try:
-        for entry in json.loads(listed.stdout):
-            sources[str(entry.get("engine") or entry.get("name"))] = (
-                f"{entry.get('source')} {entry.get('version')}"
-            )
-    except (ValueError, AttributeError, TypeError):
-        pass
-    known = [engine for engine in ALL_ENGINES if engine in sources] or list(ALL_ENGINES[:4])
-    unknown = [engine for engine in repo.engines if engine not in known]
-    if unknown:
-        raise RuntimeError(
-            f"the Signalint under test has no engine {', '.join(unknown)} "
-            f"(`signalint engines list` names {', '.join(known)})"
-        )
+    env, clone, project, base, known, sources = prepare(repo, cache, exe, mirror, result)
 
     status_before = git_status(clone, env)
     tree_before = tree_snapshot(clone)
@@ -862,6 +835,63 @@ def check_repo(
         for change in snapshot_changes(tree_before, tree_snapshot(clone))
         if not change.endswith("signalint.config.json")
     ]
+    return result
+
+
+def prepare(
+    repo: Repo, cache: Path, exe: Path, mirror: Path | None, result: RepoResult
+) -> tuple[dict[str, str], Path, Path, dict[str, Any], list[str], dict[str, str]]:
+    """The clone at its commit with its dependencies and nothing else, and
+    `signalint init` run in it (recorded in `result`): the environment, the
+    clone, the project, the config init wrote, the engines the Signalint
+    under test knows and where each resolves."""
+    env = repo_env(cache, repo)
+    clone = setup(cache, repo, mirror, env)
+    project = clone / repo.project
+    reset(clone, env, installed_ignored(cache, repo))
+
+    init = signalint(exe, project, env, "init")
+    result.init_output = (init.stdout + init.stderr).strip()
+    config_path = project / "signalint.config.json"
+    base: dict[str, Any] = {}
+    if config_path.exists():
+        base = json.loads(config_path.read_text())
+        result.init_engines = dict(base.get("engines") or {})
+    listed = signalint(exe, project, env, "engines", "list", "--json")
+    sources: dict[str, str] = {}
+    try:
+        for entry in json.loads(listed.stdout):
+            sources[str(entry.get("engine") or entry.get("name"))] = (
+                f"{entry.get('source')} {entry.get('version')}"
+            )
+    except (ValueError, AttributeError, TypeError):
+        pass
+    known = [engine for engine in ALL_ENGINES if engine in sources] or list(ALL_ENGINES[:4])
+    unknown = [engine for engine in repo.engines if engine not in known]
+    if unknown:
+        raise RuntimeError(
+            f"the Signalint under test has no engine {', '.join(unknown)} "
+            f"(`signalint engines list` names {', '.join(known)})"
+        )
+    return env, clone, project, base, known, sources
+
+
+def new_from_rev_only(
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    earlier: RepoResult | None,
+) -> RepoResult:
+    """Only the `--new-from-rev HEAD` step (`--only-new-from-rev`), on the
+    repository prepared as in a whole run; the other measurements are the
+    earlier run's, if any."""
+    result = earlier if earlier is not None else RepoResult(repo)
+    env, _, project, base, known, _ = prepare(repo, cache, exe, mirror, RepoResult(repo))
+    write_config(project, base, repo, repo.engines, timeouts, known)
+    log(f"{repo.name}: --new-from-rev HEAD with the planted edits")
+    result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
     return result
 
 
@@ -1233,6 +1263,7 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
         "| fallback to changed lines | s |"
     )
     out.append("| --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |")
+    elsewhere: list[str] = []
     for r in results:
         if r.error:
             continue
@@ -1253,12 +1284,22 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
         if step.get("baseline") is None:
             not_ok = "? (no JSON baseline block)"
         fell_back = _fallback_cell(step.get("fallback") or {})
+        if step.get("run_at") and step["run_at"] != r.run_at:
+            elsewhere.append(
+                f"{r.repo.name} (run of {step['run_at']} UTC, Signalint {step.get('signalint')})"
+            )
         out.append(
             f"| {r.repo.name} | {step['plants']} | {step['plain']} "
             f"| {step['expected_new']} / {step['expected_unchanged']} "
             f"| {step['new']} / {step['unchanged']}{other} "
             f"| {'yes' if step['exact'] else '**NO**'} | {not_ok} | {fell_back} "
             f"| {_s(float(step.get('seconds') or 0.0))} |"
+        )
+    if elsewhere:
+        out.append("")
+        out.append(
+            "Measured by a later `--only-new-from-rev` run than the repository's other "
+            f"rows: {'; '.join(elsewhere)}."
         )
     return out
 
@@ -1584,6 +1625,12 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated engines: compare only these (and plant only for them) "
         "in each repository (default: each repository's own list)",
     )
+    parser.add_argument(
+        "--only-new-from-rev",
+        action="store_true",
+        help="run only the --new-from-rev HEAD step (with the planted edits); with --merge, "
+        "each repository keeps the earlier run's other results",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
 
@@ -1636,17 +1683,27 @@ def main(argv: list[str] | None = None) -> int:
     stamp = f"{started:%Y%m%dT%H%M%S}"
     generated = ""
     for repo in repos:
+        own_stamp = True
         try:
             if args.setup_only:
                 setup(cache, repo, mirror, repo_env(cache, repo))
                 continue
-            results.append(check_repo(repo, cache, exe, mirror, timeouts, args.reuse_native))
+            if args.only_new_from_rev:
+                earlier = next((r for r in previous if r.repo.name == repo.name), None)
+                done = new_from_rev_only(repo, cache, exe, mirror, timeouts, earlier)
+                done.new_from_rev.update(run_at=run_at, signalint=signalint_at)
+                results.append(done)
+                # The earlier run's measurements keep that run's stamp.
+                own_stamp = earlier is None
+            else:
+                results.append(check_repo(repo, cache, exe, mirror, timeouts, args.reuse_native))
         except Exception as exc:  # one repository's failure must not lose the others
             log(f"{repo.name}: {type(exc).__name__}: {exc}")
             results.append(RepoResult(repo, error=f"{type(exc).__name__}: {exc}"))
         if args.setup_only:
             continue
-        results[-1].run_at, results[-1].signalint = run_at, signalint_at
+        if own_stamp or results[-1].error:
+            results[-1].run_at, results[-1].signalint = run_at, signalint_at
         # Written after each repository, so an interrupted run keeps what it measured.
         everything = merged(results, previous, order)
         generated = render(everything, run_at, signalint_at, time.perf_counter() - clock)
