@@ -1338,9 +1338,12 @@ def _new_from_rev_details(step: dict[str, Any]) -> list[str]:
     block = step.get("baseline") or {}
     borrowed = block.get("borrowedIgnoredFiles")
     if borrowed:
-        listed = borrowed if isinstance(borrowed, list) else [borrowed]
-        more = " (all of them)" if block.get("borrowedAllIgnoredFiles") else ""
-        lines.append(f"borrowed ignored files{more}: {_brief(', '.join(str(b) for b in listed))}")
+        # A count (the JSON answer's `borrowedIgnoredFiles`).
+        left_out = block.get("borrowedAllIgnoredFiles") is False
+        lines.append(
+            f"the tree at REV borrowed {_brief(borrowed)} ignored files of the working tree"
+            + (" (its bounds left some out)" if left_out else "")
+        )
     if step.get("json_error"):
         lines.append(f"JSON run: {step['json_error']}")
     return lines
