@@ -496,6 +496,9 @@ class Baselined:
     states: dict[str, Counter[Key]] = field(default_factory=dict)
     messages: dict[Key, str] = field(default_factory=dict)
     outside: int = 0
+    # Engines whose states come from the changed-lines rule (the run's
+    # `signalintBaselineFallback` property), with that property.
+    fallback: dict[str, Any] = field(default_factory=dict)
 
     def total(self) -> Counter[Key]:
         everything: Counter[Key] = Counter()
@@ -510,6 +513,9 @@ def parse_sarif_states(text: str, root: Path) -> Baselined:
     found = Baselined()
     for run in json.loads(text).get("runs") or []:
         engine = str(run["tool"]["driver"]["name"])
+        fallback = (run.get("properties") or {}).get("signalintBaselineFallback")
+        if fallback:
+            found.fallback[engine] = fallback
         for result in run.get("results") or []:
             location = result["locations"][0]["physicalLocation"]
             rel = relative(root, unquote(str(location["artifactLocation"]["uri"])))

@@ -1024,6 +1024,7 @@ def new_from_rev_step(
         exact=verdict.exact,
         planted_rules=sorted({k.rule for k in verdict.expected_new}),
         new_files=new_files,
+        sarif_fallback=sorted(found.fallback),
     )
     missed, surplus = verdict.unchanged_difference
     messages = found.messages
@@ -1284,6 +1285,8 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
         if step.get("baseline") is None:
             not_ok = "? (no JSON baseline block)"
         fell_back = _fallback_cell(step.get("fallback") or {})
+        if fell_back == "none" and step.get("sarif_fallback"):
+            fell_back = ", ".join(step["sarif_fallback"]) + " (SARIF)"
         if step.get("run_at") and step["run_at"] != r.run_at:
             elsewhere.append(
                 f"{r.repo.name} (run of {step['run_at']} UTC, Signalint {step.get('signalint')})"

@@ -571,3 +571,15 @@ def test_a_step_measured_by_a_later_run_than_its_repository_says_so() -> None:
     text = render([earlier], "22:50", "def", 1.0)
 
     assert "rows: hono (run of 22:50 UTC, Signalint def)." in text
+
+
+def test_an_engine_run_that_fell_back_is_named_from_the_sarif_log(tmp_path: Path) -> None:
+    log = json.loads(_sarif({"tsc": [], "eslint": [_sarif_result("a.js", 2, "semi", "new")]}))
+    log["runs"][1]["properties"] = {
+        "signalintBaselineFallback": {"rule": "changed lines", "reason": "config failed"}
+    }
+
+    found = parse_sarif_states(json.dumps(log), tmp_path)
+
+    assert found.fallback == {"eslint": {"rule": "changed lines", "reason": "config failed"}}
+    assert found.states == {"new": Counter({Key("a.js", 2, 1, "eslint:semi"): 1})}
