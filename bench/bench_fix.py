@@ -16,7 +16,7 @@
 `--dir /dev/shm` puts the projects in memory, where an fsync costs
 nothing: the difference to a disk run is what durability costs there.
 
-Numbers are reported, never asserted (DESIGN.md section 9).
+Numbers are reported, never asserted (docs/architecture.md, "Tests and benchmarks").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The only place that starts a subprocess (DESIGN.md section 6).
+"""The only place that starts a subprocess (docs/architecture.md, "Layers").
 
 Every child gets argv (never a shell), stdin from /dev/null, its own session
 (so its whole process group can be killed), a deadline and an output byte

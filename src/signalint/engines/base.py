@@ -1,4 +1,4 @@
-"""The engine plug-in interface (DESIGN.md section 5).
+"""The engine plug-in interface (docs/architecture.md, "Engines").
 
 An engine is one module and one line in `signalint.engines.registry`.
 The module exposes `ENGINE`, an object that satisfies `Engine`: a frozen
