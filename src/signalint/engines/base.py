@@ -77,6 +77,9 @@ class EngineSpec:
     - `per_package`: a whole-program engine that, in a planned JavaScript
       workspace (`monorepoMode`), checks each package's own program (the
       package directory as its target), in dependency order.
+    - `cache_dirs`: directory names the engine writes into a project when
+      run with its defaults (its own caches). Signalint never lets it write
+      them there (D18), and a shadow copy leaves them out.
     """
 
     name: str
@@ -91,6 +94,7 @@ class EngineSpec:
     watch_patterns: tuple[str, ...] = ()
     fallback: bool = False
     per_package: bool = False
+    cache_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +180,30 @@ class Engine(Protocol):
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         """Issues from a finished run. Raises EngineOutputError on garbage."""
         ...
+
+
+class EngineDefaults:
+    """What an engine module need not restate: subclass it and define only
+    what differs (`spec`, `detect`, `relevant`, `config_files`, `command`,
+    `parse`, and any optional protocol below)."""
+
+    spec: EngineSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def detect(self, root: Path) -> str | None:
+        """No config file of its own: nothing to detect."""
+        return None
+
+    def default_enabled(self, root: Path) -> bool:
+        """Runs where the project configures it."""
+        return self.detect(root) is not None
+
+    def probe(self, ctx: EngineContext) -> Command | None:
+        """No preliminary command."""
+        return None
 
 
 @runtime_checkable

@@ -32,7 +32,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.engines.oxlint_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
@@ -88,9 +94,8 @@ SPEC = EngineSpec(
 )
 
 
-class OxlintEngine:
+class OxlintEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, (".oxlintrc", "oxlint.config.ts"), (".oxlintrc.",))
@@ -108,9 +113,6 @@ class OxlintEngine:
         found = paths.extends_chain(root, found)
         found += [name for name in ROOT_ONLY_FILES if (root / name).is_file()]
         return found
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

@@ -28,6 +28,7 @@ from signalint.engines import paths
 from signalint.engines.base import (
     EngineConfigError,
     EngineContext,
+    EngineDefaults,
     EngineOutputError,
     EngineSpec,
     Memory,
@@ -108,9 +109,8 @@ SPEC = EngineSpec(
 )
 
 
-class TscEngine:
+class TscEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, (CONFIG_NAME,))
@@ -126,9 +126,6 @@ class TscEngine:
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         nearest = paths.configs_upward(root, rel_path, (CONFIG_NAME,))[:1]
         return paths.extends_chain(root, nearest)
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def program_for(self, root: Path, target: str) -> str:
         return select_config(root, target)

@@ -64,6 +64,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
     from signalint import service
     from signalint.config import ConfigError
     from signalint.delta import compare
+    from signalint.engines.registry import engine_cache_dirs
     from signalint.shadow import shadow_copy
 
     files = [p.file for p in prepared.patches]
@@ -77,7 +78,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
                 kind="files", context=state.context,
             )  # fmt: skip
         replace = {p.file: p.patched.encode() for p in prepared.patches}
-        with shadow_copy(state.root, replace) as shadow:
+        with shadow_copy(state.root, replace, skip=engine_cache_dirs()) as shadow:
             after = await service.check(
                 shadow, config, files, locate=service.from_root(shadow), kind="files",
                 use_cache=False,
