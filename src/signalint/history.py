@@ -18,8 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult, Issue
 from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
+from signalint.storage.files import locked
 
 LOG_NAME = "session.jsonl"
 LOCK_NAME = "session.lock"
@@ -222,7 +222,7 @@ class Session:
         found: Sequence[tuple[str, str, str, str]] | None = None,
     ) -> Warnings:
         """Record one check (`found`: `loops.signatures(result.issues)`, if known)."""
-        with _locked(self.lock_path):
+        with locked(self.lock_path, required=False):
             self._sync()
             record = self.tracker.record_for(result, kind, targets, found)
             warnings = self.tracker.apply(record)
@@ -243,7 +243,7 @@ class Session:
 
     def status(self) -> LoopStatus:
         """The current loop status, including checks other processes recorded."""
-        with _locked(self.lock_path):
+        with locked(self.lock_path, required=False):
             self._sync()
         return self.tracker.status()
 
@@ -255,34 +255,6 @@ def _position(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_size
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on `path`, where the platform and disk allow one.
-
-    Without it (no fcntl, unwritable state directory) the session still
-    works; only concurrent writers could then interleave their sequences.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        fcntl = None  # type: ignore[assignment]
-    fd: int | None = None
-    if fcntl is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            if fd is not None:
-                os.close(fd)
-            fd = None
-    try:
-        yield
-    finally:
-        if fd is not None:
-            os.close(fd)  # closing releases the lock
 
 
 def payload_bytes(

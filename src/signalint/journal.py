@@ -41,19 +41,19 @@ process `SIGKILL` itself at its N-th checkpoint of `write_all` (1-based),
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import shutil
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from signalint.config import state_dir
+from signalint.storage.files import locked
 
 PLAN: Final = "plan.json"
 ORIGINALS: Final = "originals"
@@ -173,17 +173,6 @@ def _write_synced(path: Path, data: bytes, mode: int | None = None) -> None:
         os.close(fd)
 
 
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock; a killed process releases it too
-
-
 def _missing_dirs(root: Path, file: str) -> list[str]:
     """Parent directories of `file` that do not exist yet, outermost first."""
     missing: list[str] = []
@@ -211,7 +200,7 @@ def write_all(root: Path, transaction_id: str, writes: Sequence[Write]) -> None:
     directory = journal_dir(root)
     tx_dir = directory / transaction_id
     try:
-        with _locked(directory):
+        with locked(directory / LOCK):
             _write_locked(root, tx_dir, transaction_id, writes, faults)
     except JournalError:
         raise
@@ -348,7 +337,7 @@ def recover(root: Path) -> list[Recovered]:
     if not names:
         return []
     done: list[Recovered] = []
-    with _locked(directory):
+    with locked(directory / LOCK):
         for name in names:
             tx_dir = directory / name
             if not tx_dir.is_dir():

@@ -26,7 +26,6 @@ import operator
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -43,6 +42,7 @@ from signalint.cluster import Cluster, Clustering, cluster, is_systemic
 from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, Issue, Scope
 from signalint.payloads import IssueDetail, IssuePage, SnapshotSummary, laid_out
 from signalint.report import FrontEnd, check_payload, issue_detail
+from signalint.storage.files import write_atomic
 
 # "lsp": one batch of ingested diagnostics (signalint.live), not a check.
 SnapshotKind = Literal["project", "files", "lsp"]
@@ -614,27 +614,17 @@ class SnapshotStore:
 
     def _write(self, snap: Snapshot, stored_at: float) -> None:
         assert self.directory is not None
-        temp: str | None = None
         try:
+            # Written whole, then renamed: a reader in another process sees
+            # the old state or the complete file.
             data = encode_snapshot(snap, self._memo)
-            self.directory.mkdir(parents=True, exist_ok=True)
-            # Written whole under a temporary name, then renamed: a reader in
-            # another process sees the old state or the complete file.
-            fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=_SUFFIX, dir=self.directory)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.utime(temp, (stored_at, stored_at))
-            os.replace(temp, self.directory / f"{snap.check_id}{_SUFFIX}")
-            temp = None
+            write_atomic(self.directory / f"{snap.check_id}{_SUFFIX}", data, mtime=stored_at)
             self._files()  # apply the bounds to the directory
         except OSError as exc:
             self._warn_once(
                 f"could not save check {snap.check_id} in {self.directory} "
                 f"({exc.strerror or exc}); its ids resolve only in this process"
             )
-        finally:
-            if temp is not None:
-                _unlink(Path(temp))
 
     def _read_bytes(self, path: Path) -> bytes | None:
         try:

@@ -19,12 +19,12 @@ blocks the hook lets the host stop with a warning instead of looping.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from signalint.hosts.hook_events import HookEvent
+from signalint.storage.files import write_atomic
 
 MAX_LISTED: Final = 12
 STATE_FILE: Final = "hooks-stop.json"
@@ -93,10 +93,7 @@ class StopCounter:
         return {k: v for k, v in data.items() if isinstance(v, int)}
 
     def _write(self, data: dict[str, int]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(data, sort_keys=True).encode())
 
     def count(self, key: str) -> int:
         return self._read().get(key, 0)
@@ -197,10 +194,7 @@ class SeenIssues:
             self.data[file] = sorted(i.issue_id for i in issues if i.file == file)
             if not self.data[file]:
                 del self.data[file]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(self.data, sort_keys=True))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode())
 
 
 def stop(
