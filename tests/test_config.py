@@ -206,3 +206,40 @@ def test_timeout_setting_names_the_key_and_the_file_that_holds_the_settings(
     )
     write_json(tmp_path, {})
     assert timeout_setting(tmp_path, "eslint") == expected_json  # the JSON file wins
+
+
+def test_every_problem_of_the_file_is_named_in_one_error(tmp_path: Path) -> None:
+    path = write_json(
+        tmp_path,
+        {
+            "engines": {"rome": True, "tsc": "yes"},
+            "mcpPayload": "json",
+            "timeoutsMs": {"eslint": 0},
+        },
+    )
+    err = refusal(tmp_path)
+    assert [loc for loc, _ in err.problems] == [
+        "engines.rome",
+        "engines.tsc",
+        "timeoutsMs.eslint",
+        "mcpPayload",
+    ]
+    text = str(err)
+    assert text.startswith(f"{path}: 4 problems:")
+    # Each line names the key, the value given and what is accepted.
+    assert "engines.rome: unknown key; accepted keys here: oxlint, tsc" in text
+    assert 'engines.tsc: expected a boolean, got "yes"' in text
+    assert "timeoutsMs.eslint: expected a positive integer, got 0" in text
+    assert 'mcpPayload: expected one of "both", "text", "structured", got "json"' in text
+
+
+def test_pyproject_problems_are_all_named_with_the_table_path(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.signalint]\nmonorepoMode = "on"\nignore = ["", "#x"]\n'
+    )
+    err = refusal(tmp_path)
+    assert [loc for loc, _ in err.problems] == [
+        "tool.signalint.ignore[0]",
+        "tool.signalint.ignore[1]",
+        "tool.signalint.monorepoMode",
+    ]

@@ -26,16 +26,30 @@ class ConfigError(SignalintError):
 
     `location` is a dotted key path (`engines.biome.includeFormatter`,
     `ignore[2]`), `line:column` for malformed JSON, or the variable name.
+    A file with several invalid values raises one error naming them all:
+    `problems` holds every (location, message) pair, the first of which is
+    also `location` and `message`.
     """
 
-    def __init__(self, file: Path | None, location: str | None, message: str) -> None:
+    def __init__(
+        self,
+        file: Path | None,
+        location: str | None,
+        message: str,
+        more: tuple[tuple[str | None, str], ...] = (),
+    ) -> None:
         self.file = file
         self.location = location
         self.message = message
+        self.problems: tuple[tuple[str | None, str], ...] = ((location, message), *more)
         super().__init__(str(self))
 
     def __str__(self) -> str:
         where = str(self.file) if self.file is not None else "environment variable"
+        if len(self.problems) > 1:
+            lines = [f"{where}: {len(self.problems)} problems:"]
+            lines += [f"  {loc}: {msg}" if loc else f"  {msg}" for loc, msg in self.problems]
+            return "\n".join(lines)
         if self.location is None:
             return f"{where}: {self.message}"
         # line:column attaches editor-style ("file:3:7"); key paths read better spaced.
