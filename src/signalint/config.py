@@ -1,12 +1,13 @@
-"""Project configuration: `signalint.config.json` or `[tool.signalint]`; env overrides.
+"""Project configuration: one settings home in the project root; env overrides.
 
-Where the settings come from, in order:
+Where the settings come from (`signalint.config_files`):
 
-1. `signalint.config.json` in the project root. If it exists it is the only
-   file read, even when `pyproject.toml` also has a `[tool.signalint]` table:
-   two sources that could disagree would make the effective settings a guess.
-2. Otherwise `[tool.signalint]` in `pyproject.toml` (same keys, same rules).
-3. Otherwise the defaults of the reference parser.
+1. The one home in the project root that holds them: `signalint.config.json`,
+   `.signalint.json`, the `"signalint"` key of `package.json` or
+   `[tool.signalint]` in `pyproject.toml` (same keys, same rules). Two homes
+   holding settings are refused, naming both: two sources that could
+   disagree would make the effective settings a guess.
+2. Otherwise the defaults of the reference parser.
 
 Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
 `SIGNALINT_MONOREPO_MODE` (non-empty values override; invalid ones are errors),
@@ -34,11 +35,16 @@ from pathspec.patterns.gitignore import GitIgnorePatternError
 
 from signalint.config_files import (
     CONFIG_FILE,
+    DOT_CONFIG_FILE,
+    HOMES,
+    PACKAGE_FILE,
+    PACKAGE_KEY,
     PYPROJECT_FILE,
     ConfigError,
     config_source,
-    read_json,
-    read_pyproject,
+    describe_source,
+    key_prefix,
+    read_settings,
     timeout_setting,
 )
 from signalint.engines.registry import ENGINES
@@ -280,10 +286,8 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     source = config_source(root)
     raw: object = {}
     prefix = ""
-    if source is not None and source.name == CONFIG_FILE:
-        raw = read_json(source)
-    elif source is not None:
-        raw, prefix = read_pyproject(source), "tool.signalint"
+    if source is not None:
+        raw, prefix = read_settings(source), key_prefix(source)
     config = _build(raw, source, prefix, root)
     payload = _env_choice(env, "SIGNALINT_MCP_PAYLOAD", PAYLOAD_MODES)
     monorepo = _env_choice(env, "SIGNALINT_MONOREPO_MODE", MONOREPO_MODES)
@@ -311,11 +315,16 @@ def state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
 
 __all__ = [
     "CONFIG_FILE",
+    "DOT_CONFIG_FILE",
+    "HOMES",
+    "PACKAGE_FILE",
+    "PACKAGE_KEY",
     "PYPROJECT_FILE",
     "Config",
     "ConfigError",
     "EngineSetting",
     "config_source",
+    "describe_source",
     "load_config",
     "state_dir",
     "timeout_setting",

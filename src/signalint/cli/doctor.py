@@ -22,7 +22,14 @@ from typing import Final
 
 import click
 
-from signalint.config import DEFAULT_IGNORE, Config, ConfigError, config_source, load_config
+from signalint.config import (
+    DEFAULT_IGNORE,
+    Config,
+    ConfigError,
+    config_source,
+    describe_source,
+    load_config,
+)
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
 from signalint.project import MARKERS_HINT, discover_root, project_languages, walk
@@ -149,7 +156,11 @@ def doctor(no_run: bool) -> int:
         # A malformed pyproject.toml fails here already: we cannot tell
         # whether it holds a [tool.signalint] table.
         source = config_source(root)
-        lines.append(f"config:        {source or 'none (defaults; run `signalint init`)'}")
+        if source is None:
+            lines.append("config:        none (defaults; run `signalint init`)")
+        else:
+            named = describe_source(source)
+            lines.append(f"config:        {source}{f' ({named})' if named != source.name else ''}")
         config = load_config(root)
     except ConfigError as exc:
         lines.append(f"config error:  {exc}")
