@@ -7,6 +7,7 @@ model) is checked against the project root.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import time
@@ -28,6 +29,7 @@ MARKER_FILES: Final = ("package.json", "tsconfig.json", "jsconfig.json")
 # Upward root discovery (CLI): a Signalint config wins over any nearer
 # project marker, as a repository's top wins over its subdirectories in git.
 CONFIG_MARKER: Final = "signalint.config.json"
+CONFIG_MARKERS: Final = (CONFIG_MARKER, ".signalint.json")
 ROOT_MARKERS: Final = ("package.json", "pyproject.toml", ".git")
 
 
@@ -73,7 +75,8 @@ def discover_root(env: Mapping[str, str] | None = None, cwd: str | Path | None =
 
     A non-empty `SIGNALINT_PROJECT_ROOT` wins (same rules as `find_root`).
     Otherwise, as git finds a repository from a subdirectory: the nearest
-    directory at or above `cwd` holding `signalint.config.json` (or a
+    directory at or above `cwd` holding settings (`signalint.config.json`,
+    `.signalint.json`, a `package.json` with a `"signalint"` key or a
     `pyproject.toml` with a `[tool.signalint]` table); failing that, the
     nearest holding `package.json`, `pyproject.toml` or `.git`; failing that,
     `cwd` itself. Canonical (realpath).
@@ -84,12 +87,34 @@ def discover_root(env: Mapping[str, str] | None = None, cwd: str | Path | None =
     start = Path(os.path.realpath(os.getcwd() if cwd is None else os.fspath(cwd)))
     chain = [start, *start.parents]
     for directory in chain:
-        if (directory / CONFIG_MARKER).is_file() or _has_tool_table(directory):
+        if _holds_settings(directory):
             return directory
     for directory in chain:
         if any(os.path.lexists(directory / name) for name in ROOT_MARKERS):
             return directory
     return start
+
+
+def _holds_settings(directory: Path) -> bool:
+    return (
+        any((directory / name).is_file() for name in CONFIG_MARKERS)
+        or _has_package_key(directory)
+        or _has_tool_table(directory)
+    )
+
+
+def _has_package_key(directory: Path) -> bool:
+    try:
+        text = (directory / "package.json").read_bytes()
+    except OSError:
+        return False
+    if b'"signalint"' not in text:
+        return False  # cheap: most package.json files never mention us
+    try:
+        data = json.loads(text.decode("utf-8-sig", errors="replace"))
+    except ValueError:
+        return True  # a config we cannot read may be ours: load_config reports it
+    return isinstance(data, dict) and "signalint" in data
 
 
 def _has_tool_table(directory: Path) -> bool:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from signalint.config import Config, config_source
+from signalint.config import Config, config_source, describe_source
 from signalint.project import PathRefused, safe_relative, target_from_cwd
 
 # A user path -> its project-relative target; raises PathRefused.
@@ -43,10 +43,8 @@ def from_cwd(root: Path, config: Config, cwd: Path | None = None) -> Locate:
     found = config_source(root)
     if found is None:
         source = "the default settings (there is no signalint.config.json)"
-    elif found.name == "pyproject.toml":
-        source = "[tool.signalint] of pyproject.toml"
     else:
-        source = found.name
+        source = describe_source(found)
     return lambda path: target_from_cwd(root, here, path, config.ignore, source)
 
 

@@ -41,6 +41,8 @@ CONFIG_PATTERNS = tuple(
     dict.fromkeys(
         (
             "signalint.config.json",
+            ".signalint.json",
+            "package.json",  # may hold our settings (its "signalint" key)
             "pyproject.toml",
             ".gitignore",
             *(p for engine in ENGINES.values() for p in engine.spec.watch_patterns),

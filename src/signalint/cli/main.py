@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": (
         "signalint.cli.init",
         "init",
-        "Write signalint.config.json from detected engine configs.",
+        "Write the settings (signalint.config.json) from detected engine configs.",
     ),
     "engines": (
         "signalint.cli.engines",

@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from signalint import service
-from signalint.config import CONFIG_FILE, ConfigError, config_source
+from signalint.config import (
+    CONFIG_FILE,
+    DOT_CONFIG_FILE,
+    PACKAGE_KEY,
+    ConfigError,
+    config_source,
+)
 from signalint.payloads import CheckPayload
 from signalint.project import MARKERS_HINT, PathRefused, project_languages
 from signalint.report import compact_keys
@@ -78,7 +84,9 @@ def early_refusal(state: ServerState) -> ToolRefusal | None:
         return refusal(
             "project_not_initialized",
             f"Run 'signalint init' in {root} before checking it "
-            f"(it writes {CONFIG_FILE}), or set {ALLOW_UNINITIALIZED}=1.",
+            f'(it writes {CONFIG_FILE}, or {DOT_CONFIG_FILE} or a "{PACKAGE_KEY}" key in '
+            f"package.json when the project's linters would lint that file), "
+            f"or set {ALLOW_UNINITIALIZED}=1.",
             projectRoot=root,
         )
     return None
