@@ -11,7 +11,9 @@ engines install` fills with pinned versions, then PATH.
   `venv` in the root (real path inside it), else the active `VIRTUAL_ENV`.
 
 The managed directory holds an npm prefix (`node_modules/.bin`) and a
-Python virtual environment (`python/`) for pip-provisioned engines.
+Python virtual environment (`python/`) for pip-provisioned engines; since
+`engines/install.py` swaps installs in whole, it is a link to the current
+installed copy (an older managed directory may still be a plain one).
 """
 
 from __future__ import annotations
