@@ -40,11 +40,7 @@ from pathlib import Path
 from signalint.engines import resolve
 from signalint.engines.base import Engine
 from signalint.process import Command, run_blocking
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: installs are not serialised there
-    fcntl = None  # type: ignore[assignment]
+from signalint.storage import files
 
 Say = Callable[[str], None]
 
@@ -71,23 +67,19 @@ def generations_dir(directory: Path) -> Path:
 
 @contextlib.contextmanager
 def locked(directory: Path, say: Say) -> Iterator[None]:
-    """Hold the managed directory's install lock; say so when waiting for it."""
+    """Hold the managed directory's install lock; say so when waiting for it.
+
+    Where the platform has no file locking, installs are not serialised."""
     path = lock_path(directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                say(
-                    f"Another `signalint engines install` is installing into {directory}; "
-                    f"waiting for it to finish (lock: {path})."
-                )
-                fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def waiting() -> None:
+        say(
+            f"Another `signalint engines install` is installing into {directory}; "
+            f"waiting for it to finish (lock: {path})."
+        )
+
+    with files.locked(path, required=False, on_wait=waiting):
         yield
-    finally:
-        os.close(fd)  # releases the lock; a killed process releases it too
 
 
 def answered_version(path: Path, timeout_s: float) -> tuple[str | None, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 try:
@@ -66,12 +66,15 @@ def write_atomic(
 
 
 @contextlib.contextmanager
-def locked(path: Path, *, required: bool = True) -> Iterator[bool]:
+def locked(
+    path: Path, *, required: bool = True, on_wait: Callable[[], None] | None = None
+) -> Iterator[bool]:
     """Hold an exclusive lock on the lock file `path` (created if missing).
 
     Yields whether the lock is held. With `required` (the default) a lock
     that cannot be taken raises `LockUnavailable`; without it the block runs
-    unlocked, for stores whose only risk is interleaved writers.
+    unlocked, for stores whose only risk is interleaved writers. `on_wait`
+    is called once, before blocking, when another holder has the lock.
     """
     fd: int | None = None
     try:
@@ -79,7 +82,12 @@ def locked(path: Path, *, required: bool = True) -> Iterator[bool]:
             raise LockUnavailable(f"no file locking on this platform for {path}")
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
     except OSError as exc:
         if fd is not None:
             os.close(fd)
