@@ -1,6 +1,6 @@
 """Fix transactions without a server: paths, drift, retention, diffs, rollback, recovery.
 
-Write failures are injected (`SIGNALINT_FAULT_FAIL_AT`, as a full disk
+Write failures are injected (`tests.faults.FailAt`, as a full disk
 would fail a write) at every checkpoint of a transaction; the kill -9
 trials are in test_journal_kill.py.
 """
@@ -26,6 +26,8 @@ from signalint.transactions import (
     preview_payload,
     write,
 )
+
+from .faults import FailAt, journal_with
 
 
 def _root(tmp_path: Path) -> Path:
@@ -140,7 +142,7 @@ def test_a_failed_write_puts_every_file_back(
 ) -> None:
     root = _root(tmp_path)
     prepared = _prepared(root)
-    monkeypatch.setenv(journal.FAIL_VARIABLE, str(fail_at))
+    monkeypatch.setattr(journal, "write_all", journal_with(FailAt(fail_at)))
     with pytest.raises(TransactionRefused) as aborted:
         write(root, prepared)
     assert aborted.value.code == "transaction_aborted_and_rolled_back"
@@ -179,7 +181,8 @@ def test_recovery_keeps_a_file_someone_changed_after_the_crash_and_its_original(
 
     real_undo = journal._undo
     monkeypatch.setattr(journal, "_undo", undo_fails)
-    monkeypatch.setenv(journal.FAIL_VARIABLE, str(journal.checkpoints(3) - 2))  # last write done
+    last_write_done = FailAt(journal.checkpoints(3) - 2)
+    monkeypatch.setattr(journal, "write_all", journal_with(last_write_done))
     with pytest.raises(TransactionRefused) as aborted:
         write(root, prepared)
     assert aborted.value.code == "transaction_aborted"
