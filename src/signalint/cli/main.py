@@ -109,8 +109,9 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, "-V", "-v", "--version", prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
-    TypeScript, Biome, ESLint), normalizes their diagnostics into one schema,
-    and ranks them in clusters, for coding agents and people.
+    TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their
+    diagnostics into one schema, and ranks them in clusters, for coding
+    agents and people.
 
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.

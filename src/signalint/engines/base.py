@@ -61,6 +61,7 @@ class Provision:
 class EngineSpec:
     """What generic code knows about an engine, as data.
 
+    - `title`: how people name it in prose ("TypeScript" for tsc).
     - `kind`: a compiler type-checks a program; a linter checks files.
     - `language`: the projects it belongs to (`init` enables engines of the
       languages it finds, and `fallback` linters only there).
@@ -83,6 +84,7 @@ class EngineSpec:
     """
 
     name: str
+    title: str
     kind: EngineKind
     language: Language
     provision: Provision

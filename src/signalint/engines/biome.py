@@ -113,6 +113,7 @@ def _diagnostics(result: ProcessResult, root: Path) -> list[dict[str, Any]]:
 
 SPEC = EngineSpec(
     name="biome",
+    title="Biome",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "@biomejs/biome", "2.6.8", "biome", ("node_modules",)),

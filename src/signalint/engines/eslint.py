@@ -106,6 +106,7 @@ def _results(report: dict[str, Any], root: Path) -> list[tuple[dict[str, Any], s
 
 SPEC = EngineSpec(
     name="eslint",
+    title="ESLint",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "eslint", "10.15.0", "eslint", ("node_modules",)),

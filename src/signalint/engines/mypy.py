@@ -174,6 +174,7 @@ def docs_url(code: str | None) -> str | None:
 
 SPEC = EngineSpec(
     name="mypy",
+    title="mypy",
     kind="compiler",
     language="python",
     provision=Provision("pip", "mypy", "2.4.1", "mypy", ("venv",)),

@@ -83,6 +83,7 @@ def _failure_message(result: ProcessResult) -> str:
 
 SPEC = EngineSpec(
     name="oxlint",
+    title="Oxlint",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "oxlint", "1.94.0", "oxlint", ("node_modules",)),

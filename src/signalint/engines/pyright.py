@@ -283,6 +283,7 @@ def _position(range_: Any, key: str) -> tuple[int, int] | None:
 
 SPEC = EngineSpec(
     name="pyright",
+    title="Pyright",
     kind="compiler",
     language="python",
     provision=Provision("npm", "pyright", "1.1.414", "pyright", ("venv", "node_modules")),

@@ -138,6 +138,7 @@ def search_roots(files: Sequence[str]) -> list[str]:
 
 SPEC = EngineSpec(
     name="ruff",
+    title="Ruff",
     kind="linter",
     language="python",
     provision=Provision("pip", "ruff", "0.17.6", "ruff", ("venv",)),

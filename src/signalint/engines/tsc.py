@@ -98,6 +98,7 @@ def _severity(category: str) -> Severity:
 
 SPEC = EngineSpec(
     name="tsc",
+    title="TypeScript",
     kind="compiler",
     language="javascript",
     provision=Provision("npm", "typescript", "7.0.2", "tsc", ("node_modules",)),
