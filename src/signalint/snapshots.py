@@ -159,34 +159,10 @@ _ROW = operator.attrgetter(*_FIELDS)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _row_encoder() -> Callable[[tuple[Any, ...]], str]:
-    """A fast encoder for one flat row, or `_ENCODER.encode` as a fallback.
-
-    `JSONEncoder.encode` builds a new C encoder per call, which dominates
-    for 12,000 small rows; one C encoder made once is about twice as fast.
-    It is used only when present and when it encodes a probe row exactly as
-    the public API does (its signature is not a public contract).
-    """
-    make = getattr(json.encoder, "c_make_encoder", None)
-    probe = (1, "é", None, True, ("x",))
-    if make is not None:
-        try:
-            iterencode = make(
-                None, _ENCODER.default, json.encoder.encode_basestring,
-                None, ":", ",", False, False, False,
-            )  # fmt: skip
-
-            def encode(row: tuple[Any, ...]) -> str:
-                return "".join(iterencode(row, 0))
-
-            if encode(probe) == _ENCODER.encode(probe):
-                return encode
-        except (TypeError, ValueError):
-            pass
-    return _ENCODER.encode
-
-
-_ENCODE_ROW = _row_encoder()
+# The public encoder, one call per row (a private C entry point of the json
+# module would be faster, but its signature is no contract); rows are
+# remembered per issue object, so only new issues pay for it.
+_ENCODE_ROW = _ENCODER.encode
 
 
 class RowMemo:
