@@ -470,21 +470,7 @@ class SnapshotStore:
         Lazy: a file's kind is read from its head, and a file is decoded
         only when the caller asks for the snapshot it holds.
         """
-        self._prune()
-        entries: list[tuple[float, str, Snapshot | Path]] = [
-            (stored_at, check_id, snap)
-            for check_id, (stored_at, snap) in self._items.items()
-            if snap.kind in kinds
-        ]
-        if self.directory is not None:
-            mine = set(self._items)
-            entries += [
-                (mtime, path.name[: -len(_SUFFIX)], path)
-                for mtime, path in self._files()
-                if path.name[: -len(_SUFFIX)] not in mine
-            ]
-        entries.sort(key=lambda entry: entry[0], reverse=True)
-        for stored_at, _, source in entries:
+        for stored_at, source in self._sources(kinds):
             if isinstance(source, Snapshot):
                 yield source
             elif _kind_of(source) in kinds:
@@ -529,23 +515,11 @@ class SnapshotStore:
         return None
 
     def _newest_first(self, needle: str) -> Iterator[Snapshot]:
-        # Snapshots in memory and on disk, newest first, each once. A file
-        # that does not contain the needle's text cannot match (ids are
-        # stored verbatim), so it is not decoded.
-        seen: set[str] = set()
-        entries: list[tuple[float, str, Snapshot | Path]] = [
-            (stored_at, check_id, snap) for check_id, (stored_at, snap) in self._items.items()
-        ]
-        for mtime, path in self._files():
-            check_id = path.name[: -len(_SUFFIX)]
-            cached = self._loaded.get(check_id)
-            entries.append((mtime, check_id, cached[1] if cached and cached[0] == mtime else path))
-        entries.sort(key=lambda entry: entry[0], reverse=True)
+        """Retained snapshots of any kind, newest first, that may contain
+        `needle`: a file without its text cannot match (ids are stored
+        verbatim), so it is not decoded."""
         encoded = needle.encode("ascii")
-        for stored_at, check_id, source in entries:
-            if check_id in seen:
-                continue
-            seen.add(check_id)
+        for stored_at, source in self._sources(None):
             if isinstance(source, Snapshot):
                 yield source
                 continue
@@ -554,8 +528,31 @@ class SnapshotStore:
                 continue
             snap = self._decode(source, data)
             if snap is not None:
-                self._remember(check_id, stored_at, snap)
+                self._remember(source.name[: -len(_SUFFIX)], stored_at, snap)
                 yield snap
+
+    def _sources(self, kinds: Sequence[SnapshotKind] | None) -> list[tuple[float, Snapshot | Path]]:
+        """Each retained check once, newest first: its snapshot when this
+        store holds it decoded (of one of `kinds`; None: any), else its file."""
+        self._prune()
+        entries: list[tuple[float, Snapshot | Path]] = [
+            (stored_at, snap)
+            for stored_at, snap in self._items.values()
+            if kinds is None or snap.kind in kinds
+        ]
+        if self.directory is not None:
+            for mtime, path in self._files():
+                check_id = path.name[: -len(_SUFFIX)]
+                if check_id in self._items:
+                    continue
+                cached = self._loaded.get(check_id)
+                if cached is not None and cached[0] == mtime:
+                    if kinds is None or cached[1].kind in kinds:
+                        entries.append((mtime, cached[1]))
+                else:
+                    entries.append((mtime, path))
+        entries.sort(key=lambda entry: entry[0], reverse=True)
+        return entries
 
     # --- files -----------------------------------------------------------
 
