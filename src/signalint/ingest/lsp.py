@@ -50,11 +50,17 @@ def source_label(source: str | None, server_name: str | None) -> str:
     '-', at most 64 are kept.
     """
     for value in (server_name, source if source != "lsp" else None):
-        if value and value.strip():
-            cleaned = _LABEL.sub("-", value.strip()).strip("-")[:64]
-            if cleaned:
-                return cleaned
+        cleaned = clean_name(value)
+        if cleaned:
+            return cleaned
     return DEFAULT_SOURCE
+
+
+def clean_name(value: str | None) -> str | None:
+    """`value` as a source name (see `source_label`), or None when nothing is left."""
+    if not value or not value.strip():
+        return None
+    return _LABEL.sub("-", value.strip()).strip("-")[:64] or None
 
 
 def _int(value: object, where: str) -> int:
@@ -287,4 +293,4 @@ def parse(
     return Batch(label, tuple(builder.issues), tuple(builder.files))
 
 
-__all__ = ["DEFAULT_SOURCE", "parse", "severity_of", "source_label"]
+__all__ = ["DEFAULT_SOURCE", "clean_name", "parse", "severity_of", "source_label"]

@@ -144,8 +144,9 @@ _LIVE_SPECS: Final = (
     ToolSpec(
         "clear_live",
         "Clear live diagnostics",
-        "Forget ingested diagnostics: of one source (source/serverName as ingested) and/or "
-        "files; everything without arguments.",
+        "Forget ingested diagnostics: of one source (either name a batch was sent with, its "
+        "source or its serverName) and/or files; everything without arguments. Says how many "
+        "diagnostics and sets (per file per source) it removed.",
         _fixed(live_schemas.CLEAR_OUTPUT),
         read_only=False,
     ),
