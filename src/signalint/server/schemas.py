@@ -3,7 +3,9 @@
 Input schemas are the single source of truth for argument checking:
 `arguments.validate` enforces exactly what is advertised (closed objects,
 types, bounds), so a client that honours the schema is never refused and one
-that does not gets an error naming the field.
+that does not gets an error naming the field. Every string and every array
+has a bound (D25; tests/server/test_schemas.py walks them all), and the whole
+request has one more, the transport's (`server.transport`).
 
 Output schemas follow one pattern so every answer, success or refusal, in
 every payload mode and with compact keys on or off, validates (D16): a
@@ -28,7 +30,7 @@ MAX_PATHS: Final = 10_000
 MAX_PATH_CHARS: Final = 4096
 MAX_ID_CHARS: Final = 200
 
-SEVERITY: Final[Schema] = {"type": "string", "enum": ["error", "warning"]}
+SEVERITY: Final[Schema] = {"type": "string", "maxLength": 20, "enum": ["error", "warning"]}
 
 
 def closed(properties: dict[str, Schema], required: list[str]) -> Schema:
@@ -122,9 +124,60 @@ INPUTS: Final[dict[str, Schema]] = {
 
 
 # ---- live diagnostics (server/live_tools.py). Input diagnostics are open
-# objects: LSP diagnostics carry fields we do not read (`tags`, `data`), and
-# `ingest.lsp` checks the ones we do, naming the field's path.
+# objects: LSP diagnostics carry fields we do not read (`tags`, `data`; only
+# the request's size bounds them, and nothing of them is kept). The fields
+# we read are bounded here; `ingest.lsp` checks their values, naming the
+# field's path.
 _NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
+# One diagnostic's message (or related note) and its code; a file:// URI
+# (a path of MAX_PATH_CHARS, percent-encoded).
+MAX_MESSAGE_CHARS: Final = 32_768
+MAX_CODE_CHARS: Final = MAX_ID_CHARS
+MAX_URI_CHARS: Final = 4 * MAX_PATH_CHARS
+MAX_RELATED: Final = 100
+_URL: Final[Schema] = {"type": "string", "maxLength": MAX_URI_CHARS}
+
+
+def _open(properties: dict[str, Schema], kinds: tuple[str, ...] = ("object",)) -> Schema:
+    """An object whose other properties are accepted and not read."""
+    kind: str | list[str] = kinds[0] if len(kinds) == 1 else list(kinds)
+    return {"type": kind, "properties": properties, "additionalProperties": True}
+
+
+_DIAGNOSTIC_FIELDS: Final[dict[str, Schema]] = {
+    "file": {"type": "string", "maxLength": MAX_PATH_CHARS},
+    "uri": _URL,
+    "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
+    "severity": {"type": ["integer", "string", "null"], "maxLength": 20},
+    "code": {
+        **_open(
+            {"value": {"type": ["string", "integer"], "maxLength": MAX_CODE_CHARS}, "target": _URL},
+            ("string", "integer", "object", "null"),
+        ),
+        "maxLength": MAX_CODE_CHARS,
+    },
+    "source": {"type": ["string", "null"], "maxLength": MAX_CODE_CHARS},
+    "codeDescription": _open({"href": _URL}, ("object", "null")),
+    "relatedInformation": {
+        "type": ["array", "null"],
+        "items": _open(
+            {
+                "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
+                "location": _open({"uri": _URL}),
+            }
+        ),
+        "maxItems": MAX_RELATED,
+    },
+}
+_DIAGNOSTIC: Final = _open(_DIAGNOSTIC_FIELDS)
+# An element of `diagnostics`: a diagnostic, or publishDiagnostics params
+# ({uri, diagnostics}); one open object declares the fields of both.
+_DIAGNOSTIC_OR_PUBLISH: Final = _open(
+    {
+        **_DIAGNOSTIC_FIELDS,
+        "diagnostics": {"type": "array", "items": _DIAGNOSTIC, "maxItems": MAX_BATCH},
+    }
+)
 _FILTER_PATHS: Final[Schema] = {
     "type": "array",
     "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
@@ -137,10 +190,11 @@ INPUTS.update(
             {
                 "diagnostics": {
                     "type": "array",
-                    "items": {"type": "object", "additionalProperties": True},
+                    "items": _DIAGNOSTIC_OR_PUBLISH,
                     "maxItems": MAX_BATCH,
                     "description": "LSP diagnostics with file (path or file:// URI), or "
-                    "publishDiagnostics params.",
+                    f"publishDiagnostics params. At most {MAX_BATCH} in all; a message at most "
+                    f"{MAX_MESSAGE_CHARS} characters.",
                 },
                 "files": {
                     **_FILTER_PATHS,
@@ -148,7 +202,7 @@ INPUTS.update(
                 },
                 "source": {**_NAME, "description": 'Default "lsp".'},
                 "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
-                "format": {"type": "string", "enum": list(FORMATS)},
+                "format": {"type": "string", "maxLength": 20, "enum": list(FORMATS)},
                 "report": {
                     "type": "string",
                     "minLength": 1,
