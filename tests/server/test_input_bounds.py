@@ -1,7 +1,8 @@
 """Every tool argument is bounded (D25), and a refusal names the field and the limit.
 
 Pure checks of `schemas.INPUTS` and `arguments.validate`; the real server
-refuses the same way (tests/server/test_limits.py).
+refuses the same way (tests/server/test_limits.py). The diagnostics inside
+publishDiagnostics params are bounded by `ingest.lsp` (tests/ingest/test_lsp.py).
 """
 
 from __future__ import annotations
@@ -11,16 +12,15 @@ from typing import Any
 
 import pytest
 
-from signalint.ingest import MAX_BATCH
-from signalint.server.arguments import ArgumentError, validate
-from signalint.server.schemas import (
-    INPUTS,
+from signalint.ingest import (
+    MAX_BATCH,
     MAX_CODE_CHARS,
     MAX_MESSAGE_CHARS,
-    MAX_PATH_CHARS,
     MAX_RELATED,
     MAX_URI_CHARS,
 )
+from signalint.server.arguments import ArgumentError, validate
+from signalint.server.schemas import INPUTS, MAX_PATH_CHARS
 
 # Where an open object (other properties accepted unread) is expected.
 OPEN_PLACES = ("ingest_diagnostics.diagnostics[]",)
@@ -50,7 +50,7 @@ def test_every_string_and_array_of_every_tools_input_has_a_bound() -> None:
                 assert node.get("additionalProperties") is True, where
                 assert where.startswith(OPEN_PLACES), f"{where}: open object"
             seen += 1
-    assert seen > 80
+    assert seen > 70
 
 
 def refusal(tool: str, arguments: dict[str, Any]) -> ArgumentError:
@@ -72,22 +72,8 @@ OVER: list[tuple[dict[str, Any], str, str]] = [
         f"longer than {MAX_MESSAGE_CHARS} characters ({MAX_MESSAGE_CHARS + 1} given)",
     ),
     (
-        {
-            "diagnostics": [
-                {"uri": "file:///a.ts", "diagnostics": [diagnostic(message="y" * 40_000)]}
-            ]
-        },
-        "diagnostics[0].diagnostics[0].message",
-        f"longer than {MAX_MESSAGE_CHARS} characters",
-    ),
-    (
         {"diagnostics": [diagnostic(code="C" * (MAX_CODE_CHARS + 1))]},
         "diagnostics[0].code",
-        f"longer than {MAX_CODE_CHARS}",
-    ),
-    (
-        {"diagnostics": [diagnostic(code={"value": "C" * 300, "target": "https://x"})]},
-        "diagnostics[0].code.value",
         f"longer than {MAX_CODE_CHARS}",
     ),
     (
@@ -102,26 +88,16 @@ OVER: list[tuple[dict[str, Any], str, str]] = [
     ),
     ({"diagnostics": [{"uri": LONG_URI, "diagnostics": []}]}, "diagnostics[0].uri", "longer than"),
     (
-        {"diagnostics": [diagnostic(codeDescription={"href": LONG_URI})]},
-        "diagnostics[0].codeDescription.href",
-        f"longer than {MAX_URI_CHARS}",
-    ),
-    (
         {"diagnostics": [diagnostic(relatedInformation=[{"message": "r"}] * (MAX_RELATED + 1))]},
         "diagnostics[0].relatedInformation",
         f"at most {MAX_RELATED} are accepted",
-    ),
-    (
-        {"diagnostics": [diagnostic(relatedInformation=[{"message": "r" * 40_000}])]},
-        "diagnostics[0].relatedInformation[0].message",
-        "longer than",
     ),
     (
         {"diagnostics": [{"uri": "file:///a.ts", "diagnostics": [diagnostic()] * (MAX_BATCH + 1)}]},
         "diagnostics[0].diagnostics",
         f"at most {MAX_BATCH} are accepted",
     ),
-    ({"diagnostics": [diagnostic(severity=1.5)]}, "diagnostics[0].severity", "got a number"),
+    ({"diagnostics": [diagnostic(code=1.5)]}, "diagnostics[0].code", "got a number"),
     ({"format": "z" * 1000, "report": "[]"}, "format", "longer than 20"),
     ({"serverName": "n" * 101}, "serverName", "longer than 100"),
     ({"files": ["p" * (MAX_PATH_CHARS + 1)]}, "files[0]", "longer than"),

@@ -22,7 +22,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 from signalint.engines.registry import ENGINES
-from signalint.ingest import FORMATS, MAX_BATCH, MAX_REPORT_BYTES
+from signalint.ingest import (
+    FORMATS,
+    MAX_BATCH,
+    MAX_CODE_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_RELATED,
+    MAX_REPORT_BYTES,
+    MAX_URI_CHARS,
+)
 
 Schema = dict[str, Any]
 
@@ -125,59 +133,33 @@ INPUTS: Final[dict[str, Schema]] = {
 
 # ---- live diagnostics (server/live_tools.py). Input diagnostics are open
 # objects: LSP diagnostics carry fields we do not read (`tags`, `data`; only
-# the request's size bounds them, and nothing of them is kept). The fields
-# we read are bounded here; `ingest.lsp` checks their values, naming the
-# field's path.
+# the request's size bounds them, and nothing of them is kept). The strings
+# we keep are bounded here for an element of `diagnostics`; `ingest.lsp`
+# checks every diagnostic's values and the same bounds at any depth (the
+# diagnostics inside publishDiagnostics params too), naming the field's path.
 _NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
-# One diagnostic's message (or related note) and its code; a file:// URI
-# (a path of MAX_PATH_CHARS, percent-encoded).
-MAX_MESSAGE_CHARS: Final = 32_768
-MAX_CODE_CHARS: Final = MAX_ID_CHARS
-MAX_URI_CHARS: Final = 4 * MAX_PATH_CHARS
-MAX_RELATED: Final = 100
-_URL: Final[Schema] = {"type": "string", "maxLength": MAX_URI_CHARS}
-
-
-def _open(properties: dict[str, Schema], kinds: tuple[str, ...] = ("object",)) -> Schema:
-    """An object whose other properties are accepted and not read."""
-    kind: str | list[str] = kinds[0] if len(kinds) == 1 else list(kinds)
-    return {"type": kind, "properties": properties, "additionalProperties": True}
-
-
-_DIAGNOSTIC_FIELDS: Final[dict[str, Schema]] = {
-    "file": {"type": "string", "maxLength": MAX_PATH_CHARS},
-    "uri": _URL,
-    "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
-    "severity": {"type": ["integer", "string", "null"], "maxLength": 20},
-    "code": {
-        **_open(
-            {"value": {"type": ["string", "integer"], "maxLength": MAX_CODE_CHARS}, "target": _URL},
-            ("string", "integer", "object", "null"),
-        ),
-        "maxLength": MAX_CODE_CHARS,
+_ANY_OBJECT: Final[Schema] = {"type": "object", "additionalProperties": True}
+_DIAGNOSTIC_OR_PUBLISH: Final[Schema] = {
+    "type": "object",
+    "properties": {
+        "file": {"type": "string", "maxLength": MAX_PATH_CHARS},
+        "uri": {"type": "string", "maxLength": MAX_URI_CHARS},
+        "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
+        "code": {
+            "type": ["string", "integer", "object", "null"],
+            "maxLength": MAX_CODE_CHARS,
+            "additionalProperties": True,  # {value, target}
+        },
+        "source": {"type": ["string", "null"], "maxLength": MAX_CODE_CHARS},
+        "relatedInformation": {
+            "type": ["array", "null"],
+            "items": _ANY_OBJECT,
+            "maxItems": MAX_RELATED,
+        },
+        "diagnostics": {"type": "array", "items": _ANY_OBJECT, "maxItems": MAX_BATCH},
     },
-    "source": {"type": ["string", "null"], "maxLength": MAX_CODE_CHARS},
-    "codeDescription": _open({"href": _URL}, ("object", "null")),
-    "relatedInformation": {
-        "type": ["array", "null"],
-        "items": _open(
-            {
-                "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
-                "location": _open({"uri": _URL}),
-            }
-        ),
-        "maxItems": MAX_RELATED,
-    },
+    "additionalProperties": True,
 }
-_DIAGNOSTIC: Final = _open(_DIAGNOSTIC_FIELDS)
-# An element of `diagnostics`: a diagnostic, or publishDiagnostics params
-# ({uri, diagnostics}); one open object declares the fields of both.
-_DIAGNOSTIC_OR_PUBLISH: Final = _open(
-    {
-        **_DIAGNOSTIC_FIELDS,
-        "diagnostics": {"type": "array", "items": _DIAGNOSTIC, "maxItems": MAX_BATCH},
-    }
-)
 _FILTER_PATHS: Final[Schema] = {
     "type": "array",
     "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
@@ -193,8 +175,7 @@ INPUTS.update(
                     "items": _DIAGNOSTIC_OR_PUBLISH,
                     "maxItems": MAX_BATCH,
                     "description": "LSP diagnostics with file (path or file:// URI), or "
-                    f"publishDiagnostics params. At most {MAX_BATCH} in all; a message at most "
-                    f"{MAX_MESSAGE_CHARS} characters.",
+                    "publishDiagnostics params.",
                 },
                 "files": {
                     **_FILTER_PATHS,
