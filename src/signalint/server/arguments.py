@@ -27,20 +27,28 @@ class ArgumentError(ValueError):
         super().__init__(f"{field}: {message}")
 
 
+# Exact types of decoded JSON values -> their JSON Schema type (bool before int).
+_KIND_OF: Final[dict[type, str]] = {
+    str: "string",
+    int: "integer",
+    bool: "boolean",
+    float: "number",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
 def _kind(value: object) -> str:
     """The JSON Schema type of a decoded JSON value."""
-    if value is None:
-        return "null"
+    found = _KIND_OF.get(type(value))
+    if found is not None:
+        return found
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
+    for kind, name in _KIND_OF.items():
+        if isinstance(value, kind):
+            return name
     return "object" if isinstance(value, Mapping) else "unknown"
 
 
@@ -69,26 +77,35 @@ def _shown(value: str) -> str:
     return json.dumps(value if len(value) <= 60 else value[:60] + "...")
 
 
-def _check(schema: Schema, value: object, field: str) -> None:
+def _name(parent: str, key: str | int) -> str:
+    """The path of `key` under `parent`: `diagnostics[3]`, `diagnostics[3].message`."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else key
+
+
+def _check(schema: Schema, value: Any, parent: str, key: str | int) -> None:
+    """Check `value` (named `key` under `parent`; the name is built only for a refusal)."""
     declared = schema["type"]
-    kinds = [declared] if isinstance(declared, str) else list(declared)
-    kind = _kind(value)
-    if kind not in kinds:
+    kind = _KIND_OF.get(type(value)) or _kind(value)
+    if kind != declared and (isinstance(declared, str) or kind not in declared):
+        kinds = [declared] if isinstance(declared, str) else declared
         expected = " or ".join(_EXPECTED[k] for k in kinds)
-        raise ArgumentError(field, f"expected {expected}, got {_DESCRIBED[kind]}")
+        raise ArgumentError(_name(parent, key), f"expected {expected}, got {_DESCRIBED[kind]}")
     if kind == "string":
-        assert isinstance(value, str)
-        if len(value) < schema.get("minLength", 0):
-            raise ArgumentError(field, "must not be empty")
-        if len(value) > schema.get("maxLength", len(value)):
+        size, limit = len(value), schema.get("maxLength")
+        if limit is not None and size > limit:
             raise ArgumentError(
-                field, f"longer than {schema['maxLength']} characters ({len(value)} given)"
+                _name(parent, key), f"longer than {limit} characters ({size} given)"
             )
+        if size < schema.get("minLength", 0):
+            raise ArgumentError(_name(parent, key), "must not be empty")
         if "enum" in schema and value not in schema["enum"]:
             choices = ", ".join(json.dumps(c) for c in schema["enum"])
-            raise ArgumentError(field, f"expected one of {choices}, got {_shown(value)}")
+            raise ArgumentError(
+                _name(parent, key), f"expected one of {choices}, got {_shown(value)}"
+            )
     elif kind == "integer":
-        assert isinstance(value, int)
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
             bounds = (
@@ -98,40 +115,45 @@ def _check(schema: Schema, value: object, field: str) -> None:
                 if low is not None
                 else f"at most {high}"
             )
-            raise ArgumentError(field, f"must be {bounds}, got {value}")
+            raise ArgumentError(_name(parent, key), f"must be {bounds}, got {value}")
     elif kind == "array":
-        assert isinstance(value, list)
+        field = _name(parent, key)
         if len(value) < schema.get("minItems", 0):
             raise ArgumentError(field, f"needs at least {schema['minItems']} item(s)")
         if len(value) > schema.get("maxItems", len(value)):
             raise ArgumentError(
                 field, f"has {len(value)} items; at most {schema['maxItems']} are accepted"
             )
+        items = schema["items"]
         for index, item in enumerate(value):
-            _check(schema["items"], item, f"{field}[{index}]")
+            _check(items, item, field, index)
     elif kind == "object":
-        assert isinstance(value, Mapping)
-        validate(schema, value, prefix=f"{field}.")
+        _object(schema, value, _name(parent, key))
 
 
-def validate(schema: Schema, arguments: Mapping[str, Any], *, prefix: str = "") -> None:
+def _object(schema: Schema, value: Mapping[str, Any], field: str) -> None:
+    properties: dict[str, Schema] = schema.get("properties", {})
+    if schema.get("additionalProperties") is not True:
+        for key in value:
+            if key not in properties:
+                accepted = ", ".join(properties) or "none"
+                raise ArgumentError(
+                    _name(field, key), f"unknown argument; accepted arguments: {accepted}"
+                )
+    for key in schema.get("required", ()):
+        if key not in value:
+            raise ArgumentError(_name(field, key), "this argument is required")
+    for key, item in value.items():
+        declared = properties.get(key)
+        if declared is not None:
+            _check(declared, item, field, key)
+
+
+def validate(schema: Schema, arguments: Mapping[str, Any]) -> None:
     """Raise `ArgumentError` unless `arguments` matches the object `schema`.
 
     A closed object (every tool's arguments) refuses unknown keys. An open
     one (an LSP diagnostic) accepts them unchecked and checks the
     properties it declares.
     """
-    properties: dict[str, Schema] = schema.get("properties", {})
-    if schema.get("additionalProperties") is not True:
-        for key in arguments:
-            if key not in properties:
-                accepted = ", ".join(properties) or "none"
-                raise ArgumentError(
-                    f"{prefix}{key}", f"unknown argument; accepted arguments: {accepted}"
-                )
-    for key in schema.get("required", []):
-        if key not in arguments:
-            raise ArgumentError(f"{prefix}{key}", "this argument is required")
-    for key, value in arguments.items():
-        if key in properties:
-            _check(properties[key], value, f"{prefix}{key}")
+    _object(schema, arguments, "")
