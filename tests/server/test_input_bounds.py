@@ -2,7 +2,9 @@
 
 Pure checks of `schemas.INPUTS` and `arguments.validate`; the real server
 refuses the same way (tests/server/test_limits.py). The diagnostics inside
-publishDiagnostics params are bounded by `ingest.lsp` (tests/ingest/test_lsp.py).
+publishDiagnostics params, and the fields that take several types (`code`,
+`source`, `relatedInformation`), are bounded by `ingest.lsp`
+(tests/ingest/test_lsp.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import pytest
 
 from signalint.ingest import (
     MAX_BATCH,
-    MAX_CODE_CHARS,
     MAX_MESSAGE_CHARS,
     MAX_RELATED,
     MAX_URI_CHARS,
@@ -38,9 +39,10 @@ def test_every_string_and_array_of_every_tools_input_has_a_bound() -> None:
     seen = 0
     for tool, schema in INPUTS.items():
         for where, node in nodes(schema, tool):
-            kinds = node.get("type")
-            assert kinds is not None, f"{where}: no type"
-            kinds = [kinds] if isinstance(kinds, str) else kinds
+            kind = node.get("type")
+            # One type per node: some hosts' models refuse a list of types, or none.
+            assert isinstance(kind, str), f"{where}: type {kind!r}"
+            kinds = [kind]
             if "string" in kinds:
                 assert isinstance(node.get("maxLength"), int), f"{where}: string without maxLength"
             if "array" in kinds:
@@ -72,32 +74,17 @@ OVER: list[tuple[dict[str, Any], str, str]] = [
         f"longer than {MAX_MESSAGE_CHARS} characters ({MAX_MESSAGE_CHARS + 1} given)",
     ),
     (
-        {"diagnostics": [diagnostic(code="C" * (MAX_CODE_CHARS + 1))]},
-        "diagnostics[0].code",
-        f"longer than {MAX_CODE_CHARS}",
-    ),
-    (
-        {"diagnostics": [diagnostic(source="s" * 201)]},
-        "diagnostics[0].source",
-        "longer than 200",
-    ),
-    (
         {"diagnostics": [diagnostic(file="f" * (MAX_PATH_CHARS + 1))]},
         "diagnostics[0].file",
         f"longer than {MAX_PATH_CHARS}",
     ),
     ({"diagnostics": [{"uri": LONG_URI, "diagnostics": []}]}, "diagnostics[0].uri", "longer than"),
     (
-        {"diagnostics": [diagnostic(relatedInformation=[{"message": "r"}] * (MAX_RELATED + 1))]},
-        "diagnostics[0].relatedInformation",
-        f"at most {MAX_RELATED} are accepted",
-    ),
-    (
         {"diagnostics": [{"uri": "file:///a.ts", "diagnostics": [diagnostic()] * (MAX_BATCH + 1)}]},
         "diagnostics[0].diagnostics",
         f"at most {MAX_BATCH} are accepted",
     ),
-    ({"diagnostics": [diagnostic(code=1.5)]}, "diagnostics[0].code", "got a number"),
+    ({"diagnostics": [diagnostic(message=7)]}, "diagnostics[0].message", "got a number"),
     ({"format": "z" * 1000, "report": "[]"}, "format", "longer than 20"),
     ({"serverName": "n" * 101}, "serverName", "longer than 100"),
     ({"files": ["p" * (MAX_PATH_CHARS + 1)]}, "files[0]", "longer than"),

@@ -1,8 +1,8 @@
 """Tool-argument checking against the advertised input schemas.
 
 The schemas in `schemas.INPUTS` use a small JSON Schema subset (closed and
-open objects, strings, integers, booleans, null, arrays, a list of types,
-enums, length and size bounds); this module enforces exactly that subset,
+open objects, strings, integers, booleans, arrays, enums, length and size
+bounds); this module enforces exactly that subset,
 so what is advertised is what is accepted. A refusal names the offending
 field (its path, such as `diagnostics[3].message`) and the limit it broke,
 because the caller is usually a model that will fix its call from the
@@ -63,7 +63,6 @@ _DESCRIBED: Final = {
     "unknown": "null",
 }
 _EXPECTED: Final = {
-    "null": "null",
     "boolean": "true or false",
     "integer": "an integer",
     "string": "a string",
@@ -88,9 +87,8 @@ def _check(schema: Schema, value: Any, parent: str, key: str | int) -> None:
     """Check `value` (named `key` under `parent`; the name is built only for a refusal)."""
     declared = schema["type"]
     kind = _KIND_OF.get(type(value)) or _kind(value)
-    if kind != declared and (isinstance(declared, str) or kind not in declared):
-        kinds = [declared] if isinstance(declared, str) else declared
-        expected = " or ".join(_EXPECTED[k] for k in kinds)
+    if kind != declared:
+        expected = _EXPECTED[declared]
         raise ArgumentError(_name(parent, key), f"expected {expected}, got {_DESCRIBED[kind]}")
     if kind == "string":
         size, limit = len(value), schema.get("maxLength")

@@ -4,8 +4,10 @@ Input schemas are the single source of truth for argument checking:
 `arguments.validate` enforces exactly what is advertised (closed objects,
 types, bounds), so a client that honours the schema is never refused and one
 that does not gets an error naming the field. Every string and every array
-has a bound (D25; tests/server/test_schemas.py walks them all), and the whole
-request has one more, the transport's (`server.transport`).
+has a bound (D25; tests/server/test_input_bounds.py walks them all), and the
+whole request has one more, the transport's (`server.transport`). Every
+schema node has one `type` (a list of types, or none, makes some hosts'
+models refuse the whole tool list).
 
 Output schemas follow one pattern so every answer, success or refusal, in
 every payload mode and with compact keys on or off, validates (D16): a
@@ -133,10 +135,11 @@ INPUTS: Final[dict[str, Schema]] = {
 
 # ---- live diagnostics (server/live_tools.py). Input diagnostics are open
 # objects: LSP diagnostics carry fields we do not read (`tags`, `data`; only
-# the request's size bounds them, and nothing of them is kept). The strings
-# we keep are bounded here for an element of `diagnostics`; `ingest.lsp`
-# checks every diagnostic's values and the same bounds at any depth (the
-# diagnostics inside publishDiagnostics params too), naming the field's path.
+# the request's size bounds them, and nothing of them is kept). The fields
+# of one type are bounded here for an element of `diagnostics`; `ingest.lsp`
+# checks every diagnostic's values and bounds, also of the fields that take
+# several types (`code`, `source`, `relatedInformation`) and at any depth
+# (inside publishDiagnostics params too), naming the field's path.
 _NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
 _ANY_OBJECT: Final[Schema] = {"type": "object", "additionalProperties": True}
 _DIAGNOSTIC_OR_PUBLISH: Final[Schema] = {
@@ -145,17 +148,6 @@ _DIAGNOSTIC_OR_PUBLISH: Final[Schema] = {
         "file": {"type": "string", "maxLength": MAX_PATH_CHARS},
         "uri": {"type": "string", "maxLength": MAX_URI_CHARS},
         "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
-        "code": {
-            "type": ["string", "integer", "object", "null"],
-            "maxLength": MAX_CODE_CHARS,
-            "additionalProperties": True,  # {value, target}
-        },
-        "source": {"type": ["string", "null"], "maxLength": MAX_CODE_CHARS},
-        "relatedInformation": {
-            "type": ["array", "null"],
-            "items": _ANY_OBJECT,
-            "maxItems": MAX_RELATED,
-        },
         "diagnostics": {"type": "array", "items": _ANY_OBJECT, "maxItems": MAX_BATCH},
     },
     "additionalProperties": True,
@@ -175,7 +167,8 @@ INPUTS.update(
                     "items": _DIAGNOSTIC_OR_PUBLISH,
                     "maxItems": MAX_BATCH,
                     "description": "LSP diagnostics with file (path or file:// URI), or "
-                    "publishDiagnostics params.",
+                    f"publishDiagnostics params. code, source: at most {MAX_CODE_CHARS} "
+                    f"characters; relatedInformation: at most {MAX_RELATED} notes.",
                 },
                 "files": {
                     **_FILTER_PATHS,
