@@ -128,7 +128,9 @@ _LIVE_SPECS: Final = (
         "Ingest diagnostics",
         "Give diagnostics from a language server (LSP-shaped) or a tool's raw output (format "
         "+ report). A batch replaces its source's diagnostics for each file it names; a file "
-        "named with none is cleared. Returns the batch's summary and snapshotId (a checkId).",
+        "named with none is cleared. Returns the batch's summary and snapshotId (a checkId). "
+        "Bounds are in the schema; a request over the server's limit (32 MiB by default) is "
+        "refused: split it.",
         _fixed(live_schemas.INGEST_OUTPUT),
         read_only=False,
         idempotent=False,
@@ -144,8 +146,9 @@ _LIVE_SPECS: Final = (
     ToolSpec(
         "clear_live",
         "Clear live diagnostics",
-        "Forget ingested diagnostics: of one source (source/serverName as ingested) and/or "
-        "files; everything without arguments.",
+        "Forget ingested diagnostics: of one source (either name a batch was sent with, its "
+        "source or its serverName) and/or files; everything without arguments. Says how many "
+        "diagnostics and sets (per file per source) it removed.",
         _fixed(live_schemas.CLEAR_OUTPUT),
         read_only=False,
     ),
@@ -158,7 +161,8 @@ _FIX_SPECS: Final = (
         "Stage full-file replacements (patches: file, originalContent = the file's current "
         'text or "" for a new file, patchedContent). Writes nothing. Returns transactionId, '
         "a unified diff per file and, with verify: true, the issues the patch would introduce "
-        "or resolve (checked on a shadow copy). Kept 15 minutes, newest 20.",
+        "or resolve (checked on a shadow copy). Kept 15 minutes, newest 20. A request over "
+        "the server's limit (32 MiB by default) is refused.",
         _fixed(outputs.PREVIEW_OUTPUT),
         read_only=False,
         idempotent=False,

@@ -10,6 +10,7 @@ compare_diagnostics work on it.
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any, Final
 
@@ -53,9 +54,29 @@ def _relabel(batch: Batch, label: str | None) -> Batch:
     return Batch(label, issues, batch.files)
 
 
-def read_batch(root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = None) -> Batch:
-    """The batch of an ingest_diagnostics call; `ReportError` names the field at fault."""
+def _given_names(args: dict[str, Any]) -> list[str]:
+    """The cleaned `source` and `serverName` of a call; a name that cleans to nothing is refused."""
+    names = []
+    for key in ("source", "serverName"):
+        if key in args:
+            name = lsp_format.clean_name(args[key])
+            if name is None:
+                raise field_refusal(key, "expected a name with a letter, digit or one of ._@/+-")
+            names.append(name)
+    return names
+
+
+def read_batch(
+    root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = None
+) -> tuple[Batch, tuple[str, ...]]:
+    """The batch of an ingest_diagnostics call and every name it was sent with.
+
+    The names are the batch's source, the `source` and `serverName` given,
+    and otherwise the default source ("lsp", or a report's tool), so that
+    clear_live by any of them finds it. `ReportError` names the field at fault.
+    """
     label = _label(args)
+    given = _given_names(args)
     if "report" in args:
         if "diagnostics" in args:
             raise ReportError("report", "give diagnostics or a report with its format, not both")
@@ -65,31 +86,35 @@ def read_batch(root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = 
             batch = parse_report(args["format"], args["report"], root)
         except ReportError as exc:
             raise ReportError("report", str(exc)) from exc
+        tool = batch.source
         batch = _relabel(batch, label)
         extra = lsp_format.parse([], root, label=batch.source, files=args.get("files", ()))
         files = tuple(dict.fromkeys(batch.files + extra.files))
-        return Batch(batch.source, batch.issues, files)
+        default = [] if "source" in args else [tool]
+        return Batch(batch.source, batch.issues, files), (batch.source, *given, *default)
     if "format" in args:
         raise ReportError("report", "format names the format of a report; give the report")
     if "diagnostics" not in args and "files" not in args:
         raise ReportError("diagnostics", "this argument is required (or format with report)")
-    return lsp_format.parse(
+    batch = lsp_format.parse(
         args.get("diagnostics", []),
         root,
         label=label or lsp_format.DEFAULT_SOURCE,
         files=args.get("files", ()),
         memo=memo,
     )
+    default = [] if "source" in args else ["lsp"]
+    return batch, (batch.source, *given, *default)
 
 
 async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     try:
-        batch = read_batch(state.root, args, state.live.memo)
+        batch, names = read_batch(state.root, args, state.live.memo)
     except ReportError as exc:
         field = exc.where.split(":", 1)[0] if exc.where else "diagnostics"
         raise field_refusal(field, exc.message) from exc
     try:
-        applied = state.live.apply(batch)
+        applied = state.live.apply(batch, names)
     except CapacityError as exc:
         raise field_refusal("diagnostics", str(exc), "batch_too_large") from exc
     snap = batch_snapshot(batch, str(state.root))
@@ -211,10 +236,27 @@ async def get_live_diagnostics(
 
 
 async def clear_live(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    names = _given_names(args)
     files = _filter_paths(state.root, args)
-    removed = state.live.clear(_label(args), files)
-    data: ClearAnswer = {"removed": removed, "bufferedIssues": len(state.live)}
-    return Reply(data, f"{_plural(removed, 'live diagnostic')} removed; {len(state.live)} left.")
+    cleared = state.live.clear(names, files)
+    left = len(state.live)
+    data: ClearAnswer = {
+        "removed": cleared.issues,
+        "removedSets": cleared.sets,
+        "bufferedIssues": left,
+    }
+    text = (
+        f"{_plural(cleared.issues, 'live diagnostic')} in {_plural(cleared.sets, 'set')} "
+        f"(per file per source) removed; {left} left."
+    )
+    if not cleared.sets and names and len(state.live):
+        held = ", ".join(json.dumps(name) for name in state.live.names()[:20])
+        data["nextStep"] = (
+            f"No buffered set was sent with {' and '.join(json.dumps(n) for n in names)}; "
+            f"the buffered sets answer to {held}."
+        )
+        text += " " + data["nextStep"]
+    return Reply(data, text)
 
 
 HANDLERS: Final = {

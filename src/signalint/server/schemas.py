@@ -3,7 +3,11 @@
 Input schemas are the single source of truth for argument checking:
 `arguments.validate` enforces exactly what is advertised (closed objects,
 types, bounds), so a client that honours the schema is never refused and one
-that does not gets an error naming the field.
+that does not gets an error naming the field. Every string and every array
+has a bound (D25; tests/server/test_input_bounds.py walks them all), and the
+whole request has one more, the transport's (`server.transport`). Every
+schema node has one `type` (a list of types, or none, makes some hosts'
+models refuse the whole tool list).
 
 Output schemas follow one pattern so every answer, success or refusal, in
 every payload mode and with compact keys on or off, validates (D16): a
@@ -20,7 +24,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 from signalint.engines.registry import ENGINES
-from signalint.ingest import FORMATS, MAX_BATCH, MAX_REPORT_BYTES
+from signalint.ingest import (
+    FORMATS,
+    MAX_BATCH,
+    MAX_CODE_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_RELATED,
+    MAX_REPORT_BYTES,
+    MAX_URI_CHARS,
+)
 
 Schema = dict[str, Any]
 
@@ -28,7 +40,7 @@ MAX_PATHS: Final = 10_000
 MAX_PATH_CHARS: Final = 4096
 MAX_ID_CHARS: Final = 200
 
-SEVERITY: Final[Schema] = {"type": "string", "enum": ["error", "warning"]}
+SEVERITY: Final[Schema] = {"type": "string", "maxLength": 20, "enum": ["error", "warning"]}
 
 
 def closed(properties: dict[str, Schema], required: list[str]) -> Schema:
@@ -122,9 +134,24 @@ INPUTS: Final[dict[str, Schema]] = {
 
 
 # ---- live diagnostics (server/live_tools.py). Input diagnostics are open
-# objects: LSP diagnostics carry fields we do not read (`tags`, `data`), and
-# `ingest.lsp` checks the ones we do, naming the field's path.
+# objects: LSP diagnostics carry fields we do not read (`tags`, `data`; only
+# the request's size bounds them, and nothing of them is kept). The fields
+# of one type are bounded here for an element of `diagnostics`; `ingest.lsp`
+# checks every diagnostic's values and bounds, also of the fields that take
+# several types (`code`, `source`, `relatedInformation`) and at any depth
+# (inside publishDiagnostics params too), naming the field's path.
 _NAME: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": 100}
+_ANY_OBJECT: Final[Schema] = {"type": "object", "additionalProperties": True}
+_DIAGNOSTIC_OR_PUBLISH: Final[Schema] = {
+    "type": "object",
+    "properties": {
+        "file": {"type": "string", "maxLength": MAX_PATH_CHARS},
+        "uri": {"type": "string", "maxLength": MAX_URI_CHARS},
+        "message": {"type": "string", "maxLength": MAX_MESSAGE_CHARS},
+        "diagnostics": {"type": "array", "items": _ANY_OBJECT, "maxItems": MAX_BATCH},
+    },
+    "additionalProperties": True,
+}
 _FILTER_PATHS: Final[Schema] = {
     "type": "array",
     "items": {"type": "string", "maxLength": MAX_PATH_CHARS},
@@ -137,10 +164,11 @@ INPUTS.update(
             {
                 "diagnostics": {
                     "type": "array",
-                    "items": {"type": "object", "additionalProperties": True},
+                    "items": _DIAGNOSTIC_OR_PUBLISH,
                     "maxItems": MAX_BATCH,
                     "description": "LSP diagnostics with file (path or file:// URI), or "
-                    "publishDiagnostics params.",
+                    f"publishDiagnostics params. code, source: at most {MAX_CODE_CHARS} "
+                    f"characters; relatedInformation: at most {MAX_RELATED} notes.",
                 },
                 "files": {
                     **_FILTER_PATHS,
@@ -148,7 +176,7 @@ INPUTS.update(
                 },
                 "source": {**_NAME, "description": 'Default "lsp".'},
                 "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
-                "format": {"type": "string", "enum": list(FORMATS)},
+                "format": {"type": "string", "maxLength": 20, "enum": list(FORMATS)},
                 "report": {
                     "type": "string",
                     "minLength": 1,
