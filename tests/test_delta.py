@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from signalint.delta import LIST_LIMIT, SUMMARY_FILES, compare
 from signalint.model import OutcomeStatus
 from signalint.payloads import UnobservedEntry, UnobservedSummary
@@ -163,7 +165,7 @@ def test_introduced_issues_lead_the_advice_and_lists_are_bounded() -> None:
     result = compare(snapshot([]), current)
     assert result["counts"]["introduced"] == 60 and len(result["introduced"]) == LIST_LIMIT
     assert result["truncated"] is True and result["errorsIntroduced"] == 60
-    assert result["nextStep"].startswith("60 issues introduced")
+    assert result["nextStep"].startswith("60 issues were introduced")
     entry = result["introduced"][0]
     assert set(entry) == {"issueId", "file", "line", "col", "engine", "rule", "severity", "summary"}
 
@@ -203,3 +205,23 @@ def test_summarized_delta_suggests_an_engine_filter_when_an_engine_failed() -> N
     result = compare(baseline, current, summarize=True)
     assert summarized(result["unobserved"])["byReason"] == {"engine_error": 1}
     assert 'filter e.g. engine "tsc"' in result["nextStep"]
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_advice_agrees_with_its_counts(n: int) -> None:
+    # n issues introduced in the checked file, n baseline issues elsewhere.
+    engines: dict[str, OutcomeStatus] = {"tsc": "ok"}
+    elsewhere = [issue(file="src/b.ts", line=k + 1, rule=f"b{k}", engine="tsc") for k in range(n)]
+    baseline = snapshot(elsewhere, check_id="base", engines=engines)
+    introduced = [issue(file="src/a.ts", line=k + 1, rule=f"a{k}", engine="tsc") for k in range(n)]
+    current = snapshot(introduced, check_id="cur", targets=("src/a.ts",), engines=engines)
+    step = compare(baseline, current, summarize=True)["nextStep"]
+    if n == 1:
+        assert step.startswith("1 issue was introduced since the baseline: fix it first")
+        assert "1 baseline issue was not observed" in step and "list it with list_issues" in step
+    else:
+        assert step.startswith("2 issues were introduced since the baseline: fix them first")
+        assert "2 baseline issues were not observed" in step and "list them with" in step
+    newly = compare(current, baseline, summarize=True)["nextStep"]  # the other way round
+    pronoun = "it" if n == 1 else "they"
+    assert f"where the baseline did not look; {pronoun} may predate the edit" in newly

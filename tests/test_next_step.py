@@ -6,7 +6,7 @@ import json
 
 from signalint.cluster import cluster
 from signalint.formats import json_format
-from signalint.report import check_payload, next_step
+from signalint.report import check_payload, left_out_step, next_step
 from signalint.snapshots import snapshot_summary
 from tests.factories import issue, snapshot
 from tests.formats.builders import result
@@ -31,8 +31,29 @@ def test_mcp_next_step_names_tools_and_no_command() -> None:
     assert "signalint " not in step
 
 
-def test_nothing_left_out_means_no_next_step() -> None:
-    assert next_step("abcd", 0, 0, "cli") is None and next_step("abcd", 0, 0, "mcp") is None
+def test_nothing_left_out_still_gives_a_next_step_by_status() -> None:
+    assert left_out_step("abcd", 0, 0, "cli") is None
+    assert left_out_step("abcd", 0, 0, "mcp") is None
+    for front_end in ("cli", "mcp"):
+        steps = {
+            next_step("abcd", 0, 0, front_end, status="clean"),
+            next_step("abcd", 0, 0, front_end, status="issues_found"),
+            next_step("abcd", 0, 0, front_end, status="error"),
+            next_step("abcd", 0, 0, front_end, status="error", nothing_checked=True),
+        }
+        assert len(steps) == 4 and all(steps)  # four situations, four distinct answers
+    assert "`signalint show abcd`" in next_step("abcd", 0, 0, "cli")
+    assert "get_issue_detail" in next_step("abcd", 0, 0, "mcp")
+    assert "engine" in next_step("abcd", 0, 0, "mcp", status="error")
+    # What was left out comes first, whatever the status.
+    assert "list_issues" in next_step("abcd", 1, 0, "mcp", status="error")
+
+
+def test_counts_of_one_and_two_agree_with_their_verbs() -> None:
+    one = next_step("abcd", 1, 1, "cli")
+    assert "1 more issue is not listed" in one and "1 diagnostic was filtered out" in one
+    two = next_step("abcd", 2, 2, "mcp")
+    assert "2 more issues are not listed" in two and "2 diagnostics were filtered out" in two
 
 
 def test_the_cli_json_format_names_commands() -> None:

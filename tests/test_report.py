@@ -18,6 +18,7 @@ FULL_KEYS = [
     "clusters",
     "remainingIssues",
     "omittedIssueCount",
+    "nextStep",
     "truncated",
     "checkId",
     "fingerprint",
@@ -98,9 +99,11 @@ def test_compact_payload_renames_keys_and_drops_project_root() -> None:
         assert compact[same] == full[same]
 
 
-def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
+def test_next_step_names_list_issues_only_when_flat_records_are_omitted() -> None:
     few = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(100)])
-    assert "nextStep" not in few and few["truncated"] is False
+    assert few["truncated"] is False
+    assert few["nextStep"].startswith("Every issue is listed here")
+    assert "list_issues" not in few["nextStep"]
     many = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(101)])
     assert many["omittedIssueCount"] == 1 and many["truncated"] is True
     assert "list_issues" in many["nextStep"] and "abcdef0123456789" in many["nextStep"]
@@ -108,12 +111,14 @@ def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
     assert "signalint check" not in many["nextStep"]
 
 
-def test_filtered_checks_emit_both_aliases_and_point_to_check_project() -> None:
+def test_a_filtered_check_emits_one_count_and_points_to_check_project() -> None:
     payload = payload_for([make()], filtered_out=4)
-    assert payload["filteredOutIssueCount"] == payload["filteredOutCount"] == 4
+    assert payload["filteredOutIssueCount"] == 4 and "filteredOutCount" not in payload
+    assert list(payload).count("filteredOutIssueCount") == 1
     assert "check_project" in payload["nextStep"]
     unfiltered = payload_for([make()], filtered_out=0)
-    assert unfiltered["filteredOutCount"] == 0 and "nextStep" not in unfiltered
+    assert unfiltered["filteredOutIssueCount"] == 0 and "filteredOutCount" not in unfiltered
+    assert "check_project" not in unfiltered["nextStep"]
 
 
 def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:

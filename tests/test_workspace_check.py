@@ -211,6 +211,28 @@ def test_json_and_text_summarize_each_package(
     assert "packages/app/src/main.ts:3:34" in rest
 
 
+def test_sarif_names_each_results_package_as_the_json_workspace_block_does(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    in_project(workspace)
+    assert main(["check", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    block = document["workspace"]
+    assert main(["check", "--format", "sarif"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    expected = {p["name"]: {"path": p["path"], "status": p["status"]} for p in block["packages"]}
+    assert {"@ws/core", "@ws/app", "@ws/util", "@ws/docs"} <= set(expected)
+    for run in log["runs"]:
+        assert run["properties"]["packages"] == expected
+    per_package: Counter[str | None] = Counter(
+        r.get("properties", {}).get("package") for run in log["runs"] for r in run["results"]
+    )
+    counted = {p["name"]: p["counts"]["issues"] for p in block["packages"]}
+    outside = Counter({None: block["outsidePackages"]["issues"]})
+    assert per_package == Counter({k: v for k, v in counted.items() if v}) + outside
+    assert per_package == Counter({"@ws/core": 1, "@ws/app": 1})
+
+
 def test_new_from_rev_reports_only_issues_absent_at_the_revision(
     workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
 ) -> None:

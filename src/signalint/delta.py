@@ -42,6 +42,7 @@ from signalint.payloads import (
 )
 from signalint.report import issue_entry
 from signalint.snapshots import Snapshot
+from signalint.wording import count, them, they
 
 LIST_LIMIT = 50
 # Files named in an unobserved/newlyObserved summary; the rest are counted.
@@ -153,10 +154,6 @@ def _covers(baseline: Snapshot, current: Snapshot) -> bool:
     return all(current.scope.contains(target) for target in baseline.targets)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _entries(snap: Snapshot, issues: list[tuple[Issue, str]]) -> list[UnobservedEntry]:
     return [{**_entry(snap, issue), "reason": reason} for issue, reason in issues[:LIST_LIMIT]]
 
@@ -168,7 +165,9 @@ def _listing(check_id: str, issues: list[tuple[Issue, str]]) -> str:
         example = f'file "{next(iter(files))}"'
     else:
         example = f'engine "{next(iter(_tally(issue.engine for issue, _ in issues)))}"'
-    return f'list them with list_issues (checkId "{check_id}", filter e.g. {example})'
+    return (
+        f'list {them(len(issues))} with list_issues (checkId "{check_id}", filter e.g. {example})'
+    )
 
 
 def _next_step(
@@ -182,17 +181,18 @@ def _next_step(
     # The word "clean" appears only in the last line, reached only with
     # complete coverage, nothing introduced and no issue left (D7).
     parts: list[str] = []
-    if counts["introduced"]:
+    introduced = counts["introduced"]
+    if introduced:
         parts.append(
-            f"{_count(counts['introduced'], 'issue')} introduced since the baseline; inspect "
-            f'them with get_issue_detail (checkId "{current.check_id}") and fix them first.'
+            f"{count(introduced, 'issue', 'was introduced')} since the baseline: fix "
+            f'{them(introduced)} first (get_issue_detail, checkId "{current.check_id}").'
         )
     if unobserved:
         parts.append(
-            f"{_count(len(unobserved), 'baseline issue')} not observed by this check "
-            "(outside its files, or their engine did not run ok): not known to be resolved; "
-            f"{_listing(baseline.check_id, unobserved)}. Run check_project with every "
-            "engine working to confirm."
+            f"{count(len(unobserved), 'baseline issue', 'was')} not observed (outside the "
+            "checked files, or engine not ok), so not known to be resolved; "
+            f"{_listing(baseline.check_id, unobserved)}. Confirm with check_project, every "
+            "engine working."
         )
     elif not complete:
         parts.append(
@@ -201,8 +201,8 @@ def _next_step(
         )
     if newly:
         parts.append(
-            f"{_count(len(newly), 'current issue')} where the baseline did not look; they "
-            f"may predate the edit ({_listing(current.check_id, newly)})."
+            f"{count(len(newly), 'current issue')} where the baseline did not look; "
+            f"{they(len(newly))} may predate the edit ({_listing(current.check_id, newly)})."
         )
     if parts:
         return " ".join(parts)

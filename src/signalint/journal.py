@@ -110,7 +110,7 @@ class Drifted(JournalError):
     lock right before the plan is written; nothing was written."""
 
     def __init__(self, files: list[str]) -> None:
-        super().__init__(f"changed since they were read: {', '.join(files)}", undone=True)
+        super().__init__(f"changed after being read: {', '.join(files)}", undone=True)
         self.files = files
 
 

@@ -141,8 +141,7 @@ class CheckPayload(TypedDict):
     remainingIssues: list[FlatEntry]
     omittedIssueCount: int
     filteredOutIssueCount: NotRequired[int]
-    filteredOutCount: NotRequired[int]
-    nextStep: NotRequired[str]
+    nextStep: str
     truncated: bool
     coverageWarning: NotRequired[str]
     loopWarning: NotRequired[LoopEntry]
@@ -170,7 +169,7 @@ class SnapshotSummary(TypedDict):
     remainingIssues: list[FlatEntry]
     omittedIssueCount: int
     filteredOutIssueCount: NotRequired[int]
-    nextStep: NotRequired[str]
+    nextStep: str
     truncated: bool
     coverageWarning: NotRequired[str]
     code: NotRequired[str]

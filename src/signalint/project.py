@@ -7,6 +7,7 @@ model) is checked against the project root.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import posixpath
@@ -290,7 +291,7 @@ def ignored_reason(
             f"it is ignored: Signalint never checks {skipped}/ "
             "(dependencies, VCS data and its own state are always skipped)"
         )
-    rules = _compile("", list(ignore))
+    rules = _config_rules(tuple(ignore))
     if rules is None:
         return None
     for depth in range(1, len(parts) + 1):
@@ -337,6 +338,12 @@ def _compile(base: str, lines: Sequence[str], stamp: str = "") -> _Rules | None:
             i for i, p in enumerate(spec.patterns) if str(p.pattern).rstrip().endswith("/**")
         )
     return _Rules(base, spec, contents_only, stamp or "\n".join(lines))
+
+
+@functools.lru_cache(maxsize=8)
+def _config_rules(ignore: tuple[str, ...]) -> _Rules | None:
+    """The config's `ignore` patterns, compiled once (a check may name 10,000 paths)."""
+    return _compile("", ignore)
 
 
 def _valid(line: str) -> bool:

@@ -31,16 +31,15 @@ from signalint.payloads import (
     IssueEntry,
     laid_out,
 )
+from signalint.wording import count
 
 # Full key -> compact key (reference "Compact keys are a separate option").
-# Both filtered-count aliases collapse into one compact key.
 COMPACT_KEYS: dict[str, str] = {
     "schemaVersion": "v",
     "totalIssues": "total",
     "remainingIssues": "remaining",
     "omittedIssueCount": "omitted",
     "filteredOutIssueCount": "filteredOut",
-    "filteredOutCount": "filteredOut",
 }
 
 # Who reads a payload: a terminal or hook ("cli") or an MCP client ("mcp").
@@ -143,7 +142,9 @@ def nothing_checked_message(result: CheckResult) -> str:
     return head + ". " + "; ".join(reasons) + "."
 
 
-def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEnd) -> str | None:
+def left_out_step(
+    check_id: str, omitted: int, filtered_out: int, front_end: FrontEnd
+) -> str | None:
     """Guidance for what the summary left out, or None when nothing was.
 
     `front_end` decides the vocabulary: "cli" names `signalint` commands
@@ -153,30 +154,58 @@ def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEn
     """
     parts = []
     if omitted > 0:
-        noun = "issue is" if omitted == 1 else "issues are"
+        head = count(omitted, "more issue", "is not listed here")
         if front_end == "cli":
             parts.append(
-                f"{omitted} more {noun} not listed here. `signalint show {check_id}` "
-                "lists them by cluster; `signalint check --format sarif` lists every issue."
+                f"{head}. `signalint show {check_id}` lists them by cluster; "
+                "`signalint check --format sarif` lists every issue."
             )
         else:
             parts.append(
-                f"{omitted} more {noun} not listed here. To see every issue, call the "
-                f'list_issues tool with checkId "{check_id}"; get_issue_detail gives the '
-                "full message of a clusterId or issueId."
+                f'{head}. To see every issue, call the list_issues tool with checkId "{check_id}"; '
+                "get_issue_detail gives the full message of a clusterId or issueId."
             )
     if filtered_out > 0:
-        noun = "diagnostic" if filtered_out == 1 else "diagnostics"
         whole = (
             "run `signalint check` without paths"
             if front_end == "cli"
             else "call check_project without paths"
         )
         parts.append(
-            f"{filtered_out} {noun} outside the requested paths were filtered out; "
-            f"{whole} to see the whole project."
+            f"{count(filtered_out, 'diagnostic', 'was filtered out')} (outside the requested "
+            f"paths); {whole} to see the whole project."
         )
     return " ".join(parts) if parts else None
+
+
+def next_step(
+    check_id: str,
+    omitted: int,
+    filtered_out: int,
+    front_end: FrontEnd,
+    *,
+    status: str = "issues_found",
+    nothing_checked: bool = False,
+) -> str:
+    """The check payload's `nextStep`, present in every answer.
+
+    What the summary left out (`left_out_step`) when it left something out;
+    otherwise what to do with a complete answer, by `status` (a check that
+    checked nothing, an engine failure, issues, or none), worded for
+    `front_end` as `left_out_step` is.
+    """
+    step = left_out_step(check_id, omitted, filtered_out, front_end)
+    if step is not None:
+        return step
+    if nothing_checked:
+        return "Nothing was checked (see message); fix that before trusting a result."
+    if status == "error":
+        return "An engine did not run ok (see engines): fix it, then check again."
+    if status == "clean":
+        return "No issues found: nothing to fix."
+    if front_end == "cli":
+        return f"Every issue is listed here; `signalint show {check_id}` expands any id."
+    return "Every issue is listed here; get_issue_detail gives the full message of any id."
 
 
 # The reference's field order: a payload is built by key, then laid out in
@@ -220,9 +249,11 @@ def check_payload(
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
     `totalIssues` is `clustering.total` (the issues that were summarized, so
-    a file check passes its filtered clustering). `filtered_out` adds both
-    filtered-count aliases (even when 0; which checks report one is
-    `snapshots.Snapshot.reported_filtered_out`). `extras` holds the warning
+    a file check passes its filtered clustering). `filtered_out` adds
+    `filteredOutIssueCount` (even when 0; which checks report one is
+    `snapshots.Snapshot.reported_filtered_out`); the reference's equal alias
+    `filteredOutCount` is not repeated. `nextStep` is always present
+    (`next_step`). `extras` holds the warning
     objects (`loopWarning`, `fileRuleChurnWarning`; None when inactive, then
     left out); they go between `truncated` and `checkId`, after
     `coverageWarning` (present when some engine checked no file while others
@@ -239,16 +270,20 @@ def check_payload(
         "clusters": [cluster_entry(item) for item in clustering.clusters],
         "remainingIssues": [flat_entry(record) for record in clustering.flat],
         "omittedIssueCount": clustering.omitted,
+        "nextStep": next_step(
+            result.check_id,
+            clustering.omitted,
+            filtered_out or 0,
+            front_end,
+            status=result.status,
+            nothing_checked=result.code is not None,
+        ),
         "truncated": clustering.truncated,
         "checkId": result.check_id,
         "fingerprint": result.fingerprint,
     }
     if filtered_out is not None:
         payload["filteredOutIssueCount"] = filtered_out
-        payload["filteredOutCount"] = filtered_out
-    step = next_step(result.check_id, clustering.omitted, filtered_out or 0, front_end)
-    if step is not None:
-        payload["nextStep"] = step
     warning = result.coverage_warning
     if warning is not None:
         payload["coverageWarning"] = warning
@@ -343,5 +378,6 @@ __all__ = [
     "fails_priority",
     "issue_detail",
     "issue_entry",
+    "left_out_step",
     "next_step",
 ]

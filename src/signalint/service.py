@@ -11,7 +11,8 @@ Targets. A user path becomes a project-relative target through a `Locate`
 function (`signalint.targets`, re-exported here): `from_cwd` (the CLI:
 relative to the working directory as in git, ignored paths refused naming
 the config file) or `from_root` (the MCP tools and watch's re-checks:
-relative to the project root). A refusal is one `PathRefused` carrying the
+relative to the project root; the MCP check tools pass the config so
+ignored paths are refused in the same words). A refusal is one `PathRefused` carrying the
 index of the path in the caller's list, so the CLI prints its message and
 the server names the argument (`files[2]`).
 

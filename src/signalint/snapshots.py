@@ -688,12 +688,11 @@ def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> SnapshotSum
         "clusters": payload["clusters"],
         "remainingIssues": payload["remainingIssues"],
         "omittedIssueCount": payload["omittedIssueCount"],
+        "nextStep": payload["nextStep"],
         "truncated": payload["truncated"],
     }
     if "filteredOutIssueCount" in payload:
         summary["filteredOutIssueCount"] = payload["filteredOutIssueCount"]
-    if "nextStep" in payload:
-        summary["nextStep"] = payload["nextStep"]
     if "coverageWarning" in payload:
         summary["coverageWarning"] = payload["coverageWarning"]
     if "code" in payload:

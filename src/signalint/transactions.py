@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from signalint import journal
+from signalint import journal, wording
 from signalint.errors import SignalintError
 from signalint.project import ALWAYS_SKIPPED, PathRefused, refuse_malformed, safe_relative
 
@@ -339,7 +339,7 @@ def preview_payload(prepared: Prepared) -> dict[str, Any]:
         items.append(item)
     count = len(prepared.patches)
     summary = (
-        f"{count} file{'s' if count != 1 else ''} staged (+{total_added} -{total_removed} "
+        f"{wording.count(count, 'file')} staged (+{total_added} -{total_removed} "
         "lines); nothing written. Apply with apply_diagnostic_fix and confirm: true."
     )
     payload: dict[str, Any] = {
@@ -352,7 +352,7 @@ def preview_payload(prepared: Prepared) -> dict[str, Any]:
     }
     if cut:
         payload["note"] = (
-            f"The diff of {cut} file(s) was cut (diffTruncated); apply writes exactly the "
+            f"{wording.count(cut, 'diff', 'was cut')} (diffTruncated); apply writes exactly the "
             "patchedContent that was sent."
         )
     return payload

@@ -18,7 +18,7 @@ def test_json_is_the_payload_with_two_space_indent() -> None:
     check = result(mixed_issues())
     clustering = cluster(check.issues)
     output = json_format.render(check, clustering)
-    assert json.loads(output) == check_payload(check, clustering)
+    assert json.loads(output) == check_payload(check, clustering, front_end="cli")
     assert output.startswith('{\n  "schemaVersion": "1.4",\n')
     assert "ünïcode" in output
 

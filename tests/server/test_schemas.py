@@ -55,3 +55,54 @@ def test_issue_detail_schema_accepts_also_reported_by() -> None:
     detail["alsoReportedBy"] = ["eslint"]
     _validate(outputs.DETAIL_OUTPUT, {"issues": [detail]})
     _validate(outputs.LIST_OUTPUT, {"checkId": "c0", "total": 1, "issues": [detail]})
+
+
+# Every situation a check answer can be in: (issues, engine statuses, filtered out).
+SITUATIONS: dict[str, tuple[int, dict[str, Any], int | None]] = {
+    "clean": (0, {"oxlint": "ok"}, None),
+    "issues": (3, {"oxlint": "ok"}, None),
+    "omitted": (101, {"oxlint": "ok"}, None),
+    "filtered": (1, {"oxlint": "ok"}, 2),
+    "filtered-none": (1, {"oxlint": "ok"}, 0),
+    "engine-error": (1, {"oxlint": "ok", "tsc": "error"}, None),
+    "nothing-checked": (0, {"oxlint": "disabled"}, None),
+}
+
+
+@pytest.mark.parametrize("front_end", ["mcp", "cli"])
+@pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+@pytest.mark.parametrize("situation", list(SITUATIONS))
+def test_every_check_answer_has_a_next_step_and_one_filtered_count(
+    situation: str, compact: bool, front_end: Any
+) -> None:
+    count, engines, filtered_out = SITUATIONS[situation]
+    found = [issue(f"src/f{n:03}.ts", rule=f"r{n}") for n in range(count)]
+    checked = result(found, engines=engines)
+    payload = dict(
+        check_payload(
+            checked,
+            cluster(found),
+            compact=compact,
+            filtered_out=filtered_out,
+            front_end=front_end,
+        )
+    )
+    # The advertised schemas require it, so a validating client would refuse an answer without.
+    _validate(outputs.check_output(compact=compact), payload)
+    step = payload["nextStep"]
+    assert isinstance(step, str) and step.endswith(".")
+    vocabulary = "signalint " if front_end == "cli" else "get_issue_detail"
+    if situation in {"issues", "omitted", "filtered-none"}:
+        assert vocabulary in step
+    filtered = [key for key in payload if key.startswith("filteredOut")]
+    assert filtered == (
+        [] if filtered_out is None else ["filteredOut" if compact else "filteredOutIssueCount"]
+    )
+
+
+def test_the_schemas_require_next_step_in_every_check_answer() -> None:
+    for compact in (False, True):
+        payload = dict(check_payload(result([issue()]), cluster([issue()]), compact=compact))
+        del payload["nextStep"]
+        with pytest.raises(Exception, match="nextStep"):
+            _validate(outputs.check_output(compact=compact), payload)

@@ -256,7 +256,7 @@ def check(
         options = {"compact": use_compact, "filtered_out": checked.filtered_out}
         options.update(workspace=workspace, baseline=found)
     elif output_format == "sarif":
-        options = {"versions": _engine_versions(result, config, context)}
+        options = {"versions": _engine_versions(result, config, context), "workspace": workspace}
         if states is not None:
             options["baseline_states"] = states
             result = everything  # SARIF lists every issue, each with its baselineState

@@ -19,6 +19,7 @@ import sys
 import click
 
 from signalint.engines.registry import ENGINES
+from signalint.wording import count
 
 
 @click.command()
@@ -74,7 +75,9 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     files = len(suggestion.patches)
     if dry_run:
         click.echo(
-            f"signalint: {files} file(s) would change ({len(issues)} fixable issues)", err=True
+            f"signalint: {count(files, 'file')} would change "
+            f"({count(len(issues), 'fixable issue')})",
+            err=True,
         )
         return 1 if failed else 0
     try:
@@ -82,5 +85,5 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     except TransactionRefused as exc:
         click.echo(f"signalint: {exc.code}: {exc.message}", err=True)
         return 1
-    click.echo(f"signalint: fixed {len(modified)} file(s): {', '.join(modified)}", err=True)
+    click.echo(f"signalint: fixed {count(len(modified), 'file')}: {', '.join(modified)}", err=True)
     return 1 if failed else 0

@@ -7,12 +7,14 @@ fingerprint, so code-scanning services can track it across commits. An
 engine that failed or was unavailable gets `executionSuccessful: false`
 and a notification saying why (with the failure kind and its fix in the
 notification's properties), rather than silently contributing nothing.
+A workspace check adds its packages to each run's properties and, to each
+result, the package that owns its file (as the JSON `workspace` block).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -101,16 +103,53 @@ def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
     return {"executionSuccessful": False, "toolExecutionNotifications": [notification]}
 
 
+def _package_table(workspace: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+    """Package name -> {path, status}, as the JSON `workspace` block says them."""
+    return {
+        str(p["name"]): {"path": str(p["path"]), "status": str(p["status"])}
+        for p in (workspace or {}).get("packages") or []
+    }
+
+
+def _add_packages(
+    runs: list[dict[str, Any]], issues: Sequence[Issue], workspace: Mapping[str, Any] | None
+) -> None:
+    """Workspace checks: each run names the packages (`properties.packages`)
+    and each result the package owning its file (`properties.package`; none
+    outside every package), by the same rule as the JSON `workspace` block."""
+    table = _package_table(workspace)
+    if not table:
+        return
+    from signalint.package_summary import owned
+    from signalint.workspaces import Package
+
+    packages = [Package(name, entry["path"]) for name, entry in table.items()]
+    owner = {
+        issue.issue_id: name
+        for name, members in owned(packages, issues).items()
+        if name is not None
+        for issue in members
+    }
+    for run in runs:
+        run["properties"]["packages"] = table
+        for entry in run["results"]:
+            name = owner.get(entry["partialFingerprints"][FINGERPRINT_KEY])
+            if name is not None:
+                entry.setdefault("properties", {})["package"] = name
+
+
 def build_log(
     result: CheckResult,
     versions: Mapping[str, str | None] | None = None,
     baseline_states: Mapping[str, str] | None = None,
+    workspace: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as a dict. Engines are runs in name order; issues keep
     `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
     editor diagnostics) get a run without an outcome. `baseline_states`
     maps issue ids to their SARIF `baselineState` (`new`, `unchanged`:
-    `check --new-from-rev`); issues it does not name get none."""
+    `check --new-from-rev`); issues it does not name get none. `workspace`
+    is the JSON `workspace` block of a workspace check (`_add_packages`)."""
     by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
     for issue in sorted(result.issues, key=Issue.sort_key):
         by_engine.setdefault(issue.engine, []).append(issue)
@@ -142,6 +181,7 @@ def build_log(
                 },
             }
         )
+    _add_packages(runs, result.issues, workspace)
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs}
 
 
@@ -151,13 +191,14 @@ def render(
     *,
     versions: Mapping[str, str | None] | None = None,
     baseline_states: Mapping[str, str] | None = None,
+    workspace: Mapping[str, Any] | None = None,
 ) -> str:
     """The SARIF log as JSON (indent 2), ending in a newline.
 
     `versions` maps engine names to the versions that ran (None: unknown);
-    `baseline_states` see `build_log`.
+    `baseline_states` and `workspace` see `build_log`.
     `clustering` is accepted for a uniform signature and unused: SARIF lists
     every issue, uncapped.
     """
-    log = build_log(result, versions, baseline_states)
+    log = build_log(result, versions, baseline_states, workspace)
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

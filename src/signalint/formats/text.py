@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
 from signalint.model import CheckResult, EngineOutcome, Issue
-from signalint.report import next_step, nothing_checked_message
+from signalint.report import left_out_step, nothing_checked_message
+from signalint.wording import count as _plural
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -53,10 +54,6 @@ SEVERITY_STYLES = {"error": "red", "warning": "yellow"}
 CLUSTER_LINES = 10
 # Width of an engine's message in the engine summary (one line each).
 ENGINE_MESSAGE_LIMIT = 100
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def engine_names(issue: Issue) -> str:
@@ -156,8 +153,7 @@ def _section(
     if singles:
         priorities = sorted({issue_priority(issue) for issue in singles})
         ladder = "/".join(f"P{p}" for p in priorities)
-        noun = "issue" if len(singles) == 1 else "issues"
-        lines += [[], [(f"{ladder}  {len(singles)} single {noun}", "bold")]]
+        lines += [[], [(f"{ladder}  {_plural(len(singles), 'single issue')}", "bold")]]
         lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in singles]
     return lines
 
@@ -332,7 +328,7 @@ def build_lines(
         f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
         "`signalint check --format sarif` lists every issue for tools."
     ]
-    step = next_step(result.check_id, 0, filtered_out, "cli")
+    step = left_out_step(result.check_id, 0, filtered_out, "cli")
     if step:
         footer.append(step)
     lines.append([])

@@ -165,7 +165,7 @@ async def run(
             state.root,
             config,
             paths,
-            locate=service.from_root(state.root),
+            locate=service.from_root(state.root, config),
             kind=kind,
             progress=_progress(send),
             store=state.snapshots,

@@ -22,6 +22,7 @@ from signalint.server.payload import Reply
 from signalint.server.state import ServerState
 from signalint.snapshots import Snapshot
 from signalint.transactions import Prepared, TransactionRefused, TransactionStore
+from signalint.wording import count
 
 NO_BASELINE: Final = "No baselineCheckId provided; baseline delta was not requested."
 # A check id whose time is this recent is one we made: gone means expired.
@@ -166,7 +167,7 @@ async def apply_diagnostic_fix(
         raise _refused(exc, transactionId=tx_id, filesModified=[]) from exc
     store.discard(tx_id, "applied")
     data: dict[str, Any] = {"status": "success", "transactionId": tx_id, "filesModified": modified}
-    summary = f"Applied {len(modified)} file(s)."
+    summary = f"Applied patches to {count(len(modified), 'file')}."
     if not modified:
         data["message"] = "Every patch equals the current content: nothing to write."
         return Reply(data, summary)

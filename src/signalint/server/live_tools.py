@@ -30,15 +30,12 @@ from signalint.server.live_schemas import (
 )
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.wording import count as _plural
 
 # Evicted sets named in one answer; the count covers them all.
 EVICTED_LISTED: Final = 20
 # Retained checks the live view reads at most (file checks after a project check).
 MAX_LAYERS: Final = 20
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _label(args: dict[str, Any]) -> str | None:
@@ -146,9 +143,9 @@ async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: Sen
             for s in applied.evicted[:EVICTED_LISTED]
         ]
         message = (
-            f"The live buffer was full: {_plural(count, 'older diagnostic')} of "
-            f"{_plural(len(applied.evicted), 'file set')} were evicted (least recently "
-            "reported first); re-send those files or raise live.maxEntries."
+            f"The live buffer was full: {_plural(count, 'older diagnostic', 'was evicted')} "
+            f"({_plural(len(applied.evicted), 'file set')}, least recently reported first); "
+            "re-send those files or raise live.maxEntries."
         )
         data["evicted"] = {"issueCount": count, "sets": sets, "message": message}
         text += " " + message
@@ -223,7 +220,8 @@ async def get_live_diagnostics(
         notes.append(
             f"{_plural(live.superseded, 'live diagnostic')} in "
             f"{_plural(len(live.files_superseded), 'file')} left out: a later check "
-            "covered those files after they were reported."
+            f"covered {'that file' if len(live.files_superseded) == 1 else 'those files'} "
+            "after the report."
         )
     if notes:
         data["nextStep"] = " ".join(notes)

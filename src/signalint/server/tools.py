@@ -18,13 +18,10 @@ from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.wording import count, them
 
 Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
 DETAIL_LIMIT: Final = 100
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def check_summary(full: CheckPayload) -> str:
@@ -36,7 +33,7 @@ def check_summary(full: CheckPayload) -> str:
     else:
         shown = len(full["remainingIssues"])
         text = (
-            f"{_plural(total, 'issue')} found: {_plural(len(full['clusters']), 'cluster')}, "
+            f"{count(total, 'issue')} found: {count(len(full['clusters']), 'cluster')}, "
             f"{shown} listed individually"
         )
         if full["omittedIssueCount"]:
@@ -113,10 +110,11 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
     if len(found) > DETAIL_LIMIT:
         data["total"] = len(found)
         data["nextStep"] = (
-            f"{len(found) - DETAIL_LIMIT} more match; page through them with list_issues "
+            f"{count(len(found) - DETAIL_LIMIT, 'more issue', 'matches')}; page through "
+            f"{them(len(found) - DETAIL_LIMIT)} with list_issues "
             f'(checkId "{snap.check_id}", rule "{found[0].rule}").'
         )
-    summary = f"{_plural(len(found), 'matching issue')}; showing {len(issues)}."
+    summary = f"{count(len(found), 'matching issue')}; showing {len(issues)}."
     return Reply(data, summary, text_data=issues)
 
 
@@ -127,7 +125,7 @@ async def get_diagnostic_snapshot(
 
     summary = snapshot_summary(state.retained(args["checkId"]))
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
-    text += f"{_plural(int(summary['totalIssues']), 'issue')}."
+    text += f"{count(int(summary['totalIssues']), 'issue')}."
     return Reply(summary, text)
 
 
@@ -147,9 +145,9 @@ async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendPr
     loops = status.get("loopingSignatureCount", len(status["signatures"]))
     churns = status.get("fileRuleChurnCount", len(status["fileRuleChurns"]))
     text = (
-        f"{_plural(loops, 'looping signature')}, "
-        f"{_plural(churns, 'churning file/rule pair')} "
-        f"over {_plural(status['checksObserved'], 'check')}."
+        f"{count(loops, 'looping signature')}, "
+        f"{count(churns, 'churning file/rule pair')} "
+        f"over {count(status['checksObserved'], 'check')}."
     )
     return Reply(status, text)
 
@@ -172,7 +170,7 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
     except CursorError as exc:
         raise field_refusal("cursor", str(exc)) from exc
     shown = len(data["issues"])
-    text = f"{shown} of {_plural(data['total'], 'matching issue')}"
+    text = f"{shown} of {count(data['total'], 'matching issue')}"
     text += "; more with nextCursor." if "nextCursor" in data else "."
     return Reply(data, text)
 
