@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from signalint.project import (
-    PathRefused,
-    RootError,
-    WalkMemo,
-    discover_root,
-    find_root,
-    has_js_ts_markers,
-    ignored_reason,
-    safe_relative,
-    target_from_cwd,
-    walk,
-)
+from signalint.project.ignores import ignored_reason
+from signalint.project.markers import has_js_ts_markers
+from signalint.project.paths import PathRefused, safe_relative, target_from_cwd
+from signalint.project.roots import RootError, discover_root, find_root
+from signalint.project.walk import WalkMemo, walk
 
 
 def touch(root: Path, *paths: str) -> None:

@@ -22,7 +22,7 @@ from signalint.config import load_config, state_dir
 from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress
 from signalint.history import Session, stats
-from signalint.project import PathRefused
+from signalint.project.paths import PathRefused
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
 
 from .factories import issue, result

@@ -30,7 +30,7 @@ from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
-from signalint.project import walk
+from signalint.project.walk import walk
 from signalint.workspaces import Package, Workspace
 
 
@@ -73,7 +73,7 @@ class CheckRun:
 
 def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str]) -> bool:
     # A walked file passed the ignore rules, or was named as a target (see
-    # project.walk): its issues are reported, or the check would call a file
+    # project.walk.walk): its issues are reported, or the check would call a file
     # it checked clean.
     if issue.file in walked:
         return True

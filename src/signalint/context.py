@@ -38,7 +38,7 @@ from signalint.engines.resolve import (
 )
 from signalint.issue_codec import load_issues
 from signalint.model import Issue, IssueMemo
-from signalint.project import WalkMemo
+from signalint.project.walk import WalkMemo
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -14,20 +14,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from signalint.config import Config, config_source, describe_source
-from signalint.project import (
-    PathRefused,
-    ignored_reason,
-    refuse_malformed,
-    safe_relative,
-    target_from_cwd,
-)
+from signalint.project.ignores import ignored_reason
+from signalint.project.paths import PathRefused, refuse_malformed, safe_relative, target_from_cwd
 
 # A user path -> its project-relative target; raises PathRefused.
 Locate = Callable[[str], str]
 
 
 def from_root(root: Path, config: Config | None = None) -> Locate:
-    """Paths relative to the project root, refused as `project.safe_relative` says.
+    """Paths relative to the project root, refused as `project.paths.safe_relative` says.
 
     For paths written by a model (MCP tools) or produced by our own walk
     (watch's re-checks): absolute paths, escapes, symlinks out of the root,
@@ -68,7 +63,7 @@ def from_cwd(root: Path, config: Config, cwd: Path | None = None) -> Locate:
 
     Relative to the root instead when the working directory is outside it
     (only `SIGNALINT_PROJECT_ROOT` allows that). Refused as
-    `project.target_from_cwd` says, including ignored paths, whose refusal
+    `project.paths.target_from_cwd` says, including ignored paths, whose refusal
     names the file the ignore rules come from.
     """
     here = Path(os.path.realpath(cwd if cwd is not None else os.getcwd()))

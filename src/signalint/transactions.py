@@ -34,7 +34,8 @@ from typing import Any, Final, Literal
 
 from signalint import journal, wording
 from signalint.errors import SignalintError
-from signalint.project import ALWAYS_SKIPPED, PathRefused, refuse_malformed, safe_relative
+from signalint.project.ignores import ALWAYS_SKIPPED
+from signalint.project.paths import PathRefused, refuse_malformed, safe_relative
 
 PREVIEW_MAX: Final = 20
 PREVIEW_TTL_S: Final = 15 * 60.0

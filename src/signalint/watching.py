@@ -30,7 +30,9 @@ from signalint.engines.base import EngineConfigError, SelectsProgram
 from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.payloads import IssueEntry
-from signalint.project import ALWAYS_SKIPPED, PathRefused, walk
+from signalint.project.ignores import ALWAYS_SKIPPED
+from signalint.project.paths import PathRefused
+from signalint.project.walk import walk
 from signalint.report import issue_entry
 from signalint.snapshots import Snapshot
 

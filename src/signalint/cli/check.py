@@ -21,7 +21,7 @@ from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
 from signalint.model import CheckResult, Issue
-from signalint.project import discover_root
+from signalint.project.roots import discover_root
 from signalint.report import fails_priority, nothing_checked_message
 from signalint.snapshots import SnapshotStore, snapshot_dir
 

@@ -32,7 +32,9 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import MARKERS_HINT, discover_root, project_languages, walk
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
+from signalint.project.walk import walk
 
 
 def _first_line(text: str | None) -> str:

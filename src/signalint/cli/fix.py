@@ -40,7 +40,7 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     from signalint import service
     from signalint.config import load_config
     from signalint.fixes import suggest
-    from signalint.project import discover_root
+    from signalint.project.roots import discover_root
     from signalint.transactions import (
         Prepared,
         TransactionRefused,

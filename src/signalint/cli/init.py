@@ -49,7 +49,8 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import MARKERS_HINT, discover_root, project_languages
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})

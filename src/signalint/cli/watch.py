@@ -34,7 +34,7 @@ from signalint.context import Context
 from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
-from signalint.project import PathRefused
+from signalint.project.paths import PathRefused
 from signalint.watching import (
     Batch,
     Update,

@@ -43,7 +43,7 @@ from signalint.engines.oxlint_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
 from signalint.process import Command
-from signalint.project import has_js_ts_markers, has_python_markers
+from signalint.project.markers import has_js_ts_markers, has_python_markers
 
 if TYPE_CHECKING:
     from signalint.process import ProcessResult

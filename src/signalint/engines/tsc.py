@@ -44,7 +44,7 @@ from signalint.engines.tsc_build import (
 from signalint.engines.tsc_program import build_program, config_chain
 from signalint.model import Issue, IssueMemo, Severity
 from signalint.process import Command, ProcessResult
-from signalint.project import has_js_ts_markers, has_python_markers
+from signalint.project.markers import has_js_ts_markers, has_python_markers
 
 SUFFIXES = paths.JS_SUFFIXES
 CONFIG_NAME = "tsconfig.json"

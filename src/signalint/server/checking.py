@@ -33,7 +33,8 @@ from signalint.config import (
     config_source,
 )
 from signalint.payloads import CheckPayload
-from signalint.project import MARKERS_HINT, PathRefused, project_languages
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.paths import PathRefused
 from signalint.report import compact_keys
 from signalint.server.errors import (
     ToolRefusal,

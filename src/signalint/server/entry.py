@@ -55,7 +55,7 @@ def select_root(env: Mapping[str, str], cwd: str) -> tuple[Path, str | None]:
     follows the reference: it warns on stderr and falls back to the working
     directory, because a host cannot show a start-up usage error to anyone.
     """
-    from signalint.project import ROOT_VARIABLE, RootError, find_root
+    from signalint.project.roots import ROOT_VARIABLE, RootError, find_root
 
     try:
         return find_root(env, cwd), None
