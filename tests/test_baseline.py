@@ -10,6 +10,7 @@ engine at all and every issue came out new.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -155,3 +156,208 @@ def test_the_check_at_rev_runs_the_project_engines_the_current_check_ran(
         str(root / "node_modules" / ".bin" / "eslint"),
     }
     assert str(root / "node_modules" / ".bin" / "tsc") in calls
+
+
+GENERATED_CONFIG = """\
+import { readFileSync } from "node:fs";
+
+// The rules come from a build step's output, which git ignores.
+const rules = JSON.parse(readFileSync(new URL("./generated/rules.json", import.meta.url)));
+export default [{ files: ["**/*.js"], rules }];
+"""
+
+
+def test_the_old_tree_borrows_ignored_generated_files_engines_read(
+    tmp_path: Path,
+    only_project_engines: Path,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+) -> None:
+    # ESLint's config reads an ignored JSON file, and an ignored declaration
+    # file names a type the sources use: without them at REV, ESLint fails
+    # there and tsc says "cannot find name" instead of the current TS2322.
+    root = typescript_project(tmp_path / "p", only_project_engines)
+    (root / "generated").mkdir()
+    (root / "generated" / "rules.json").write_text(
+        json.dumps({"no-unused-vars": "error", "prefer-const": "error", "no-var": "warn"})
+    )
+    (root / "src" / "types").mkdir()
+    (root / "src" / "types" / "api.d.ts").write_text("type ApiName = string;\n")
+    (root / "eslint.config.js").write_text(GENERATED_CONFIG)
+    (root / ".gitignore").write_text("node_modules/\n.signalint/\ngenerated/\nsrc/types/\n")
+    (root / "src" / "c.ts").write_text("export const name: ApiName = 1;\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "generated files")
+    source = root / "src" / "b.js"
+    source.write_text(source.read_text() + "var planted = 3;\n")
+    in_project(root)
+
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert code == 1
+    found = document["baseline"]
+    assert isinstance(found, dict)
+    assert found["enginesNotOkAtRev"] == [] and found["fallback"] == []
+    assert (found["borrowedIgnoredFiles"], found["borrowedAllIgnoredFiles"]) == (2, True)
+    remaining = document["remainingIssues"]
+    assert isinstance(remaining, list)
+    # The planted line: `var` (no-var) and an unused variable.
+    assert sorted((i["file"], i["line"], i["rule"]) for i in remaining) == [
+        ("src/b.js", 4, "no-unused-vars"),
+        ("src/b.js", 4, "no-var"),
+    ]
+    assert found["unchanged"] > 4
+    trees = root / ".signalint" / "baseline" / "trees"
+    (old,) = (p for p in trees.iterdir() if p.is_dir())
+    # Copies, not links: a generated source's imports resolve in the old tree.
+    assert not (old / "generated" / "rules.json").is_symlink()
+    assert (old / "node_modules").is_symlink()
+    # A generated file the working tree dropped leaves the old tree too.
+    (root / "src" / "types" / "api.d.ts").unlink()
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert not (old / "src" / "types" / "api.d.ts").exists()
+    found = document["baseline"]
+    assert isinstance(found, dict)
+    assert found["borrowedIgnoredFiles"] == 1
+
+
+BROKEN_CONFIG = "export default [ { rules: {\n"
+
+
+def fallback_project(root: Path, log: Path) -> Path:
+    """ESLint's config is broken at HEAD and fixed in the working tree, with
+    one more ESLint issue on an edited line and one in a new file."""
+    root = typescript_project(root, log)
+    (root / "eslint.config.js").write_text(BROKEN_CONFIG)
+    git(root, "commit", "-qam", "a broken ESLint config")
+    (root / "eslint.config.js").write_text(ESLINT_CONFIG)
+    source = root / "src" / "b.js"
+    source.write_text(source.read_text().replace("let never = 2;", "let never = 2, other = 3;"))
+    (root / "src" / "c.js").write_text("var fresh = 1;\n")
+    return root
+
+
+def test_an_engine_failing_at_rev_falls_back_to_the_changed_lines_in_every_format(
+    tmp_path: Path,
+    only_project_engines: Path,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+) -> None:
+    root = fallback_project(tmp_path / "p", only_project_engines)
+    in_project(root)
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert code == 1
+    found = document["baseline"]
+    assert isinstance(found, dict)
+    assert found["enginesNotOkAtRev"] == ["eslint"]
+    (fallback,) = found["fallback"]
+    assert (fallback["engine"], fallback["rule"]) == ("eslint", "changed-lines")
+    assert "eslint" in fallback["reason"] and fallback["reason"]
+    # New: ESLint's issues on the edited line 2 and in the new file (below).
+    assert (found["new"], found["unchanged"], document["totalIssues"]) == (5, 5, 5)
+
+    assert main(["check", "--format", "text", "--new-from-rev", "HEAD"]) == 1
+    text = capsys.readouterr().out
+    header = next(line for line in text.splitlines() if "failed at HEAD" in line)
+    assert "eslint failed at HEAD" in header and "changed-lines" in header
+    assert "lines changed" in header
+
+    assert main(["check", "--format", "sarif", "--new-from-rev", "HEAD"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    runs = {run["tool"]["driver"]["name"]: run for run in log["runs"]}
+    marked = runs["eslint"]["properties"]["signalintBaselineFallback"]
+    assert marked["rule"] == "changed-lines" and marked["reason"] == fallback["reason"]
+    assert "signalintBaselineFallback" not in runs["tsc"]["properties"]
+    states = {
+        (
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["ruleId"],
+            r["properties"]["signalintBaselineRule"],
+        ): r["baselineState"]
+        for r in runs["eslint"]["results"]
+    }
+    assert states == {
+        ("src/b.js", 1, "no-var", "changed-lines"): "unchanged",
+        ("src/b.js", 1, "no-unused-vars", "changed-lines"): "unchanged",
+        ("src/b.js", 2, "prefer-const", "changed-lines"): "new",  # two, one per variable
+        ("src/b.js", 2, "no-unused-vars", "changed-lines"): "new",
+        ("src/c.js", 1, "no-var", "changed-lines"): "new",
+        ("src/c.js", 1, "no-unused-vars", "changed-lines"): "new",
+    }
+    # tsc ran ok at HEAD: its issues matched as usual, all unchanged.
+    assert {r["baselineState"] for r in runs["tsc"]["results"]} == {"unchanged"}
+
+
+def test_mcp_check_tools_take_the_cli_selections_and_answer_the_same_baseline(
+    tmp_path: Path,
+    only_project_engines: Path,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+) -> None:
+    from .server.conftest import connect, text_block
+
+    root = typescript_project(tmp_path / "p", only_project_engines)
+    (root / "src" / "other.ts").write_text("export const old: number = true;\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "one more file")
+    source = root / "src" / "a.ts"
+
+    async def session() -> dict[str, object]:
+        # Every answer is validated against its schema; "structured" adds the summary.
+        async with connect(root, SIGNALINT_MCP_PAYLOAD="structured") as client:
+            nothing = await client.call("check_project", {"changed": True})
+            assert nothing.error
+            assert (nothing.data["code"], nothing.data["field"]) == ("nothing_changed", "changed")
+            source.write_text(source.read_text() + 'export const planted: number = "new";\n')
+
+            answer = await client.call("check_project", {"newFromRev": "HEAD"})
+            assert not answer.error
+            found = answer.data["baseline"]
+            assert (found["rev"], found["new"], found["mergeBase"]) == ("HEAD", 1, False)
+            assert found["enginesNotOkAtRev"] == [] and found["fallback"] == []
+            assert answer.data["totalIssues"] == 1
+            assert [(i["file"], i["line"]) for i in answer.data["remainingIssues"]] == [
+                ("src/a.ts", 6)
+            ]
+            assert "Only new since HEAD: 1 new" in text_block(answer.raw, 1).text
+
+            files = await client.call(
+                "check_files", {"files": ["src/a.ts"], "newFromMergeBase": "HEAD"}
+            )
+            assert (files.data["baseline"]["new"], files.data["baseline"]["mergeBase"]) == (1, True)
+
+            # The changed file, with tsc's whole program (other.ts's issue is old).
+            changed = await client.call("check_project", {"changed": True, "newFromRev": "HEAD"})
+            assert (changed.data["baseline"]["new"], changed.data["totalIssues"]) == (1, 1)
+            assert changed.data["baseline"]["unchanged"] == 4  # tsc's: 3 in a.ts, 1 in other.ts
+
+            refusals = [
+                (
+                    {"newFromRev": "HEAD", "newFromMergeBase": "main"},
+                    "newFromMergeBase",
+                    "newFromRev and newFromMergeBase cannot be combined",
+                ),
+                ({"paths": ["src"], "changed": True}, "changed", "paths and changed cannot be"),
+                ({"packages": ["x"], "changed": True}, "changed", "packages and changed cannot be"),
+                (
+                    {"newFromRev": "no-such-branch"},
+                    "newFromRev",
+                    "not a revision of this repository",
+                ),
+                ({"newFromMergeBase": "no-such-branch"}, "newFromMergeBase", "no merge base"),
+                ({"packages": ["x"]}, "packages", "workspace"),
+            ]
+            for arguments, field, words in refusals:
+                refused = await client.call("check_project", arguments)
+                assert refused.error, arguments
+                assert refused.data["field"] == field, refused.data
+                assert words in refused.data["message"], refused.data
+            assert not (await client.call("ping")).error  # still serving
+
+        return dict(found)
+
+    found = asyncio.run(session())
+    in_project(root)
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert code == 1
+    assert document["baseline"] == found

@@ -211,12 +211,15 @@ async def only_new(
     since: Since,
     *,
     revision: str | None = None,
+    program_targets: Sequence[str] | None = None,
     context: Context | None = None,
 ) -> OnlyNew:
     """`current` (a check of `targets`) narrowed to the issues new since `since`.
 
     `revision` is `resolve_revision`'s answer when the caller already has it
-    (to refuse a bad revision before the check runs). Raises GitError."""
+    (to refuse a bad revision before the check runs); `program_targets`
+    where the current check reported whole-program issues when not in
+    `targets` (`run_check`'s `program_scope`). Raises GitError."""
     if revision is None:
         revision = await resolve_revision(root, since)
     found = await baseline(
@@ -225,6 +228,7 @@ async def only_new(
         revision,
         current,
         targets=targets,
+        program_targets=program_targets,
         option=since.option,
         context=context,
     )
@@ -263,10 +267,12 @@ async def baseline(
     current: CheckRun,
     *,
     targets: Sequence[str] = (".",),
+    program_targets: Sequence[str] | None = None,
     option: str = "--new-from-rev",
     context: Context | None = None,
 ) -> Baseline:
-    """Check what `current` checked (its `targets`), at `rev` (module docstring).
+    """Check what `current` checked (its `targets`, and `program_targets` for
+    whole-program engines, see `only_new`), at `rev` (module docstring).
 
     Raises GitError."""
     commit, tree = await commit_of(root, rev, option=option)
@@ -301,6 +307,11 @@ async def baseline(
             context=context or Context(),
             workspace=old_workspace if programs is not None else _whole(old_root, workspace),
             programs=programs,
+            program_scope=(
+                Scope(tuple(program_targets))
+                if program_targets is not None and programs is None
+                else None
+            ),
             state=state / "baseline" / "state" / tree[:20],
             cache_dir=state,
             tools=current.toolchain,  # the binaries the current check ran (D22)

@@ -245,7 +245,14 @@ async def check(
         from signalint import baseline
 
         only = await baseline.only_new(
-            root, config, run, scope.targets, since, revision=revision, context=context
+            root,
+            config,
+            run,
+            scope.targets,
+            since,
+            revision=revision,
+            program_targets=program_scope.targets if program_scope is not None else None,
+            context=context,
         )
     if history is None:
         return Checked(run, snapshot, latency_ms, only_new=only)
