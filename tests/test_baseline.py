@@ -18,6 +18,7 @@ import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -331,7 +332,7 @@ def test_mcp_check_tools_take_the_cli_selections_and_answer_the_same_baseline(
             assert (changed.data["baseline"]["new"], changed.data["totalIssues"]) == (1, 1)
             assert changed.data["baseline"]["unchanged"] == 4  # tsc's: 3 in a.ts, 1 in other.ts
 
-            refusals = [
+            refusals: list[tuple[dict[str, Any], str, str]] = [
                 (
                     {"newFromRev": "HEAD", "newFromMergeBase": "main"},
                     "newFromMergeBase",
