@@ -355,6 +355,18 @@ def test_mcp_check_tools_take_the_cli_selections_and_answer_the_same_baseline(
                 assert words in refused.data["message"], refused.data
             assert not (await client.call("ping")).error  # still serving
 
+            # A file added since the revision: all its issues are new.
+            (root / "src" / "fresh.ts").write_text('export const f: number = "x";\n')
+            fresh = await client.call(
+                "check_files", {"files": ["src/fresh.ts"], "newFromRev": "HEAD"}
+            )
+            assert not fresh.error, fresh.data
+            assert (fresh.data["baseline"]["new"], fresh.data["baseline"]["checkedAtRev"]) == (
+                1,
+                [],
+            )
+            (root / "src" / "fresh.ts").unlink()
+
         return dict(found)
 
     found = asyncio.run(session())

@@ -288,6 +288,12 @@ async def baseline(
     changed = await changed_since(root, commit)
     workspace = current.workspace
     targets, programs, reused = _what_to_check(current, workspace, changed, tuple(targets))
+    # A target added since the revision had no issue there (and would be
+    # refused as missing); whole-program issues still need their programs.
+    present = tuple(t for t in targets if os.path.lexists(old_root / t))
+    if not present and program_targets is not None and programs is None:
+        present, program_targets = tuple(program_targets), None
+    targets = present
     old_workspace: Workspace | None = None
     if workspace is not None and programs is not None:
         old_workspace = plan_workspace(old_root, "auto").workspace
