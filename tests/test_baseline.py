@@ -70,7 +70,7 @@ def git(root: Path, *args: str) -> str:
 def only_project_engines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """No managed engines and a PATH with node, git and a shell only; the
     pinned binaries are found first (the wrappers run them)."""
-    PINNED.update({name: require_engine(name) for name in ("tsc", "eslint")})
+    PINNED.update({name: require_engine(name) for name in ("tsc", "eslint", "ruff")})
     empty = tmp_path / "no-managed-engines"
     empty.mkdir()
     monkeypatch.setenv("SIGNALINT_ENGINES_DIR", str(empty))
@@ -115,7 +115,7 @@ def typescript_project(root: Path, log: Path, *, eslint: bool = True) -> Path:
     return Path(os.path.realpath(root))
 
 
-def check_json(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+def check_json(*args: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     code = main(["check", "--format", "json", *args])
     return code, json.loads(capsys.readouterr().out)
 
@@ -157,6 +157,40 @@ def test_the_check_at_rev_runs_the_project_engines_the_current_check_ran(
         str(root / "node_modules" / ".bin" / "eslint"),
     }
     assert str(root / "node_modules" / ".bin" / "tsc") in calls
+
+
+def test_the_check_at_rev_runs_the_ruff_of_the_project_virtual_environment(
+    tmp_path: Path,
+    only_project_engines: Path,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+) -> None:
+    log = only_project_engines
+    root = tmp_path / "py"
+    root.mkdir()
+    wrapper = f'echo "$0" >> "{log}"\nexec "{PINNED["ruff"]}" "$@"\n'
+    write_executable(root / ".venv" / "bin" / "ruff", wrapper)
+    (root / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "p"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\n'
+    )
+    engines = {"oxlint": False, "tsc": False, "biome": False, "eslint": False, "ruff": True}
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    (root / "app.py").write_text("import os\nx = 1; y = 2\n")
+    (root / ".gitignore").write_text(".venv/\n.signalint/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "fixture")
+    (root / "app.py").write_text("import os\nimport sys\nx = 1; y = 2\n")
+    root = Path(os.path.realpath(root))
+    in_project(root)
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert code == 1
+    found = document["baseline"]
+    assert isinstance(found, dict)
+    assert (found["enginesNotOkAtRev"], found["new"], found["unchanged"]) == ([], 1, 2)
+    assert [(i["line"], i["rule"]) for i in document["remainingIssues"]] == [(2, "F401")]
+    assert set(log.read_text().split()) == {str(root / ".venv" / "bin" / "ruff")}
 
 
 GENERATED_CONFIG = """\
