@@ -176,7 +176,12 @@ def test_the_old_tree_borrows_ignored_files_but_no_caches_dependencies_or_revisi
     assert baseline._borrow(root, old, ["dist/"], manifest, state) == (2, True)
     assert (old / "dist" / "index.d.ts").read_text() == "regenerated"
     assert not (old / "build.log").exists()
-    # Bounded: the answer says the bound cut the list.
+    # Bounded: the answer says the bound cut the list; a file too big for
+    # what is left is skipped, smaller ones still fit.
+    (root / "dist" / "big.js").write_text("b" * 100)
+    monkeypatch.setattr(baseline, "MAX_BORROWED_BYTES", 50)
+    assert baseline._borrow(root, old, ["dist/"], manifest, state) == (2, False)
+    assert not (old / "dist" / "big.js").exists()
     monkeypatch.setattr(baseline, "MAX_BORROWED_FILES", 1)
     assert baseline._borrow(root, old, ["dist/"], manifest, state) == (1, False)
 

@@ -59,6 +59,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -496,13 +497,17 @@ def _borrow(
         before = set()
     chosen: list[str] = []
     complete, size = True, 0
-    for rel in _expand(root, listed, state):
+    for seen, rel in enumerate(_expand(root, listed, state)):
+        if len(chosen) >= MAX_BORROWED_FILES or seen >= 10 * MAX_BORROWED_FILES:
+            complete = False
+            break
         with contextlib.suppress(OSError):
             st = os.lstat(root / rel)
-            size += 0 if os.path.islink(root / rel) else st.st_size
-            if len(chosen) >= MAX_BORROWED_FILES or size > MAX_BORROWED_BYTES:
-                complete = False
-                break
+            bytes_ = 0 if stat.S_ISLNK(st.st_mode) else st.st_size
+            if size + bytes_ > MAX_BORROWED_BYTES:
+                complete = False  # too big for what is left: the smaller ones still fit
+                continue
+            size += bytes_
             chosen.append(rel)
     inside = os.path.realpath(old_root)
     for rel in before.difference(chosen):
