@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint import baseline
+from signalint import baseline, old_tree
 from signalint.baseline import Baseline, Fallback, Since
 from signalint.changes import changed_lines, parse_changed_lines
 from signalint.cluster import cluster
@@ -161,7 +161,7 @@ def test_the_old_tree_borrows_ignored_files_but_no_caches_dependencies_or_revisi
     ]
     manifest = old.parent / "t.borrowed"
     state = root / ".signalint"
-    assert baseline._borrow(root, old, listed, manifest, state) == (3, True)
+    assert old_tree.borrow_files(root, old, listed, manifest, state) == (3, True)
     assert sorted(p.relative_to(old).as_posix() for p in old.rglob("*") if p.is_file()) == [
         "build.log",
         "dist/index.d.ts",
@@ -173,17 +173,17 @@ def test_the_old_tree_borrows_ignored_files_but_no_caches_dependencies_or_revisi
     # Refreshed when the working tree's copy changes; removed when it goes.
     (root / "dist" / "index.d.ts").write_text("regenerated")
     (root / "build.log").unlink()
-    assert baseline._borrow(root, old, ["dist/"], manifest, state) == (2, True)
+    assert old_tree.borrow_files(root, old, ["dist/"], manifest, state) == (2, True)
     assert (old / "dist" / "index.d.ts").read_text() == "regenerated"
     assert not (old / "build.log").exists()
     # Bounded: the answer says the bound cut the list; a file too big for
     # what is left is skipped, smaller ones still fit.
     (root / "dist" / "big.js").write_text("b" * 100)
-    monkeypatch.setattr(baseline, "MAX_BORROWED_BYTES", 50)
-    assert baseline._borrow(root, old, ["dist/"], manifest, state) == (2, False)
+    monkeypatch.setattr(old_tree, "MAX_BORROWED_BYTES", 50)
+    assert old_tree.borrow_files(root, old, ["dist/"], manifest, state) == (2, False)
     assert not (old / "dist" / "big.js").exists()
-    monkeypatch.setattr(baseline, "MAX_BORROWED_FILES", 1)
-    assert baseline._borrow(root, old, ["dist/"], manifest, state) == (1, False)
+    monkeypatch.setattr(old_tree, "MAX_BORROWED_FILES", 1)
+    assert old_tree.borrow_files(root, old, ["dist/"], manifest, state) == (1, False)
 
 
 def test_the_borrowing_never_writes_through_a_link_out_of_the_old_tree(
@@ -198,7 +198,7 @@ def test_the_borrowing_never_writes_through_a_link_out_of_the_old_tree(
     (root / "dist").mkdir()
     (root / "dist" / "x.js").write_text("x")
     manifest = old.parent / "t.borrowed"
-    assert baseline._borrow(root, old, ["dist/"], manifest, root / ".signalint") == (0, True)
+    assert old_tree.borrow_files(root, old, ["dist/"], manifest, root / ".signalint") == (0, True)
     assert list(outside.iterdir()) == []
 
 
