@@ -103,9 +103,8 @@ async def _run_one(
 ) -> EngineOutcome:
     engine = ENGINES[name]
     # The executable and interpreter every run of this engine uses (D22).
-    pinned: dict[str, Any] = {}
-    if tools is not None:
-        pinned = {"resolved": tools.engines.get(name), "python": tools.python}
+    resolved = tools.engines.get(name) if tools is not None else None
+    python = tools.python if tools is not None else None
     memo = context.walk_memo(root)
     options = dict(config.engines[name].options)
     timeout_s = config.timeouts_ms[name] / 1000
@@ -128,8 +127,8 @@ async def _run_one(
             requests[-1] = dataclasses.replace(
                 requests[-1],
                 progress=progress,
-                executable=pinned.get("resolved"),
-                python=pinned.get("python"),
+                executable=resolved,
+                python=python,
             )
         if cache is not None and requests:
             requests = await prefetch(engine, cache, context, requests)
@@ -153,8 +152,8 @@ async def _run_one(
             state_dir=state,
             in_scope=reported,
             progress=progress,
-            executable=pinned.get("resolved"),
-            python=pinned.get("python"),
+            executable=resolved,
+            python=python,
         )
         return await run_program_engine(engine, cache, context, request)
     common: dict[str, Any] = {
@@ -163,11 +162,13 @@ async def _run_one(
         "state_dir": state,
         "options": options,
         "progress": progress,
+        "resolved": resolved,
+        "python": python,
     }
     if cache is None:
-        run = await run_engine(engine, files=files, target=scope.targets[0], **common, **pinned)
+        run = await run_engine(engine, files=files, target=scope.targets[0], **common)
         return run.outcome
-    return await run_file_engine(engine, cache, context, files=files, **common, **pinned)
+    return await run_file_engine(engine, cache, context, files=files, **common)
 
 
 # How many packages' programs are checked at once. tsc's own threads do
