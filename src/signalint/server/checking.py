@@ -230,9 +230,8 @@ async def run(
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc
     except GitError as exc:  # newFromRev / newFromMergeBase: a bad revision, no repository
-        assert select.since is not None
-        message = sanitize(str(exc), state.root)
-        raise refusal("git_error", message, field=select.since.option) from exc
+        where = select.since.option if select.since is not None else None
+        raise refusal("git_error", sanitize(str(exc), state.root), field=where) from exc
     except WorkspaceError as exc:
         message = sanitize(str(exc), state.root)
         if select.packages:  # the names, or a workspace that cannot be planned for them
