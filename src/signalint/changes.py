@@ -9,7 +9,6 @@ what git said (not a repository, an unknown revision, no git at all).
 
 from __future__ import annotations
 
-import asyncio
 import codecs
 import os
 import re
@@ -163,14 +162,8 @@ async def toplevel(root: Path) -> Path:
     )
 
 
-def changed_files(root: Path, rev: str = "HEAD") -> list[str]:
-    """`changed_since` for synchronous callers (the CLI)."""
-    return asyncio.run(changed_since(root, rev))
-
-
 __all__ = [
     "GitError",
-    "changed_files",
     "changed_lines",
     "changed_since",
     "commit_of",
