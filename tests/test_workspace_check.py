@@ -298,6 +298,30 @@ async def test_mcp_check_project_carries_the_per_package_summary_and_refuses_str
         assert "cycle among: @ws/app, @ws/core" in json.dumps(refused.data)
 
 
+def test_mcp_check_project_packages_checks_what_the_cli_package_option_checks(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    from .server.conftest import connect
+
+    async def session() -> dict[str, Any]:
+        async with connect(workspace) as client:
+            answer = await client.call("check_project", {"packages": ["@ws/app"]})
+            unknown = await client.call("check_project", {"packages": ["@ws/nope"]})
+            assert unknown.error and unknown.data["field"] == "packages"
+            assert "@ws/core" in unknown.data["message"]  # it lists the packages
+            data: dict[str, Any] = answer.data
+            return data
+
+    answer = asyncio.run(session())
+    in_project(workspace)
+    assert main(["check", "--package", "@ws/app", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    names = [p["name"] for p in answer["workspace"]["packages"]]
+    assert names == [p["name"] for p in document["workspace"]["packages"]]
+    assert names == ["@ws/core", "@ws/app"]
+    assert answer["totalIssues"] == document["totalIssues"] == 2
+
+
 def test_changed_option_checks_git_changes_and_says_when_nothing_changed(
     workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
 ) -> None:

@@ -152,6 +152,8 @@ class CheckPayload(TypedDict):
     message: NotRequired[str]
     # The per-package summary of a workspace check (`package_summary`).
     workspace: NotRequired[dict[str, object]]
+    # Only what is new since a revision (`baseline.OnlyNew.block`).
+    baseline: NotRequired[dict[str, object]]
 
 
 class SnapshotSummary(TypedDict):

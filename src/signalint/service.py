@@ -6,6 +6,9 @@ progress, clusters, keeps the snapshot, records the session history when
 asked, and returns one `Checked`. Front ends differ only in what they pass
 in (how a user path is located, where progress goes, which store keeps the
 snapshot, whether history is recorded) and in how they render the answer.
+The selections are the same everywhere: paths, workspace `packages`, the
+files `changed` against HEAD (`changed_paths`), and only what is new
+since a revision (`since`, `signalint.baseline`).
 
 Targets. A user path becomes a project-relative target through a `Locate`
 function (`signalint.targets`, re-exported here): `from_cwd` (the CLI:
@@ -44,6 +47,7 @@ from signalint.workspaces import Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
 if TYPE_CHECKING:
+    from signalint.baseline import OnlyNew, Since
     from signalint.history import Session
     from signalint.loops import Warnings
 
@@ -66,13 +70,16 @@ class Checked:
     the raw filtered-out count; `run` is the pipeline's answer (files
     walked included); `latency_ms` measures validation to clustering;
     `warnings` are the loop and churn warnings of the session history
-    (None when the front end records no history).
+    (None when the front end records no history). `only_new` is set by a
+    check asked for what is new since a revision: the snapshot keeps every
+    issue, the payload only the new ones.
     """
 
     run: CheckRun
     snapshot: Snapshot
     latency_ms: float
     warnings: Warnings | None = None
+    only_new: OnlyNew | None = None
 
     def __repr__(self) -> str:
         return f"Checked({self.snapshot!r})"
@@ -99,7 +106,8 @@ class Checked:
 
         A workspace check adds `workspace`, its per-package summary
         (`package_summary.summarize`), as does a check whose workspace
-        planning fell back to the root (the warning).
+        planning fell back to the root (the warning). A check of what is new
+        since a revision lists only the new issues and adds `baseline`.
 
         `front_end` words `nextStep` for its reader; `warnings=False` leaves
         out the loop and churn warnings. Compact keys are a renaming of this
@@ -111,18 +119,22 @@ class Checked:
                 "loopWarning": self.warnings.loop_warning,
                 "fileRuleChurnWarning": self.warnings.churn_warning,
             }
+        only = self.only_new
+        result = self.result if only is None else only.result
         payload = check_payload(
-            self.result,
-            self.clustering,
+            result,
+            self.clustering if only is None else only.clustering,
             filtered_out=self.filtered_out,
             extras=extras,
             front_end=front_end,
         )
         from signalint.package_summary import summarize
 
-        workspace = summarize(self.run)
+        workspace = summarize(self.run, result)
         if workspace is not None:
             payload["workspace"] = dict(workspace)
+        if only is not None:
+            payload["baseline"] = dict(only.block)
         return payload
 
 
@@ -150,6 +162,7 @@ async def check(
     context: Context | None = None,
     packages: Sequence[str] = (),
     changed: Sequence[str] | None = None,
+    since: Since | None = None,
 ) -> Checked:
     """Check `paths` of the project at `root` (canonical) with `config`.
 
@@ -164,7 +177,9 @@ async def check(
     holding them and their dependents, otherwise the selected program.
     In strict mode a workspace that cannot be planned raises
     `WorkspaceError`; in auto mode the check falls back to the root and
-    the answer's run carries the warning.
+    the answer's run carries the warning. `since` narrows the answer to
+    the issues new since a revision (`baseline.only_new`); the revision is
+    checked before any engine runs (raises `GitError`).
 
     `paths` are user paths, validated by `locate` (`targets_of`: raises
     `PathRefused` with the index of the refused one; none means the whole
@@ -184,6 +199,11 @@ async def check(
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
     started = time.monotonic()
+    revision: str | None = None
+    if since is not None:
+        from signalint import baseline
+
+        revision = await baseline.resolve_revision(root, since)
     mode = config.monorepo_mode
     if packages:
         mode = "strict"  # the names mean nothing without the workspace
@@ -221,10 +241,36 @@ async def check(
     latency_ms = (time.monotonic() - started) * 1000
     if store is not None:
         store.put(snapshot)
+    only: OnlyNew | None = None
+    if since is not None:
+        from signalint import baseline
+
+        only = await baseline.only_new(
+            root,
+            config,
+            run,
+            scope.targets,
+            since,
+            revision=revision,
+            program_targets=program_scope.targets if program_scope is not None else None,
+            context=context,
+        )
     if history is None:
-        return Checked(run, snapshot, latency_ms)
+        return Checked(run, snapshot, latency_ms, only_new=only)
     warnings = _record(history, snapshot, latency_ms, compact, context)
-    return Checked(run, snapshot, latency_ms, warnings)
+    return Checked(run, snapshot, latency_ms, warnings, only)
+
+
+async def changed_paths(root: Path, config: Config) -> list[str]:
+    """The files changed against HEAD (`changes.changed_since`: staged,
+    unstaged, untracked) that the configuration does not ignore (a tracked
+    build output is not checked). Raises `GitError`."""
+    import pathspec
+
+    from signalint.changes import changed_since
+
+    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    return [p for p in await changed_since(root, "HEAD") if not ignored.match_file(p)]
 
 
 def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
@@ -233,8 +279,8 @@ def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
         if name not in known:
             listed = ", ".join(sorted(known))
             raise WorkspaceError(
-                f"--package {name!r} is not a package of the workspace "
-                f"({workspace.source}); its packages are: {listed}"
+                f"no package of the workspace ({workspace.source}) is named {name!r}; "
+                f"its packages are: {listed}"
             )
     return list(dict.fromkeys(names))
 
@@ -309,6 +355,7 @@ __all__ = [
     "Locate",
     "ProgressScope",
     "WorkspaceError",
+    "changed_paths",
     "check",
     "engine_problems",
     "from_cwd",

@@ -472,6 +472,35 @@ def parse_sarif(text: str, root: Path) -> dict[str, SarifRun]:
     return runs
 
 
+@dataclass
+class BaselineSplit:
+    """`check --new-from-rev`'s SARIF: the keys marked new, how many are
+    unchanged, and the engines that fell back to the changed-lines rule."""
+
+    new: Counter[Key] = field(default_factory=Counter)
+    unchanged: int = 0
+    fallback: list[str] = field(default_factory=list)
+
+
+def parse_baseline_states(text: str, root: Path) -> BaselineSplit:
+    """The `baselineState` of every result of a `--new-from-rev` SARIF log."""
+    split = BaselineSplit()
+    for run in json.loads(text).get("runs") or []:
+        engine = str(run["tool"]["driver"]["name"])
+        if (run.get("properties") or {}).get("signalintBaselineFallback"):
+            split.fallback.append(engine)
+        for result in run.get("results") or []:
+            if result.get("baselineState") != "new":
+                split.unchanged += 1
+                continue
+            location = result["locations"][0]["physicalLocation"]
+            rel = relative(root, unquote(str(location["artifactLocation"]["uri"])))
+            region = location.get("region") or {}
+            line, col = int(region.get("startLine") or 1), int(region.get("startColumn") or 1)
+            split.new[Key(rel or "<outside>", line, col, str(result.get("ruleId") or ""))] += 1
+    return split
+
+
 def sample(keys: Counter[Key], messages: dict[Key, str], limit: int = 5) -> list[str]:
     """Up to `limit` keys as `file:line:col rule xN message` lines, for reports."""
     lines: list[str] = []

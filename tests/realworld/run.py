@@ -59,6 +59,7 @@ from diagnostics import (
     Parsed,
     compare,
     normalize_engine_keys,
+    parse_baseline_states,
     parse_sarif,
     parse_tsc,
     sample,
@@ -904,7 +905,8 @@ def _list_diff(before: list[str], after: list[str]) -> list[str]:
 
 
 def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]) -> dict[str, Any]:
-    """Append the planted text, check (cache on), restore the file byte for byte."""
+    """Append the planted text, check (cache on), then `--new-from-rev HEAD`
+    (exactly the planted issues should be new), restore the file byte for byte."""
     path = project / plant["file"]
     original = path.read_bytes()
     stat = path.stat()
@@ -925,10 +927,43 @@ def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]
         outcome["seconds"] = round(ran.seconds, 2)
         if engine_run is not None and not engine_run.successful:
             outcome["engine_error"] = "; ".join(engine_run.notes)[:300]
+        since = signalint(exe, project, env, "check", "--format", "sarif", "--new-from-rev", "HEAD")
+        split = parse_baseline_states(since.stdout, project)
+        new = sorted(str(key) for key in split.new.elements())
+        outcome["new_from_rev"] = {
+            "new": new,
+            "unchanged": split.unchanged,
+            "fallback": split.fallback,
+            # Only issues on the planted lines are new, the planted one among them.
+            "exact": bool(hits)
+            and set(hits) <= set(new)
+            and all(k.file == plant["file"] and k.line >= line for k in split.new),
+            "seconds": round(since.seconds, 2),
+        }
     finally:
         path.write_bytes(original)
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     return outcome
+
+
+def _new_from_rev_verdict(found: dict[str, Any] | None) -> str:
+    """The `--new-from-rev HEAD` part of a planted edit's row."""
+    if not found:
+        return ""
+    if found["exact"]:
+        text = (
+            f"; `--new-from-rev HEAD`: only the planted lines new ({len(found['new'])}), "
+            f"{found['unchanged']} unchanged"
+        )
+    else:
+        shown = ", ".join(found["new"][:5]) or "nothing"
+        text = (
+            f"; `--new-from-rev HEAD`: **{len(found['new'])} new** ({shown}), "
+            f"{found['unchanged']} unchanged"
+        )
+    if found["fallback"]:
+        text += f", changed-lines fallback for {', '.join(found['fallback'])}"
+    return text + f" ({found['seconds']} s)"
 
 
 # --- report ---------------------------------------------------------------
@@ -1073,6 +1108,7 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
             )
             if plant.get("engine_error"):
                 verdict += f" (engine error: {plant['engine_error']})"
+            verdict += _new_from_rev_verdict(plant.get("new_from_rev"))
             out.append(
                 f"| {r.repo.name} | `{text}` appended to `{plant['file']}`: {plant['engine']} "
                 f"`{plant['rule']}` | {verdict} |"

@@ -14,6 +14,7 @@ from diagnostics import (
     Parsed,
     compare,
     normalize_engine_keys,
+    parse_baseline_states,
     parse_biome,
     parse_eslint,
     parse_mypy,
@@ -401,3 +402,29 @@ def test_results_of_the_first_format_load_with_their_keys_and_stored_binaries(
     assert (row.native_binary, row.native_version) == ("node_modules/.bin/tsc", "6.0.3")
     assert row.comparison is not None
     assert row.comparison.missing == Counter({Key("src/a b.ts", 3, 5, "TS2322"): 1})
+
+
+def test_a_new_from_rev_sarif_log_splits_into_new_keys_unchanged_and_fallback_engines(
+    tmp_path: Path,
+) -> None:
+    def result(line: int, state: str) -> dict[str, object]:
+        location = {"artifactLocation": {"uri": "src/a.ts"}, "region": {"startLine": line}}
+        return {"ruleId": "TS2322", "locations": [{"physicalLocation": location}],
+                "baselineState": state}  # fmt: skip
+
+    log = {
+        "runs": [
+            {
+                "tool": {"driver": {"name": "tsc"}},
+                "results": [result(1, "unchanged"), result(9, "new")],
+            },
+            {
+                "tool": {"driver": {"name": "eslint"}},
+                "properties": {"signalintBaselineFallback": {"rule": "changed-lines"}},
+                "results": [result(2, "unchanged")],
+            },
+        ]
+    }
+    split = parse_baseline_states(json.dumps(log), tmp_path)
+    assert split.new == Counter([Key("src/a.ts", 9, 1, "TS2322")])
+    assert (split.unchanged, split.fallback) == (2, ["eslint"])

@@ -10,6 +10,12 @@ engines install` fills with pinned versions, then PATH.
 - `venv`: the project's virtual environment (`project_venv`): `.venv` or
   `venv` in the root (real path inside it), else the active `VIRTUAL_ENV`.
 
+A check resolves every enabled engine once, into a `Toolchain` (with the
+project's Python), and runs exactly that; a check of the same project at
+another git revision (`signalint.baseline`) is given the current check's
+toolchain instead of resolving in its copy of the old tree, so both sides
+run the same binaries (D22).
+
 The managed directory holds an npm prefix (`node_modules/.bin`) and a
 Python virtual environment (`python/`) for pip-provisioned engines; since
 `engines/install.py` swaps installs in whole, it is a link to the current
@@ -178,6 +184,20 @@ def resolve(engine: Engine, root: Path) -> Resolved:
     if found:
         return Resolved(spec.name, Path(found), "PATH")
     return Resolved(spec.name, None, "missing")
+
+
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """The executables one check runs: each engine's resolution (by name)
+    and the project's Python interpreter (None: the project has none)."""
+
+    engines: Mapping[str, Resolved]
+    python: Path | None
+
+
+def toolchain(root: Path, engines: Sequence[Engine]) -> Toolchain:
+    """What a check of the project at `root` with `engines` runs (module docstring)."""
+    return Toolchain({e.name: resolve(e, root) for e in engines}, project_python(root))
 
 
 def package_manifest_digest(real: str) -> str:

@@ -297,6 +297,28 @@ def build_lines(
                 ),
             ]
         )
+        for entry in baseline.get("fallback") or ():
+            reason = next((t.strip() for t in str(entry["reason"]).splitlines() if t.strip()), "")
+            lines.append(
+                [
+                    (f"  {entry['engine']} failed at {baseline['rev']}", "yellow"),
+                    (
+                        f": its issues are new only on lines changed since then ({entry['rule']}); "
+                        f"it said: {reason}",
+                        "",
+                    ),
+                ]
+            )
+        if baseline.get("borrowedAllIgnoredFiles") is False:
+            lines.append(
+                [
+                    (
+                        f"  only {baseline['borrowedIgnoredFiles']} ignored files were copied "
+                        f"into the tree at {baseline['rev']} (the limit)",
+                        "yellow",
+                    )
+                ]
+            )
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 

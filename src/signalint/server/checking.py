@@ -4,7 +4,9 @@ The check itself (targets, engines, clustering, snapshot, session history)
 is `signalint.service.check`, shared with the CLI; here are only what the
 server adds: the reference's early refusals, the argument-indexed path
 refusal, progress notifications, the classification of a thrown failure,
-and sanitized engine messages in the payload.
+and sanitized engine messages in the payload. The selections are the
+CLI's, in camelCase (`selection`): `packages`, `changed`, `newFromRev`,
+`newFromMergeBase`, checked by the same service.
 
 Every check result is retained as a snapshot (so its ids stay usable),
 observed by the loop tracker (its warnings join the payload only when
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from signalint import service
+from signalint.baseline import Since
+from signalint.changes import GitError
 from signalint.config import (
     CONFIG_FILE,
     DOT_CONFIG_FILE,
@@ -62,6 +66,35 @@ class CheckAnswer:
 
     def __repr__(self) -> str:
         return f"CheckAnswer({self.snapshot!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What a check tool was asked to check besides its paths: workspace
+    `packages`, the files `changed` against HEAD, and only what is new
+    `since` a revision."""
+
+    packages: tuple[str, ...] = ()
+    changed: bool = False
+    since: Since | None = None
+
+
+def selection(args: Mapping[str, Any], paths_field: str) -> Selection:
+    """The selections in a tool's validated arguments; refuses two scopes, or
+    newFromRev with newFromMergeBase, naming both."""
+    scopes = [name for name in (paths_field, "packages", "changed") if args.get(name)]
+    if len(scopes) > 1:
+        raise field_refusal(scopes[1], f"{' and '.join(scopes)} cannot be combined: give one scope")
+    rev, branch = args.get("newFromRev"), args.get("newFromMergeBase")
+    if rev is not None and branch is not None:
+        raise field_refusal(
+            "newFromMergeBase",
+            "newFromRev and newFromMergeBase cannot be combined: give one revision",
+        )
+    since = None
+    if rev is not None or branch is not None:
+        since = Since(rev, branch, names=("newFromRev", "newFromMergeBase"))
+    return Selection(tuple(args.get("packages", ())), bool(args.get("changed")), since)
 
 
 def early_refusal(state: ServerState) -> ToolRefusal | None:
@@ -143,6 +176,28 @@ def _sanitize_engines(state: ServerState, payload: CheckPayload) -> None:
     for entry in payload["engines"].values():
         if "message" in entry:
             entry["message"] = sanitize(entry["message"], state.root)
+    found = payload.get("baseline")
+    fallback = found.get("fallback") if found is not None else None
+    if found is not None and isinstance(fallback, list):
+        found["fallback"] = [
+            {**item, "reason": sanitize(str(item["reason"]), state.root)} for item in fallback
+        ]
+
+
+async def _changed(state: ServerState, config: Any) -> list[str]:
+    """The files changed against HEAD, or a refusal saying there are none."""
+    try:
+        changed = await service.changed_paths(state.root, config)
+    except GitError as exc:
+        raise refusal("git_error", sanitize(str(exc), state.root), field="changed") from exc
+    if not changed:
+        raise refusal(
+            "nothing_changed",
+            "No file changed against HEAD (staged, unstaged or untracked): nothing to check.",
+            field="changed",
+            nextStep="Call check_project without changed to check the whole project.",
+        )
+    return changed
 
 
 async def run(
@@ -152,8 +207,10 @@ async def run(
     field: str,
     kind: SnapshotKind,
     send: SendProgress,
+    select: Selection | None = None,
 ) -> CheckAnswer:
-    """Check `paths` (validated here) and record the result; raises ToolRefusal."""
+    """Check `paths` (validated here), or what `select` chooses, and record
+    the result; raises ToolRefusal."""
     early = early_refusal(state)
     if early is not None:
         raise early
@@ -161,6 +218,8 @@ async def run(
         config = state.config()
     except ConfigError as exc:
         raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
+    select = select or Selection()
+    changed = await _changed(state, config) if select.changed else None
     try:
         checked = await service.check(
             state.root,
@@ -173,11 +232,21 @@ async def run(
             history=state.history,
             compact=state.compact,
             context=state.context,
+            packages=select.packages,
+            changed=changed,
+            since=select.since,
         )
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc
-    except WorkspaceError as exc:  # monorepoMode strict: the workspace cannot be planned
-        raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
+    except GitError as exc:  # newFromRev / newFromMergeBase: a bad revision, no repository
+        where = select.since.option if select.since is not None else None
+        raise refusal("git_error", sanitize(str(exc), state.root), field=where) from exc
+    except WorkspaceError as exc:
+        message = sanitize(str(exc), state.root)
+        if select.packages:  # the names, or a workspace that cannot be planned for them
+            raise field_refusal("packages", message) from exc
+        # monorepoMode strict: the workspace cannot be planned
+        raise refusal("invalid_config", message) from exc
     except Exception as exc:  # thrown, not settled: classify (reference "Errors")
         import traceback
 

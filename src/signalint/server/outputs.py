@@ -98,6 +98,8 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "message": _STR,
     # Workspace checks: per-package summary (signalint.package_summary).
     "workspace": {"type": "object"},
+    # newFromRev / newFromMergeBase: what the answer was compared with (signalint.baseline).
+    "baseline": {"type": "object"},
 }
 CHECK_REQUIRED: Final = [
     "schemaVersion", "status", "projectRoot", "engines", "totalIssues", "clusters",

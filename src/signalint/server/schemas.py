@@ -78,12 +78,44 @@ def _id(description: str) -> Schema:
 _CHECK_ID = _id("checkId of an earlier check.")
 _FILES = _path_array("Project-relative files, e.g. src/app.ts.")
 
+# Only what is new since a git revision, as `check --new-from-rev` (signalint.baseline).
+_REVISION: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
+SINCE: Final[dict[str, Schema]] = {
+    "newFromRev": {
+        **_REVISION,
+        "description": 'Only issues absent at this git revision, e.g. "main" (see baseline).',
+    },
+    "newFromMergeBase": {
+        **_REVISION,
+        "description": "As newFromRev, at the merge base of HEAD and this branch.",
+    },
+}
+# check_project's scopes besides `paths` (one at most), as `check --package`/`--changed`.
+SCOPES: Final[dict[str, Schema]] = {
+    "packages": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS},
+        "minItems": 1,
+        "maxItems": 1000,
+        "description": "Workspace packages (package.json name) to check, with what they need.",
+    },
+    "changed": {
+        "type": "boolean",
+        "description": "true: the files changed against HEAD, with the programs holding them.",
+    },
+}
+
 INPUTS: Final[dict[str, Schema]] = {
     "ping": closed({}, []),
     "check_project": closed(
-        {"paths": _path_array('Project-relative files or directories; default ["."].')}, []
+        {
+            "paths": _path_array('Project-relative files or directories; default ["."].'),
+            **SCOPES,
+            **SINCE,
+        },
+        [],
     ),
-    "check_files": closed({"files": _FILES}, ["files"]),
+    "check_files": closed({"files": _FILES, **SINCE}, ["files"]),
     "get_issue_detail": closed(
         {
             "checkId": _CHECK_ID,

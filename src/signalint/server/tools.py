@@ -45,6 +45,16 @@ def check_summary(full: CheckPayload) -> str:
         text += " Engines not ok: " + ", ".join(bad) + "."
     if full.get("filteredOutIssueCount"):
         text += f" {full['filteredOutIssueCount']} outside the requested files filtered out."
+    found = full.get("baseline")
+    if found is not None:
+        text += (
+            f" Only new since {found['rev']}: {found['new']} new, "
+            f"{found['unchanged']} unchanged not listed."
+        )
+        fallback = found.get("fallback")
+        if isinstance(fallback, list) and fallback:
+            names = ", ".join(str(f["engine"]) for f in fallback)
+            text += f" Failed at {found['rev']}, new only on changed lines: {names}."
     return text
 
 
@@ -54,14 +64,18 @@ async def ping(state: ServerState, args: dict[str, Any], send: SendProgress) -> 
 
 
 async def check_project(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    select = checking.selection(args, "paths")
     answer = await checking.run(
-        state, args.get("paths", ["."]), field="paths", kind="project", send=send
+        state, args.get("paths", ["."]), field="paths", kind="project", send=send, select=select
     )
     return Reply(answer.wire, check_summary(answer.full))
 
 
 async def check_files(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
+    select = checking.selection(args, "files")
+    answer = await checking.run(
+        state, args["files"], field="files", kind="files", send=send, select=select
+    )
     return Reply(answer.wire, check_summary(answer.full))
 
 
