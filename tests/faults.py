@@ -7,7 +7,7 @@ import os
 import signal
 from collections.abc import Callable
 
-from signalint import journal
+from signalint.storage import journal
 
 
 class _CountedFault:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint import cache
-from signalint.cache import ResultCache
+from signalint.storage import results as cache
+from signalint.storage.results import ResultCache
 
 
 class Warnings(list[str]):

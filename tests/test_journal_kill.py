@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint import journal
+from signalint.storage import journal
 
 from .faults import KillAt
 

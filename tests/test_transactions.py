@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint import ids, journal
+from signalint import ids
+from signalint.storage import journal
 from signalint.transactions import (
     DIFF_FILE_CHARS,
     Patch,

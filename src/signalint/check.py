@@ -20,7 +20,6 @@ from typing import Any
 import pathspec
 
 from signalint import ids
-from signalint.cache import ResultCache
 from signalint.config import Config, state_dir
 from signalint.context import Context
 from signalint.engines.base import Engine
@@ -32,6 +31,7 @@ from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import walk
+from signalint.storage.results import ResultCache
 from signalint.workspaces import Package, Workspace
 
 

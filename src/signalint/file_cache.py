@@ -27,13 +27,13 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
-from signalint.cache import ResultCache
 from signalint.context import NOT_CHECKED, Context
 from signalint.engines.base import Engine
 from signalint.engines.resolve import Resolved, resolve
 from signalint.engines.runner import Progress, run_engine
 from signalint.issue_codec import ENCODING_VERSION, dump_issues
 from signalint.model import EngineOutcome, Issue
+from signalint.storage.results import ResultCache
 
 # 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
 KEY_VERSION = f"4:{ENCODING_VERSION}"

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from signalint.cache import ResultCache
 from signalint.context import Context
 from signalint.engines.base import Engine, EngineContext, Program, WholeProgram
 from signalint.engines.resolve import Resolved, project_python, resolve
@@ -36,6 +35,7 @@ from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.file_cache import KEY_VERSION, digest, touched_since
 from signalint.issue_codec import dump_issues, load_issues
 from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
+from signalint.storage.results import ResultCache
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).

@@ -12,7 +12,7 @@ reference's fields plus a bounded unified diff per file.
 
 `apply` checks everything again (a concurrent writer after the preview
 gets `file_drift_detected` and nothing is written) and writes through the
-journal (`signalint.journal`), so the files end all-old or all-new even if
+journal (`signalint.storage.journal`), so the files end all-old or all-new even if
 the process is killed. Mode bits are kept.
 
 Refusals are `TransactionRefused` with the reference's codes; front ends
@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from signalint import journal, wording
+from signalint import wording
 from signalint.errors import SignalintError
 from signalint.project.ignores import ALWAYS_SKIPPED
 from signalint.project.paths import PathRefused, refuse_malformed, safe_relative
+from signalint.storage import journal
 
 PREVIEW_MAX: Final = 20
 PREVIEW_TTL_S: Final = 15 * 60.0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint import journal
+from signalint.storage import journal
 
 from ..conftest import require_engine
 from ..faults import KillAt

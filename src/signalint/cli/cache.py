@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from signalint.cache import ResultCache
 from signalint.cli.project_args import open_project
 from signalint.config import state_dir
+from signalint.storage.results import ResultCache
 from signalint.wording import count
 
 

@@ -119,8 +119,8 @@ async def _serve(root: Path, max_request_bytes: int) -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    from signalint.journal import recover_and_report
     from signalint.server.transport import INVALID_REQUEST, BoundedLines, Oversized, claim_stdin
+    from signalint.storage.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
     def say(text: str) -> None:
