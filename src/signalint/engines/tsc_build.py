@@ -23,6 +23,11 @@ Verified on typescript 7.0.2 and 5.9.3:
   from the config) and, for composite projects and for TypeScript 6+ (where
   it defaults to the config's directory), `rootDir`. The wrapper spells
   those out against the user's project directory.
+- `types` entries that are paths (7.0.2, 6.0.3, 5.7.3): with no `typeRoots`
+  set, tsc resolves `./x.d.ts` against the directory of the config it
+  builds (not the one that lists it); with `typeRoots` set it looks every
+  entry up in the roots only ("skipping lookup in 'node_modules' folder"),
+  where an absolute entry is found as it is. See `_anchored_types`.
 - `--verbose` names every project as `Building project '<path>'...` or
   `Project '<path>' is up to date ...` (paths relative to the cwd in 7.x,
   absolute in 5.x); `--listFiles` then prints that project's inputs.
