@@ -29,6 +29,7 @@ from signalint.program_cache import _remove_abandoned_cold_dirs
 
 from .conftest import require_engine
 from .helpers import write_executable
+from .typescripts import install_typescript, typescript
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tsc-references"
 NATIVE = [
@@ -368,27 +369,22 @@ def test_an_installed_package_extends_is_part_of_the_cached_config_chain(tmp_pat
 
 
 @pytest.mark.real
-def test_build_mode_matches_native_on_typescript_5(project: Path) -> None:
-    """Set SIGNALINT_TEST_TSC5 to a typescript 5.x `tsc` (e.g. one installed
-    with `npm install typescript@5.9` in a scratch directory) to run it."""
-    tsc5 = os.environ.get("SIGNALINT_TEST_TSC5")
-    if not tsc5:
-        pytest.skip("SIGNALINT_TEST_TSC5 is not set")
-    local = project / "node_modules" / ".bin" / "tsc"
-    local.unlink()
-    local.symlink_to(tsc5)  # a symlink keeps the owning package (and version) findable
+def test_build_mode_matches_native_on_typescript_5(references_copy: Path) -> None:
+    """TypeScript 5 as the project's own tsc (scripts/setup pins it)."""
+    tsc5 = typescript(5)
     native = subprocess.run(
-        [tsc5, "-b", "--pretty", "false", "--force"],
-        cwd=shutil.copytree(project, project.parent / "native"),
+        [str(tsc5), "-b", "--pretty", "false", "--force"],
+        cwd=shutil.copytree(references_copy, references_copy.parent / "native"),
         capture_output=True,
         text=True,
         check=False,
     )
     assert native.stdout.count("error TS") == len(NATIVE)
-    result = check(project)
+    install_typescript(references_copy, 5)
+    result = check(references_copy)
     assert result.outcomes["tsc"].status == "ok"
     assert located(result) == NATIVE
-    assert located(check(project, use_cache=False)) == NATIVE
+    assert located(check(references_copy, use_cache=False)) == NATIVE
 
 
 @pytest.mark.real

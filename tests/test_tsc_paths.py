@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -33,20 +32,11 @@ import pytest
 
 from signalint.check import run_check
 from signalint.config import load_config
-from signalint.engines.resolve import resolve
-from signalint.engines.tsc import ENGINE as TSC
-from signalint.engines.tsc_build import typescript_major
 from signalint.model import CheckResult
 
-from .conftest import require_engine
+from .typescripts import install_typescript, typescript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tsc-paths"
-CACHE = Path.home() / ".cache" / "signalint"
-# Where scripts/setup puts the older TypeScript releases (pinned).
-PACKAGES = {
-    6: Path(os.environ.get("SIGNALINT_LSP_DIR", CACHE / "lsp")),
-    5: Path(os.environ.get("SIGNALINT_TEST_TS5_DIR", CACHE / "ts5")),
-}
 # The planted error of each fixture, which both runs must report.
 PLANTED = {
     "types-path": ("src/main.ts", 2, "TS2322"),
@@ -77,40 +67,6 @@ def native_diagnostics(stdout: str) -> list[Diagnostic]:
         elif unlocated := _GLOBAL.match(line):
             found.append(("", 0, unlocated["code"]))
     return found
-
-
-def typescript(major: int) -> Path:
-    """The `tsc` of TypeScript `major`: skipped (failed under CI) when not set up."""
-    if major == 7:
-        return require_engine("tsc")
-    tsc = PACKAGES[major] / "node_modules" / ".bin" / "tsc"
-    if not tsc.exists() or typescript_major(tsc) != major:
-        message = f"TypeScript {major} is not installed at {tsc}: run scripts/setup"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return tsc
-
-
-def install_typescript(root: Path, major: int) -> None:
-    """Make TypeScript `major` the project's own tsc (hard links: no copy of 20 MB)."""
-    if major == 7:
-        return  # no tsc of its own: the managed TypeScript 7 is resolved
-    package = PACKAGES[major] / "node_modules" / "typescript"
-
-    def link(source: str, target: str) -> None:
-        try:
-            os.link(source, target)
-        except OSError:
-            shutil.copy2(source, target)
-
-    shutil.copytree(package, root / "node_modules" / "typescript", copy_function=link)
-    bin_dir = root / "node_modules" / ".bin"
-    bin_dir.mkdir()
-    (bin_dir / "tsc").symlink_to("../typescript/bin/tsc")
-    resolved = resolve(TSC, root)
-    assert resolved.source == "project" and resolved.path is not None
-    assert typescript_major(resolved.path) == major
 
 
 def check(root: Path) -> CheckResult:
