@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from signalint import ids, journal
+from signalint.server.words import tool_words
 from signalint.transactions import (
     DIFF_FILE_CHARS,
     Patch,
@@ -118,7 +119,7 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
 def test_the_preview_diff_is_bounded_and_says_when_it_was_cut() -> None:
     big = "".join(f"line {n}\n" for n in range(5000))
     prepared = Prepared("tx", (Patch("src/a.ts", "a\n", big), Patch("src/b.ts", "b\n", "B\n")), 0)
-    payload = preview_payload(prepared)
+    payload = preview_payload(prepared, tool_words)
     first, second = payload["patchesPreview"]
     assert first["diffTruncated"] is True and len(first["diff"]) <= DIFF_FILE_CHARS
     assert first["diff"].endswith("\n") and first["linesAdded"] == 5000

@@ -18,6 +18,7 @@ from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.server.words import tool_words
 from signalint.wording import count, them
 
 Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
@@ -93,7 +94,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    delta = compare(baseline, answer.snapshot, summarize=True)
+    delta = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
 
@@ -137,7 +138,7 @@ async def get_diagnostic_snapshot(
 ) -> Reply:
     from signalint.snapshots import snapshot_summary
 
-    summary = snapshot_summary(state.retained(args["checkId"]))
+    summary = snapshot_summary(state.retained(args["checkId"]), tool_words)
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
     text += f"{count(int(summary['totalIssues']), 'issue')}."
     return Reply(summary, text)
@@ -150,7 +151,7 @@ async def compare_diagnostics(
 
     baseline = state.retained(args["baselineCheckId"], "baselineCheckId")
     current = state.retained(args["currentCheckId"], "currentCheckId")
-    delta = compare(baseline, current, summarize=True)
+    delta = compare(baseline, current, summarize=True, words=tool_words)
     return Reply(delta, _delta_summary(delta))
 
 
