@@ -269,11 +269,3 @@ def _short(snap: Snapshot, issues: list[Issue], full_ids: list[str]) -> list[str
     """The ids a reader of the check knows (short ids) of the issues `full_ids`."""
     wanted = set(full_ids)
     return list(dict.fromkeys(snap.short_id(i) for i in issues if i.issue_id in wanted))
-
-
-HANDLERS: Final = {
-    "preview_diagnostic_fix": preview_diagnostic_fix,
-    "apply_diagnostic_fix": apply_diagnostic_fix,
-    "discard_diagnostic_fix": discard_diagnostic_fix,
-    "suggest_fix": suggest_fix,
-}

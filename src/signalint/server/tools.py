@@ -9,11 +9,11 @@ whether or not compact keys are on (D16).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking, fix_tools, live_tools
+from signalint.server import checking
+from signalint.server.catalog import Tool
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
@@ -21,7 +21,6 @@ from signalint.server.state import ServerState
 from signalint.server.words import tool_words
 from signalint.wording import count, them
 
-Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
 DETAIL_LIMIT: Final = 100
 
 
@@ -190,27 +189,12 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
     return Reply(data, text)
 
 
-HANDLERS: Final[dict[str, Handler]] = {
-    "ping": ping,
-    "check_project": check_project,
-    "check_files": check_files,
-    "get_issue_detail": get_issue_detail,
-    "get_diagnostic_snapshot": get_diagnostic_snapshot,
-    "compare_diagnostics": compare_diagnostics,
-    "after_edit_check": after_edit_check,
-    "get_loop_status": get_loop_status,
-    "list_issues": list_issues,
-}
-HANDLERS.update(live_tools.HANDLERS)
-HANDLERS.update(fix_tools.HANDLERS)
-
-
-async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    """Run tool `name` (arguments already validated); refusals become error replies."""
+async def call(tool: Tool, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    """Run `tool` (arguments already validated); refusals become error replies."""
     try:
-        return await HANDLERS[name](state, args, send)
+        return await tool.handle()(state, args, send)
     except ToolRefusal as exc:
         return Reply(exc.data, exc.summary, error=True)
 
 
-__all__ = ["HANDLERS", "call", "check_summary", "refusal"]
+__all__ = ["call", "check_summary", "refusal"]
