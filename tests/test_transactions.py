@@ -102,14 +102,14 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
         store.put(patch)
     assert len(store) == 20
     with pytest.raises(TransactionRefused) as evicted:
-        store.get(first.transaction_id)
+        store.get(first.transaction_id, tool_words)
     assert evicted.value.code == "transaction_expired" and evicted.value.status == "stale"
     recent = store.put(patch)
     now[0] += 15 * 60
     with pytest.raises(TransactionRefused, match="expired"):
-        store.get(recent.transaction_id)
+        store.get(recent.transaction_id, tool_words)
     with pytest.raises(TransactionRefused) as unknown:
-        store.get("tx-never")
+        store.get("tx-never", tool_words)
     assert unknown.value.code == "transaction_unknown"
     kept = store.put(patch)
     assert store.discard(kept.transaction_id) is True

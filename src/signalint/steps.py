@@ -22,6 +22,7 @@ Action = Literal[
     "list",  # list issues of check `check_id`, filtered by `filter`
     "check",  # run a check of the whole project
     "check_whole",  # run the same check without paths, to see the whole project
+    "preview",  # stage a fix as a preview first
     "apply",  # write a staged fix
 ]
 

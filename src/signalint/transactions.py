@@ -252,8 +252,9 @@ class TransactionStore:
         self._prune()
         return prepared
 
-    def get(self, transaction_id: str) -> Prepared:
-        """The staged transaction, or a stale `TransactionRefused` saying why not."""
+    def get(self, transaction_id: str, words: Words) -> Prepared:
+        """The staged transaction, or a stale `TransactionRefused` saying why not
+        (`words` words the step that stages one)."""
         self._prune()
         found = self._items.get(transaction_id)
         if found is not None:
@@ -263,7 +264,7 @@ class TransactionStore:
             raise TransactionRefused(
                 "transaction_unknown",
                 f"No preview has transactionId {transaction_id[:40]!r} in this process; "
-                "stage a preview first.",
+                f"{words(Step('preview'))}.",
                 field="transactionId",
                 status="stale",
             )

@@ -140,7 +140,7 @@ async def apply_diagnostic_fix(
     store = _transactions(state)
     tx_id = args["transactionId"]
     try:
-        prepared = store.get(tx_id)
+        prepared = store.get(tx_id, tool_words)
     except TransactionRefused as exc:
         raise _refused(exc, transactionId=tx_id, filesModified=[]) from exc
     if args["confirm"] is not True:
