@@ -191,8 +191,9 @@ async def check(
     session log with its metrics, measured on the payload without warnings
     in `compact` keys (what the wire carries), and the answer carries the
     loop and churn warnings; `words` (required with `history`) is the
-    front end's wording of `nextStep` in that payload. `context` is the caller's process memory
-    (`run_check`: a server or a watch session keeps one for its lifetime).
+    front end's wording of `nextStep` in that payload. `context` is the
+    caller's process memory (`run_check`: a server or a watch session keeps
+    one for its lifetime).
 
     The filtered-out count (diagnostics dropped for lying outside the
     targets, e.g. a whole-program engine's reports on other files) is
