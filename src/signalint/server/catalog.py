@@ -77,7 +77,7 @@ _CHECK_RESULT = (
     "(priority 1 first), up to 100 flat issues and a checkId for the other tools."
 )
 
-_SPECS: Final = (
+_CHECK_TOOLS: Final = (
     Tool(
         "ping",
         "Ping",
@@ -166,7 +166,7 @@ _SPECS: Final = (
 )
 
 # Live and external diagnostics (D8): handled in server/live_tools.py.
-_LIVE_SPECS: Final = (
+_LIVE_TOOLS: Final = (
     Tool(
         "ingest_diagnostics",
         "Ingest diagnostics",
@@ -204,7 +204,7 @@ _LIVE_SPECS: Final = (
     ),
 )
 
-_FIX_SPECS: Final = (
+_FIX_TOOLS: Final = (
     Tool(
         "preview_diagnostic_fix",
         "Preview diagnostic fix",
@@ -256,7 +256,9 @@ _FIX_SPECS: Final = (
     ),
 )
 
-TOOLS: Final[dict[str, Tool]] = {tool.name: tool for tool in (*_SPECS, *_LIVE_SPECS, *_FIX_SPECS)}
+TOOLS: Final[dict[str, Tool]] = {
+    tool.name: tool for tool in (*_CHECK_TOOLS, *_LIVE_TOOLS, *_FIX_TOOLS)
+}
 """Every tool by name, in `tools/list` order."""
 
 INPUTS: Final[dict[str, Schema]] = {name: tool.input_schema for name, tool in TOOLS.items()}
