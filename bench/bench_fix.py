@@ -36,6 +36,7 @@ from signalint.config import load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
 from signalint.fixes import suggest
+from signalint.server.words import tool_words
 from signalint.transactions import TransactionStore, make_patches, preview_payload, write
 
 FILES = 20
@@ -90,7 +91,7 @@ def bench_apply(base: Path, runs: int) -> tuple[float, float]:
         _reset(root)
         started = time.perf_counter()
         prepared = store.put(make_patches(root, raw))
-        preview_payload(prepared)
+        preview_payload(prepared, tool_words)
         write(root, prepared)
         times.append(time.perf_counter() - started)
     config = load_config(root)

@@ -8,6 +8,7 @@ from typing import Any
 from signalint.cluster import cluster
 from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.report import check_payload, fails_priority, issue_detail
+from signalint.server.words import tool_words
 
 FULL_KEYS = [
     "schemaVersion",
@@ -56,7 +57,9 @@ def result_of(issues: list[Issue], outcomes: dict[str, EngineOutcome] | None = N
 
 
 def payload_for(issues: list[Issue], **options: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = check_payload(result_of(issues), cluster(issues), **options)
+    payload: dict[str, Any] = check_payload(
+        result_of(issues), cluster(issues), **options, words=tool_words
+    )
     return payload
 
 
@@ -133,7 +136,7 @@ def test_engine_messages_are_omitted_when_absent() -> None:
         "oxlint": ran("oxlint"),
         "tsc": EngineOutcome("tsc", "error", message="tsc crashed"),
     }
-    payload = check_payload(result_of([make()], outcomes), cluster([make()]))
+    payload = check_payload(result_of([make()], outcomes), cluster([make()]), words=tool_words)
     assert payload["engines"] == {
         "oxlint": {"status": "ok", "filesChecked": 1},
         "tsc": {"status": "error", "message": "tsc crashed", "filesChecked": 0},
@@ -146,7 +149,7 @@ def test_nothing_checked_explains_every_engine() -> None:
         "biome": EngineOutcome("biome", "disabled", message="npm i -D @biomejs/biome"),
         "tsc": EngineOutcome("tsc", "error", message="no tsconfig.json"),
     }
-    payload = check_payload(result_of([], outcomes), cluster([]))
+    payload = check_payload(result_of([], outcomes), cluster([]), words=tool_words)
     assert payload["status"] == "error" and payload["code"] == "nothing_checked"
     assert payload["message"].startswith("Nothing was checked. ")
     assert "biome is disabled and checked no file (npm i -D @biomejs/biome)" in payload["message"]
@@ -209,7 +212,9 @@ def test_every_engine_entry_carries_files_checked_and_its_coverage_gap_when_set(
         ),
         "biome": EngineOutcome("biome", "disabled", files_checked=5, message="install biome"),
     }
-    engines = check_payload(result_of([make()], outcomes), cluster([make()]))["engines"]
+    engines = check_payload(result_of([make()], outcomes), cluster([make()]), words=tool_words)[
+        "engines"
+    ]
     assert engines["oxlint"] == {"status": "ok", "filesChecked": 7}
     assert engines["tsc"]["filesChecked"] == 3
     assert engines["tsc"]["coverageGap"] == "packages/b/tsconfig.json was not checked"
@@ -228,7 +233,7 @@ def test_engines_that_ran_but_checked_no_file_are_nothing_checked_not_clean() ->
         created_at=0.0,
         files_in_scope=0,
     )
-    payload = check_payload(result, cluster([]))
+    payload = check_payload(result, cluster([]), words=tool_words)
     assert payload["status"] == "error" and payload["code"] == "nothing_checked"
     assert "the scope holds no file once ignore rules are applied" in payload["message"]
     assert "`ignore` in signalint.config.json" in payload["message"]
@@ -243,7 +248,7 @@ def test_an_engine_that_checked_nothing_beside_others_is_a_coverage_warning() ->
         "oxlint": ran("oxlint", files=0),
         "eslint": EngineOutcome("eslint", "disabled", message="install eslint"),
     }
-    payload = check_payload(result_of([], outcomes), cluster([]))
+    payload = check_payload(result_of([], outcomes), cluster([]), words=tool_words)
     assert payload["status"] == "error" and "code" not in payload
     warning = payload["coverageWarning"]
     assert "oxlint checked no file" in warning and "eslint is disabled" in warning
@@ -254,7 +259,7 @@ def test_an_engine_that_checked_nothing_beside_others_is_a_coverage_warning() ->
 
 def test_a_fully_covered_check_without_issues_is_clean_and_has_no_warning() -> None:
     payload = check_payload(
-        result_of([], {"oxlint": ran("oxlint"), "tsc": ran("tsc")}), cluster([])
+        result_of([], {"oxlint": ran("oxlint"), "tsc": ran("tsc")}), cluster([]), words=tool_words
     )
     assert payload["status"] == "clean"
     assert "coverageWarning" not in payload and "code" not in payload

@@ -23,6 +23,7 @@ from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress
 from signalint.history import Session, stats
 from signalint.project.paths import PathRefused
+from signalint.server.words import tool_words
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
 
 from .factories import issue, result
@@ -105,7 +106,7 @@ def test_a_check_is_kept_in_the_store_it_is_given_and_nowhere_else(root: Path) -
 
 def test_a_check_with_history_is_recorded_with_its_metrics(root: Path) -> None:
     history = Session(state_dir(root, env={}))
-    checked = check(root, history=history)
+    checked = check(root, history=history, words=tool_words)
     assert checked.warnings is not None and checked.warnings.loop_warning is None
     recorded = stats(state_dir(root, env={}))
     assert recorded["checks"] == 1 and recorded["latencySamples"] == 1

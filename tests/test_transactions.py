@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from signalint import ids
+from signalint.server.words import tool_words
 from signalint.storage import journal
 from signalint.transactions import (
     DIFF_FILE_CHARS,
@@ -102,14 +103,14 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
         store.put(patch)
     assert len(store) == 20
     with pytest.raises(TransactionRefused) as evicted:
-        store.get(first.transaction_id)
+        store.get(first.transaction_id, tool_words)
     assert evicted.value.code == "transaction_expired" and evicted.value.status == "stale"
     recent = store.put(patch)
     now[0] += 15 * 60
     with pytest.raises(TransactionRefused, match="expired"):
-        store.get(recent.transaction_id)
+        store.get(recent.transaction_id, tool_words)
     with pytest.raises(TransactionRefused) as unknown:
-        store.get("tx-never")
+        store.get("tx-never", tool_words)
     assert unknown.value.code == "transaction_unknown"
     kept = store.put(patch)
     assert store.discard(kept.transaction_id) is True
@@ -119,7 +120,7 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
 def test_the_preview_diff_is_bounded_and_says_when_it_was_cut() -> None:
     big = "".join(f"line {n}\n" for n in range(5000))
     prepared = Prepared("tx", (Patch("src/a.ts", "a\n", big), Patch("src/b.ts", "b\n", "B\n")), 0)
-    payload = preview_payload(prepared)
+    payload = preview_payload(prepared, tool_words)
     first, second = payload["patchesPreview"]
     assert first["diffTruncated"] is True and len(first["diff"]) <= DIFF_FILE_CHARS
     assert first["diff"].endswith("\n") and first["linesAdded"] == 5000

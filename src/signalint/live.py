@@ -312,7 +312,7 @@ def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.ti
     """The retained snapshot of one batch (kind "lsp"; its id is the batch's checkId).
 
     Its targets are the files the batch named and its one engine outcome is
-    the source, covering those files: so compare_diagnostics sees a file
+    the source, covering those files: so a comparison sees a file
     the batch did not name as unobserved, never resolved (D7). A batch that
     names no file (a clean report from a tool that lists no clean files)
     still counts as one observation by its source, so it reads clean, not

@@ -31,6 +31,7 @@ from signalint.payloads import (
     IssueEntry,
     laid_out,
 )
+from signalint.steps import Step, Words
 from signalint.wording import count
 
 # Full key -> compact key (reference "Compact keys are a separate option").
@@ -41,9 +42,6 @@ COMPACT_KEYS: dict[str, str] = {
     "omittedIssueCount": "omitted",
     "filteredOutIssueCount": "filteredOut",
 }
-
-# Who reads a payload: a terminal or hook ("cli") or an MCP client ("mcp").
-FrontEnd = Literal["cli", "mcp"]
 
 
 def engine_status(outcome: EngineOutcome) -> EngineEntry:
@@ -142,38 +140,21 @@ def nothing_checked_message(result: CheckResult) -> str:
     return head + ". " + "; ".join(reasons) + "."
 
 
-def left_out_step(
-    check_id: str, omitted: int, filtered_out: int, front_end: FrontEnd
-) -> str | None:
+def left_out_step(check_id: str, omitted: int, filtered_out: int, words: Words) -> str | None:
     """Guidance for what the summary left out, or None when nothing was.
 
-    `front_end` decides the vocabulary: "cli" names `signalint` commands
-    (what a person or a hook can run), "mcp" names the server's tools (what
-    an agent can call). Never both: an agent cannot run a shell command
-    through MCP, and a terminal has no tools.
+    The steps are worded by the front end that shows them (`words`, see
+    `signalint.steps`): the CLI names `signalint` commands, the server its
+    tools.
     """
     parts = []
     if omitted > 0:
         head = count(omitted, "more issue", "is not listed here")
-        if front_end == "cli":
-            parts.append(
-                f"{head}. `signalint show {check_id}` lists them by cluster; "
-                "`signalint check --format sarif` lists every issue."
-            )
-        else:
-            parts.append(
-                f'{head}. To see every issue, call the list_issues tool with checkId "{check_id}"; '
-                "get_issue_detail gives the full message of a clusterId or issueId."
-            )
+        parts.append(f"{head}. {words(Step('see_all', check_id))}")
     if filtered_out > 0:
-        whole = (
-            "run `signalint check` without paths"
-            if front_end == "cli"
-            else "call check_project without paths"
-        )
         parts.append(
             f"{count(filtered_out, 'diagnostic', 'was filtered out')} (outside the requested "
-            f"paths); {whole} to see the whole project."
+            f"paths); {words(Step('check_whole'))} to see the whole project."
         )
     return " ".join(parts) if parts else None
 
@@ -182,7 +163,7 @@ def next_step(
     check_id: str,
     omitted: int,
     filtered_out: int,
-    front_end: FrontEnd,
+    words: Words,
     *,
     status: str = "issues_found",
     nothing_checked: bool = False,
@@ -191,10 +172,10 @@ def next_step(
 
     What the summary left out (`left_out_step`) when it left something out;
     otherwise what to do with a complete answer, by `status` (a check that
-    checked nothing, an engine failure, issues, or none), worded for
-    `front_end` as `left_out_step` is.
+    checked nothing, an engine failure, issues, or none), worded by `words`
+    as `left_out_step` is.
     """
-    step = left_out_step(check_id, omitted, filtered_out, front_end)
+    step = left_out_step(check_id, omitted, filtered_out, words)
     if step is not None:
         return step
     if nothing_checked:
@@ -203,9 +184,7 @@ def next_step(
         return "An engine did not run ok (see engines): fix it, then check again."
     if status == "clean":
         return "No issues found: nothing to fix."
-    if front_end == "cli":
-        return f"Every issue is listed here; `signalint show {check_id}` expands any id."
-    return "Every issue is listed here; get_issue_detail gives the full message of any id."
+    return f"Every issue is listed here; {words(Step('expand', check_id))}"
 
 
 # The reference's field order: a payload is built by key, then laid out in
@@ -221,7 +200,9 @@ def check_payload(
     compact: Literal[False] = False,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> CheckPayload: ...
 
 
@@ -233,7 +214,9 @@ def check_payload(
     compact: bool,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> Mapping[str, Any]: ...
 
 
@@ -244,7 +227,9 @@ def check_payload(
     compact: bool = False,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> Mapping[str, Any]:
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
@@ -258,8 +243,13 @@ def check_payload(
     left out); they go between `truncated` and `checkId`, after
     `coverageWarning` (present when some engine checked no file while others
     did, D17). `compact` renames keys per `COMPACT_KEYS` and leaves out
-    `projectRoot`. `front_end` words `nextStep` for the MCP tools (default)
-    or the CLI (see `next_step`).
+    `projectRoot`. `words` is the front end's wording of the steps in
+    `nextStep` (see `next_step`). `workspace` (the per-package summary,
+    `package_summary.summarize`) and `baseline` (what a check of only the
+    new issues compared with) come last when given.
+
+    This is the one builder of the check answer: the MCP tools and the
+    CLI's `--format json` both get it through `service.Checked.payload`.
     """
     payload: CheckPayload = {
         "schemaVersion": SCHEMA_VERSION,
@@ -274,7 +264,7 @@ def check_payload(
             result.check_id,
             clustering.omitted,
             filtered_out or 0,
-            front_end,
+            words,
             status=result.status,
             nothing_checked=result.code is not None,
         ),
@@ -297,6 +287,10 @@ def check_payload(
     if result.code is not None:
         payload["code"] = result.code
         payload["message"] = nothing_checked_message(result)
+    if workspace is not None:
+        payload["workspace"] = dict(workspace)
+    if baseline is not None:
+        payload["baseline"] = dict(baseline)
     ordered = laid_out(payload, _CHECK_ORDER)
     return compact_keys(ordered) if compact else ordered
 
@@ -372,7 +366,6 @@ def fails_priority(source: Clustering | Mapping[str, Any], threshold: int) -> bo
 
 
 __all__ = [
-    "FrontEnd",
     "check_payload",
     "compact_keys",
     "fails_priority",

@@ -40,8 +40,9 @@ from signalint.context import Context
 from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.report import FrontEnd, check_payload
+from signalint.report import check_payload
 from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.steps import Words
 from signalint.targets import Locate, from_cwd, from_root, targets_of
 from signalint.workspaces import Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
@@ -101,17 +102,18 @@ class Checked:
         """The filtered-out count every answer reports (`Snapshot.reported_filtered_out`)."""
         return self.snapshot.reported_filtered_out
 
-    def payload(self, *, front_end: FrontEnd, warnings: bool = True) -> CheckPayload:
+    def payload(self, *, words: Words, warnings: bool = True) -> CheckPayload:
         """The schema 1.4 check payload with full keys (`report.check_payload`).
 
-        A workspace check adds `workspace`, its per-package summary
-        (`package_summary.summarize`), as does a check whose workspace
+        Every front end's check answer is this: the MCP tools' and the CLI's
+        `--format json`. A workspace check adds `workspace`, its per-package
+        summary (`package_summary.summarize`), as does a check whose workspace
         planning fell back to the root (the warning). A check of what is new
         since a revision lists only the new issues and adds `baseline`.
 
-        `front_end` words `nextStep` for its reader; `warnings=False` leaves
-        out the loop and churn warnings. Compact keys are a renaming of this
-        (`report.compact_keys`).
+        `words` is the front end's wording of `nextStep` (`signalint.steps`);
+        `warnings=False` leaves out the loop and churn warnings. Compact keys
+        are a renaming of this (`report.compact_keys`).
         """
         extras: CheckWarnings | None = None
         if warnings and self.warnings is not None:
@@ -121,21 +123,17 @@ class Checked:
             }
         only = self.only_new
         result = self.result if only is None else only.result
-        payload = check_payload(
+        from signalint.package_summary import summarize
+
+        return check_payload(
             result,
             self.clustering if only is None else only.clustering,
             filtered_out=self.filtered_out,
             extras=extras,
-            front_end=front_end,
+            workspace=summarize(self.run, result),
+            baseline=None if only is None else only.block,
+            words=words,
         )
-        from signalint.package_summary import summarize
-
-        workspace = summarize(self.run, result)
-        if workspace is not None:
-            payload["workspace"] = dict(workspace)
-        if only is not None:
-            payload["baseline"] = dict(only.block)
-        return payload
 
 
 def engine_problems(result: CheckResult) -> list[str]:
@@ -159,6 +157,7 @@ async def check(
     store: SnapshotStore | None = None,
     history: Session | None = None,
     compact: bool = False,
+    words: Words | None = None,
     context: Context | None = None,
     packages: Sequence[str] = (),
     changed: Sequence[str] | None = None,
@@ -184,15 +183,17 @@ async def check(
     `paths` are user paths, validated by `locate` (`targets_of`: raises
     `PathRefused` with the index of the refused one; none means the whole
     project). `kind` is what the snapshot records: "project" for a project
-    check (with or without paths: a CLI check of paths is what
-    check_project with paths is), "files" for a file check. `progress`
+    check (with or without paths: a CLI check of paths is a project check
+    of those paths), "files" for a file check. `progress`
     wraps the engine runs. `use_cache=False` runs every engine and stores
     nothing. `store` keeps the snapshot so its ids resolve later (D19);
     None keeps nothing (watch). With `history` the check is recorded in the
     session log with its metrics, measured on the payload without warnings
     in `compact` keys (what the wire carries), and the answer carries the
-    loop and churn warnings. `context` is the caller's process memory
-    (`run_check`: a server or a watch session keeps one for its lifetime).
+    loop and churn warnings; `words` (required with `history`) is the
+    front end's wording of `nextStep` in that payload. `context` is the
+    caller's process memory (`run_check`: a server or a watch session keeps
+    one for its lifetime).
 
     The filtered-out count (diagnostics dropped for lying outside the
     targets, e.g. a whole-program engine's reports on other files) is
@@ -257,7 +258,9 @@ async def check(
         )
     if history is None:
         return Checked(run, snapshot, latency_ms, only_new=only)
-    warnings = _record(history, snapshot, latency_ms, compact, context)
+    if words is None:
+        raise ValueError("words: a check recorded in history needs the front end's words")
+    warnings = _record(history, snapshot, latency_ms, compact, words, context)
     return Checked(run, snapshot, latency_ms, warnings, only)
 
 
@@ -315,7 +318,12 @@ def _changed_programs(
 
 
 def _record(
-    history: Session, snapshot: Snapshot, latency_ms: float, compact: bool, context: Context
+    history: Session,
+    snapshot: Snapshot,
+    latency_ms: float,
+    compact: bool,
+    words: Words,
+    context: Context,
 ) -> Warnings:
     from signalint.history import details_bytes, metrics_record, payload_size
     from signalint.loops import signatures
@@ -328,6 +336,7 @@ def _record(
         snapshot.clustering,
         filtered_out=snapshot.reported_filtered_out,
         compact=compact,
+        words=words,
     )
     issues = result.issues
     before = context.derived(

@@ -2,8 +2,8 @@
 
 Every check (MCP server, CLI) keeps its snapshot for `ttl_s` seconds, at
 most `max_count` of them, so a later request can name it by its `checkId`
-(get_diagnostic_snapshot, get_issue_detail, list_issues,
-compare_diagnostics, after_edit_check, `signalint show`). Snapshots are
+(snapshot summaries, issue detail and listings, comparisons, the MCP
+tools and `signalint show`). Snapshots are
 immutable values (frozen model objects), so a caller can never change what
 another caller later reads.
 
@@ -41,7 +41,8 @@ from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, is_systemic
 from signalint.model import FAILURE_KINDS, CheckResult, EngineOutcome, Failure, Issue, Scope
 from signalint.payloads import IssueDetail, IssuePage, SnapshotSummary, laid_out
-from signalint.report import FrontEnd, check_payload, issue_detail
+from signalint.report import check_payload, issue_detail
+from signalint.steps import Words
 from signalint.storage.files import write_atomic
 
 # "lsp": one batch of ingested diagnostics (signalint.live), not a check.
@@ -61,7 +62,7 @@ MIN_REFERENCE = 4
 # stale shape, worded for check ids.
 STALE_CHECK: dict[str, str] = {
     "status": "stale",
-    "message": "This check no longer exists (unknown or expired checkId); run check_project again.",
+    "message": "This check no longer exists (unknown or expired checkId); check again.",
 }
 
 # A snapshot summary's keys in wire order: metadata, then the check's keys.
@@ -657,23 +658,23 @@ def _unlink(path: Path) -> None:
         path.unlink()
 
 
-def snapshot_summary(snap: Snapshot, front_end: FrontEnd = "mcp") -> SnapshotSummary:
-    """The get_diagnostic_snapshot answer: metadata plus the check's summary.
+def snapshot_summary(snap: Snapshot, words: Words) -> SnapshotSummary:
+    """A retained check re-read: metadata plus the check's summary.
 
     Metadata: checkId, fingerprint, createdAt (ISO 8601, UTC), source
     ("project" or "files", the reference's name for the kind), targets,
     status. Then the same engines, totalIssues, clusters, bounded
     remainingIssues, omittedIssueCount, nextStep and truncated as the check
     response had (rendered by `report.check_payload`, never re-derived).
-    The full issue list is not included: `list_issues` pages through it.
+    The full issue list is not included: it is paged through separately.
     `filteredOutIssueCount` follows `Snapshot.reported_filtered_out`.
-    `front_end` words `nextStep` for MCP tools or CLI commands.
+    `words` is the front end's wording of `nextStep` (`signalint.steps`).
     """
     payload = check_payload(
         snap.result,
         snap.clustering,
         filtered_out=snap.reported_filtered_out,
-        front_end=front_end,
+        words=words,
     )
     created = datetime.fromtimestamp(snap.result.created_at, tz=UTC)
     summary: SnapshotSummary = {
@@ -731,7 +732,7 @@ def find_references(
 
 
 class CursorError(ValueError):
-    """A list_issues cursor that is malformed or belongs to another listing."""
+    """A listing cursor that is malformed or belongs to another listing."""
 
 
 def _listing_key(check_id: str, filters: tuple[str | None, ...]) -> str:

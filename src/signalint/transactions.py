@@ -36,6 +36,7 @@ from signalint import wording
 from signalint.errors import SignalintError
 from signalint.project.ignores import ALWAYS_SKIPPED
 from signalint.project.paths import PathRefused, refuse_malformed, safe_relative
+from signalint.steps import Step, Words
 from signalint.storage import journal
 
 PREVIEW_MAX: Final = 20
@@ -252,8 +253,9 @@ class TransactionStore:
         self._prune()
         return prepared
 
-    def get(self, transaction_id: str) -> Prepared:
-        """The staged transaction, or a stale `TransactionRefused` saying why not."""
+    def get(self, transaction_id: str, words: Words) -> Prepared:
+        """The staged transaction, or a stale `TransactionRefused` saying why not
+        (`words` words the step that stages one)."""
         self._prune()
         found = self._items.get(transaction_id)
         if found is not None:
@@ -263,7 +265,7 @@ class TransactionStore:
             raise TransactionRefused(
                 "transaction_unknown",
                 f"No preview has transactionId {transaction_id[:40]!r} in this process; "
-                "call preview_diagnostic_fix first.",
+                f"{words(Step('preview'))}.",
                 field="transactionId",
                 status="stale",
             )
@@ -312,8 +314,8 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
     return text[: end + 1 if end > 0 else limit], True
 
 
-def preview_payload(prepared: Prepared) -> dict[str, Any]:
-    """The preview_diagnostic_fix answer (reference fields + diffs)."""
+def preview_payload(prepared: Prepared, words: Words) -> dict[str, Any]:
+    """A preview's answer (reference fields + diffs); `words` words how to apply it."""
     items: list[dict[str, Any]] = []
     budget = DIFF_TOTAL_CHARS
     cut = 0
@@ -342,7 +344,7 @@ def preview_payload(prepared: Prepared) -> dict[str, Any]:
     count = len(prepared.patches)
     summary = (
         f"{wording.count(count, 'file')} staged (+{total_added} -{total_removed} "
-        "lines); nothing written. Apply with apply_diagnostic_fix and confirm: true."
+        f"lines); nothing written. {words(Step('apply'))}"
     )
     payload: dict[str, Any] = {
         "transactionId": prepared.transaction_id,

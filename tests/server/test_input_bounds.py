@@ -1,6 +1,6 @@
 """Every tool argument is bounded (D25), and a refusal names the field and the limit.
 
-Pure checks of `schemas.INPUTS` and `arguments.validate`; the real server
+Pure checks of `catalog.INPUTS` and `arguments.validate`; the real server
 refuses the same way (tests/server/test_limits.py). The diagnostics inside
 publishDiagnostics params, and the fields that take several types (`code`,
 `source`, `relatedInformation`), are bounded by `ingest.lsp`
@@ -21,7 +21,8 @@ from signalint.ingest import (
     MAX_URI_CHARS,
 )
 from signalint.server.arguments import ArgumentError, validate
-from signalint.server.schemas import INPUTS, MAX_PATH_CHARS
+from signalint.server.catalog import INPUTS
+from signalint.server.schemas import MAX_PATH_CHARS
 
 # Where an open object (other properties accepted unread) is expected.
 OPEN_PLACES = ("ingest_diagnostics.diagnostics[]",)

@@ -19,9 +19,11 @@ from signalint import formats, service
 from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
+from signalint.formats import json_format
+from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.project.roots import discover_root
-from signalint.report import fails_priority, nothing_checked_message
+from signalint.report import compact_keys, fails_priority, nothing_checked_message
 from signalint.snapshots import SnapshotStore, snapshot_dir
 
 
@@ -200,8 +202,10 @@ def check(
     workspace = summarize(checked.run, result)
     options: dict[str, object] = {}
     if output_format == "json":
-        options = {"compact": use_compact, "filtered_out": checked.filtered_out}
-        options.update(workspace=workspace, baseline=found)
+        # The one check payload builder, as the MCP tools use it (nextStep
+        # worded for the CLI): no second rendering of the same answer.
+        payload = checked.payload(words=command_words)
+        output = json_format.dump(compact_keys(payload) if use_compact else payload)
     elif output_format == "sarif":
         options = {"versions": _engine_versions(result, config, context), "workspace": workspace}
         if states is not None:
@@ -211,7 +215,9 @@ def check(
     elif output_format == "text":
         options = {"stream": sys.stdout, "filtered_out": checked.filtered_out or 0}
         options.update(workspace=workspace, baseline=found)
-    sys.stdout.write(formats.render(output_format, result, clustering, **options))
+    if output_format != "json":
+        output = formats.render(output_format, result, clustering, **options)
+    sys.stdout.write(output)
     sys.stdout.flush()
     store.flush()
     if workspace is not None and workspace.get("warning"):

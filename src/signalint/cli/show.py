@@ -22,6 +22,7 @@ import click
 from signalint.cli.project_args import open_project
 from signalint.config import Config
 from signalint.formats import text
+from signalint.formats.commands import command_words
 from signalint.formats.text import Line
 from signalint.model import Issue
 from signalint.snapshots import (
@@ -102,7 +103,7 @@ def _issue_lines(found: Found) -> list[Line]:
 def _json(found: Found) -> Mapping[str, object]:
     snap = found.snapshot
     if found.kind == "check":
-        return snapshot_summary(snap, "cli")
+        return snapshot_summary(snap, command_words)
     answer: dict[str, Any] = {"checkId": snap.check_id, "kind": found.kind}
     if found.cluster_id is not None:
         answer["clusterId"] = found.cluster_id
@@ -160,7 +161,7 @@ def show(reference: str, check_id: str | None, output_format: str) -> int:
     """
     root, config, _ = open_project(())
     store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
-    # Ingested batches (`signalint ingest`, ingest_diagnostics) are kept apart.
+    # Ingested batches (`signalint ingest`, the MCP server's ingest tool) are kept apart.
     batches = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=live_snapshot_dir(root)
     )

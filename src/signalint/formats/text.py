@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
+from signalint.formats.commands import command_words
 from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.report import left_out_step, nothing_checked_message
 from signalint.wording import count as _plural
@@ -350,7 +351,7 @@ def build_lines(
         f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
         "`signalint check --format sarif` lists every issue for tools."
     ]
-    step = left_out_step(result.check_id, 0, filtered_out, "cli")
+    step = left_out_step(result.check_id, 0, filtered_out, command_words)
     if step:
         footer.append(step)
     lines.append([])

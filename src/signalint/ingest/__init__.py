@@ -26,7 +26,7 @@ from signalint.model import Issue
 MAX_REPORT_BYTES: Final = 16 * 1024 * 1024
 # Diagnostics in one batch; a larger batch is refused whole.
 MAX_BATCH: Final = 10_000
-# Bounds of one LSP diagnostic's fields (`ingest.lsp`, MCP ingest_diagnostics):
+# Bounds of one LSP diagnostic's fields (`ingest.lsp`, the MCP ingest tool):
 # its message and each related note, its code or source (a rule id), a
 # file:// URI or docs URL (a long path, percent-encoded), its related notes.
 MAX_MESSAGE_CHARS: Final = 32_768

@@ -1,4 +1,4 @@
-"""LSP-shaped diagnostics (the `ingest_diagnostics` tool) -> one `Batch`.
+"""LSP-shaped diagnostics (as the MCP server ingests them) -> one `Batch`.
 
 Each element of `diagnostics` is either
 

@@ -23,9 +23,8 @@ from mcp.shared.exceptions import MCPError
 
 from signalint import __version__
 from signalint.engines.registry import ENGINES
-from signalint.server import schemas
 from signalint.server.arguments import ArgumentError, validate
-from signalint.server.catalog import TOOLS, ToolSpec
+from signalint.server.catalog import TOOLS, Tool
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
 
@@ -48,12 +47,12 @@ class _Sender:
         await self.ctx.session.report_progress(progress, total, message)
 
 
-def tool_definition(spec: ToolSpec, state: ServerState) -> types.Tool:
+def tool_definition(spec: Tool, state: ServerState) -> types.Tool:
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=schemas.INPUTS[spec.name],
+        input_schema=spec.input_schema,
         output_schema=spec.output_schema(state.compact)
         if advertises_output_schema(state.mode)
         else None,
@@ -89,7 +88,7 @@ def build_server(state: ServerState) -> Server[Any]:
             )
         arguments: dict[str, Any] = params.arguments or {}
         try:
-            validate(schemas.INPUTS[spec.name], arguments)
+            validate(spec.input_schema, arguments)
         except ArgumentError as exc:
             from signalint.server.errors import field_refusal
 
@@ -97,7 +96,7 @@ def build_server(state: ServerState) -> Server[Any]:
             return render(state.mode, Reply(refused.data, refused.summary, error=True))
         from signalint.server.tools import call
 
-        reply = await call(spec.name, state, arguments, _Sender(ctx))
+        reply = await call(spec, state, arguments, _Sender(ctx))
         return render(state.mode, reply)
 
     return Server(

@@ -1,6 +1,6 @@
 """Tool-argument checking against the advertised input schemas.
 
-The schemas in `schemas.INPUTS` use a small JSON Schema subset (closed and
+The input schemas (`catalog.Tool.input_schema`) use a small JSON Schema subset (closed and
 open objects, strings, integers, booleans, arrays, enums, length and size
 bounds); this module enforces exactly that subset,
 so what is advertised is what is accepted. A refusal names the offending

@@ -48,6 +48,7 @@ from signalint.server.errors import (
     sanitize,
 )
 from signalint.server.state import ServerState
+from signalint.server.words import tool_words
 from signalint.snapshots import Snapshot, SnapshotKind
 from signalint.workspaces import WorkspaceError
 
@@ -231,6 +232,7 @@ async def run(
             store=state.snapshots,
             history=state.history,
             compact=state.compact,
+            words=tool_words,
             context=state.context,
             packages=select.packages,
             changed=changed,
@@ -252,7 +254,7 @@ async def run(
 
         traceback.print_exc()  # the unsanitized detail, for the person at the terminal
         raise classify_failure(exc, state.root) from exc
-    full = checked.payload(front_end="mcp")
+    full = checked.payload(words=tool_words)
     _sanitize_engines(state, full)
     wire = compact_keys(full) if state.compact else full
     return CheckAnswer(checked.snapshot, full, wire)

@@ -20,6 +20,7 @@ from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, refusal
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.server.words import tool_words
 from signalint.snapshots import Snapshot
 from signalint.transactions import Prepared, TransactionRefused, TransactionStore
 from signalint.wording import count
@@ -53,7 +54,7 @@ async def preview_diagnostic_fix(
     except TransactionRefused as exc:
         raise _refused(exc) from exc
     prepared = _transactions(state).put(patches)
-    data = preview_payload(prepared)
+    data = preview_payload(prepared, tool_words)
     if args.get("verify") is True:
         data["verification"] = await verify(state, prepared, send)
     return Reply(data, str(data["summary"]))
@@ -97,7 +98,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
         result["totalIssuesAfter"] = len(after.result.issues)
         result["message"] = "Only new files: every issue they would have is new."
         return result
-    delta = compare(before.snapshot, after.snapshot, summarize=True)
+    delta = compare(before.snapshot, after.snapshot, summarize=True, words=tool_words)
     result["delta"] = {k: v for k, v in delta.items() if k not in ("nextStep",)}
     if any(status != "ok" for status in engines.values()):
         result["message"] = "Some engines did not run ok on the patched copy; see engines."
@@ -139,7 +140,7 @@ async def apply_diagnostic_fix(
     store = _transactions(state)
     tx_id = args["transactionId"]
     try:
-        prepared = store.get(tx_id)
+        prepared = store.get(tx_id, tool_words)
     except TransactionRefused as exc:
         raise _refused(exc, transactionId=tx_id, filesModified=[]) from exc
     if args["confirm"] is not True:
@@ -199,7 +200,7 @@ async def _post_check(
         },
     }
     if baseline is not None:
-        result["delta"] = compare(baseline, answer.snapshot, summarize=True)
+        result["delta"] = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     return result
 
 
@@ -257,7 +258,7 @@ async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgre
             data["notFixable"] = _short(snap, found, suggestion.not_fixable)
         return Reply(data, data["message"])
     prepared = _transactions(state).put(suggestion.patches)
-    data = preview_payload(prepared)
+    data = preview_payload(prepared, tool_words)
     data["engines"] = suggestion.engines
     if suggestion.not_fixable:
         data["notFixable"] = _short(snap, found, suggestion.not_fixable)
@@ -268,11 +269,3 @@ def _short(snap: Snapshot, issues: list[Issue], full_ids: list[str]) -> list[str
     """The ids a reader of the check knows (short ids) of the issues `full_ids`."""
     wanted = set(full_ids)
     return list(dict.fromkeys(snap.short_id(i) for i in issues if i.issue_id in wanted))
-
-
-HANDLERS: Final = {
-    "preview_diagnostic_fix": preview_diagnostic_fix,
-    "apply_diagnostic_fix": apply_diagnostic_fix,
-    "discard_diagnostic_fix": discard_diagnostic_fix,
-    "suggest_fix": suggest_fix,
-}

@@ -1,6 +1,6 @@
 """Answer shapes of the live tools (ingest_diagnostics, get_live_diagnostics, clear_live).
 
-Their arguments are in `schemas.INPUTS`. The TypedDicts are the wire shapes
+Their input schemas are in `schemas`. The TypedDicts are the wire shapes
 (mypy checks the builders key by key); the output schemas advertise the
 same keys (tests/test_live.py holds them together, as
 tests/server/test_payload_types.py does for the check tools).

@@ -255,10 +255,3 @@ async def clear_live(state: ServerState, args: dict[str, Any], send: SendProgres
         )
         text += " " + data["nextStep"]
     return Reply(data, text)
-
-
-HANDLERS: Final = {
-    "ingest_diagnostics": ingest_diagnostics,
-    "get_live_diagnostics": get_live_diagnostics,
-    "clear_live": clear_live,
-}

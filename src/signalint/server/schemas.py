@@ -105,64 +105,62 @@ SCOPES: Final[dict[str, Schema]] = {
     },
 }
 
-INPUTS: Final[dict[str, Schema]] = {
-    "ping": closed({}, []),
-    "check_project": closed(
-        {
-            "paths": _path_array('Project-relative files or directories; default ["."].'),
-            **SCOPES,
-            **SINCE,
+PING_INPUT: Final = closed({}, [])
+CHECK_PROJECT_INPUT: Final = closed(
+    {
+        "paths": _path_array('Project-relative files or directories; default ["."].'),
+        **SCOPES,
+        **SINCE,
+    },
+    [],
+)
+CHECK_FILES_INPUT: Final = closed({"files": _FILES, **SINCE}, ["files"])
+GET_ISSUE_DETAIL_INPUT: Final = closed(
+    {
+        "checkId": _CHECK_ID,
+        "clusterId": _id("A clusterId of that check (or give issueId)."),
+        "issueId": _id("An issueId of that check, short ids accepted."),
+    },
+    ["checkId"],
+)
+GET_DIAGNOSTIC_SNAPSHOT_INPUT: Final = closed({"checkId": _CHECK_ID}, ["checkId"])
+COMPARE_DIAGNOSTICS_INPUT: Final = closed(
+    {
+        "baselineCheckId": _id("checkId before the edit."),
+        "currentCheckId": _id("checkId after the edit."),
+    },
+    ["baselineCheckId", "currentCheckId"],
+)
+AFTER_EDIT_CHECK_INPUT: Final = closed(
+    {
+        "files": _FILES,
+        "baselineCheckId": _id("checkId of the check before the edit."),
+    },
+    ["files"],
+)
+GET_LOOP_STATUS_INPUT: Final = closed({}, [])
+LIST_ISSUES_INPUT: Final = closed(
+    {
+        "checkId": _CHECK_ID,
+        "cursor": _id("nextCursor of the previous page."),
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 500,
+            "description": "Page size (default 100).",
         },
-        [],
-    ),
-    "check_files": closed({"files": _FILES, **SINCE}, ["files"]),
-    "get_issue_detail": closed(
-        {
-            "checkId": _CHECK_ID,
-            "clusterId": _id("A clusterId of that check (or give issueId)."),
-            "issueId": _id("An issueId of that check, short ids accepted."),
+        "file": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_PATH_CHARS,
+            "description": "A file or directory.",
         },
-        ["checkId"],
-    ),
-    "get_diagnostic_snapshot": closed({"checkId": _CHECK_ID}, ["checkId"]),
-    "compare_diagnostics": closed(
-        {
-            "baselineCheckId": _id("checkId before the edit."),
-            "currentCheckId": _id("checkId after the edit."),
-        },
-        ["baselineCheckId", "currentCheckId"],
-    ),
-    "after_edit_check": closed(
-        {
-            "files": _FILES,
-            "baselineCheckId": _id("checkId of the check before the edit."),
-        },
-        ["files"],
-    ),
-    "get_loop_status": closed({}, []),
-    "list_issues": closed(
-        {
-            "checkId": _CHECK_ID,
-            "cursor": _id("nextCursor of the previous page."),
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 500,
-                "description": "Page size (default 100).",
-            },
-            "file": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": MAX_PATH_CHARS,
-                "description": "A file or directory.",
-            },
-            "rule": _id("A rule id, exactly, e.g. TS2322."),
-            "severity": SEVERITY,
-            "engine": _id(", ".join(ENGINES) + ", or a live source's name."),
-        },
-        ["checkId"],
-    ),
-}
+        "rule": _id("A rule id, exactly, e.g. TS2322."),
+        "severity": SEVERITY,
+        "engine": _id(", ".join(ENGINES) + ", or a live source's name."),
+    },
+    ["checkId"],
+)
 
 
 # ---- live diagnostics (server/live_tools.py). Input diagnostics are open
@@ -190,104 +188,96 @@ _FILTER_PATHS: Final[Schema] = {
     "maxItems": MAX_PATHS,
 }
 
-INPUTS.update(
+INGEST_DIAGNOSTICS_INPUT: Final = closed(
     {
-        "ingest_diagnostics": closed(
-            {
-                "diagnostics": {
-                    "type": "array",
-                    "items": _DIAGNOSTIC_OR_PUBLISH,
-                    "maxItems": MAX_BATCH,
-                    "description": "LSP diagnostics with file (path or file:// URI), or "
-                    f"publishDiagnostics params. code, source: at most {MAX_CODE_CHARS} "
-                    f"characters; relatedInformation: at most {MAX_RELATED} notes.",
-                },
-                "files": {
-                    **_FILTER_PATHS,
-                    "description": "More files it covers (cleared if none).",
-                },
-                "source": {**_NAME, "description": 'Default "lsp".'},
-                "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
-                "format": {"type": "string", "maxLength": 20, "enum": list(FORMATS)},
-                "report": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_REPORT_BYTES,
-                    "description": "A tool's output in `format`.",
-                },
-            },
-            [],
-        ),
-        "get_live_diagnostics": closed(
-            {
-                "files": {**_FILTER_PATHS, "description": "Files or directories."},
-                "severity": SEVERITY,
-            },
-            [],
-        ),
-        "clear_live": closed(
-            {
-                "source": {**_NAME, "description": "Only this source (default: all)."},
-                "serverName": _NAME,
-                "files": {**_FILTER_PATHS, "description": "Only these files (default: all)."},
-            },
-            [],
-        ),
-    }
+        "diagnostics": {
+            "type": "array",
+            "items": _DIAGNOSTIC_OR_PUBLISH,
+            "maxItems": MAX_BATCH,
+            "description": "LSP diagnostics with file (path or file:// URI), or "
+            f"publishDiagnostics params. code, source: at most {MAX_CODE_CHARS} "
+            f"characters; relatedInformation: at most {MAX_RELATED} notes.",
+        },
+        "files": {
+            **_FILTER_PATHS,
+            "description": "More files it covers (cleared if none).",
+        },
+        "source": {**_NAME, "description": 'Default "lsp".'},
+        "serverName": {**_NAME, "description": "Keeps this server's reports apart."},
+        "format": {"type": "string", "maxLength": 20, "enum": list(FORMATS)},
+        "report": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_REPORT_BYTES,
+            "description": "A tool's output in `format`.",
+        },
+    },
+    [],
+)
+GET_LIVE_DIAGNOSTICS_INPUT: Final = closed(
+    {
+        "files": {**_FILTER_PATHS, "description": "Files or directories."},
+        "severity": SEVERITY,
+    },
+    [],
+)
+CLEAR_LIVE_INPUT: Final = closed(
+    {
+        "source": {**_NAME, "description": "Only this source (default: all)."},
+        "serverName": _NAME,
+        "files": {**_FILTER_PATHS, "description": "Only these files (default: all)."},
+    },
+    [],
 )
 
 # ---- fix transactions (server/fix_tools.py)
 MAX_CONTENT_CHARS: Final = 4_000_000
 _CONTENT: Final[Schema] = {"type": "string", "maxLength": MAX_CONTENT_CHARS}
 _TRANSACTION_ID = _id("transactionId from preview_diagnostic_fix or suggest_fix.")
-INPUTS.update(
+PREVIEW_DIAGNOSTIC_FIX_INPUT: Final = closed(
     {
-        "preview_diagnostic_fix": closed(
-            {
-                "patches": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": 1000,
-                    "items": closed(
-                        {
-                            "file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
-                            "originalContent": _CONTENT,
-                            "patchedContent": _CONTENT,
-                            "description": {"type": "string", "maxLength": 500},
-                        },
-                        ["file", "originalContent", "patchedContent"],
-                    ),
-                    "description": 'Full-file replacements; originalContent "" creates a file.',
+        "patches": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1000,
+            "items": closed(
+                {
+                    "file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
+                    "originalContent": _CONTENT,
+                    "patchedContent": _CONTENT,
+                    "description": {"type": "string", "maxLength": 500},
                 },
-                "verify": {
-                    "type": "boolean",
-                    "description": "Check the patched files on a shadow copy; return the delta.",
-                },
-            },
-            ["patches"],
-        ),
-        "apply_diagnostic_fix": closed(
-            {
-                "transactionId": _TRANSACTION_ID,
-                "confirm": {"type": "boolean", "description": "true to write; false refuses."},
-                "baselineCheckId": _id("checkId to compare the post-apply check with."),
-            },
-            ["transactionId", "confirm"],
-        ),
-        "discard_diagnostic_fix": closed({"transactionId": _TRANSACTION_ID}, ["transactionId"]),
-        "suggest_fix": closed(
-            {
-                "checkId": _CHECK_ID,
-                "issueIds": {
-                    "type": "array",
-                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS},
-                    "minItems": 1,
-                    "maxItems": 1000,
-                    "description": "issueIds of that check (or give clusterId).",
-                },
-                "clusterId": _id("A clusterId of that check."),
-            },
-            ["checkId"],
-        ),
-    }
+                ["file", "originalContent", "patchedContent"],
+            ),
+            "description": 'Full-file replacements; originalContent "" creates a file.',
+        },
+        "verify": {
+            "type": "boolean",
+            "description": "Check the patched files on a shadow copy; return the delta.",
+        },
+    },
+    ["patches"],
+)
+APPLY_DIAGNOSTIC_FIX_INPUT: Final = closed(
+    {
+        "transactionId": _TRANSACTION_ID,
+        "confirm": {"type": "boolean", "description": "true to write; false refuses."},
+        "baselineCheckId": _id("checkId to compare the post-apply check with."),
+    },
+    ["transactionId", "confirm"],
+)
+DISCARD_DIAGNOSTIC_FIX_INPUT: Final = closed({"transactionId": _TRANSACTION_ID}, ["transactionId"])
+SUGGEST_FIX_INPUT: Final = closed(
+    {
+        "checkId": _CHECK_ID,
+        "issueIds": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS},
+            "minItems": 1,
+            "maxItems": 1000,
+            "description": "issueIds of that check (or give clusterId).",
+        },
+        "clusterId": _id("A clusterId of that check."),
+    },
+    ["checkId"],
 )

@@ -9,18 +9,18 @@ whether or not compact keys are on (D16).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking, fix_tools, live_tools
+from signalint.server import checking
+from signalint.server.catalog import Tool
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.server.words import tool_words
 from signalint.wording import count, them
 
-Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
 DETAIL_LIMIT: Final = 100
 
 
@@ -93,7 +93,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    delta = compare(baseline, answer.snapshot, summarize=True)
+    delta = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
 
@@ -137,7 +137,7 @@ async def get_diagnostic_snapshot(
 ) -> Reply:
     from signalint.snapshots import snapshot_summary
 
-    summary = snapshot_summary(state.retained(args["checkId"]))
+    summary = snapshot_summary(state.retained(args["checkId"]), tool_words)
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
     text += f"{count(int(summary['totalIssues']), 'issue')}."
     return Reply(summary, text)
@@ -150,7 +150,7 @@ async def compare_diagnostics(
 
     baseline = state.retained(args["baselineCheckId"], "baselineCheckId")
     current = state.retained(args["currentCheckId"], "currentCheckId")
-    delta = compare(baseline, current, summarize=True)
+    delta = compare(baseline, current, summarize=True, words=tool_words)
     return Reply(delta, _delta_summary(delta))
 
 
@@ -189,27 +189,12 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
     return Reply(data, text)
 
 
-HANDLERS: Final[dict[str, Handler]] = {
-    "ping": ping,
-    "check_project": check_project,
-    "check_files": check_files,
-    "get_issue_detail": get_issue_detail,
-    "get_diagnostic_snapshot": get_diagnostic_snapshot,
-    "compare_diagnostics": compare_diagnostics,
-    "after_edit_check": after_edit_check,
-    "get_loop_status": get_loop_status,
-    "list_issues": list_issues,
-}
-HANDLERS.update(live_tools.HANDLERS)
-HANDLERS.update(fix_tools.HANDLERS)
-
-
-async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    """Run tool `name` (arguments already validated); refusals become error replies."""
+async def call(tool: Tool, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    """Run `tool` (arguments already validated); refusals become error replies."""
     try:
-        return await HANDLERS[name](state, args, send)
+        return await tool.handle()(state, args, send)
     except ToolRefusal as exc:
         return Reply(exc.data, exc.summary, error=True)
 
 
-__all__ = ["HANDLERS", "call", "check_summary", "refusal"]
+__all__ = ["call", "check_summary", "refusal"]
