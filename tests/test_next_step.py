@@ -9,7 +9,7 @@ from signalint.formats import json_format
 from signalint.formats.commands import command_words
 from signalint.report import check_payload, left_out_step, next_step
 from signalint.server.words import tool_words
-from signalint.snapshots import snapshot_summary
+from signalint.snapshot_query import snapshot_summary
 from tests.factories import issue, snapshot
 from tests.formats.builders import result
 

@@ -18,7 +18,7 @@ from signalint.delta import compare
 from signalint.loops import LoopTracker
 from signalint.report import check_payload, flat_entry, issue_detail, issue_entry
 from signalint.server.words import tool_words
-from signalint.snapshots import list_issues, snapshot_summary
+from signalint.snapshot_query import list_issues, snapshot_summary
 from signalint.watching import WatchState
 
 from .factories import issue, snapshot

@@ -24,7 +24,8 @@ from signalint.engines.runner import Progress
 from signalint.history import Session, stats
 from signalint.project.paths import PathRefused
 from signalint.server.words import tool_words
-from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.storage.snapshots import SnapshotStore
 
 from .factories import issue, result
 

@@ -12,18 +12,10 @@ import pytest
 from signalint.model import EngineOutcome
 from signalint.report import check_payload
 from signalint.server.words import tool_words
-from signalint.snapshots import (
-    STALE_CHECK,
-    CursorError,
-    RowMemo,
-    Snapshot,
-    SnapshotStore,
-    decode_snapshot,
-    encode_snapshot,
-    find_references,
-    list_issues,
-    snapshot_summary,
-)
+from signalint.snapshot import Snapshot, find_references
+from signalint.snapshot_query import STALE_CHECK, CursorError, list_issues, snapshot_summary
+from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, encode_snapshot
+from signalint.storage.snapshots import SnapshotStore
 from tests.factories import issue, snapshot
 
 

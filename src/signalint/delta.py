@@ -41,7 +41,7 @@ from signalint.payloads import (
     laid_out,
 )
 from signalint.report import issue_entry
-from signalint.snapshots import Snapshot
+from signalint.snapshot import Snapshot
 from signalint.steps import Step, Words
 from signalint.wording import count, them, they
 

@@ -35,7 +35,7 @@ from signalint.ingest import Batch
 from signalint.model import Issue, Scope, Severity
 
 if TYPE_CHECKING:
-    from signalint.snapshots import Snapshot
+    from signalint.snapshot import Snapshot
 
 DEFAULT_CAPACITY: Final = 10_000
 
@@ -320,7 +320,7 @@ def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.ti
     """
     from signalint.cluster import cluster
     from signalint.model import CheckResult, EngineOutcome
-    from signalint.snapshots import Snapshot
+    from signalint.snapshot import Snapshot
 
     issues = tuple(sorted({i.issue_id: i for i in batch.issues}.values(), key=Issue.sort_key))
     outcome = EngineOutcome(batch.source, "ok", issues, files_checked=max(1, len(batch.files)))

@@ -41,8 +41,9 @@ from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import check_payload
-from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.snapshot import Snapshot, SnapshotKind
 from signalint.steps import Words
+from signalint.storage.snapshots import SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
 from signalint.workspaces import Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace

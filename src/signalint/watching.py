@@ -34,7 +34,7 @@ from signalint.project.ignores import ALWAYS_SKIPPED
 from signalint.project.paths import PathRefused
 from signalint.project.walk import walk
 from signalint.report import issue_entry
-from signalint.snapshots import Snapshot
+from signalint.snapshot import Snapshot
 
 # Files whose change can alter what any file's check says: they trigger a
 # full re-check instead of a per-file one. Matched against the base name:

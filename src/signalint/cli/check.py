@@ -24,7 +24,7 @@ from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.project.roots import discover_root
 from signalint.report import compact_keys, fails_priority, nothing_checked_message
-from signalint.snapshots import SnapshotStore, snapshot_dir
+from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
 
 def _engine_versions(

@@ -25,14 +25,9 @@ from signalint.formats import text
 from signalint.formats.commands import command_words
 from signalint.formats.text import Line
 from signalint.model import Issue
-from signalint.snapshots import (
-    Found,
-    Snapshot,
-    SnapshotStore,
-    live_snapshot_dir,
-    snapshot_dir,
-    snapshot_summary,
-)
+from signalint.snapshot import Snapshot
+from signalint.snapshot_query import snapshot_summary
+from signalint.storage.snapshots import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
 
 FORMATS = ("text", "json")
 
@@ -112,7 +107,7 @@ def _json(found: Found) -> Mapping[str, object]:
 
 
 def _find_in(snap: Snapshot, reference: str) -> Found | None:
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
 
     key = reference.strip().lower()
     if key == snap.check_id.lower():

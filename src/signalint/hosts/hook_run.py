@@ -71,7 +71,7 @@ def edited_targets(
 
 def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
     from signalint import service
-    from signalint.snapshots import SnapshotStore, snapshot_dir
+    from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True

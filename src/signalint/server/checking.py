@@ -49,7 +49,7 @@ from signalint.server.errors import (
 )
 from signalint.server.state import ServerState
 from signalint.server.words import tool_words
-from signalint.snapshots import Snapshot, SnapshotKind
+from signalint.snapshot import Snapshot, SnapshotKind
 from signalint.workspaces import WorkspaceError
 
 # (progress, total, message) -> None; a no-op when the client sent no token.

@@ -21,7 +21,7 @@ from signalint.server.errors import ToolRefusal, refusal
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
 from signalint.server.words import tool_words
-from signalint.snapshots import Snapshot
+from signalint.snapshot import Snapshot
 from signalint.transactions import Prepared, TransactionRefused, TransactionStore
 from signalint.wording import count
 
@@ -215,7 +215,7 @@ async def discard_diagnostic_fix(
 
 async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     from signalint.fixes import FixRefused, suggest
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
     from signalint.transactions import preview_payload
 
     issue_ids, cluster_id = args.get("issueIds"), args.get("clusterId")

@@ -108,7 +108,7 @@ def _delta_summary(delta: Delta) -> str:
 
 
 async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
 
     cluster_id, issue_id = args.get("clusterId"), args.get("issueId")
     if (cluster_id is None) == (issue_id is None):
@@ -135,7 +135,7 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
 async def get_diagnostic_snapshot(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.snapshots import snapshot_summary
+    from signalint.snapshot_query import snapshot_summary
 
     summary = snapshot_summary(state.retained(args["checkId"]), tool_words)
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
@@ -167,8 +167,8 @@ async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendPr
 
 
 async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshots import CursorError
-    from signalint.snapshots import list_issues as page
+    from signalint.snapshot_query import CursorError
+    from signalint.snapshot_query import list_issues as page
 
     snap = state.retained(args["checkId"])
     try:
