@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from signalint import cache
-from signalint.cache import ResultCache
+from signalint.storage import results as cache
+from signalint.storage.results import ResultCache
 
 
 def timings_ms(action: Callable[[], object], runs: int) -> str:

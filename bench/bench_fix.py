@@ -16,7 +16,7 @@
 `--dir /dev/shm` puts the projects in memory, where an fsync costs
 nothing: the difference to a disk run is what durability costs there.
 
-Numbers are reported, never asserted (DESIGN.md section 9).
+Numbers are reported, never asserted (docs/architecture.md, "Tests and benchmarks").
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from signalint.config import load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
 from signalint.fixes import suggest
+from signalint.server.words import tool_words
 from signalint.transactions import TransactionStore, make_patches, preview_payload, write
 
 FILES = 20
@@ -90,7 +91,7 @@ def bench_apply(base: Path, runs: int) -> tuple[float, float]:
         _reset(root)
         started = time.perf_counter()
         prepared = store.put(make_patches(root, raw))
-        preview_payload(prepared)
+        preview_payload(prepared, tool_words)
         write(root, prepared)
         times.append(time.perf_counter() - started)
     config = load_config(root)

@@ -16,7 +16,7 @@ file's unchanged diagnostics.
   around the handler call alone (what the server spends on the tool).
 
 Median and max of `--rounds` rounds after one warm-up. Numbers are
-reported, never asserted (DESIGN.md section 9); the target is 50 ms each.
+reported, never asserted (docs/architecture.md, "Tests and benchmarks"); the target is 50 ms each.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
    check, then the median of `--checks` further checks, each timed from
    `tools/call` written to its response read.
 
-Numbers are reported, never asserted (DESIGN.md section 9).
+Numbers are reported, never asserted (docs/architecture.md, "Tests and benchmarks").
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 
 from signalint.cluster import cluster
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
-from signalint.snapshots import Snapshot, SnapshotKind
+from signalint.snapshot import Snapshot, SnapshotKind
 
 
 def issue(

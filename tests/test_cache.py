@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint import cache
-from signalint.cache import ResultCache
+from signalint.storage import results as cache
+from signalint.storage.results import ResultCache
 
 
 class Warnings(list[str]):
@@ -151,8 +151,10 @@ def test_an_unopenable_path_is_moved_aside_and_rebuilt(
 def test_a_held_write_lock_degrades_writes_but_keeps_hits(
     store: ResultCache, warnings: Warnings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store.put_many({"a": b"1"})
+    # Shortened before the first connection: the busy timeout is a pragma of the
+    # connection, which the store keeps open across operations.
     monkeypatch.setattr(cache, "BUSY_TIMEOUT_MS", 50)
+    store.put_many({"a": b"1"})
     holder = sqlite3.connect(store.path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:

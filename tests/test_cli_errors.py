@@ -18,7 +18,8 @@ from signalint.cli import stats as stats_module
 from signalint.cli.main import main
 from signalint.config import ConfigError
 from signalint.errors import SignalintError
-from signalint.project import PathRefused, RootError
+from signalint.project.paths import PathRefused
+from signalint.project.roots import RootError
 
 MALFORMED = {
     # (file, content, how its position is written in the message)

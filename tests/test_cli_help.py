@@ -15,6 +15,15 @@ def test_help_lists_the_commands_including_hooks(capsys: pytest.CaptureFixture[s
     assert "hooks" in out and "doctor" in out
 
 
+def test_help_names_every_registered_engine(capsys: pytest.CaptureFixture[str]) -> None:
+    from signalint.engines.registry import ENGINES
+
+    assert main(["help"]) == 0
+    prose = " ".join(capsys.readouterr().out.split())
+    missing = [e.spec.title for e in ENGINES.values() if e.spec.title not in prose]
+    assert not missing, f"`signalint help` does not name {missing}"
+
+
 def test_help_of_a_command_is_that_commands_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["help", "init"]) == 0
     out = capsys.readouterr().out

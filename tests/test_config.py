@@ -82,11 +82,46 @@ def test_pyproject_table_is_read_when_there_is_no_json_file(tmp_path: Path) -> N
     assert config.mcp_payload == "structured" and not config.engines["tsc"].enabled
 
 
-def test_json_file_wins_over_pyproject(tmp_path: Path) -> None:
+def test_settings_in_two_homes_are_refused_naming_both(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.signalint]\nmcpPayload = "text"\n')
-    path = write_json(tmp_path, {"mcpPayload": "structured"})
+    write_json(tmp_path, {"mcpPayload": "structured"})
+    err = refusal(tmp_path)
+    assert "signalint.config.json and [tool.signalint] of pyproject.toml" in str(err)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / ".signalint.json").write_text("{}")
+    assert "signalint.config.json and .signalint.json" in str(refusal(tmp_path))
+    (tmp_path / "signalint.config.json").unlink()
+    (tmp_path / "package.json").write_text('{"name": "x", "signalint": {}}')
+    assert '.signalint.json and the "signalint" key of package.json' in str(refusal(tmp_path))
+
+
+def test_dotfile_home_is_read(tmp_path: Path) -> None:
+    path = tmp_path / ".signalint.json"
+    path.write_text('{"mcpPayload": "text", "engines": {"eslint": true}}')
+    config = load_config(tmp_path, NO_ENV)
+    assert config.source == path and config.mcp_payload == "text"
+    assert config.engines["eslint"].enabled
+
+
+def test_package_json_key_is_read_and_its_refusals_name_the_key_path(tmp_path: Path) -> None:
+    path = tmp_path / "package.json"
+    path.write_text(
+        '{"name": "x", "version": "1.0.0", "version": "1.0.1",\n'  # not ours: tolerated
+        ' "signalint": {"mcpPayload": "structured", "ignore": ["gen/**"]}}'
+    )
     config = load_config(tmp_path, NO_ENV)
     assert config.source == path and config.mcp_payload == "structured"
+    assert config.ignore == ("gen/**",)
+    path.write_text('{"name": "x", "signalint": {"timeoutsMs": {"tsc": 0}}}')
+    err = refusal(tmp_path)
+    assert err.file == path and err.location == "signalint.timeoutsMs.tsc"
+
+
+def test_package_json_without_our_key_is_not_a_home(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text("{broken")  # never mentions us: not parsed
+    assert load_config(tmp_path, NO_ENV).source is None
+    (tmp_path / "package.json").write_text('{"name": "x", "signalint": ')
+    assert "malformed JSON" in str(refusal(tmp_path))
 
 
 def test_pyproject_refusals_name_the_table_path(tmp_path: Path) -> None:
@@ -206,3 +241,40 @@ def test_timeout_setting_names_the_key_and_the_file_that_holds_the_settings(
     )
     write_json(tmp_path, {})
     assert timeout_setting(tmp_path, "eslint") == expected_json  # the JSON file wins
+
+
+def test_every_problem_of_the_file_is_named_in_one_error(tmp_path: Path) -> None:
+    path = write_json(
+        tmp_path,
+        {
+            "engines": {"rome": True, "tsc": "yes"},
+            "mcpPayload": "json",
+            "timeoutsMs": {"eslint": 0},
+        },
+    )
+    err = refusal(tmp_path)
+    assert [loc for loc, _ in err.problems] == [
+        "engines.rome",
+        "engines.tsc",
+        "timeoutsMs.eslint",
+        "mcpPayload",
+    ]
+    text = str(err)
+    assert text.startswith(f"{path}: 4 problems:")
+    # Each line names the key, the value given and what is accepted.
+    assert "engines.rome: unknown key; accepted keys here: oxlint, tsc" in text
+    assert 'engines.tsc: expected a boolean, got "yes"' in text
+    assert "timeoutsMs.eslint: expected a positive integer, got 0" in text
+    assert 'mcpPayload: expected one of "both", "text", "structured", got "json"' in text
+
+
+def test_pyproject_problems_are_all_named_with_the_table_path(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.signalint]\nmonorepoMode = "on"\nignore = ["", "#x"]\n'
+    )
+    err = refusal(tmp_path)
+    assert [loc for loc, _ in err.problems] == [
+        "tool.signalint.ignore[0]",
+        "tool.signalint.ignore[1]",
+        "tool.signalint.monorepoMode",
+    ]

@@ -20,7 +20,8 @@ def test_doctor_passes_on_a_ready_project(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor"]) == 0
     out = capsys.readouterr().out
-    assert "languages:     javascript" in out and out.rstrip().endswith("PASSED")
+    assert "languages:     typescript (2 files), javascript (2 files)" in out
+    assert out.rstrip().endswith("PASSED")
     assert "tsc     enabled" in out and "7.0.2" in out
     assert out.count("one-file check ok") == 4  # every enabled engine ran
 
@@ -80,6 +81,40 @@ def test_doctor_fails_without_project_markers(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     assert main(["doctor", "--no-run"]) == 1
     assert "languages:     none" in capsys.readouterr().out
+
+
+def test_doctor_names_typescript_for_a_typescript_only_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "package.json").write_text('{"name": "ts-only"}')
+    (tmp_path / "tsconfig.json").write_text("{}")
+    (tmp_path / "src").mkdir()
+    for name in ("a.ts", "b.tsx", "c.d.ts"):
+        (tmp_path / "src" / name).write_text("export {};\n")
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "a.js").write_text("export {};\n")  # ignored by default
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    main(["doctor", "--no-run"])
+    out = capsys.readouterr().out
+    assert "languages:     typescript (3 files)\n" in out
+    assert "javascript" not in out.split("languages:", 1)[1].splitlines()[0]
+
+
+def test_doctor_lists_each_language_found_with_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "package.json").write_text('{"name": "mixed"}')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "mixed"\n')
+    (tmp_path / "a.ts").write_text("export {};\n")
+    (tmp_path / "b.js").write_text("export {};\n")
+    (tmp_path / "c.py").write_text("x = 1\n")
+    (tmp_path / "d.py").write_text("y = 2\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    main(["doctor", "--no-run"])
+    out = capsys.readouterr().out
+    assert "languages:     python (2 files), typescript (1 file), javascript (1 file)\n" in out
 
 
 @pytest.mark.real

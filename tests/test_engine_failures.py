@@ -20,7 +20,8 @@ from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import run_engine
 from signalint.model import CheckResult, EngineOutcome, Failure
-from signalint.snapshots import Snapshot, decode_snapshot, encode_snapshot
+from signalint.snapshot import Snapshot
+from signalint.storage.snapshot_codec import decode_snapshot, encode_snapshot
 
 from .factories import result
 from .helpers import write_executable

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from signalint.history import LOG_NAME, LoopTracker, Session, SessionLog
+from signalint.history import LOG_NAME, LoopTracker, Session
 from signalint.loops import CheckKind, signatures
 from signalint.model import CheckResult, Issue, OutcomeStatus
+from signalint.storage.session_log import SessionLog
 from tests.factories import issue, result
 
 

@@ -174,6 +174,15 @@ def test_a_priority_1_cluster_blocks_the_stop_although_no_flat_record_does(
         max_blocks=3,
     )
     assert decision.block and "no-undef" in decision.reason
+    assert "(12 issues in all)" in decision.reason
+
+
+def test_the_stop_reason_counts_one_issue_in_the_singular(tmp_path: Path) -> None:
+    checked = snapshot([issue(rule="no-undef")])
+    decision = stop(
+        checked, stop_event(), StopCounter(tmp_path), threshold=3, allow_partial=False, max_blocks=3
+    )
+    assert decision.block and "(1 issue in all)" in decision.reason
 
 
 def test_incomplete_coverage_blocks_unless_partial_is_allowed(tmp_path: Path) -> None:
@@ -456,14 +465,17 @@ def test_post_edit_puts_the_new_issues_first_and_remembers_what_it_reported(
     old = issue(file="a.ts", line=1, rule="no-undef")
     fresh = issue(file="a.ts", line=9, rule="eqeqeq")
     first = post_edit(snapshot([old]), ["a.ts"], [], SeenIssues(tmp_path))
-    assert first.context.startswith("Signalint: 1 new issue(s)") and "no-undef" in first.context
+    assert first.context.startswith("Signalint: 1 new issue in the edited file (a.ts)")
+    assert "no-undef" in first.context
     second = post_edit(snapshot([old, fresh]), ["a.ts"], [], SeenIssues(tmp_path))
     new_part, old_part = second.context.split("Still open from before (1):")
     assert "eqeqeq" in new_part and "no-undef" not in new_part
     assert "no-undef" in old_part
     third = post_edit(snapshot([old, fresh]), ["a.ts"], [], SeenIssues(tmp_path))
-    assert third.context.startswith("No new issues in the edited file(s) (a.ts)")
+    assert third.context.startswith("No new issues in the edited file (a.ts)")
     assert post_edit(snapshot([]), ["a.ts"], [], SeenIssues(tmp_path)).context == ""
     # Fixed issues are forgotten: reintroducing one makes it new again.
     again = post_edit(snapshot([old]), ["a.ts"], [], SeenIssues(tmp_path))
-    assert again.context.startswith("Signalint: 1 new issue(s)")
+    assert again.context.startswith("Signalint: 1 new issue in")
+    two = post_edit(snapshot([old, issue(file="b.ts")]), ["a.ts", "b.ts"], [], None)
+    assert two.context.startswith("Signalint: 2 new issues in the edited files (a.ts, b.ts)")

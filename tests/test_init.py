@@ -18,8 +18,14 @@ from signalint.engines.registry import ENGINES
 PYTHON_ENGINES = [n for n, e in ENGINES.items() if e.spec.language == "python"]
 
 
-def run_init(root: Path, **env: str) -> Result:
-    return CliRunner().invoke(init, [], env={"SIGNALINT_PROJECT_ROOT": str(root), **env})
+def run_init(root: Path, *args: str, **env: str) -> Result:
+    # No engine resolves (none on PATH, an empty managed directory): the quick
+    # tier never starts the project's linters to ask where the settings go.
+    # tests/test_init_home.py does, with the real engines.
+    quiet = {"SIGNALINT_ENGINES_DIR": str(root / "no-managed-engines")}
+    return CliRunner().invoke(
+        init, list(args), env={"SIGNALINT_PROJECT_ROOT": str(root), **quiet, **env}
+    )
 
 
 def touch(root: Path, *names: str, text: str = "{}") -> None:

@@ -2,7 +2,7 @@
 
 A forked child applies a 20-file transaction (existing files, executable
 files, new files in new directories) and is killed with SIGKILL at a
-checkpoint chosen by the fault-injection hook (`SIGNALINT_FAULT_KILL_AT`):
+checkpoint chosen by the injected fault (`tests.faults.KillAt`):
 before the journal is durable, between files, with a temporary file half
 written, before and after each rename, after the commit. The parent then
 runs recovery (in-process for most trials, through a real `signalint` start
@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from signalint import journal
+from signalint.storage import journal
+
+from .faults import KillAt
 
 pytestmark = pytest.mark.real  # forks children and starts the real CLI
 
@@ -79,9 +81,8 @@ def _state(root: Path, writes: list[journal.Write]) -> list[str]:
 def _kill_child(root: Path, writes: list[journal.Write], kill_at: int) -> None:
     pid = os.fork()
     if pid == 0:  # the child: apply, killed by the hook
-        os.environ[journal.FAULT_VARIABLE] = str(kill_at)
         try:
-            journal.write_all(root, "tx-trial", writes)
+            journal.write_all(root, "tx-trial", writes, checkpoint=KillAt(kill_at))
         finally:
             os._exit(0)
     _, status = os.waitpid(pid, 0)
@@ -150,7 +151,6 @@ def test_kill_9_from_outside_at_random_moments_leaves_every_file_all_old_or_all_
     import time
 
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
-    monkeypatch.delenv(journal.FAULT_VARIABLE, raising=False)
 
     def bigger(writes: list[journal.Write]) -> list[journal.Write]:
         # ~1 MB per file, so a whole apply lasts long enough to be hit midway.

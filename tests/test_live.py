@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from signalint.ingest import Batch
-from signalint.live import CapacityError, LiveBuffer, batch_snapshot, view
+from signalint.live import CapacityError, Cleared, LiveBuffer, batch_snapshot, view
 from signalint.model import Issue, Scope
 from signalint.server import live_schemas
 
@@ -32,6 +32,47 @@ def test_a_batch_replaces_only_its_own_sources_set_for_the_files_it_names() -> N
     assert held == {("a", "y.py"): [1], ("b", "x.py"): [1], ("a", "x.py"): [2]}
     cleared = buffer.apply(batch("a", files=("y.py",)))
     assert cleared.cleared == ("y.py",) and len(buffer) == 2
+
+
+def test_a_set_is_cleared_by_any_name_its_batch_was_sent_with_and_the_sets_are_counted() -> None:
+    def filled() -> LiveBuffer:
+        buffer = LiveBuffer(capacity=10)
+        # source "lsp-a" with serverName "server-a": keyed by the server's name.
+        sent = ("lsp-a",)
+        buffer.apply(batch("server-a", issue("x.py", 1), issue("x.py", 2), issue("y.py", 1)), sent)
+        buffer.apply(batch("server-b", issue("x.py", 3)), ("lsp-a",))
+        buffer.apply(batch("ruff", issue("x.py", 4)), ("lsp",))
+        return buffer
+
+    def left(buffer: LiveBuffer) -> list[tuple[str, str]]:
+        return [(s.source, s.file) for s in buffer.sets()]
+
+    for names, sets, issues, remaining in [
+        (("lsp-a",), 3, 4, [("ruff", "x.py")]),
+        (("server-a",), 2, 3, [("server-b", "x.py"), ("ruff", "x.py")]),
+        (
+            ("lsp-a", "server-b"),
+            1,
+            1,
+            [("server-a", "x.py"), ("server-a", "y.py"), ("ruff", "x.py")],
+        ),
+        (("lsp",), 1, 1, [("server-a", "x.py"), ("server-a", "y.py"), ("server-b", "x.py")]),
+        (
+            ("nobody",),
+            0,
+            0,
+            [("server-a", "x.py"), ("server-a", "y.py"), ("server-b", "x.py"), ("ruff", "x.py")],
+        ),
+        ((), 4, 5, []),
+    ]:
+        buffer = filled()
+        assert buffer.clear(names) == Cleared(sets, issues), names
+        assert left(buffer) == remaining, names
+        assert len(buffer) == sum(len(s.issues) for s in buffer.sets())
+    buffer = filled()
+    assert buffer.clear(["lsp-a"], files=["x.py"]) == Cleared(2, 3)
+    assert left(buffer) == [("server-a", "y.py"), ("ruff", "x.py")]
+    assert buffer.names() == ["lsp", "lsp-a", "ruff", "server-a"]
 
 
 def test_eviction_removes_the_least_recently_reported_sets_whole() -> None:

@@ -6,8 +6,10 @@ import json
 
 from signalint.cluster import cluster
 from signalint.formats import json_format
-from signalint.report import check_payload, next_step
-from signalint.snapshots import snapshot_summary
+from signalint.formats.commands import command_words
+from signalint.report import check_payload, left_out_step, next_step
+from signalint.server.words import tool_words
+from signalint.snapshot_query import snapshot_summary
 from tests.factories import issue, snapshot
 from tests.formats.builders import result
 
@@ -15,7 +17,7 @@ TOOLS = ("list_issues", "get_issue_detail", "check_project")
 
 
 def test_cli_next_step_names_commands_and_no_tool() -> None:
-    step = next_step("abcd", 3, 2, "cli")
+    step = next_step("abcd", 3, 2, command_words)
     assert step is not None
     assert "`signalint show abcd`" in step
     assert "`signalint check --format sarif`" in step
@@ -24,15 +26,36 @@ def test_cli_next_step_names_commands_and_no_tool() -> None:
 
 
 def test_mcp_next_step_names_tools_and_no_command() -> None:
-    step = next_step("abcd", 3, 2, "mcp")
+    step = next_step("abcd", 3, 2, tool_words)
     assert step is not None
     assert 'list_issues tool with checkId "abcd"' in step and "get_issue_detail" in step
     assert "call check_project without paths" in step
     assert "signalint " not in step
 
 
-def test_nothing_left_out_means_no_next_step() -> None:
-    assert next_step("abcd", 0, 0, "cli") is None and next_step("abcd", 0, 0, "mcp") is None
+def test_nothing_left_out_still_gives_a_next_step_by_status() -> None:
+    assert left_out_step("abcd", 0, 0, command_words) is None
+    assert left_out_step("abcd", 0, 0, tool_words) is None
+    for front_end in (command_words, tool_words):
+        steps = {
+            next_step("abcd", 0, 0, front_end, status="clean"),
+            next_step("abcd", 0, 0, front_end, status="issues_found"),
+            next_step("abcd", 0, 0, front_end, status="error"),
+            next_step("abcd", 0, 0, front_end, status="error", nothing_checked=True),
+        }
+        assert len(steps) == 4 and all(steps)  # four situations, four distinct answers
+    assert "`signalint show abcd`" in next_step("abcd", 0, 0, command_words)
+    assert "get_issue_detail" in next_step("abcd", 0, 0, tool_words)
+    assert "engine" in next_step("abcd", 0, 0, tool_words, status="error")
+    # What was left out comes first, whatever the status.
+    assert "list_issues" in next_step("abcd", 1, 0, tool_words, status="error")
+
+
+def test_counts_of_one_and_two_agree_with_their_verbs() -> None:
+    one = next_step("abcd", 1, 1, command_words)
+    assert "1 more issue is not listed" in one and "1 diagnostic was filtered out" in one
+    two = next_step("abcd", 2, 2, tool_words)
+    assert "2 more issues are not listed" in two and "2 diagnostics were filtered out" in two
 
 
 def test_the_cli_json_format_names_commands() -> None:
@@ -40,11 +63,11 @@ def test_the_cli_json_format_names_commands() -> None:
     checked = result(issues)
     payload = json.loads(json_format.render(checked, cluster(issues)))
     assert "signalint show" in payload["nextStep"] and "list_issues" not in payload["nextStep"]
-    mcp = check_payload(checked, cluster(issues))
+    mcp = check_payload(checked, cluster(issues), words=tool_words)
     assert "list_issues" in mcp["nextStep"] and "signalint " not in mcp["nextStep"]
 
 
 def test_a_snapshot_summary_words_next_step_for_its_reader() -> None:
     snap = snapshot([issue(rule=f"s{i}", file=f"f{i:03d}.ts") for i in range(101)])
-    assert "list_issues" in snapshot_summary(snap)["nextStep"]
-    assert "signalint show" in snapshot_summary(snap, "cli")["nextStep"]
+    assert "list_issues" in snapshot_summary(snap, tool_words)["nextStep"]
+    assert "signalint show" in snapshot_summary(snap, command_words)["nextStep"]

@@ -17,7 +17,8 @@ from signalint.cluster import cluster
 from signalint.delta import compare
 from signalint.loops import LoopTracker
 from signalint.report import check_payload, flat_entry, issue_detail, issue_entry
-from signalint.snapshots import list_issues, snapshot_summary
+from signalint.server.words import tool_words
+from signalint.snapshot_query import list_issues, snapshot_summary
 from signalint.watching import WatchState
 
 from .factories import issue, snapshot
@@ -63,7 +64,7 @@ def test_every_issue_shape_agrees_with_the_one_entry() -> None:
     }
     before = snapshot([issue("src/a.ts", 1)], targets=("src",))
     after = snapshot(found, check_id="c1", targets=("src",))
-    (introduced,) = compare(before, after)["introduced"]
+    (introduced,) = compare(before, after, words=tool_words)["introduced"]
     assert introduced == issue_entry(RICH, after.short_id(RICH))
 
 
@@ -80,7 +81,7 @@ def test_a_watch_entry_is_the_one_entry_with_the_full_id() -> None:
 def test_built_payloads_carry_exactly_the_keys_of_their_types(summarize: bool) -> None:
     found = [RICH, issue("src/a.ts", 1), issue("src/a.ts", 2)]
     snap = snapshot(found, targets=("src",))
-    payload = check_payload(snap.result, snap.clustering, filtered_out=0)
+    payload = check_payload(snap.result, snap.clustering, filtered_out=0, words=tool_words)
     assert_shape(payload, payloads.CheckPayload)
     for engine in payload["engines"].values():
         assert_shape(engine, payloads.EngineEntry)
@@ -89,12 +90,14 @@ def test_built_payloads_carry_exactly_the_keys_of_their_types(summarize: bool) -
     for record in payload["remainingIssues"]:
         assert_shape(record, payloads.FlatEntry)
     assert list(payload) == [k for k in payloads.CheckPayload.__annotations__ if k in payload]
-    assert_shape(snapshot_summary(snap), payloads.SnapshotSummary)
+    assert_shape(snapshot_summary(snap, tool_words), payloads.SnapshotSummary)
     page = list_issues(snap, limit=2)
     assert_shape(page, payloads.IssuePage)
     for detail in page["issues"]:
         assert_shape(detail, payloads.IssueDetail)
-    delta = compare(snapshot([issue("src/c.ts", 9)], check_id="c0"), snap, summarize=summarize)
+    delta = compare(
+        snapshot([issue("src/c.ts", 9)], check_id="c0"), snap, summarize=summarize, words=tool_words
+    )
     assert_shape(delta, payloads.Delta)
     assert_shape(delta["counts"], payloads.DeltaCounts)
     unobserved = delta["unobserved"]

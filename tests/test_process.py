@@ -26,6 +26,22 @@ def test_stdin_is_empty_so_a_reader_does_not_block(tmp_path: Path) -> None:
     assert result.stdout == "done\n" and not result.timed_out
 
 
+def test_stdin_input_is_delivered_whole_beside_the_output(tmp_path: Path) -> None:
+    # More than a pipe buffer each way: writing and reading must overlap.
+    data = b"x" * 300_000
+    script = write_executable(tmp_path / "t", "cat; echo done >&2\n")
+    command = Command(argv=(str(script),), cwd=tmp_path, timeout_s=10, stdin=data)
+    result = process.run_blocking(command)
+    assert result.stdout == data.decode() and result.stderr == "done\n"
+
+
+def test_stdin_input_a_process_does_not_read_is_not_an_error(tmp_path: Path) -> None:
+    script = write_executable(tmp_path / "t", "echo early\n")
+    command = Command(argv=(str(script),), cwd=tmp_path, timeout_s=10, stdin=b"y" * 300_000)
+    result = process.run_blocking(command)
+    assert (result.exit_code, result.stdout) == (0, "early\n") and not result.timed_out
+
+
 def test_missing_executable_is_a_result_not_an_exception(tmp_path: Path) -> None:
     result = process.run_blocking(_command([str(tmp_path / "nope")], tmp_path))
     assert result.missing and result.exit_code is None and not result.finished

@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from signalint.project import (
-    PathRefused,
-    RootError,
-    WalkMemo,
-    discover_root,
-    find_root,
-    has_js_ts_markers,
-    ignored_reason,
-    safe_relative,
-    target_from_cwd,
-    walk,
-)
+from signalint.project.ignores import ignored_reason
+from signalint.project.markers import has_js_ts_markers
+from signalint.project.paths import PathRefused, safe_relative, target_from_cwd
+from signalint.project.roots import RootError, discover_root, find_root
+from signalint.project.walk import WalkMemo, walk
 
 
 def touch(root: Path, *paths: str) -> None:
@@ -56,6 +49,7 @@ def test_invalid_root_override_is_an_error_naming_the_variable(tmp_path: Path) -
     [
         # The nearest signalint.config.json wins over nearer project markers.
         (["signalint.config.json", "pkg/package.json", "pkg/.git"], "."),
+        ([".signalint.json", "pkg/package.json", "pkg/.git"], "."),
         # Without a config, the nearest package.json, pyproject.toml or .git.
         ([".git", "pkg/package.json"], "pkg"),
         ([".git", "pkg/pyproject.toml"], "pkg"),
@@ -81,6 +75,18 @@ def test_a_pyproject_with_a_signalint_table_is_a_config_for_root_discovery(
     (tmp_path / "app" / "web" / "package.json").write_text("{}")
     (tmp_path / "app" / "pyproject.toml").write_text('[project]\nname = "signalint-demo"\n')
     assert discover_root({}, tmp_path / "app" / "web") == tmp_path.resolve()
+
+
+def test_a_package_json_with_a_signalint_key_is_a_config_for_root_discovery(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "packages" / "web").mkdir(parents=True)
+    (tmp_path / "package.json").write_text('{\n  "name": "top",\n  "signalint": {}\n}\n')
+    # A nearer package.json that only mentions us elsewhere is a plain marker.
+    (tmp_path / "packages" / "web" / "package.json").write_text(
+        '{"name": "web", "scripts": {"lint": "signalint"}, "description": "\\"signalint\\""}'
+    )
+    assert discover_root({}, tmp_path / "packages" / "web") == tmp_path.resolve()
 
 
 def test_without_any_marker_the_cli_root_is_the_working_directory(tmp_path: Path) -> None:

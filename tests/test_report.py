@@ -8,6 +8,7 @@ from typing import Any
 from signalint.cluster import cluster
 from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.report import check_payload, fails_priority, issue_detail
+from signalint.server.words import tool_words
 
 FULL_KEYS = [
     "schemaVersion",
@@ -18,6 +19,7 @@ FULL_KEYS = [
     "clusters",
     "remainingIssues",
     "omittedIssueCount",
+    "nextStep",
     "truncated",
     "checkId",
     "fingerprint",
@@ -55,7 +57,9 @@ def result_of(issues: list[Issue], outcomes: dict[str, EngineOutcome] | None = N
 
 
 def payload_for(issues: list[Issue], **options: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = check_payload(result_of(issues), cluster(issues), **options)
+    payload: dict[str, Any] = check_payload(
+        result_of(issues), cluster(issues), **options, words=tool_words
+    )
     return payload
 
 
@@ -98,9 +102,11 @@ def test_compact_payload_renames_keys_and_drops_project_root() -> None:
         assert compact[same] == full[same]
 
 
-def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
+def test_next_step_names_list_issues_only_when_flat_records_are_omitted() -> None:
     few = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(100)])
-    assert "nextStep" not in few and few["truncated"] is False
+    assert few["truncated"] is False
+    assert few["nextStep"].startswith("Every issue is listed here")
+    assert "list_issues" not in few["nextStep"]
     many = payload_for([make(f"s{i}", file=f"f{i}.ts") for i in range(101)])
     assert many["omittedIssueCount"] == 1 and many["truncated"] is True
     assert "list_issues" in many["nextStep"] and "abcdef0123456789" in many["nextStep"]
@@ -108,12 +114,14 @@ def test_next_step_appears_only_when_flat_records_are_omitted() -> None:
     assert "signalint check" not in many["nextStep"]
 
 
-def test_filtered_checks_emit_both_aliases_and_point_to_check_project() -> None:
+def test_a_filtered_check_emits_one_count_and_points_to_check_project() -> None:
     payload = payload_for([make()], filtered_out=4)
-    assert payload["filteredOutIssueCount"] == payload["filteredOutCount"] == 4
+    assert payload["filteredOutIssueCount"] == 4 and "filteredOutCount" not in payload
+    assert list(payload).count("filteredOutIssueCount") == 1
     assert "check_project" in payload["nextStep"]
     unfiltered = payload_for([make()], filtered_out=0)
-    assert unfiltered["filteredOutCount"] == 0 and "nextStep" not in unfiltered
+    assert unfiltered["filteredOutIssueCount"] == 0 and "filteredOutCount" not in unfiltered
+    assert "check_project" not in unfiltered["nextStep"]
 
 
 def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:
@@ -128,7 +136,7 @@ def test_engine_messages_are_omitted_when_absent() -> None:
         "oxlint": ran("oxlint"),
         "tsc": EngineOutcome("tsc", "error", message="tsc crashed"),
     }
-    payload = check_payload(result_of([make()], outcomes), cluster([make()]))
+    payload = check_payload(result_of([make()], outcomes), cluster([make()]), words=tool_words)
     assert payload["engines"] == {
         "oxlint": {"status": "ok", "filesChecked": 1},
         "tsc": {"status": "error", "message": "tsc crashed", "filesChecked": 0},
@@ -141,7 +149,7 @@ def test_nothing_checked_explains_every_engine() -> None:
         "biome": EngineOutcome("biome", "disabled", message="npm i -D @biomejs/biome"),
         "tsc": EngineOutcome("tsc", "error", message="no tsconfig.json"),
     }
-    payload = check_payload(result_of([], outcomes), cluster([]))
+    payload = check_payload(result_of([], outcomes), cluster([]), words=tool_words)
     assert payload["status"] == "error" and payload["code"] == "nothing_checked"
     assert payload["message"].startswith("Nothing was checked. ")
     assert "biome is disabled and checked no file (npm i -D @biomejs/biome)" in payload["message"]
@@ -204,7 +212,9 @@ def test_every_engine_entry_carries_files_checked_and_its_coverage_gap_when_set(
         ),
         "biome": EngineOutcome("biome", "disabled", files_checked=5, message="install biome"),
     }
-    engines = check_payload(result_of([make()], outcomes), cluster([make()]))["engines"]
+    engines = check_payload(result_of([make()], outcomes), cluster([make()]), words=tool_words)[
+        "engines"
+    ]
     assert engines["oxlint"] == {"status": "ok", "filesChecked": 7}
     assert engines["tsc"]["filesChecked"] == 3
     assert engines["tsc"]["coverageGap"] == "packages/b/tsconfig.json was not checked"
@@ -223,7 +233,7 @@ def test_engines_that_ran_but_checked_no_file_are_nothing_checked_not_clean() ->
         created_at=0.0,
         files_in_scope=0,
     )
-    payload = check_payload(result, cluster([]))
+    payload = check_payload(result, cluster([]), words=tool_words)
     assert payload["status"] == "error" and payload["code"] == "nothing_checked"
     assert "the scope holds no file once ignore rules are applied" in payload["message"]
     assert "`ignore` in signalint.config.json" in payload["message"]
@@ -238,7 +248,7 @@ def test_an_engine_that_checked_nothing_beside_others_is_a_coverage_warning() ->
         "oxlint": ran("oxlint", files=0),
         "eslint": EngineOutcome("eslint", "disabled", message="install eslint"),
     }
-    payload = check_payload(result_of([], outcomes), cluster([]))
+    payload = check_payload(result_of([], outcomes), cluster([]), words=tool_words)
     assert payload["status"] == "error" and "code" not in payload
     warning = payload["coverageWarning"]
     assert "oxlint checked no file" in warning and "eslint is disabled" in warning
@@ -249,7 +259,7 @@ def test_an_engine_that_checked_nothing_beside_others_is_a_coverage_warning() ->
 
 def test_a_fully_covered_check_without_issues_is_clean_and_has_no_warning() -> None:
     payload = check_payload(
-        result_of([], {"oxlint": ran("oxlint"), "tsc": ran("tsc")}), cluster([])
+        result_of([], {"oxlint": ran("oxlint"), "tsc": ran("tsc")}), cluster([]), words=tool_words
     )
     assert payload["status"] == "clean"
     assert "coverageWarning" not in payload and "code" not in payload

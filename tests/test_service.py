@@ -22,8 +22,10 @@ from signalint.config import load_config, state_dir
 from signalint.engines.registry import ENGINES
 from signalint.engines.runner import Progress
 from signalint.history import Session, stats
-from signalint.project import PathRefused
-from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.project.paths import PathRefused
+from signalint.server.words import tool_words
+from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.storage.snapshots import SnapshotStore
 
 from .factories import issue, result
 
@@ -72,6 +74,27 @@ def test_command_line_paths_are_relative_to_the_working_directory(root: Path) ->
     assert service.targets_of(["src/b.ts"], outside) == ("src/b.ts",)
 
 
+@pytest.mark.parametrize(
+    "path", ["src/gen/out.ts", "src/gen", "node_modules/pkg/index.ts", "node_modules/linked"]
+)
+def test_root_paths_given_the_config_are_refused_as_the_command_line_refuses_them(
+    root: Path, path: str
+) -> None:
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    (root / "node_modules" / "pkg" / "index.ts").write_text("export {};\n")
+    (root / "node_modules" / "linked").symlink_to(root.parent)  # a link out of the root
+    config = load_config(root, env={})
+    reasons = []
+    for locate in (service.from_cwd(root, config, cwd=root), service.from_root(root, config)):
+        with pytest.raises(PathRefused) as refused:
+            service.targets_of(["src/a.ts", path], locate)
+        assert refused.value.index == 1 and refused.value.path == path
+        reasons.append(refused.value.reason)
+    assert reasons[0] == reasons[1] and reasons[0].startswith("it is ignored")
+    # Without the config (our own walk's paths) only the path itself is judged.
+    assert service.targets_of(["src/gen/out.ts"], service.from_root(root)) == ("src/gen/out.ts",)
+
+
 def test_a_check_is_kept_in_the_store_it_is_given_and_nowhere_else(root: Path) -> None:
     store = SnapshotStore(directory=root / ".signalint" / "snapshots")
     kept = check(root, ["src/a.ts"], kind="files", store=store)
@@ -84,7 +107,7 @@ def test_a_check_is_kept_in_the_store_it_is_given_and_nowhere_else(root: Path) -
 
 def test_a_check_with_history_is_recorded_with_its_metrics(root: Path) -> None:
     history = Session(state_dir(root, env={}))
-    checked = check(root, history=history)
+    checked = check(root, history=history, words=tool_words)
     assert checked.warnings is not None and checked.warnings.loop_warning is None
     recorded = stats(state_dir(root, env={}))
     assert recorded["checks"] == 1 and recorded["latencySamples"] == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from signalint.engines.registry import ENGINES
+from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.engines.resolve import resolve
 from signalint.shadow import origin_of, shadow_copy
 
@@ -53,3 +53,21 @@ def test_a_sparse_copy_copies_only_the_named_files(tmp_path: Path) -> None:
         copied.write_text("fixed\n")
         assert not (shadow / ".signalint").exists()
     assert (root / "src" / "deep" / "b.ts").read_text() == "b\n"
+
+
+def test_engine_caches_named_by_the_engines_are_left_out_of_both_kinds_of_copy(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path)
+    for name in (".mypy_cache", ".ruff_cache", "kept_cache"):
+        (root / name).mkdir()
+        (root / name / "entry").write_text("x\n")
+    skip = engine_cache_dirs()
+    assert {".mypy_cache", ".ruff_cache"} <= skip
+    with shadow_copy(root, skip=skip) as shadow:
+        assert not (shadow / ".mypy_cache").exists()
+        assert not (shadow / ".ruff_cache").exists()
+        assert (shadow / "kept_cache" / "entry").is_file()
+    with shadow_copy(root, only=["src/a.ts"], skip=skip) as shadow:
+        assert not os.path.lexists(shadow / ".ruff_cache")
+        assert os.path.lexists(shadow / "kept_cache")

@@ -11,18 +11,11 @@ import pytest
 
 from signalint.model import EngineOutcome
 from signalint.report import check_payload
-from signalint.snapshots import (
-    STALE_CHECK,
-    CursorError,
-    RowMemo,
-    Snapshot,
-    SnapshotStore,
-    decode_snapshot,
-    encode_snapshot,
-    find_references,
-    list_issues,
-    snapshot_summary,
-)
+from signalint.server.words import tool_words
+from signalint.snapshot import Snapshot, find_references
+from signalint.snapshot_query import STALE_CHECK, CursorError, list_issues, snapshot_summary
+from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, encode_snapshot
+from signalint.storage.snapshots import SnapshotStore
 from tests.factories import issue, snapshot
 
 
@@ -84,8 +77,8 @@ def test_stale_answer_has_the_reference_shape() -> None:
 def test_summary_has_metadata_and_the_check_payload_pieces() -> None:
     issues = [issue(line=1), issue(line=2), issue(rule="eqeqeq", message="Use ===")]
     snap = snapshot(issues, check_id="abc", created_at=86400.0)
-    summary = snapshot_summary(snap)
-    payload = check_payload(snap.result, snap.clustering)
+    summary = snapshot_summary(snap, tool_words)
+    payload = check_payload(snap.result, snap.clustering, words=tool_words)
     assert summary["checkId"] == "abc"
     assert summary["fingerprint"] == snap.result.fingerprint
     assert summary["createdAt"] == "1970-01-02T00:00:00Z"
@@ -98,7 +91,7 @@ def test_summary_has_metadata_and_the_check_payload_pieces() -> None:
 
 def test_files_snapshot_summary_reports_the_filtered_count() -> None:
     snap = snapshot([issue()], targets=("src/a.ts",))
-    summary = snapshot_summary(snap)
+    summary = snapshot_summary(snap, tool_words)
     assert summary["source"] == "files" and summary["filteredOutIssueCount"] == 0
 
 
@@ -225,7 +218,7 @@ def test_a_snapshot_saved_by_one_store_is_read_by_another_process_store(tmp_path
     assert (tsc.status, tsc.message, tsc.files_checked, tsc.coverage_gap) == (
         "error", "tsc failed", 2, "b skipped",
     )  # fmt: skip
-    assert snapshot_summary(loaded) == snapshot_summary(original)
+    assert snapshot_summary(loaded, tool_words) == snapshot_summary(original, tool_words)
 
 
 def test_decoding_what_was_encoded_gives_equal_details() -> None:

@@ -14,6 +14,7 @@ from signalint.cli.stats import stats as stats_command
 from signalint.cluster import cluster
 from signalint.history import LOG_NAME, Session, metrics_record, payload_bytes, stats
 from signalint.report import check_payload
+from signalint.server.words import tool_words
 from tests.factories import issue, result
 
 EMPTY = {
@@ -119,7 +120,7 @@ def test_stats_read_the_backup_dedupe_overlap_and_count_malformed_lines(tmp_path
 def test_payload_bytes_measure_minified_details_against_the_payload() -> None:
     issues = [issue(line=n) for n in range(1, 30)]
     checked = result(issues)
-    payload = check_payload(checked, cluster(issues))
+    payload = check_payload(checked, cluster(issues), words=tool_words)
     before, after = payload_bytes(checked, payload)
     assert after == len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode())
     assert before > after > 0

@@ -1,6 +1,6 @@
 """Fix transactions without a server: paths, drift, retention, diffs, rollback, recovery.
 
-Write failures are injected (`SIGNALINT_FAULT_FAIL_AT`, as a full disk
+Write failures are injected (`tests.faults.FailAt`, as a full disk
 would fail a write) at every checkpoint of a transaction; the kill -9
 trials are in test_journal_kill.py.
 """
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from signalint import ids, journal
+from signalint import ids
+from signalint.server.words import tool_words
+from signalint.storage import journal
 from signalint.transactions import (
     DIFF_FILE_CHARS,
     Patch,
@@ -26,6 +28,8 @@ from signalint.transactions import (
     preview_payload,
     write,
 )
+
+from .faults import FailAt, journal_with
 
 
 def _root(tmp_path: Path) -> Path:
@@ -99,14 +103,14 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
         store.put(patch)
     assert len(store) == 20
     with pytest.raises(TransactionRefused) as evicted:
-        store.get(first.transaction_id)
+        store.get(first.transaction_id, tool_words)
     assert evicted.value.code == "transaction_expired" and evicted.value.status == "stale"
     recent = store.put(patch)
     now[0] += 15 * 60
     with pytest.raises(TransactionRefused, match="expired"):
-        store.get(recent.transaction_id)
+        store.get(recent.transaction_id, tool_words)
     with pytest.raises(TransactionRefused) as unknown:
-        store.get("tx-never")
+        store.get("tx-never", tool_words)
     assert unknown.value.code == "transaction_unknown"
     kept = store.put(patch)
     assert store.discard(kept.transaction_id) is True
@@ -116,7 +120,7 @@ def test_previews_are_kept_twenty_at_most_for_fifteen_minutes(tmp_path: Path) ->
 def test_the_preview_diff_is_bounded_and_says_when_it_was_cut() -> None:
     big = "".join(f"line {n}\n" for n in range(5000))
     prepared = Prepared("tx", (Patch("src/a.ts", "a\n", big), Patch("src/b.ts", "b\n", "B\n")), 0)
-    payload = preview_payload(prepared)
+    payload = preview_payload(prepared, tool_words)
     first, second = payload["patchesPreview"]
     assert first["diffTruncated"] is True and len(first["diff"]) <= DIFF_FILE_CHARS
     assert first["diff"].endswith("\n") and first["linesAdded"] == 5000
@@ -140,7 +144,7 @@ def test_a_failed_write_puts_every_file_back(
 ) -> None:
     root = _root(tmp_path)
     prepared = _prepared(root)
-    monkeypatch.setenv(journal.FAIL_VARIABLE, str(fail_at))
+    monkeypatch.setattr(journal, "write_all", journal_with(FailAt(fail_at)))
     with pytest.raises(TransactionRefused) as aborted:
         write(root, prepared)
     assert aborted.value.code == "transaction_aborted_and_rolled_back"
@@ -179,7 +183,8 @@ def test_recovery_keeps_a_file_someone_changed_after_the_crash_and_its_original(
 
     real_undo = journal._undo
     monkeypatch.setattr(journal, "_undo", undo_fails)
-    monkeypatch.setenv(journal.FAIL_VARIABLE, str(journal.checkpoints(3) - 2))  # last write done
+    last_write_done = FailAt(journal.checkpoints(3) - 2)
+    monkeypatch.setattr(journal, "write_all", journal_with(last_write_done))
     with pytest.raises(TransactionRefused) as aborted:
         write(root, prepared)
     assert aborted.value.code == "transaction_aborted"

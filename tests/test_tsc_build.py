@@ -29,6 +29,7 @@ from signalint.program_cache import _remove_abandoned_cold_dirs
 
 from .conftest import require_engine
 from .helpers import write_executable
+from .typescripts import install_typescript, typescript
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tsc-references"
 NATIVE = [
@@ -125,8 +126,62 @@ def test_a_diagnostic_without_location_points_at_the_config_of_its_project(
     settings = json.loads(config.read_text())
     settings["compilerOptions"]["types"] = ["no-such-library"]
     config.write_text(json.dumps(settings))
-    missing = [i for i in located(check(project)) if i[3] == "TS2688"]
+    result = check(project)
+    missing = [i for i in located(result) if i[3] == "TS2688"]
     assert missing == [("packages/app/tsconfig.json", 1, 1, "TS2688")]
+    # tsc does not type-check packages/app then (its TS2345 is gone, as
+    # natively): a coverage gap, never "ok" (D17).
+    assert NATIVE[0] not in located(result)
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "error" and outcome.coverage_gap is not None
+    assert "TS2688 at packages/app/tsconfig.json" in outcome.coverage_gap
+
+
+@pytest.mark.real
+def test_an_option_error_natively_given_too_is_an_issue_and_a_coverage_gap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No references (tsc -p): a `types` library that does not exist makes
+    # tsc skip type checking, so the planted TS2322 is never reported, by
+    # native tsc either. The option error is real (an issue) and the run's
+    # coverage cannot be trusted (a gap), until the config is fixed.
+    tsc = require_engine("tsc")
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true, "types": ["no-such-library"]},'
+        ' "include": ["src"]}'
+    )
+    (root / "src" / "main.ts").write_text('export const wrong: number = "planted";\n')
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    native = subprocess.run(
+        [str(tsc), "-p", ".", "--pretty", "false"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert [line for line in native.stdout.splitlines() if "error TS" in line] == [
+        "error TS2688: Cannot find type definition file for 'no-such-library'."
+    ]
+    result = check(root)
+    assert located(result) == [("tsconfig.json", 1, 1, "TS2688")]
+    outcome = result.outcomes["tsc"]
+    assert outcome.status == "error" and outcome.failure is not None
+    assert outcome.failure.kind == "incomplete"
+    assert outcome.coverage_gap is not None and outcome.message == outcome.coverage_gap
+    assert "TS2688 at tsconfig.json: Cannot find type definition file" in outcome.coverage_gap
+    assert "may not have been type-checked" in outcome.coverage_gap
+    # Fixed, the same check is ok and reports what the option error hid.
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
+    )
+    fixed = check(root)
+    assert fixed.outcomes["tsc"].status == "ok" and fixed.outcomes["tsc"].coverage_gap is None
+    assert located(fixed) == [("src/main.ts", 1, 14, "TS2322")]
 
 
 @pytest.mark.real
@@ -314,27 +369,22 @@ def test_an_installed_package_extends_is_part_of_the_cached_config_chain(tmp_pat
 
 
 @pytest.mark.real
-def test_build_mode_matches_native_on_typescript_5(project: Path) -> None:
-    """Set SIGNALINT_TEST_TSC5 to a typescript 5.x `tsc` (e.g. one installed
-    with `npm install typescript@5.9` in a scratch directory) to run it."""
-    tsc5 = os.environ.get("SIGNALINT_TEST_TSC5")
-    if not tsc5:
-        pytest.skip("SIGNALINT_TEST_TSC5 is not set")
-    local = project / "node_modules" / ".bin" / "tsc"
-    local.unlink()
-    local.symlink_to(tsc5)  # a symlink keeps the owning package (and version) findable
+def test_build_mode_matches_native_on_typescript_5(references_copy: Path) -> None:
+    """TypeScript 5 as the project's own tsc (scripts/setup pins it)."""
+    tsc5 = typescript(5)
     native = subprocess.run(
-        [tsc5, "-b", "--pretty", "false", "--force"],
-        cwd=shutil.copytree(project, project.parent / "native"),
+        [str(tsc5), "-b", "--pretty", "false", "--force"],
+        cwd=shutil.copytree(references_copy, references_copy.parent / "native"),
         capture_output=True,
         text=True,
         check=False,
     )
     assert native.stdout.count("error TS") == len(NATIVE)
-    result = check(project)
+    install_typescript(references_copy, 5)
+    result = check(references_copy)
     assert result.outcomes["tsc"].status == "ok"
     assert located(result) == NATIVE
-    assert located(check(project, use_cache=False)) == NATIVE
+    assert located(check(references_copy, use_cache=False)) == NATIVE
 
 
 @pytest.mark.real

@@ -211,6 +211,28 @@ def test_json_and_text_summarize_each_package(
     assert "packages/app/src/main.ts:3:34" in rest
 
 
+def test_sarif_names_each_results_package_as_the_json_workspace_block_does(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    in_project(workspace)
+    assert main(["check", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    block = document["workspace"]
+    assert main(["check", "--format", "sarif"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    expected = {p["name"]: {"path": p["path"], "status": p["status"]} for p in block["packages"]}
+    assert {"@ws/core", "@ws/app", "@ws/util", "@ws/docs"} <= set(expected)
+    for run in log["runs"]:
+        assert run["properties"]["packages"] == expected
+    per_package: Counter[str | None] = Counter(
+        r.get("properties", {}).get("package") for run in log["runs"] for r in run["results"]
+    )
+    counted = {p["name"]: p["counts"]["issues"] for p in block["packages"]}
+    outside = Counter({None: block["outsidePackages"]["issues"]})
+    assert per_package == Counter({k: v for k, v in counted.items() if v}) + outside
+    assert per_package == Counter({"@ws/core": 1, "@ws/app": 1})
+
+
 def test_new_from_rev_reports_only_issues_absent_at_the_revision(
     workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
 ) -> None:
@@ -274,6 +296,30 @@ async def test_mcp_check_project_carries_the_per_package_summary_and_refuses_str
         refused = await client.call("check_project")
         assert refused.error
         assert "cycle among: @ws/app, @ws/core" in json.dumps(refused.data)
+
+
+def test_mcp_check_project_packages_checks_what_the_cli_package_option_checks(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    from .server.conftest import connect
+
+    async def session() -> dict[str, Any]:
+        async with connect(workspace) as client:
+            answer = await client.call("check_project", {"packages": ["@ws/app"]})
+            unknown = await client.call("check_project", {"packages": ["@ws/nope"]})
+            assert unknown.error and unknown.data["field"] == "packages"
+            assert "@ws/core" in unknown.data["message"]  # it lists the packages
+            data: dict[str, Any] = answer.data
+            return data
+
+    answer = asyncio.run(session())
+    in_project(workspace)
+    assert main(["check", "--package", "@ws/app", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    names = [p["name"] for p in answer["workspace"]["packages"]]
+    assert names == [p["name"] for p in document["workspace"]["packages"]]
+    assert names == ["@ws/core", "@ws/app"]
+    assert answer["totalIssues"] == document["totalIssues"] == 2
 
 
 def test_changed_option_checks_git_changes_and_says_when_nothing_changed(

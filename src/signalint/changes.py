@@ -9,8 +9,10 @@ what git said (not a repository, an unknown revision, no git at all).
 
 from __future__ import annotations
 
-import asyncio
+import codecs
 import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from signalint.config import state_dir
@@ -61,16 +63,17 @@ async def commit_of(root: Path, rev: str, *, option: str) -> tuple[str, str]:
     return commit.strip(), tree.strip()
 
 
-async def merge_base(root: Path, branch: str) -> str:
-    """The merge base of HEAD and `branch` (what a pull request is compared with)."""
+async def merge_base(root: Path, branch: str, *, option: str = "--new-from-merge-base") -> str:
+    """The merge base of HEAD and `branch` (what a pull request is compared with);
+    `option` names where `branch` came from."""
     if not branch or branch.startswith("-") or "\0" in branch:
-        raise GitError(f"--new-from-merge-base {branch!r}: expected a branch or revision")
+        raise GitError(f"{option} {branch!r}: expected a branch or revision")
     found = await git(
         root,
         "merge-base",
         "HEAD",
         branch,
-        what=f"--new-from-merge-base {branch}: no merge base of HEAD and {branch}",
+        what=f"{option} {branch}: no merge base of HEAD and {branch}",
     )
     return found.strip()
 
@@ -97,6 +100,61 @@ async def changed_since(root: Path, rev: str) -> list[str]:
     )
 
 
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _diff_path(text: str) -> str:
+    """A path of a `+++ b/...` line, unquoted as git quotes unusual names."""
+    if text.startswith('"') and text.endswith('"'):
+        text = codecs.escape_decode(text[1:-1].encode())[0].decode("utf-8", "replace")
+    return text[2:] if text.startswith("b/") else text
+
+
+def parse_changed_lines(diff: str) -> dict[str, frozenset[int] | None]:
+    """The new-side lines of each file in `git diff -U0` output; None for a
+    file the diff adds whole. Files whose change adds no line (only
+    deletions, a mode change, a binary file) map to an empty set."""
+    found: dict[str, set[int] | None] = {}
+    current: str | None = None
+    added = False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            current, added = None, False
+        elif line.startswith("new file mode"):
+            added = True
+        elif line.startswith("+++ "):
+            target = line[4:]
+            current = None if target == "/dev/null" else _diff_path(target)
+            if current is not None:
+                found[current] = None if added else found.get(current) or set()
+        elif current is not None and (match := _HUNK.match(line)):
+            lines = found[current]
+            if lines is not None:
+                start, count = int(match.group(1)), int(match.group(2) or "1")
+                lines.update(range(start, start + count))
+    return {name: None if lines is None else frozenset(lines) for name, lines in found.items()}
+
+
+async def changed_lines(root: Path, rev: str) -> Mapping[str, frozenset[int] | None]:
+    """The lines of the working tree's project files that changed since `rev`
+    (committed, staged, unstaged), per project-relative file; None for a
+    whole new file (added since `rev`, or untracked and not ignored). A moved
+    file counts only its changed lines (git's rename detection)."""
+    what = f"lines changed since {rev}"
+    diff = await git(
+        root,
+        *("diff", "-U0", "--no-color", "--no-ext-diff", "--relative", "-M"),
+        *("--src-prefix=a/", "--dst-prefix=b/", rev, "--", "."),
+        what=what,
+    )
+    untracked = await git(
+        root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".", what=what
+    )
+    found = parse_changed_lines(diff)
+    found.update(dict.fromkeys(_split(untracked)))
+    return found
+
+
 async def toplevel(root: Path) -> Path:
     """The top level of the repository that holds `root`."""
     return Path(
@@ -104,14 +162,9 @@ async def toplevel(root: Path) -> Path:
     )
 
 
-def changed_files(root: Path, rev: str = "HEAD") -> list[str]:
-    """`changed_since` for synchronous callers (the CLI)."""
-    return asyncio.run(changed_since(root, rev))
-
-
 __all__ = [
     "GitError",
-    "changed_files",
+    "changed_lines",
     "changed_since",
     "commit_of",
     "git",

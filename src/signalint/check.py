@@ -20,17 +20,18 @@ from typing import Any
 import pathspec
 
 from signalint import ids
-from signalint.cache import ResultCache
 from signalint.config import Config, state_dir
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
+from signalint.engines.resolve import Toolchain, toolchain
 from signalint.engines.runner import Progress, run_engine
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
-from signalint.project import walk
+from signalint.project.walk import walk
+from signalint.storage.results import ResultCache
 from signalint.workspaces import Package, Workspace
 
 
@@ -56,7 +57,8 @@ class CheckRun:
     In a planned workspace `workspace` is the plan, `packages` the
     packages the check covered (check order) and `package_runs` the
     per-package engines' runs; `workspace_warning` says why planning fell
-    back to the root (`monorepoMode` auto).
+    back to the root (`monorepoMode` auto). `toolchain` is what the engines
+    ran (`resolve.Toolchain`).
     """
 
     result: CheckResult
@@ -66,6 +68,7 @@ class CheckRun:
     packages: tuple[Package, ...] = ()
     package_runs: tuple[PackageRun, ...] = ()
     workspace_warning: str | None = None
+    toolchain: Toolchain | None = None
 
     def __repr__(self) -> str:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
@@ -73,7 +76,7 @@ class CheckRun:
 
 def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str]) -> bool:
     # A walked file passed the ignore rules, or was named as a target (see
-    # project.walk): its issues are reported, or the check would call a file
+    # project.walk.walk): its issues are reported, or the check would call a file
     # it checked clean.
     if issue.file in walked:
         return True
@@ -96,8 +99,12 @@ async def _run_one(
     package_runs: list[PackageRun] | None = None,
     state_path: Path | None = None,
     workspace: Workspace | None = None,
+    tools: Toolchain | None = None,
 ) -> EngineOutcome:
     engine = ENGINES[name]
+    # The executable and interpreter every run of this engine uses (D22).
+    resolved = tools.engines.get(name) if tools is not None else None
+    python = tools.python if tools is not None else None
     memo = context.walk_memo(root)
     options = dict(config.engines[name].options)
     timeout_s = config.timeouts_ms[name] / 1000
@@ -117,7 +124,12 @@ async def _run_one(
                     name, root, config, scope, files, context, reported, package, state
                 )
             )
-            requests[-1] = dataclasses.replace(requests[-1], progress=progress)
+            requests[-1] = dataclasses.replace(
+                requests[-1],
+                progress=progress,
+                executable=resolved,
+                python=python,
+            )
         if cache is not None and requests:
             requests = await prefetch(engine, cache, context, requests)
         runs += await _in_dependency_order(engine, cache, context, packages, requests, workspace)
@@ -140,6 +152,8 @@ async def _run_one(
             state_dir=state,
             in_scope=reported,
             progress=progress,
+            executable=resolved,
+            python=python,
         )
         return await run_program_engine(engine, cache, context, request)
     common: dict[str, Any] = {
@@ -148,6 +162,8 @@ async def _run_one(
         "state_dir": state,
         "options": options,
         "progress": progress,
+        "resolved": resolved,
+        "python": python,
     }
     if cache is None:
         run = await run_engine(engine, files=files, target=scope.targets[0], **common)
@@ -303,6 +319,7 @@ async def run_check(
     workspace_warning: str | None = None,
     state: Path | None = None,
     cache_dir: Path | None = None,
+    tools: Toolchain | None = None,
 ) -> CheckRun:
     """Check `scope` of the project at `root` (canonical) with `config`.
 
@@ -315,7 +332,9 @@ async def run_check(
     passed through to the answer. `state` is where engines keep their state
     (default `config.state_dir(root)`); `cache_dir` where the result cache
     lives (default: `state`); a baseline check of an old tree shares the
-    project's cache but not its engine state.
+    project's cache but not its engine state. `tools` is the toolchain to
+    run (`resolve.Toolchain`), by default the engines resolved for `root`;
+    a baseline check passes the current check's (D22).
 
     With `use_cache` (the default) unchanged results are reused from the
     state directory's cache (signalint.file_cache, signalint.program_cache);
@@ -329,6 +348,7 @@ async def run_check(
     state = state or state_dir(root)
     cache = context.cache(cache_dir or state, config.cache_max_rows) if use_cache else None
     enabled = [name for name in ENGINES if config.engines[name].enabled]
+    tools = tools or toolchain(root, [ENGINES[name] for name in enabled])
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     walked = frozenset(files)
 
@@ -366,6 +386,7 @@ async def run_check(
                 package_runs,
                 state,
                 workspace,
+                tools,
             )
             for name in enabled
         )
@@ -407,6 +428,7 @@ async def run_check(
         packages=tuple(packages or ()),
         package_runs=tuple(package_runs),
         workspace_warning=workspace_warning,
+        toolchain=tools,
     )
 
 

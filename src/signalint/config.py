@@ -1,12 +1,13 @@
-"""Project configuration: `signalint.config.json` or `[tool.signalint]`; env overrides.
+"""Project configuration: one settings home in the project root; env overrides.
 
-Where the settings come from, in order:
+Where the settings come from (`signalint.config_files`):
 
-1. `signalint.config.json` in the project root. If it exists it is the only
-   file read, even when `pyproject.toml` also has a `[tool.signalint]` table:
-   two sources that could disagree would make the effective settings a guess.
-2. Otherwise `[tool.signalint]` in `pyproject.toml` (same keys, same rules).
-3. Otherwise the defaults of the reference parser.
+1. The one home in the project root that holds them: `signalint.config.json`,
+   `.signalint.json`, the `"signalint"` key of `package.json` or
+   `[tool.signalint]` in `pyproject.toml` (same keys, same rules). Two homes
+   holding settings are refused, naming both: two sources that could
+   disagree would make the effective settings a guess.
+2. Otherwise the defaults of the reference parser.
 
 Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
 `SIGNALINT_MONOREPO_MODE` (non-empty values override; invalid ones are errors),
@@ -15,7 +16,8 @@ Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
 Validation is strict, as the reference promises: an unknown key at any level,
 a value of the wrong type (a boolean is never accepted as a number), a bad
 enum value or a non-positive number raises `ConfigError` naming the file, the
-key path and what would have been accepted. Nothing is silently ignored.
+key path, the value given and what would have been accepted. Every problem
+of the file is named in the one error. Nothing is silently ignored.
 """
 
 from __future__ import annotations
@@ -33,11 +35,16 @@ from pathspec.patterns.gitignore import GitIgnorePatternError
 
 from signalint.config_files import (
     CONFIG_FILE,
+    DOT_CONFIG_FILE,
+    HOMES,
+    PACKAGE_FILE,
+    PACKAGE_KEY,
     PYPROJECT_FILE,
     ConfigError,
     config_source,
-    read_json,
-    read_pyproject,
+    describe_source,
+    key_prefix,
+    read_settings,
     timeout_setting,
 )
 from signalint.engines.registry import ENGINES
@@ -106,57 +113,83 @@ def _choices(options: tuple[str, ...]) -> str:
 
 
 class _Checker:
-    """Walks the raw value; every refusal carries the full key path."""
+    """Walks the raw value; every refusal carries the full key path.
+
+    A refusal is recorded, not raised, and a stand-in value is returned so
+    the walk goes on: `done` then raises one `ConfigError` naming every
+    problem of the file, so fixing a config takes one round, not one per key.
+    """
 
     def __init__(self, file: Path | None, prefix: str) -> None:
         self.file = file
         self.prefix = prefix
+        self.problems: list[tuple[str | None, str]] = []
 
-    def fail(self, path: str, message: str) -> ConfigError:
+    def fail(self, path: str, message: str) -> None:
         location = ".".join(p for p in (self.prefix, path) if p) or None
-        return ConfigError(self.file, location, message)
+        self.problems.append((location, message))
+
+    def done(self) -> None:
+        if self.problems:
+            (location, message), *more = self.problems
+            raise ConfigError(self.file, location, message, tuple(more))
 
     def table(self, value: object, path: str, keys: tuple[str, ...]) -> dict[str, object]:
+        """The known keys of an object; `{}` when `value` is not one."""
         if not isinstance(value, dict):
             what = "the top level" if not path else "this key"
-            raise self.fail(path, f"expected an object at {what}, got {_got(value)}")
-        for key in value:
-            if key not in keys:
+            self.fail(path, f"expected an object at {what}, got {_got(value)}")
+            return {}
+        known: dict[str, object] = {}
+        for key, item in value.items():
+            if key in keys:
+                known[key] = item
+            else:
                 here = f"{path}.{key}" if path else str(key)
-                raise self.fail(here, f"unknown key; accepted keys here: {', '.join(keys)}")
-        return value
+                self.fail(here, f"unknown key; accepted keys here: {', '.join(keys)}")
+        return known
 
     def boolean(self, value: object, path: str) -> bool:
         if not isinstance(value, bool):
-            raise self.fail(path, f"expected a boolean (true or false), got {_got(value)}")
+            self.fail(path, f"expected a boolean (true or false), got {_got(value)}")
+            return False
         return value
 
     def positive_int(self, value: object, path: str) -> int:
         # bool is an int subclass in Python: `true` must not pass as 1.
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(path, f"expected a positive integer, got {_got(value)}")
+            self.fail(path, f"expected a positive integer, got {_got(value)}")
+            return 1
         return value
 
     def choice(self, value: object, path: str, options: tuple[str, ...]) -> str:
         if not isinstance(value, str) or value not in options:
-            raise self.fail(path, f"expected {_choices(options)}, got {_got(value)}")
+            self.fail(path, f"expected {_choices(options)}, got {_got(value)}")
+            return options[0]
         return value
 
-    def pattern(self, value: object, path: str) -> str:
+    def pattern(self, value: object, path: str) -> str | None:
+        """The pattern, or None when it is refused."""
         if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, f"expected a non-empty pattern string, got {_got(value)}")
+            self.fail(path, f"expected a non-empty pattern string, got {_got(value)}")
+            return None
         try:
             compiled = GitIgnoreSpec.from_lines([value]).patterns
         except GitIgnorePatternError as exc:
-            raise self.fail(path, f"not a valid gitignore pattern: {exc}") from exc
+            self.fail(path, f"not a valid gitignore pattern: {exc}")
+            return None
         if compiled[0].include is None:
             # e.g. "#x" is a comment and "/" matches nothing: a silent no-op.
-            raise self.fail(path, f"{_got(value)} can never match a path (gitignore syntax)")
+            self.fail(path, f"{_got(value)} can never match a path (gitignore syntax)")
+            return None
         return value
 
 
 def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
-    """Validate the raw file value and fill in defaults (env applied later)."""
+    """Validate the raw file value and fill in defaults (env applied later).
+
+    Raises one `ConfigError` listing every invalid value of the file.
+    """
     c = _Checker(file, prefix)
     top = c.table(raw, "", _TOP_KEYS)
     given = c.table(top.get("engines", {}), "engines", ENGINE_NAMES)
@@ -173,15 +206,18 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
             value = True
         elif not isinstance(value, bool):
             shape = " or {" + ", ".join(f'"{k}": boolean' for k in declared) + "}"
-            raise c.fail(path, f"expected a boolean{shape if declared else ''}, got {_got(value)}")
+            c.fail(path, f"expected a boolean{shape if declared else ''}, got {_got(value)}")
+            value = False
         engines[name] = EngineSetting(value, MappingProxyType(options))
 
     ignore = DEFAULT_IGNORE
     if "ignore" in top:
         items = top["ignore"]
         if not isinstance(items, list):
-            raise c.fail("ignore", f"expected an array of pattern strings, got {_got(items)}")
-        ignore = tuple(c.pattern(item, f"ignore[{i}]") for i, item in enumerate(items))
+            c.fail("ignore", f"expected an array of pattern strings, got {_got(items)}")
+            items = []
+        patterns = (c.pattern(item, f"ignore[{i}]") for i, item in enumerate(items))
+        ignore = tuple(p for p in patterns if p is not None)
 
     timeouts = dict(DEFAULT_TIMEOUTS_MS)
     for name, value in c.table(top.get("timeoutsMs", {}), "timeoutsMs", ENGINE_NAMES).items():
@@ -190,7 +226,7 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
     snapshots = c.table(top.get("snapshots", {}), "snapshots", ("max", "ttlMinutes"))
     cache = c.table(top.get("cache", {}), "cache", ("maxRows",))
     ttl_minutes = c.positive_int(snapshots.get("ttlMinutes", 30), "snapshots.ttlMinutes")
-    return Config(
+    config = Config(
         engines=MappingProxyType(engines),
         ignore=ignore,
         timeouts_ms=MappingProxyType(timeouts),
@@ -206,6 +242,8 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
             "live.maxEntries",
         ),
     )
+    c.done()
+    return config
 
 
 _TOP_KEYS: Final = tuple(
@@ -248,10 +286,8 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     source = config_source(root)
     raw: object = {}
     prefix = ""
-    if source is not None and source.name == CONFIG_FILE:
-        raw = read_json(source)
-    elif source is not None:
-        raw, prefix = read_pyproject(source), "tool.signalint"
+    if source is not None:
+        raw, prefix = read_settings(source), key_prefix(source)
     config = _build(raw, source, prefix, root)
     payload = _env_choice(env, "SIGNALINT_MCP_PAYLOAD", PAYLOAD_MODES)
     monorepo = _env_choice(env, "SIGNALINT_MONOREPO_MODE", MONOREPO_MODES)
@@ -279,11 +315,16 @@ def state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
 
 __all__ = [
     "CONFIG_FILE",
+    "DOT_CONFIG_FILE",
+    "HOMES",
+    "PACKAGE_FILE",
+    "PACKAGE_KEY",
     "PYPROJECT_FILE",
     "Config",
     "ConfigError",
     "EngineSetting",
     "config_source",
+    "describe_source",
     "load_config",
     "state_dir",
     "timeout_setting",

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from signalint import process
-from signalint.cache import ResultCache
 from signalint.engines.base import Provision
 from signalint.engines.resolve import (
     Resolved,
@@ -38,7 +37,8 @@ from signalint.engines.resolve import (
 )
 from signalint.issue_codec import load_issues
 from signalint.model import Issue, IssueMemo
-from signalint.project import WalkMemo
+from signalint.project.walk import WalkMemo
+from signalint.storage.results import ResultCache
 
 K = TypeVar("K")
 V = TypeVar("V")

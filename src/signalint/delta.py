@@ -18,8 +18,8 @@ What is left over is classified by coverage, never assumed:
 Introduced and resolved issues are listed: they are what an edit changed.
 Unobserved and newly observed issues are only summarized (counts per file,
 engine and reason): after a one-file edit checked against a project
-baseline they are the rest of the project, and `list_issues` with the
-baseline (or current) checkId and a file or engine filter lists them.
+baseline they are the rest of the project, and listing the baseline's (or
+the current) check with a file or engine filter shows them.
 
 `errorsIntroduced` and `errorsResolved` count errors only, and `netDelta`
 is their difference (the reference's definition: warnings are listed but
@@ -41,7 +41,9 @@ from signalint.payloads import (
     laid_out,
 )
 from signalint.report import issue_entry
-from signalint.snapshots import Snapshot
+from signalint.snapshot import Snapshot
+from signalint.steps import Step, Words
+from signalint.wording import count, them, they
 
 LIST_LIMIT = 50
 # Files named in an unobserved/newlyObserved summary; the rest are counted.
@@ -153,22 +155,18 @@ def _covers(baseline: Snapshot, current: Snapshot) -> bool:
     return all(current.scope.contains(target) for target in baseline.targets)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _entries(snap: Snapshot, issues: list[tuple[Issue, str]]) -> list[UnobservedEntry]:
     return [{**_entry(snap, issue), "reason": reason} for issue, reason in issues[:LIST_LIMIT]]
 
 
-def _listing(check_id: str, issues: list[tuple[Issue, str]]) -> str:
-    """How to list `issues` with list_issues: the checkId and one example filter."""
+def _listing(check_id: str, issues: list[tuple[Issue, str]], words: Words) -> str:
+    """How to list `issues`: the checkId and one example filter."""
     files = _tally(issue.file for issue, _ in issues)
     if all(reason == "outside_scope" for _, reason in issues):
-        example = f'file "{next(iter(files))}"'
+        example = ("file", next(iter(files)))
     else:
-        example = f'engine "{next(iter(_tally(issue.engine for issue, _ in issues)))}"'
-    return f'list them with list_issues (checkId "{check_id}", filter e.g. {example})'
+        example = ("engine", next(iter(_tally(issue.engine for issue, _ in issues))))
+    return f"list {them(len(issues))} {words(Step('list', check_id, example))}"
 
 
 def _next_step(
@@ -178,21 +176,24 @@ def _next_step(
     current: Snapshot,
     unobserved: list[tuple[Issue, str]],
     newly: list[tuple[Issue, str]],
+    words: Words,
 ) -> str:
     # The word "clean" appears only in the last line, reached only with
     # complete coverage, nothing introduced and no issue left (D7).
     parts: list[str] = []
-    if counts["introduced"]:
+    introduced = counts["introduced"]
+    if introduced:
         parts.append(
-            f"{_count(counts['introduced'], 'issue')} introduced since the baseline; inspect "
-            f'them with get_issue_detail (checkId "{current.check_id}") and fix them first.'
+            f"{count(introduced, 'issue', 'was introduced')} since the baseline: fix "
+            f"{them(introduced)} first ({words(Step('detail', current.check_id))})."
         )
     if unobserved:
         parts.append(
-            f"{_count(len(unobserved), 'baseline issue')} not observed by this check "
-            "(outside its files, or their engine did not run ok): not known to be resolved; "
-            f"{_listing(baseline.check_id, unobserved)}. Run check_project with every "
-            "engine working to confirm."
+            f"{count(len(unobserved), 'baseline issue', 'was')} not observed (outside the "
+            "checked files, or engine not ok), so not known to be resolved; "
+            f"{_listing(baseline.check_id, unobserved, words)}. Confirm with "
+            f"{words(Step('check'))}, every "
+            "engine working."
         )
     elif not complete:
         parts.append(
@@ -201,8 +202,8 @@ def _next_step(
         )
     if newly:
         parts.append(
-            f"{_count(len(newly), 'current issue')} where the baseline did not look; they "
-            f"may predate the edit ({_listing(current.check_id, newly)})."
+            f"{count(len(newly), 'current issue')} where the baseline did not look; "
+            f"{they(len(newly))} may predate the edit ({_listing(current.check_id, newly, words)})."
         )
     if parts:
         return " ".join(parts)
@@ -254,7 +255,9 @@ def persisting(old: Iterable[Issue], new: Iterable[Issue]) -> frozenset[str]:
     return frozenset(ids_after - set(after))
 
 
-def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -> Delta:
+def compare(
+    baseline: Snapshot, current: Snapshot, *, summarize: bool = False, words: Words | None = None
+) -> Delta:
     """The delta from `baseline` to `current` (see the module docstring).
 
     Returns `{baselineCheckId, currentCheckId, introduced, resolved,
@@ -274,7 +277,9 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
     engine ran ok, every engine ok in the baseline is ok now, the current
     targets include the baseline's, and no baseline issue is unobserved;
     `nextStep` says "Clean" only then, with nothing introduced and no issue
-    left.
+    left. `words` is the front end's wording of the steps in `nextStep`
+    (`signalint.steps`); without it (watch mode shows no advice) `nextStep`
+    is empty.
     """
     old = dict(baseline.by_id)
     new = dict(current.by_id)
@@ -311,5 +316,7 @@ def compare(baseline: Snapshot, current: Snapshot, *, summarize: bool = False) -
             len(listed) > LIST_LIMIT
             for listed in (introduced, resolved, *(() if summarize else (unobserved, newly)))
         ),
-        "nextStep": _next_step(counts, complete, baseline, current, unobserved, newly),
+        "nextStep": ""
+        if words is None
+        else _next_step(counts, complete, baseline, current, unobserved, newly, words),
     }

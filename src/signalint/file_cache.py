@@ -27,13 +27,13 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
-from signalint.cache import ResultCache
 from signalint.context import NOT_CHECKED, Context
 from signalint.engines.base import Engine
-from signalint.engines.resolve import resolve
+from signalint.engines.resolve import Resolved, resolve
 from signalint.engines.runner import Progress, run_engine
 from signalint.issue_codec import ENCODING_VERSION, dump_issues
 from signalint.model import EngineOutcome, Issue
+from signalint.storage.results import ResultCache
 
 # 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
 KEY_VERSION = f"4:{ENCODING_VERSION}"
@@ -123,8 +123,13 @@ async def run_file_engine(
     progress: Progress | None,
     timeout_s: float,
     state_dir: Path,
+    resolved: Resolved | None = None,
+    python: Path | None = None,
 ) -> EngineOutcome:
     """Run a file-local engine on the cache misses among `files`.
+
+    `resolved` and `python` are the check's toolchain (`resolve.Toolchain`);
+    by default the engine is resolved for `root`.
 
     `files_checked` counts the files the engine checked, from the cache or
     in this run; candidates it does not check are remembered but not counted.
@@ -134,9 +139,10 @@ async def run_file_engine(
         "state_dir": state_dir,
         "options": options,
         "progress": progress,
+        "python": python,
     }
     relevant = [f for f in files if engine.relevant(f)]
-    resolved = resolve(engine, root)
+    resolved = resolved or resolve(engine, root)
     if not relevant or resolved.path is None:
         run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
         return run.outcome

@@ -26,7 +26,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 from signalint import process
 from signalint.config import Config
 from signalint.engines.base import EngineContext
-from signalint.engines.registry import ENGINES
+from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.errors import SignalintError
 from signalint.model import Issue
 from signalint.process import Command
@@ -114,7 +114,7 @@ async def suggest(
             continue  # deleted since the check
     if not originals:
         return suggestion
-    with shadow_copy(root, only=list(originals)) as shadow:
+    with shadow_copy(root, only=list(originals), skip=engine_cache_dirs()) as shadow:
         for name, files in plan.items():
             files = [f for f in files if f in originals]
             engine = ENGINES[name]

@@ -1,4 +1,6 @@
-"""Session history: `session.jsonl`, replayed loop state, check metrics, stats.
+"""Session history: replayed loop state, check metrics and stats over `session.jsonl`.
+
+The file itself is a `storage.session_log.SessionLog`.
 
 Every MCP check appends one `check` record to `<state dir>/session.jsonl`
 (see `loops.LoopTracker.record_for`), plus its metrics. The record carries
@@ -15,11 +17,8 @@ are skipped and counted.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,106 +27,29 @@ from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult, Issue
 from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
+from signalint.storage.files import locked
+from signalint.storage.session_log import (
+    MAX_BYTES,
+    REPLAY_LINES,
+    SessionLog,
+    compact_json,
+    parse_lines,
+)
 
 LOG_NAME = "session.jsonl"
 LOCK_NAME = "session.lock"
-MAX_BYTES = 10 * 1024 * 1024
-REPLAY_LINES = 5000
 
 __all__ = [
     "LOG_NAME",
     "CheckKind",
     "LoopTracker",
     "Session",
-    "SessionLog",
     "Warnings",
     "metrics_record",
     "payload_bytes",
     "stats",
 ]
 _log = logging.getLogger(__name__)
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _parse(lines: Iterable[bytes]) -> tuple[list[dict[str, Any]], int]:
-    records: list[dict[str, Any]] = []
-    malformed = 0
-    for raw in lines:
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            malformed += 1
-            continue
-        if isinstance(value, dict):
-            records.append(value)
-        else:
-            malformed += 1
-    return records, malformed
-
-
-class SessionLog:
-    """An append-only JSON-lines file, rotated to `<name>.1` before it would
-    exceed `max_bytes` (one oversized record still gets written)."""
-
-    def __init__(
-        self, path: Path, max_bytes: int = MAX_BYTES, replay_lines: int = REPLAY_LINES
-    ) -> None:
-        self.path = path
-        self.backup = path.with_name(path.name + ".1")
-        self.max_bytes = max_bytes
-        self.replay_lines = replay_lines
-        self._found_json: tuple[list[Any], str] | None = None
-
-    def append(self, record: dict[str, Any]) -> bool:
-        """Write `record` as one line; return True when the log rotated first."""
-        line = (self._line(record) + "\n").encode("utf-8")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        size = self.path.stat().st_size if self.path.exists() else 0
-        rotated = size > 0 and size + len(line) > self.max_bytes
-        if rotated:
-            os.replace(self.path, self.backup)
-        with self.path.open("a+b") as fh:
-            end = fh.seek(0, os.SEEK_END)
-            if end:
-                fh.seek(end - 1)
-                # A crash can leave a partial last line; never glue a record to it.
-                if fh.read(1) != b"\n":
-                    fh.write(b"\n")
-            fh.write(line)
-        return rotated
-
-    def _line(self, record: dict[str, Any]) -> str:
-        """`record` as JSON. A check's `found` list (one entry per distinct
-        diagnostic: the bulk of the line) is serialized once per list object,
-        so an unchanged project's repeated checks reuse it; it goes last."""
-        found = record.get("found")
-        if not isinstance(found, list) or len(found) < 64:
-            return _dumps(record)
-        memo = self._found_json
-        if memo is None or memo[0] is not found:
-            memo = self._found_json = (found, _dumps(found))
-        head = _dumps({k: v for k, v in record.items() if k != "found"})
-        return f'{head[:-1]},"found":{memo[1]}}}'
-
-    def _lines(self, path: Path) -> list[bytes]:
-        try:
-            return path.read_bytes().split(b"\n")
-        except FileNotFoundError:
-            return []
-
-    def read(self) -> tuple[list[dict[str, Any]], int]:
-        """Every valid record of `.1` then the current file; malformed count."""
-        return _parse(self._lines(self.backup) + self._lines(self.path))
-
-    def tail(self) -> tuple[list[dict[str, Any]], int]:
-        """Valid records among the last `replay_lines` non-empty current lines."""
-        lines = [line for line in self._lines(self.path) if line.strip()]
-        return _parse(lines[-self.replay_lines :])
 
 
 class Session:
@@ -197,7 +119,7 @@ class Session:
             _log.warning("cannot read session history %s: %s", self.log.path, exc)
             return
         complete = data.rfind(b"\n") + 1  # a line still being written waits
-        records, malformed = _parse(data[:complete].split(b"\n"))
+        records, malformed = parse_lines(data[:complete].split(b"\n"))
         self.malformed_skipped += malformed
         for record in records:
             if record.get("type") == "state":  # another process's checkpoint
@@ -222,7 +144,7 @@ class Session:
         found: Sequence[tuple[str, str, str, str]] | None = None,
     ) -> Warnings:
         """Record one check (`found`: `loops.signatures(result.issues)`, if known)."""
-        with _locked(self.lock_path):
+        with locked(self.lock_path, required=False):
             self._sync()
             record = self.tracker.record_for(result, kind, targets, found)
             warnings = self.tracker.apply(record)
@@ -243,7 +165,7 @@ class Session:
 
     def status(self) -> LoopStatus:
         """The current loop status, including checks other processes recorded."""
-        with _locked(self.lock_path):
+        with locked(self.lock_path, required=False):
             self._sync()
         return self.tracker.status()
 
@@ -255,34 +177,6 @@ def _position(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_size
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on `path`, where the platform and disk allow one.
-
-    Without it (no fcntl, unwritable state directory) the session still
-    works; only concurrent writers could then interleave their sequences.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        fcntl = None  # type: ignore[assignment]
-    fd: int | None = None
-    if fcntl is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except OSError:
-            if fd is not None:
-                os.close(fd)
-            fd = None
-    try:
-        yield
-    finally:
-        if fd is not None:
-            os.close(fd)  # closing releases the lock
 
 
 def payload_bytes(
@@ -313,7 +207,7 @@ def details_bytes(
         key = (issue.issue_id, short[issue.issue_id])
         size = sizes.get(key)
         if size is None:
-            size = len(_dumps(issue_detail(issue, key[1])).encode("utf-8"))
+            size = len(compact_json(issue_detail(issue, key[1])).encode("utf-8"))
             if len(sizes) >= 200_000:
                 sizes.clear()
             sizes[key] = size
@@ -323,7 +217,7 @@ def details_bytes(
 
 def payload_size(payload: Mapping[str, object]) -> int:
     """The size of `payload` as minified UTF-8 JSON."""
-    return len(_dumps(payload).encode("utf-8"))
+    return len(compact_json(payload).encode("utf-8"))
 
 
 def metrics_record(

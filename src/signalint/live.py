@@ -3,7 +3,10 @@
 LSP `publishDiagnostics` semantics: a batch replaces its source's set for
 every file it names, and names a file with no diagnostic to clear it.
 Sources are kept apart: a language server's report never replaces another
-source's, even at the same place. The buffer holds at most `capacity`
+source's, even at the same place. A set is keyed by its source, the name its
+issues carry, and also remembers every name its batch was sent with (an
+LSP `source` beside a `serverName`, or a report's tool beside the source it
+was relabelled to), so it can be cleared by any of them. The buffer holds at most `capacity`
 diagnostics; when a batch would overflow it, the least recently reported
 (source, file) sets are evicted whole and the answer says which, never
 silently. A batch larger than the whole buffer is refused before anything
@@ -32,19 +35,35 @@ from signalint.ingest import Batch
 from signalint.model import Issue, Scope, Severity
 
 if TYPE_CHECKING:
-    from signalint.snapshots import Snapshot
+    from signalint.snapshot import Snapshot
 
 DEFAULT_CAPACITY: Final = 10_000
 
 
 @dataclass(frozen=True, slots=True)
 class FileSet:
-    """What one source last said about one file, and when (wall-clock seconds)."""
+    """What one source last said about one file, and when (wall-clock seconds).
+
+    `names` are the names its batch was sent with, `source` among them.
+    """
 
     source: str
     file: str
     issues: tuple[Issue, ...]
     at: float
+    names: frozenset[str] = frozenset()
+
+    def named(self, names: Iterable[str]) -> bool:
+        """Whether every one of `names` is a name this set was sent with."""
+        return all(name == self.source or name in self.names for name in names)
+
+
+@dataclass(frozen=True, slots=True)
+class Cleared:
+    """What `LiveBuffer.clear` removed: (source, file) sets and the diagnostics in them."""
+
+    sets: int
+    issues: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +108,11 @@ class LiveBuffer:
     def __len__(self) -> int:
         return self._size
 
-    def apply(self, batch: Batch) -> Applied:
+    def apply(self, batch: Batch, aliases: Iterable[str] = ()) -> Applied:
         """Replace `batch.source`'s set of every file the batch names (module docstring).
+
+        `aliases` are the other names the batch was sent with; `clear` by
+        any of them finds its sets.
 
         Raises `CapacityError`, changing nothing, when the batch alone holds
         more diagnostics than the buffer can.
@@ -101,6 +123,7 @@ class LiveBuffer:
                 f"most {self.capacity} (live.maxEntries in signalint.config.json)"
             )
         now = self._clock()
+        names = frozenset((batch.source, *aliases))
         by_file: dict[str, list[Issue]] = {file: [] for file in batch.files}
         for issue in batch.issues:
             by_file.setdefault(issue.file, []).append(issue)
@@ -113,7 +136,7 @@ class LiveBuffer:
                 self._size -= len(old.issues)
             if found:
                 unique = tuple({issue.issue_id: issue for issue in found}.values())
-                self._sets[key] = FileSet(batch.source, file, unique, now)
+                self._sets[key] = FileSet(batch.source, file, unique, now, names)
                 self._size += len(unique)
                 replaced.append(file)
             else:
@@ -129,18 +152,22 @@ class LiveBuffer:
             batch.source, tuple(replaced), tuple(cleared), tuple(evicted), self._size, self.capacity
         )
 
-    def clear(self, source: str | None = None, files: Iterable[str] | None = None) -> int:
-        """Remove the sets of `source` (any when None) for `files` (all when None).
+    def clear(self, names: Iterable[str] = (), files: Iterable[str] | None = None) -> Cleared:
+        """Remove the sets sent with every one of `names` (any set when none) for `files`.
 
-        Returns how many diagnostics were removed.
+        `files` None means every file. A set answers to its source and to
+        each name its batch was sent with (`apply`'s `aliases`).
         """
         wanted = None if files is None else set(files)
-        removed = 0
-        for key in list(self._sets):
-            if (source is None or key[0] == source) and (wanted is None or key[1] in wanted):
-                removed += len(self._sets.pop(key).issues)
+        given = tuple(names)
+        sets = removed = 0
+        for key, held in list(self._sets.items()):
+            if held.named(given) and (wanted is None or key[1] in wanted):
+                del self._sets[key]
+                sets += 1
+                removed += len(held.issues)
         self._size -= removed
-        return removed
+        return Cleared(sets, removed)
 
     def sets(self, files: Iterable[str] | None = None) -> list[FileSet]:
         """The sets held, for `files` when given (exact paths), in report order."""
@@ -151,6 +178,10 @@ class LiveBuffer:
 
     def sources(self) -> list[str]:
         return sorted({key[0] for key in self._sets})
+
+    def names(self) -> list[str]:
+        """Every name a held set answers to (its source and its batch's other names)."""
+        return sorted({name for held in self._sets.values() for name in held.names})
 
 
 # --------------------------------------------------------------- the view
@@ -281,7 +312,7 @@ def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.ti
     """The retained snapshot of one batch (kind "lsp"; its id is the batch's checkId).
 
     Its targets are the files the batch named and its one engine outcome is
-    the source, covering those files: so compare_diagnostics sees a file
+    the source, covering those files: so a comparison sees a file
     the batch did not name as unobserved, never resolved (D7). A batch that
     names no file (a clean report from a tool that lists no clean files)
     still counts as one observation by its source, so it reads clean, not
@@ -289,7 +320,7 @@ def batch_snapshot(batch: Batch, root: str, clock: Callable[[], float] = time.ti
     """
     from signalint.cluster import cluster
     from signalint.model import CheckResult, EngineOutcome
-    from signalint.snapshots import Snapshot
+    from signalint.snapshot import Snapshot
 
     issues = tuple(sorted({i.issue_id: i for i in batch.issues}.values(), key=Issue.sort_key))
     outcome = EngineOutcome(batch.source, "ok", issues, files_checked=max(1, len(batch.files)))

@@ -246,7 +246,7 @@ class LoopTracker:
         return entry
 
     def status(self) -> LoopStatus:
-        """The get_loop_status answer: what is looping or churning *now*.
+        """The loop status answer: what is looping or churning *now*.
 
         Lists hold at most 50 entries; `loopingSignatureCount` and
         `fileRuleChurnCount` (the totals) appear only when a list was cut.

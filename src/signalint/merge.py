@@ -68,7 +68,7 @@ class _Primary:
         self.engines.append(other.engine)
         if other.severity == "error":
             self.severity = "error"
-        # One engine's safe fix fixes the problem (suggest_fix runs them all).
+        # One engine's safe fix fixes the problem (a suggested fix runs them all).
         self.fixable = self.fixable or other.fixable
 
     def result(self) -> Issue:

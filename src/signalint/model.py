@@ -27,7 +27,7 @@ SUMMARY_LIMIT = 120
 class Scope:
     """What a check covers: project-relative targets, and whether it is a file check.
 
-    `targets` are already validated by `project.safe_relative`. Issues outside
+    `targets` are already validated by `project.paths.safe_relative`. Issues outside
     the targets are filtered out and counted (whole-program engines report
     on their whole program).
     """

@@ -48,7 +48,7 @@ class UnobservedEntry(IssueEntry):
 
 
 class IssueDetail(IssueEntry):
-    """One issue in full (D5): get_issue_detail, list_issues, `signalint show`."""
+    """One issue in full (D5): issue detail, issue listings, `signalint show`."""
 
     shortId: str
     message: str
@@ -141,8 +141,7 @@ class CheckPayload(TypedDict):
     remainingIssues: list[FlatEntry]
     omittedIssueCount: int
     filteredOutIssueCount: NotRequired[int]
-    filteredOutCount: NotRequired[int]
-    nextStep: NotRequired[str]
+    nextStep: str
     truncated: bool
     coverageWarning: NotRequired[str]
     loopWarning: NotRequired[LoopEntry]
@@ -153,10 +152,12 @@ class CheckPayload(TypedDict):
     message: NotRequired[str]
     # The per-package summary of a workspace check (`package_summary`).
     workspace: NotRequired[dict[str, object]]
+    # Only what is new since a revision (`baseline.OnlyNew.block`).
+    baseline: NotRequired[dict[str, object]]
 
 
 class SnapshotSummary(TypedDict):
-    """get_diagnostic_snapshot: metadata, then the check's summary keys."""
+    """A retained check re-read: metadata, then the check's summary keys."""
 
     checkId: str
     fingerprint: str
@@ -170,7 +171,7 @@ class SnapshotSummary(TypedDict):
     remainingIssues: list[FlatEntry]
     omittedIssueCount: int
     filteredOutIssueCount: NotRequired[int]
-    nextStep: NotRequired[str]
+    nextStep: str
     truncated: bool
     coverageWarning: NotRequired[str]
     code: NotRequired[str]
@@ -178,7 +179,7 @@ class SnapshotSummary(TypedDict):
 
 
 class IssuePage(TypedDict):
-    """list_issues: one page of a retained check's issues."""
+    """One page of a retained check's issues, in full."""
 
     checkId: str
     total: int
@@ -187,7 +188,7 @@ class IssuePage(TypedDict):
 
 
 class DetailAnswer(TypedDict):
-    """get_issue_detail: the matching issues in full, at most 100."""
+    """Issue detail: the issues matching an id, in full, at most 100."""
 
     issues: list[IssueDetail]
     total: NotRequired[int]
@@ -212,7 +213,7 @@ class DeltaCounts(TypedDict):
 
 
 class Delta(TypedDict):
-    """compare_diagnostics (and after_edit_check's `delta`): `delta.compare`."""
+    """A comparison of two checks (also a check's `delta`): `delta.compare`."""
 
     baselineCheckId: str
     currentCheckId: str
@@ -230,7 +231,7 @@ class Delta(TypedDict):
 
 
 class LoopStatus(TypedDict):
-    """get_loop_status: what is looping or churning now."""
+    """Loop status: what is looping or churning now."""
 
     looping: bool
     signatures: list[LoopEntry]

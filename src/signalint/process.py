@@ -1,4 +1,4 @@
-"""The only place that starts a subprocess (DESIGN.md section 6).
+"""The only place that starts a subprocess (docs/architecture.md, "Layers").
 
 Every child gets argv (never a shell), stdin from /dev/null, its own session
 (so its whole process group can be killed), a deadline and an output byte
@@ -26,7 +26,8 @@ class Command:
 
     `ok_exit_codes` are the exit codes after which the output is parsed; any
     other code is an engine error unless the adapter's parse says otherwise.
-    `env` is added to the inherited environment.
+    `env` is added to the inherited environment. `stdin` is written to the
+    process's standard input (then closed); None gives it no input at all.
     """
 
     argv: tuple[str, ...]
@@ -34,6 +35,7 @@ class Command:
     timeout_s: float
     ok_exit_codes: frozenset[int] = frozenset({0, 1})
     env: Mapping[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,18 @@ async def _read_limited(stream: asyncio.StreamReader, sink: bytearray, budget: l
         sink.extend(chunk)
 
 
+async def _feed(stream: asyncio.StreamWriter | None, data: bytes | None) -> None:
+    """Write `data` to the child's stdin and close it (beside the readers: no deadlock)."""
+    if stream is None or data is None:
+        return
+    # A child that exits without reading all its input is not our failure.
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.write(data)
+        await stream.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stream.close()
+
+
 async def _drain(stream: asyncio.StreamReader) -> None:
     while await stream.read(65536):
         pass
@@ -94,7 +108,7 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
             *command.argv,
             cwd=str(command.cwd),
             env=env,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.DEVNULL if command.stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
@@ -120,7 +134,9 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
     budget = [output_limit or DEFAULT_OUTPUT_LIMIT]
     assert proc.stdout is not None and proc.stderr is not None
     readers = asyncio.gather(
-        _read_limited(proc.stdout, out, budget), _read_limited(proc.stderr, err, budget)
+        _read_limited(proc.stdout, out, budget),
+        _read_limited(proc.stderr, err, budget),
+        _feed(proc.stdin, command.stdin),
     )
     timed_out = overflow = False
     try:

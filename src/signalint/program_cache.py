@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from signalint.cache import ResultCache
 from signalint.context import Context
 from signalint.engines.base import Engine, EngineContext, Program, WholeProgram
 from signalint.engines.resolve import Resolved, project_python, resolve
@@ -36,6 +35,7 @@ from signalint.engines.runner import EngineRun, Progress, run_engine
 from signalint.file_cache import KEY_VERSION, digest, touched_since
 from signalint.issue_codec import dump_issues, load_issues
 from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
+from signalint.storage.results import ResultCache
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -95,6 +95,8 @@ class ProgramRequest:
     `project_files` lists the walked project files (called only when
     needed: a scoped check must still see every candidate input);
     `in_scope` says whether a project file's issues are reported.
+    `executable` and `python` are the check's toolchain
+    (`resolve.Toolchain`); by default the engine is resolved for `root`.
     """
 
     root: Path
@@ -107,6 +109,14 @@ class ProgramRequest:
     progress: Progress | None = None
     # The record key when the caller already computed it (`prefetch`).
     record_key: str | None = None
+    executable: Resolved | None = None
+    python: Path | None = None
+
+    def resolved(self, engine: Engine) -> Resolved:
+        return self.executable or resolve(engine, self.root)
+
+    def interpreter(self) -> Path | None:
+        return self.python or project_python(self.root)
 
 
 def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str]:
@@ -170,7 +180,7 @@ async def _record_key(
         state_dir=request.state_dir,
         options=request.options,
         target=request.target,
-        python=project_python(request.root),
+        python=request.interpreter(),
     )
     key = engine.program_key(ctx)
     if key is None:
@@ -202,7 +212,7 @@ async def prefetch(
     database once per package. Returns the requests with their record keys
     filled in, in order; records are remembered in `context.programs`.
     """
-    resolved = resolve(engine, requests[0].root) if requests else None
+    resolved = requests[0].resolved(engine) if requests else None
     keyed: list[ProgramRequest] = []
     for request in requests:
         assert resolved is not None
@@ -235,7 +245,7 @@ def _records(cache: ResultCache, context: Context, key: str) -> Iterator[_Record
 async def _run(
     engine: Engine, cache: ResultCache | None, context: Context, request: ProgramRequest
 ) -> EngineOutcome:
-    resolved = resolve(engine, request.root)
+    resolved = request.resolved(engine)
     record_key = request.record_key
     if cache is not None and record_key is None:
         record_key = await _record_key(engine, cache, context, request, resolved)
@@ -326,6 +336,7 @@ async def _run_and_read(
             timeout_s=request.timeout_s,
             state_dir=request.state_dir,
             issue_memo=issue_memo,
+            python=request.python,
         )
         if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
             return run, Program(())
@@ -337,7 +348,7 @@ async def _run_and_read(
             state_dir=request.state_dir,
             options=request.options,
             target=request.target,
-            python=project_python(request.root),
+            python=request.interpreter(),
         )
         program = engine.program(run.results, ctx, cache, changed if attempt == 0 else frozenset())
         if not program.retry:

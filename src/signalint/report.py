@@ -31,20 +31,17 @@ from signalint.payloads import (
     IssueEntry,
     laid_out,
 )
+from signalint.steps import Step, Words
+from signalint.wording import count
 
 # Full key -> compact key (reference "Compact keys are a separate option").
-# Both filtered-count aliases collapse into one compact key.
 COMPACT_KEYS: dict[str, str] = {
     "schemaVersion": "v",
     "totalIssues": "total",
     "remainingIssues": "remaining",
     "omittedIssueCount": "omitted",
     "filteredOutIssueCount": "filteredOut",
-    "filteredOutCount": "filteredOut",
 }
-
-# Who reads a payload: a terminal or hook ("cli") or an MCP client ("mcp").
-FrontEnd = Literal["cli", "mcp"]
 
 
 def engine_status(outcome: EngineOutcome) -> EngineEntry:
@@ -143,40 +140,51 @@ def nothing_checked_message(result: CheckResult) -> str:
     return head + ". " + "; ".join(reasons) + "."
 
 
-def next_step(check_id: str, omitted: int, filtered_out: int, front_end: FrontEnd) -> str | None:
+def left_out_step(check_id: str, omitted: int, filtered_out: int, words: Words) -> str | None:
     """Guidance for what the summary left out, or None when nothing was.
 
-    `front_end` decides the vocabulary: "cli" names `signalint` commands
-    (what a person or a hook can run), "mcp" names the server's tools (what
-    an agent can call). Never both: an agent cannot run a shell command
-    through MCP, and a terminal has no tools.
+    The steps are worded by the front end that shows them (`words`, see
+    `signalint.steps`): the CLI names `signalint` commands, the server its
+    tools.
     """
     parts = []
     if omitted > 0:
-        noun = "issue is" if omitted == 1 else "issues are"
-        if front_end == "cli":
-            parts.append(
-                f"{omitted} more {noun} not listed here. `signalint show {check_id}` "
-                "lists them by cluster; `signalint check --format sarif` lists every issue."
-            )
-        else:
-            parts.append(
-                f"{omitted} more {noun} not listed here. To see every issue, call the "
-                f'list_issues tool with checkId "{check_id}"; get_issue_detail gives the '
-                "full message of a clusterId or issueId."
-            )
+        head = count(omitted, "more issue", "is not listed here")
+        parts.append(f"{head}. {words(Step('see_all', check_id))}")
     if filtered_out > 0:
-        noun = "diagnostic" if filtered_out == 1 else "diagnostics"
-        whole = (
-            "run `signalint check` without paths"
-            if front_end == "cli"
-            else "call check_project without paths"
-        )
         parts.append(
-            f"{filtered_out} {noun} outside the requested paths were filtered out; "
-            f"{whole} to see the whole project."
+            f"{count(filtered_out, 'diagnostic', 'was filtered out')} (outside the requested "
+            f"paths); {words(Step('check_whole'))} to see the whole project."
         )
     return " ".join(parts) if parts else None
+
+
+def next_step(
+    check_id: str,
+    omitted: int,
+    filtered_out: int,
+    words: Words,
+    *,
+    status: str = "issues_found",
+    nothing_checked: bool = False,
+) -> str:
+    """The check payload's `nextStep`, present in every answer.
+
+    What the summary left out (`left_out_step`) when it left something out;
+    otherwise what to do with a complete answer, by `status` (a check that
+    checked nothing, an engine failure, issues, or none), worded by `words`
+    as `left_out_step` is.
+    """
+    step = left_out_step(check_id, omitted, filtered_out, words)
+    if step is not None:
+        return step
+    if nothing_checked:
+        return "Nothing was checked (see message); fix that before trusting a result."
+    if status == "error":
+        return "An engine did not run ok (see engines): fix it, then check again."
+    if status == "clean":
+        return "No issues found: nothing to fix."
+    return f"Every issue is listed here; {words(Step('expand', check_id))}"
 
 
 # The reference's field order: a payload is built by key, then laid out in
@@ -192,7 +200,9 @@ def check_payload(
     compact: Literal[False] = False,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> CheckPayload: ...
 
 
@@ -204,7 +214,9 @@ def check_payload(
     compact: bool,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> Mapping[str, Any]: ...
 
 
@@ -215,20 +227,29 @@ def check_payload(
     compact: bool = False,
     filtered_out: int | None = None,
     extras: CheckWarnings | None = None,
-    front_end: FrontEnd = "mcp",
+    workspace: Mapping[str, object] | None = None,
+    baseline: Mapping[str, object] | None = None,
+    words: Words,
 ) -> Mapping[str, Any]:
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
     `totalIssues` is `clustering.total` (the issues that were summarized, so
-    a file check passes its filtered clustering). `filtered_out` adds both
-    filtered-count aliases (even when 0; which checks report one is
-    `snapshots.Snapshot.reported_filtered_out`). `extras` holds the warning
+    a file check passes its filtered clustering). `filtered_out` adds
+    `filteredOutIssueCount` (even when 0; which checks report one is
+    `snapshots.Snapshot.reported_filtered_out`); the reference's equal alias
+    `filteredOutCount` is not repeated. `nextStep` is always present
+    (`next_step`). `extras` holds the warning
     objects (`loopWarning`, `fileRuleChurnWarning`; None when inactive, then
     left out); they go between `truncated` and `checkId`, after
     `coverageWarning` (present when some engine checked no file while others
     did, D17). `compact` renames keys per `COMPACT_KEYS` and leaves out
-    `projectRoot`. `front_end` words `nextStep` for the MCP tools (default)
-    or the CLI (see `next_step`).
+    `projectRoot`. `words` is the front end's wording of the steps in
+    `nextStep` (see `next_step`). `workspace` (the per-package summary,
+    `package_summary.summarize`) and `baseline` (what a check of only the
+    new issues compared with) come last when given.
+
+    This is the one builder of the check answer: the MCP tools and the
+    CLI's `--format json` both get it through `service.Checked.payload`.
     """
     payload: CheckPayload = {
         "schemaVersion": SCHEMA_VERSION,
@@ -239,16 +260,20 @@ def check_payload(
         "clusters": [cluster_entry(item) for item in clustering.clusters],
         "remainingIssues": [flat_entry(record) for record in clustering.flat],
         "omittedIssueCount": clustering.omitted,
+        "nextStep": next_step(
+            result.check_id,
+            clustering.omitted,
+            filtered_out or 0,
+            words,
+            status=result.status,
+            nothing_checked=result.code is not None,
+        ),
         "truncated": clustering.truncated,
         "checkId": result.check_id,
         "fingerprint": result.fingerprint,
     }
     if filtered_out is not None:
         payload["filteredOutIssueCount"] = filtered_out
-        payload["filteredOutCount"] = filtered_out
-    step = next_step(result.check_id, clustering.omitted, filtered_out or 0, front_end)
-    if step is not None:
-        payload["nextStep"] = step
     warning = result.coverage_warning
     if warning is not None:
         payload["coverageWarning"] = warning
@@ -262,6 +287,10 @@ def check_payload(
     if result.code is not None:
         payload["code"] = result.code
         payload["message"] = nothing_checked_message(result)
+    if workspace is not None:
+        payload["workspace"] = dict(workspace)
+    if baseline is not None:
+        payload["baseline"] = dict(baseline)
     ordered = laid_out(payload, _CHECK_ORDER)
     return compact_keys(ordered) if compact else ordered
 
@@ -337,11 +366,11 @@ def fails_priority(source: Clustering | Mapping[str, Any], threshold: int) -> bo
 
 
 __all__ = [
-    "FrontEnd",
     "check_payload",
     "compact_keys",
     "fails_priority",
     "issue_detail",
     "issue_entry",
+    "left_out_step",
     "next_step",
 ]

@@ -6,12 +6,16 @@ progress, clusters, keeps the snapshot, records the session history when
 asked, and returns one `Checked`. Front ends differ only in what they pass
 in (how a user path is located, where progress goes, which store keeps the
 snapshot, whether history is recorded) and in how they render the answer.
+The selections are the same everywhere: paths, workspace `packages`, the
+files `changed` against HEAD (`changed_paths`), and only what is new
+since a revision (`since`, `signalint.baseline`).
 
 Targets. A user path becomes a project-relative target through a `Locate`
 function (`signalint.targets`, re-exported here): `from_cwd` (the CLI:
 relative to the working directory as in git, ignored paths refused naming
 the config file) or `from_root` (the MCP tools and watch's re-checks:
-relative to the project root). A refusal is one `PathRefused` carrying the
+relative to the project root; the MCP check tools pass the config so
+ignored paths are refused in the same words). A refusal is one `PathRefused` carrying the
 index of the path in the caller's list, so the CLI prints its message and
 the server names the argument (`files[2]`).
 
@@ -36,13 +40,16 @@ from signalint.context import Context
 from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.report import FrontEnd, check_payload
-from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.report import check_payload
+from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.steps import Words
+from signalint.storage.snapshots import SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
 from signalint.workspaces import Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
 if TYPE_CHECKING:
+    from signalint.baseline import OnlyNew, Since
     from signalint.history import Session
     from signalint.loops import Warnings
 
@@ -65,13 +72,16 @@ class Checked:
     the raw filtered-out count; `run` is the pipeline's answer (files
     walked included); `latency_ms` measures validation to clustering;
     `warnings` are the loop and churn warnings of the session history
-    (None when the front end records no history).
+    (None when the front end records no history). `only_new` is set by a
+    check asked for what is new since a revision: the snapshot keeps every
+    issue, the payload only the new ones.
     """
 
     run: CheckRun
     snapshot: Snapshot
     latency_ms: float
     warnings: Warnings | None = None
+    only_new: OnlyNew | None = None
 
     def __repr__(self) -> str:
         return f"Checked({self.snapshot!r})"
@@ -93,16 +103,18 @@ class Checked:
         """The filtered-out count every answer reports (`Snapshot.reported_filtered_out`)."""
         return self.snapshot.reported_filtered_out
 
-    def payload(self, *, front_end: FrontEnd, warnings: bool = True) -> CheckPayload:
+    def payload(self, *, words: Words, warnings: bool = True) -> CheckPayload:
         """The schema 1.4 check payload with full keys (`report.check_payload`).
 
-        A workspace check adds `workspace`, its per-package summary
-        (`package_summary.summarize`), as does a check whose workspace
-        planning fell back to the root (the warning).
+        Every front end's check answer is this: the MCP tools' and the CLI's
+        `--format json`. A workspace check adds `workspace`, its per-package
+        summary (`package_summary.summarize`), as does a check whose workspace
+        planning fell back to the root (the warning). A check of what is new
+        since a revision lists only the new issues and adds `baseline`.
 
-        `front_end` words `nextStep` for its reader; `warnings=False` leaves
-        out the loop and churn warnings. Compact keys are a renaming of this
-        (`report.compact_keys`).
+        `words` is the front end's wording of `nextStep` (`signalint.steps`);
+        `warnings=False` leaves out the loop and churn warnings. Compact keys
+        are a renaming of this (`report.compact_keys`).
         """
         extras: CheckWarnings | None = None
         if warnings and self.warnings is not None:
@@ -110,19 +122,19 @@ class Checked:
                 "loopWarning": self.warnings.loop_warning,
                 "fileRuleChurnWarning": self.warnings.churn_warning,
             }
-        payload = check_payload(
-            self.result,
-            self.clustering,
-            filtered_out=self.filtered_out,
-            extras=extras,
-            front_end=front_end,
-        )
+        only = self.only_new
+        result = self.result if only is None else only.result
         from signalint.package_summary import summarize
 
-        workspace = summarize(self.run)
-        if workspace is not None:
-            payload["workspace"] = dict(workspace)
-        return payload
+        return check_payload(
+            result,
+            self.clustering if only is None else only.clustering,
+            filtered_out=self.filtered_out,
+            extras=extras,
+            workspace=summarize(self.run, result),
+            baseline=None if only is None else only.block,
+            words=words,
+        )
 
 
 def engine_problems(result: CheckResult) -> list[str]:
@@ -146,9 +158,11 @@ async def check(
     store: SnapshotStore | None = None,
     history: Session | None = None,
     compact: bool = False,
+    words: Words | None = None,
     context: Context | None = None,
     packages: Sequence[str] = (),
     changed: Sequence[str] | None = None,
+    since: Since | None = None,
 ) -> Checked:
     """Check `paths` of the project at `root` (canonical) with `config`.
 
@@ -163,26 +177,35 @@ async def check(
     holding them and their dependents, otherwise the selected program.
     In strict mode a workspace that cannot be planned raises
     `WorkspaceError`; in auto mode the check falls back to the root and
-    the answer's run carries the warning.
+    the answer's run carries the warning. `since` narrows the answer to
+    the issues new since a revision (`baseline.only_new`); the revision is
+    checked before any engine runs (raises `GitError`).
 
     `paths` are user paths, validated by `locate` (`targets_of`: raises
     `PathRefused` with the index of the refused one; none means the whole
     project). `kind` is what the snapshot records: "project" for a project
-    check (with or without paths: a CLI check of paths is what
-    check_project with paths is), "files" for a file check. `progress`
+    check (with or without paths: a CLI check of paths is a project check
+    of those paths), "files" for a file check. `progress`
     wraps the engine runs. `use_cache=False` runs every engine and stores
     nothing. `store` keeps the snapshot so its ids resolve later (D19);
     None keeps nothing (watch). With `history` the check is recorded in the
     session log with its metrics, measured on the payload without warnings
     in `compact` keys (what the wire carries), and the answer carries the
-    loop and churn warnings. `context` is the caller's process memory
-    (`run_check`: a server or a watch session keeps one for its lifetime).
+    loop and churn warnings; `words` (required with `history`) is the
+    front end's wording of `nextStep` in that payload. `context` is the
+    caller's process memory (`run_check`: a server or a watch session keeps
+    one for its lifetime).
 
     The filtered-out count (diagnostics dropped for lying outside the
     targets, e.g. a whole-program engine's reports on other files) is
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
     started = time.monotonic()
+    revision: str | None = None
+    if since is not None:
+        from signalint import baseline
+
+        revision = await baseline.resolve_revision(root, since)
     mode = config.monorepo_mode
     if packages:
         mode = "strict"  # the names mean nothing without the workspace
@@ -220,10 +243,38 @@ async def check(
     latency_ms = (time.monotonic() - started) * 1000
     if store is not None:
         store.put(snapshot)
+    only: OnlyNew | None = None
+    if since is not None:
+        from signalint import baseline
+
+        only = await baseline.only_new(
+            root,
+            config,
+            run,
+            scope.targets,
+            since,
+            revision=revision,
+            program_targets=program_scope.targets if program_scope is not None else None,
+            context=context,
+        )
     if history is None:
-        return Checked(run, snapshot, latency_ms)
-    warnings = _record(history, snapshot, latency_ms, compact, context)
-    return Checked(run, snapshot, latency_ms, warnings)
+        return Checked(run, snapshot, latency_ms, only_new=only)
+    if words is None:
+        raise ValueError("words: a check recorded in history needs the front end's words")
+    warnings = _record(history, snapshot, latency_ms, compact, words, context)
+    return Checked(run, snapshot, latency_ms, warnings, only)
+
+
+async def changed_paths(root: Path, config: Config) -> list[str]:
+    """The files changed against HEAD (`changes.changed_since`: staged,
+    unstaged, untracked) that the configuration does not ignore (a tracked
+    build output is not checked). Raises `GitError`."""
+    import pathspec
+
+    from signalint.changes import changed_since
+
+    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    return [p for p in await changed_since(root, "HEAD") if not ignored.match_file(p)]
 
 
 def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
@@ -232,8 +283,8 @@ def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
         if name not in known:
             listed = ", ".join(sorted(known))
             raise WorkspaceError(
-                f"--package {name!r} is not a package of the workspace "
-                f"({workspace.source}); its packages are: {listed}"
+                f"no package of the workspace ({workspace.source}) is named {name!r}; "
+                f"its packages are: {listed}"
             )
     return list(dict.fromkeys(names))
 
@@ -268,7 +319,12 @@ def _changed_programs(
 
 
 def _record(
-    history: Session, snapshot: Snapshot, latency_ms: float, compact: bool, context: Context
+    history: Session,
+    snapshot: Snapshot,
+    latency_ms: float,
+    compact: bool,
+    words: Words,
+    context: Context,
 ) -> Warnings:
     from signalint.history import details_bytes, metrics_record, payload_size
     from signalint.loops import signatures
@@ -281,6 +337,7 @@ def _record(
         snapshot.clustering,
         filtered_out=snapshot.reported_filtered_out,
         compact=compact,
+        words=words,
     )
     issues = result.issues
     before = context.derived(
@@ -308,6 +365,7 @@ __all__ = [
     "Locate",
     "ProgressScope",
     "WorkspaceError",
+    "changed_paths",
     "check",
     "engine_problems",
     "from_cwd",

@@ -25,9 +25,9 @@ from typing import Final
 
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
 _MEMORY: Final = "/dev/shm"
-SKIPPED: Final = frozenset(
-    {".signalint", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
-)
+# Never copied: Signalint's state and Python's bytecode; callers add the
+# engines' own cache directories (`shadow_copy(skip=...)`).
+SKIPPED: Final = frozenset({".signalint", "__pycache__", ".pytest_cache"})
 
 
 # shadow root -> the project it copies, while the copy exists (this process).
@@ -44,14 +44,14 @@ def origin_of(root: Path) -> Path:
     return _ORIGINS.get(os.fspath(root), root)
 
 
-def _copy_tree(source: Path, target: Path) -> None:
+def _copy_tree(source: Path, target: Path, skipped: Collection[str]) -> None:
     for current, dirs, files in os.walk(source):
         here = Path(current)
         rel = here.relative_to(source)
         out = target / rel
         keep: list[str] = []
         for name in dirs:
-            if name in SKIPPED:
+            if name in skipped:
                 continue
             if name in LINKED or (here / name).is_symlink():
                 os.symlink(os.path.realpath(here / name), out / name)
@@ -68,7 +68,9 @@ def _copy_tree(source: Path, target: Path) -> None:
                 shutil.copymode(path, out / name)
 
 
-def _sparse_tree(source: Path, target: Path, copied: Collection[str]) -> None:
+def _sparse_tree(
+    source: Path, target: Path, copied: Collection[str], skipped: Collection[str]
+) -> None:
     """Copy the files `copied` (project-relative); symlink everything else at
     the highest level that holds none of them."""
     ancestors = {"."}
@@ -84,7 +86,7 @@ def _sparse_tree(source: Path, target: Path, copied: Collection[str]) -> None:
         out.mkdir(exist_ok=True)
         for entry in os.scandir(here):
             child = entry.name if rel == "." else f"{rel}/{entry.name}"
-            if entry.name in SKIPPED or child in ancestors:
+            if entry.name in skipped or child in ancestors:
                 continue
             if child in wanted and entry.is_file(follow_symlinks=False):
                 shutil.copyfile(entry.path, out / entry.name)
@@ -99,6 +101,7 @@ def shadow_copy(
     replace: Mapping[str, bytes] | None = None,
     *,
     only: Collection[str] | None = None,
+    skip: Collection[str] = (),
 ) -> Iterator[Path]:
     """A temporary copy of `root` with `replace` (project-relative path -> bytes) written in.
 
@@ -107,6 +110,8 @@ def shadow_copy(
     for an engine that rewrites exactly those files (`fixes`), but not for
     a whole-program check, which would read symlinked files through their
     real paths. The copy's path is canonical (realpath), like a project root.
+    Directories named in `skip` (the engines' caches) are left out, as are
+    `SKIPPED`.
     """
     # A sparse copy is small: in memory (/dev/shm) when the machine has it.
     where = _MEMORY if only is not None and os.access(_MEMORY, os.W_OK | os.X_OK) else None
@@ -114,10 +119,11 @@ def shadow_copy(
     try:
         shadow = directory / root.name
         shadow.mkdir()
+        skipped = SKIPPED | frozenset(skip)
         if only is None:
-            _copy_tree(root, shadow)
+            _copy_tree(root, shadow, skipped)
         else:
-            _sparse_tree(root, shadow, only)
+            _sparse_tree(root, shadow, only, skipped)
         for file, data in (replace or {}).items():
             path = shadow / file
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ reference's fields plus a bounded unified diff per file.
 
 `apply` checks everything again (a concurrent writer after the preview
 gets `file_drift_detected` and nothing is written) and writes through the
-journal (`signalint.journal`), so the files end all-old or all-new even if
+journal (`signalint.storage.journal`), so the files end all-old or all-new even if
 the process is killed. Mode bits are kept.
 
 Refusals are `TransactionRefused` with the reference's codes; front ends
@@ -32,9 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from signalint import journal
+from signalint import wording
 from signalint.errors import SignalintError
-from signalint.project import ALWAYS_SKIPPED, PathRefused, refuse_malformed, safe_relative
+from signalint.project.ignores import ALWAYS_SKIPPED
+from signalint.project.paths import PathRefused, refuse_malformed, safe_relative
+from signalint.steps import Step, Words
+from signalint.storage import journal
 
 PREVIEW_MAX: Final = 20
 PREVIEW_TTL_S: Final = 15 * 60.0
@@ -250,8 +253,9 @@ class TransactionStore:
         self._prune()
         return prepared
 
-    def get(self, transaction_id: str) -> Prepared:
-        """The staged transaction, or a stale `TransactionRefused` saying why not."""
+    def get(self, transaction_id: str, words: Words) -> Prepared:
+        """The staged transaction, or a stale `TransactionRefused` saying why not
+        (`words` words the step that stages one)."""
         self._prune()
         found = self._items.get(transaction_id)
         if found is not None:
@@ -261,7 +265,7 @@ class TransactionStore:
             raise TransactionRefused(
                 "transaction_unknown",
                 f"No preview has transactionId {transaction_id[:40]!r} in this process; "
-                "call preview_diagnostic_fix first.",
+                f"{words(Step('preview'))}.",
                 field="transactionId",
                 status="stale",
             )
@@ -310,8 +314,8 @@ def _cut(text: str, limit: int) -> tuple[str, bool]:
     return text[: end + 1 if end > 0 else limit], True
 
 
-def preview_payload(prepared: Prepared) -> dict[str, Any]:
-    """The preview_diagnostic_fix answer (reference fields + diffs)."""
+def preview_payload(prepared: Prepared, words: Words) -> dict[str, Any]:
+    """A preview's answer (reference fields + diffs); `words` words how to apply it."""
     items: list[dict[str, Any]] = []
     budget = DIFF_TOTAL_CHARS
     cut = 0
@@ -339,8 +343,8 @@ def preview_payload(prepared: Prepared) -> dict[str, Any]:
         items.append(item)
     count = len(prepared.patches)
     summary = (
-        f"{count} file{'s' if count != 1 else ''} staged (+{total_added} -{total_removed} "
-        "lines); nothing written. Apply with apply_diagnostic_fix and confirm: true."
+        f"{wording.count(count, 'file')} staged (+{total_added} -{total_removed} "
+        f"lines); nothing written. {words(Step('apply'))}"
     )
     payload: dict[str, Any] = {
         "transactionId": prepared.transaction_id,
@@ -352,7 +356,7 @@ def preview_payload(prepared: Prepared) -> dict[str, Any]:
     }
     if cut:
         payload["note"] = (
-            f"The diff of {cut} file(s) was cut (diffTruncated); apply writes exactly the "
+            f"{wording.count(cut, 'diff', 'was cut')} (diffTruncated); apply writes exactly the "
             "patchedContent that was sent."
         )
     return payload

@@ -30,9 +30,11 @@ from signalint.engines.base import EngineConfigError, SelectsProgram
 from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.payloads import IssueEntry
-from signalint.project import ALWAYS_SKIPPED, PathRefused, walk
+from signalint.project.ignores import ALWAYS_SKIPPED
+from signalint.project.paths import PathRefused
+from signalint.project.walk import walk
 from signalint.report import issue_entry
-from signalint.snapshots import Snapshot
+from signalint.snapshot import Snapshot
 
 # Files whose change can alter what any file's check says: they trigger a
 # full re-check instead of a per-file one. Matched against the base name:
@@ -41,6 +43,8 @@ CONFIG_PATTERNS = tuple(
     dict.fromkeys(
         (
             "signalint.config.json",
+            ".signalint.json",
+            "package.json",  # may hold our settings (its "signalint" key)
             "pyproject.toml",
             ".gitignore",
             *(p for engine in ENGINES.values() for p in engine.spec.watch_patterns),

@@ -40,23 +40,7 @@ def test_install_without_npm_fails_with_a_clear_message(isolated: Path) -> None:
     assert "npm was not found" in result.output
 
 
-def test_install_failure_shows_npm_stderr(isolated: Path) -> None:
-    # Fault injection: an npm that fails the way a registry outage does.
-    write_executable(isolated / "bin" / "npm", 'echo "npm error code E503" >&2\nexit 1\n')
-    result = CliRunner().invoke(engines, ["install"])
-    assert result.exit_code == 1
-    assert "npm error code E503" in result.output
-    assert (isolated / "managed" / "package.json").is_file()
-
-
-def test_install_runs_npm_with_the_pinned_packages(isolated: Path) -> None:
-    record = isolated / "argv"
-    write_executable(isolated / "bin" / "npm", f'echo "$@" > {record}\n')
-    result = CliRunner().invoke(engines, ["install", "eslint", "oxlint"])
-    assert result.exit_code == 0, result.output
-    argv = record.read_text().split()
-    assert argv[:3] == ["install", "--prefix", str(isolated / "managed")]
-    assert argv[-2:] == ["eslint@10.15.0", "oxlint@1.94.0"]
+# The install itself (lock, generations, verification): test_install.py.
 
 
 def test_list_json_reports_missing_engines_with_install_hints(isolated: Path) -> None:

@@ -177,3 +177,15 @@ def test_tsc_reads_an_installed_package_extends_instead_of_probing(tmp_path: Pat
     ctx = replace(context("tsc/project"), root=tmp_path, state_dir=tmp_path / ".state")
     assert ENGINE.probe(ctx) is None
     assert "--skipLibCheck" not in ENGINE.command(ctx, [], None).argv  # inherited false
+
+
+def test_an_error_about_the_options_is_a_coverage_gap_and_a_code_error_is_not() -> None:
+    # tsc skips type checking of a program whose options have errors, so a
+    # run with one cannot say its files were checked (D17).
+    ctx = context("tsc/noinputs")
+    gap = ENGINE.program([recorded("tsc-noinputs", ctx.root)], ctx, None, frozenset()).gap
+    assert gap is not None
+    assert "TS18003 at tsconfig.json: No inputs were found in config file" in gap
+    ctx = context("tsc/project")
+    program = ENGINE.program([recorded("tsc-project", ctx.root)], ctx, None, frozenset())
+    assert program.gap is None

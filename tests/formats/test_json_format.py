@@ -9,6 +9,7 @@ import pytest
 from signalint import formats
 from signalint.cluster import cluster
 from signalint.formats import json_format
+from signalint.formats.commands import command_words
 from signalint.report import check_payload
 
 from .builders import mixed_issues, result
@@ -18,7 +19,7 @@ def test_json_is_the_payload_with_two_space_indent() -> None:
     check = result(mixed_issues())
     clustering = cluster(check.issues)
     output = json_format.render(check, clustering)
-    assert json.loads(output) == check_payload(check, clustering)
+    assert json.loads(output) == check_payload(check, clustering, words=command_words)
     assert output.startswith('{\n  "schemaVersion": "1.4",\n')
     assert "ünïcode" in output
 

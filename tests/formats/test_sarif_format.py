@@ -145,3 +145,56 @@ def test_the_schema_rejects_a_malformed_log(validator: jsonschema.protocols.Vali
     log["runs"][0]["results"][0]["level"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(log)
+
+
+WORKSPACE = {
+    "source": "pnpm-workspace.yaml",
+    "packages": [
+        {"name": "@ws/core", "path": "packages/core", "status": "issues_found"},
+        {"name": "@ws/core-extra", "path": "packages/core/extra", "status": "clean"},
+        {"name": "@ws/app", "path": "packages/app", "status": "error"},
+    ],
+    "outsidePackages": {"errors": 1, "warnings": 0, "issues": 1},
+}
+
+
+def test_a_workspace_check_names_each_results_package_and_every_package(
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    found = [
+        issue(file="packages/core/src/a.ts", rule="r1"),
+        issue(file="packages/core/extra/b.ts", rule="r2"),  # the deepest package owns it
+        issue(file="packages/application/c.ts", rule="r3"),  # a prefix is not a parent
+        issue(file="scripts/d.ts", rule="r4"),
+    ]
+    log = render_log(result(found), workspace=WORKSPACE)
+    validator.validate(log)
+    owners = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r.get(
+            "properties", {}
+        ).get("package")
+        for run in log["runs"]
+        for r in run["results"]
+    }
+    assert owners == {
+        "packages/core/src/a.ts": "@ws/core",
+        "packages/core/extra/b.ts": "@ws/core-extra",
+        "packages/application/c.ts": None,
+        "scripts/d.ts": None,
+    }
+    for run in log["runs"]:
+        assert run["properties"]["packages"] == {
+            "@ws/core": {"path": "packages/core", "status": "issues_found"},
+            "@ws/core-extra": {"path": "packages/core/extra", "status": "clean"},
+            "@ws/app": {"path": "packages/app", "status": "error"},
+        }
+
+
+def test_a_check_without_packages_adds_no_package_data() -> None:
+    found = [issue(file="src/a.ts")]
+    for workspace in (None, {"warning": "the workspace has a cycle"}):
+        log = render_log(result(found), workspace=workspace)
+        assert all("packages" not in run["properties"] for run in log["runs"])
+        assert all(
+            "package" not in r.get("properties", {}) for run in log["runs"] for r in run["results"]
+        )

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from signalint.cluster import cluster
 from signalint.formats import text
 from signalint.model import EngineOutcome, Issue
@@ -152,7 +154,7 @@ def test_the_footer_names_the_check_id_and_show() -> None:
 def test_filtered_diagnostics_are_counted_with_the_command_that_shows_them() -> None:
     issues = [issue()]
     output = text.render(result(issues), cluster(issues), color=False, filtered_out=3)
-    assert "3 diagnostics outside the requested paths were filtered out" in output
+    assert "3 diagnostics were filtered out (outside the requested paths)" in output
     assert "`signalint check` without paths" in output
 
 
@@ -187,3 +189,13 @@ def test_plain_rendering_does_not_import_rich() -> None:
         timeout=60,
     )
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(("n", "words"), [(1, "1 single issue"), (2, "2 single issues")])
+def test_counts_of_one_and_two_read_in_the_singular_and_the_plural(n: int, words: str) -> None:
+    issues = [issue(rule=f"r{k}", file=f"f{k}.ts") for k in range(n)]
+    output = text.render(result(issues), cluster(issues), color=False, filtered_out=n)
+    assert f"  {words}\n" in output
+    verb = "was" if n == 1 else "were"
+    noun = "diagnostic" if n == 1 else "diagnostics"
+    assert f"{n} {noun} {verb} filtered out" in output

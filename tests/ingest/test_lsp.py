@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from signalint.ingest import MAX_BATCH, ReportError
+from signalint.ingest import (
+    MAX_BATCH,
+    MAX_CODE_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_RELATED,
+    MAX_URI_CHARS,
+    ReportError,
+)
 from signalint.ingest.lsp import parse, source_label
 
 A: dict[str, Any] = {"file": "a.ts", "message": "m"}
@@ -85,6 +92,39 @@ def test_publish_params_name_their_file_and_a_batch_is_bounded(root: Path) -> No
     many = [{"message": "m"}] * (MAX_BATCH + 1)
     with pytest.raises(ReportError, match=f"at most {MAX_BATCH}"):
         parse([{"uri": (root / "a.ts").as_uri(), "diagnostics": many}], root)
+
+
+@pytest.mark.parametrize(
+    ("diagnostic", "field", "limit"),
+    [
+        ({**A, "message": "m" * (MAX_MESSAGE_CHARS + 1)}, "message", MAX_MESSAGE_CHARS),
+        ({**A, "code": "c" * (MAX_CODE_CHARS + 1)}, "code", MAX_CODE_CHARS),
+        ({**A, "code": {"value": "c" * 201}}, "code.value", MAX_CODE_CHARS),
+        ({**A, "code": 10**4000}, "code", MAX_CODE_CHARS),
+        ({**A, "source": "s" * (MAX_CODE_CHARS + 1)}, "source", MAX_CODE_CHARS),
+        ({**A, "codeDescription": {"href": "h" * (MAX_URI_CHARS + 1)}}, "codeDescription.href",
+         MAX_URI_CHARS),
+        ({**A, "relatedInformation": [{"message": "r"}] * (MAX_RELATED + 1)}, "relatedInformation",
+         MAX_RELATED),
+        ({**A, "relatedInformation": [{"message": "r"}, {"message": "r" * 40_000}]},
+         "relatedInformation[1].message", MAX_MESSAGE_CHARS),
+    ],
+)  # fmt: skip
+def test_a_field_over_its_bound_is_refused_by_its_path_at_any_depth(
+    root: Path, diagnostic: dict[str, Any], field: str, limit: int
+) -> None:
+    publish = {"uri": (root / "a.ts").as_uri(), "diagnostics": [A, diagnostic]}
+    for diagnostics, where in [
+        ([A, diagnostic], f"diagnostics[1].{field}"),
+        ([publish], f"diagnostics[0].diagnostics[1].{field}"),
+    ]:
+        with pytest.raises(ReportError) as caught:
+            parse(diagnostics, root)
+        assert caught.value.where == where
+        assert f"{limit} " in caught.value.message
+    at_limit = {**A, "message": "m" * MAX_MESSAGE_CHARS, "code": "c" * MAX_CODE_CHARS}
+    (issue,) = parse([at_limit], root).issues
+    assert len(issue.message) == MAX_MESSAGE_CHARS and issue.rule == "c" * MAX_CODE_CHARS
 
 
 def test_source_labels_keep_servers_apart() -> None:

@@ -941,7 +941,8 @@ def _list_diff(before: list[str], after: list[str]) -> list[str]:
 
 
 def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]) -> dict[str, Any]:
-    """Append the planted text, check (cache on), restore the file byte for byte."""
+    """Append the planted text, check (cache on), restore the file byte for
+    byte (`--new-from-rev HEAD` with the planted edits: `new_from_rev_step`)."""
     path = project / plant["file"]
     original = path.read_bytes()
     stat = path.stat()

@@ -94,12 +94,24 @@ def server_env(**overrides: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def connect(root: Path, *, stderr: Path | None = None, **env: str) -> AsyncIterator[Client]:
-    """A handshaken client of a fresh `signalint-mcp` started in `root`."""
+async def connect(
+    root: Path,
+    *,
+    stderr: Path | None = None,
+    journal_fails_at: int | None = None,
+    **env: str,
+) -> AsyncIterator[Client]:
+    """A handshaken client of a fresh `signalint-mcp` started in `root`;
+    `journal_fails_at`: the server's fix journal fails at that checkpoint
+    (`faulty_server`)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=str(SERVER), cwd=root, env=server_env(**env))
+    command, args = str(SERVER), []
+    if journal_fails_at is not None:
+        command, args = sys.executable, ["-m", "tests.server.faulty_server", str(journal_fails_at)]
+        env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    params = StdioServerParameters(command=command, args=args, cwd=root, env=server_env(**env))
     log_path = stderr or root.parent / f"{root.name}-server.stderr"
     with log_path.open("a") as errlog:
         async with (

@@ -55,3 +55,26 @@ async def test_a_one_line_edit_answers_with_a_summary_of_unobserved_issues(
         )
         assert listed.data["total"] == 2
     print(f"after_edit_check answer: {size} bytes; delta {len(json.dumps(delta))} bytes")
+
+
+ANSWER_BUDGET = 2048  # bytes of compact JSON of structuredContent
+
+
+async def test_a_one_line_edit_answers_in_at_most_two_kilobytes(tmp_path: Path) -> None:
+    # Two files with a tsc error each; the edit adds one more to src/a.ts.
+    require_engine("tsc")
+    root = write_project(tmp_path / "project")
+    async with connect(root) as client:
+        baseline = (await client.call("check_project")).data
+        with (root / "src" / "a.ts").open("a") as handle:
+            handle.write("export const broken: number = 'text';\n")
+        after = await client.call(
+            "after_edit_check", {"files": ["src/a.ts"], "baselineCheckId": baseline["checkId"]}
+        )
+    data = after.data
+    delta = data["delta"]
+    assert [(e["file"], e["rule"]) for e in delta["introduced"]] == [("src/a.ts", "TS2322")]
+    assert delta["counts"]["unobserved"] == 1 and data["filteredOutIssueCount"] == 1
+    size = len(json.dumps(data, separators=(",", ":")).encode())
+    print(f"after_edit_check structuredContent: {size} bytes")
+    assert size <= ANSWER_BUDGET, f"after_edit_check answered {size} bytes: {data}"

@@ -120,4 +120,4 @@ async def test_cache_clear_empties_the_cache(demo_project: Path) -> None:
 
     assert " 0 result" not in await cache_cmd("info")
     assert "removed" in await cache_cmd("clear")
-    assert " 0 result(s)" in await cache_cmd("info")
+    assert " 0 results" in await cache_cmd("info")

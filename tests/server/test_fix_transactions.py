@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from signalint import journal
+from signalint.storage import journal
 
 from ..conftest import require_engine
+from ..faults import KillAt
 from .conftest import connect, write_project
 
 pytestmark = [pytest.mark.real, pytest.mark.anyio]
@@ -190,9 +191,8 @@ async def test_the_server_undoes_an_interrupted_apply_when_it_starts(tmp_path: P
     ]
     pid = os.fork()
     if pid == 0:
-        os.environ[journal.FAULT_VARIABLE] = "10"  # after the first rename
-        try:
-            journal.write_all(root, "tx-killed", writes)
+        try:  # killed after the first rename
+            journal.write_all(root, "tx-killed", writes, checkpoint=KillAt(10))
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
@@ -210,7 +210,7 @@ async def test_a_write_that_fails_midway_is_rolled_back_and_consumes_the_preview
 ) -> None:
     root = write_project(tmp_path / "project")
     # Two files: checkpoint 7 is the second file's temporary file (journal.py).
-    async with connect(root, SIGNALINT_FAULT_FAIL_AT="7") as client:
+    async with connect(root, journal_fails_at=7) as client:
         preview = await client.call(
             "preview_diagnostic_fix",
             {"patches": [_patch("src/a.ts", BAD, GOOD), _patch("src/n/c.ts", "", "x\n")]},

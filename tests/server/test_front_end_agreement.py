@@ -23,7 +23,7 @@ from .conftest import connect, write_project
 
 pytestmark = pytest.mark.real
 
-FILTERED_KEYS = ("filteredOutIssueCount", "filteredOutCount")
+FILTERED_KEYS = ("filteredOutIssueCount", "filteredOutCount", "filteredOut")
 
 
 def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -40,8 +40,8 @@ def filtered(payload: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("paths", "expected"),
     [
-        (["src/a.ts"], {"filteredOutIssueCount": 1, "filteredOutCount": 1}),
-        (["src"], {"filteredOutIssueCount": 0, "filteredOutCount": 0}),  # scoped, nothing hidden
+        (["src/a.ts"], {"filteredOutIssueCount": 1}),  # one key: no filteredOutCount alias
+        (["src"], {"filteredOutIssueCount": 0}),  # scoped, nothing hidden
         ([], {}),  # the whole project: nothing can be outside it
     ],
     ids=["one-file", "directory", "whole-project"],
@@ -81,3 +81,60 @@ async def ask_server(root: Path, paths: list[str]) -> tuple[dict[str, Any], dict
         assert not answer.error, answer.data
         stored = await client.call("get_diagnostic_snapshot", {"checkId": answer.data["checkId"]})
         return answer.data, stored.data
+
+
+IGNORED = [
+    ("node_modules/pkg/index.ts", "never checks node_modules/"),
+    ("node_modules/linked/index.ts", "never checks node_modules/"),  # a link out of the root
+    ("node_modules", "never checks node_modules/"),
+    ("dist/out.ts", "pattern 'dist/**' of `ignore` in signalint.config.json"),
+]
+
+
+def test_an_ignored_path_is_refused_in_the_same_words_by_the_cli_and_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    only_tsc = {"oxlint": False, "tsc": True, "biome": False, "eslint": False}
+    root = write_project(tmp_path / "proj", config={"engines": only_tsc, "ignore": ["dist/**"]})
+    root = root.resolve()
+    for rel in ("node_modules/pkg/index.ts", "dist/out.ts"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("export const n: number = 'text';\n")
+    outside = tmp_path / "linked"
+    outside.mkdir()
+    (outside / "index.ts").write_text("export {};\n")
+    (root / "node_modules" / "linked").symlink_to(outside)
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+
+    from_cli: list[str] = []
+    for path, words in IGNORED:
+        code = main(["check", path])
+        captured = capsys.readouterr()
+        assert code == 2 and captured.out == "", (path, captured)
+        line = captured.err.strip()
+        assert line.startswith(f"signalint: path {path!r} refused: it is ignored"), line
+        assert words in line and "outside" not in line
+        from_cli.append(line.split(" refused: ", 1)[1])
+
+    from_mcp = asyncio.run(refusals(root, [path for path, _ in IGNORED]))
+    for (path, _), cli_reason, (tool, data) in zip(IGNORED, from_cli, from_mcp, strict=True):
+        assert data["code"] == "path_refused" and data["field"] == "files[0]", (tool, data)
+        assert data["message"] == f"files[0]: path refused: {cli_reason}", (tool, path)
+
+
+async def refusals(root: Path, paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """check_files of each path (then after_edit_check and check_project of the
+    first), each expected to be refused; the server keeps serving."""
+    answers: list[tuple[str, dict[str, Any]]] = []
+    async with connect(root) as client:
+        for path in paths:
+            answer = await client.call("check_files", {"files": [path]})
+            assert answer.error, (path, answer.data)
+            answers.append(("check_files", answer.data))
+        for tool, field in (("after_edit_check", "files"), ("check_project", "paths")):
+            answer = await client.call(tool, {field: [paths[0]]})
+            assert answer.error and answer.data["field"] == f"{field}[0]", answer.data
+            assert answer.data["message"].endswith(answers[0][1]["message"].split(": ", 1)[1])
+        assert not (await client.call("ping")).error
+    return answers

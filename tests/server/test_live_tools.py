@@ -154,8 +154,52 @@ async def test_sources_stay_apart_and_one_problem_from_two_sources_appears_once(
         )
         assert await live(client) == [("src/a.ts", 1, 1, "E1", "alpha")]
         removed = await client.call("clear_live", {"serverName": "alpha"})
-        assert removed.data == {"removed": 1, "bufferedIssues": 0}
+        assert removed.data == {"removed": 1, "removedSets": 1, "bufferedIssues": 0}
         assert await live(client) == []
+
+
+async def test_clear_live_finds_a_batch_by_either_name_it_was_sent_with(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "project")
+    sent_as_a = {
+        "source": "lsp-a",
+        "serverName": "server-a",
+        "diagnostics": [
+            diag("src/a.ts", 0, 0, "a1"),
+            diag("src/a.ts", 0, 4, "a2"),
+            diag("src/b.ts", 0, 0, "b1"),
+        ],
+    }
+    async with connect(root) as client:
+        await client.call("ingest_diagnostics", sent_as_a)
+        await client.call(
+            "ingest_diagnostics",
+            {"serverName": "server-b", "diagnostics": [diag("src/a.ts", 0, 0, "other")]},
+        )
+        by_source = await client.call("clear_live", {"source": "lsp-a"})
+        assert by_source.data == {"removed": 3, "removedSets": 2, "bufferedIssues": 1}
+        assert await live(client) == [("src/a.ts", 1, 1, "E1", "server-b")]
+
+        await client.call("ingest_diagnostics", sent_as_a)
+        by_server = await client.call(
+            "clear_live", {"serverName": "server-a", "files": ["src/a.ts"]}
+        )
+        assert by_server.data == {"removed": 2, "removedSets": 1, "bufferedIssues": 2}
+        assert await live(client) == [
+            ("src/a.ts", 1, 1, "E1", "server-b"),
+            ("src/b.ts", 1, 1, "E1", "server-a"),
+        ]
+        # The name shown as the issues' engine works too, as does the default source "lsp".
+        by_engine = await client.call("clear_live", {"source": "server-a"})
+        assert (by_engine.data["removed"], by_engine.data["removedSets"]) == (1, 1)
+
+        nothing = await client.call("clear_live", {"source": "nobody"})
+        assert (nothing.data["removed"], nothing.data["removedSets"]) == (0, 0)
+        assert '"lsp", "server-b"' in nothing.data["nextStep"]
+        blank = await client.call("clear_live", {"source": "  "})
+        assert blank.error and blank.data["field"] == "source", blank.data
+        assert await live(client) == [("src/a.ts", 1, 1, "E1", "server-b")]
+        by_default = await client.call("clear_live", {"source": "lsp"})
+        assert by_default.data == {"removed": 1, "removedSets": 1, "bufferedIssues": 0}
 
 
 async def test_positions_are_clamped_utf16_columns_and_bad_input_changes_nothing(

@@ -14,8 +14,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from signalint.cluster import cluster
+from signalint.formats.commands import command_words
 from signalint.report import check_payload, issue_detail
 from signalint.server import outputs
+from signalint.server.words import tool_words
 
 from ..factories import issue, result
 
@@ -28,7 +30,9 @@ def _validate(schema: dict[str, Any], value: dict[str, Any]) -> None:
 @pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
 def test_check_schema_accepts_coverage_fields_on_engines_and_payload(compact: bool) -> None:
     checked = result([issue()], engines={"oxlint": "ok", "tsc": "error"})
-    payload = dict(check_payload(checked, cluster(checked.issues), compact=compact))
+    payload = dict(
+        check_payload(checked, cluster(checked.issues), compact=compact, words=tool_words)
+    )
     payload["engines"]["oxlint"]["filesChecked"] = 12
     payload["engines"]["tsc"]["filesChecked"] = 3
     payload["engines"]["tsc"]["coverageGap"] = "referenced project packages/b was not built"
@@ -41,7 +45,9 @@ def test_check_schema_accepts_coverage_fields_on_engines_and_payload(compact: bo
 def test_check_schema_rejects_unknown_top_level_keys_and_engine_statuses(compact: bool) -> None:
     checked = result([issue()])
     schema = outputs.check_output(compact=compact)
-    payload = dict(check_payload(checked, cluster(checked.issues), compact=compact))
+    payload = dict(
+        check_payload(checked, cluster(checked.issues), compact=compact, words=tool_words)
+    )
     _validate(schema, payload)
     with pytest.raises(Exception, match="Additional properties"):
         _validate(schema, {**payload, "coverage": "partial"})
@@ -55,3 +61,56 @@ def test_issue_detail_schema_accepts_also_reported_by() -> None:
     detail["alsoReportedBy"] = ["eslint"]
     _validate(outputs.DETAIL_OUTPUT, {"issues": [detail]})
     _validate(outputs.LIST_OUTPUT, {"checkId": "c0", "total": 1, "issues": [detail]})
+
+
+# Every situation a check answer can be in: (issues, engine statuses, filtered out).
+SITUATIONS: dict[str, tuple[int, dict[str, Any], int | None]] = {
+    "clean": (0, {"oxlint": "ok"}, None),
+    "issues": (3, {"oxlint": "ok"}, None),
+    "omitted": (101, {"oxlint": "ok"}, None),
+    "filtered": (1, {"oxlint": "ok"}, 2),
+    "filtered-none": (1, {"oxlint": "ok"}, 0),
+    "engine-error": (1, {"oxlint": "ok", "tsc": "error"}, None),
+    "nothing-checked": (0, {"oxlint": "disabled"}, None),
+}
+
+
+@pytest.mark.parametrize("front_end", [tool_words, command_words], ids=["mcp", "cli"])
+@pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+@pytest.mark.parametrize("situation", list(SITUATIONS))
+def test_every_check_answer_has_a_next_step_and_one_filtered_count(
+    situation: str, compact: bool, front_end: Any
+) -> None:
+    count, engines, filtered_out = SITUATIONS[situation]
+    found = [issue(f"src/f{n:03}.ts", rule=f"r{n}") for n in range(count)]
+    checked = result(found, engines=engines)
+    payload = dict(
+        check_payload(
+            checked,
+            cluster(found),
+            compact=compact,
+            filtered_out=filtered_out,
+            words=front_end,
+        )
+    )
+    # The advertised schemas require it, so a validating client would refuse an answer without.
+    _validate(outputs.check_output(compact=compact), payload)
+    step = payload["nextStep"]
+    assert isinstance(step, str) and step.endswith(".")
+    vocabulary = "signalint " if front_end is command_words else "get_issue_detail"
+    if situation in {"issues", "omitted", "filtered-none"}:
+        assert vocabulary in step
+    filtered = [key for key in payload if key.startswith("filteredOut")]
+    assert filtered == (
+        [] if filtered_out is None else ["filteredOut" if compact else "filteredOutIssueCount"]
+    )
+
+
+def test_the_schemas_require_next_step_in_every_check_answer() -> None:
+    for compact in (False, True):
+        payload = dict(
+            check_payload(result([issue()]), cluster([issue()]), compact=compact, words=tool_words)
+        )
+        del payload["nextStep"]
+        with pytest.raises(Exception, match="nextStep"):
+            _validate(outputs.check_output(compact=compact), payload)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from signalint.cache import ResultCache
 from signalint.cli.project_args import open_project
 from signalint.config import state_dir
+from signalint.storage.results import ResultCache
+from signalint.wording import count
 
 
 def _open() -> ResultCache:
@@ -24,7 +25,7 @@ def clear() -> int:
     """Remove every cached result, file hash and engine version; the next check runs all engines."""
     store = _open()
     removed = store.clear()
-    click.echo(f"removed {removed} cached result(s) from {store.path}")
+    click.echo(f"removed {count(removed, 'cached result')} from {store.path}")
     return 0
 
 
@@ -32,5 +33,5 @@ def clear() -> int:
 def info() -> int:
     """Show where the cache lives and how many results it holds."""
     store = _open()
-    click.echo(f"{store.path}: {store.row_count()} result(s)")
+    click.echo(f"{store.path}: {count(store.row_count(), 'result')}")
     return 0

@@ -9,9 +9,8 @@ bad config, refused or ignored path).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
@@ -20,10 +19,12 @@ from signalint import formats, service
 from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
-from signalint.model import CheckResult, Issue
-from signalint.project import discover_root
-from signalint.report import fails_priority, nothing_checked_message
-from signalint.snapshots import SnapshotStore, snapshot_dir
+from signalint.formats import json_format
+from signalint.formats.commands import command_words
+from signalint.model import CheckResult
+from signalint.project.roots import discover_root
+from signalint.report import compact_keys, fails_priority, nothing_checked_message
+from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
 
 def _engine_versions(
@@ -53,57 +54,6 @@ def _engine_versions(
         return {name: await lookup(name) for name in result.outcomes}
 
     return asyncio.run(lookup_all())
-
-
-def _filtered(result: CheckResult, issues: Sequence[Issue]) -> CheckResult:
-    from signalint import ids
-
-    kept = {i.issue_id: i for i in issues}
-    return dataclasses.replace(result, issues=tuple(issues), fingerprint=ids.fingerprint(kept))
-
-
-def _only_new(
-    root: Path,
-    config: Config,
-    checked: service.Checked,
-    rev: str | None,
-    merge_branch: str | None,
-    context: Context,
-) -> tuple[CheckResult, dict[str, str], dict[str, object]]:
-    """The check's result with only the issues new since the revision, each
-    issue's SARIF baselineState, and the JSON `baseline` block."""
-    from signalint import baseline
-
-    option = "--new-from-rev" if merge_branch is None else "--new-from-merge-base"
-
-    async def compare() -> tuple[str, baseline.Baseline]:
-        revision = await baseline.resolve_revision(root, rev, merge_branch)
-        found = await baseline.baseline(
-            root,
-            config,
-            revision,
-            checked.run,
-            targets=checked.targets,
-            option=option,
-            context=context,
-        )
-        return revision, found
-
-    revision, found = asyncio.run(compare())
-    parts = baseline.split(checked.result.issues, found)
-    states = {i.issue_id: "new" for i in parts.new}
-    states.update({i.issue_id: "unchanged" for i in parts.unchanged})
-    block: dict[str, object] = {
-        "rev": merge_branch if merge_branch is not None else revision,
-        "commit": found.commit,
-        "mergeBase": merge_branch is not None,
-        "new": len(parts.new),
-        "unchanged": len(parts.unchanged),
-        "checkedAtRev": list(found.checked),
-        "reusedPackages": list(found.reused),
-        "enginesNotOkAtRev": list(found.failed),
-    }
-    return _filtered(checked.result, parts.new), states, block
 
 
 @click.command()
@@ -155,8 +105,9 @@ def _only_new(
     "new_from_rev",
     metavar="REV",
     help="Report only issues not present at git revision REV (checked in a copy of its "
-    "tree under the state directory; an issue that moved still matches). SARIF lists "
-    "every issue with baselineState new or unchanged.",
+    "tree under the state directory, with the same engine binaries; an issue that moved "
+    "still matches; an engine failing at REV counts its issues on changed lines as new). "
+    "SARIF lists every issue with baselineState new or unchanged.",
 )
 @click.option(
     "--new-from-merge-base",
@@ -205,13 +156,7 @@ def check(
     config = load_config(root)
     changed_paths: list[str] | None = None
     if changed:
-        import pathspec
-
-        from signalint.changes import changed_files
-
-        # A changed file the config ignores (a tracked build output) is not checked.
-        ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
-        changed_paths = [p for p in changed_files(root) if not ignored.match_file(p)]
+        changed_paths = asyncio.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
             return 0
@@ -223,6 +168,11 @@ def check(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
     )
     context = Context()  # this command's memory, shared by the check and the versions
+    since = None
+    if new_from_rev is not None or new_from_merge_base is not None:
+        from signalint.baseline import Since
+
+        since = Since(new_from_rev, new_from_merge_base)
     checked = asyncio.run(
         service.check(
             root,
@@ -235,43 +185,45 @@ def check(
             context=context,
             packages=packages,
             changed=changed_paths,
+            since=since,
         )
     )
     result, clustering = checked.result, checked.clustering
     from signalint.package_summary import summarize
 
-    states: dict[str, str] | None = None
+    states: Mapping[str, str] | None = None
     found: dict[str, object] | None = None
+    fallback: dict[str, dict[str, object]] | None = None
     everything = result
-    if new_from_rev is not None or new_from_merge_base is not None:
-        result, states, found = _only_new(
-            root, config, checked, new_from_rev, new_from_merge_base, context
-        )
-        from signalint.cluster import cluster
-
-        clustering = cluster(result.issues)
+    only = checked.only_new
+    if only is not None:
+        result, clustering, states, found = only.result, only.clustering, only.states, only.block
+        fallback = {f.engine: {"rule": f.rule, "reason": f.reason} for f in only.found.fallback}
     workspace = summarize(checked.run, result)
     options: dict[str, object] = {}
     if output_format == "json":
-        options = {"compact": use_compact, "filtered_out": checked.filtered_out}
-        options.update(workspace=workspace, baseline=found)
+        # The one check payload builder, as the MCP tools use it (nextStep
+        # worded for the CLI): no second rendering of the same answer.
+        payload = checked.payload(words=command_words)
+        output = json_format.dump(compact_keys(payload) if use_compact else payload)
     elif output_format == "sarif":
-        options = {"versions": _engine_versions(result, config, context)}
+        options = {"versions": _engine_versions(result, config, context), "workspace": workspace}
         if states is not None:
             options["baseline_states"] = states
+            options["baseline_fallback"] = fallback
             result = everything  # SARIF lists every issue, each with its baselineState
     elif output_format == "text":
         options = {"stream": sys.stdout, "filtered_out": checked.filtered_out or 0}
         options.update(workspace=workspace, baseline=found)
-    sys.stdout.write(formats.render(output_format, result, clustering, **options))
+    if output_format != "json":
+        output = formats.render(output_format, result, clustering, **options)
+    sys.stdout.write(output)
     sys.stdout.flush()
     store.flush()
     if workspace is not None and workspace.get("warning"):
         click.echo(f"signalint: {workspace['warning']}", err=True)
-    if states is not None:
-        result = _filtered(
-            everything, [i for i in everything.issues if states[i.issue_id] == "new"]
-        )
+    if only is not None:
+        result = only.result
 
     if output_format != "text":  # the text format lists engine errors itself
         for line in service.engine_problems(result):

@@ -2,8 +2,8 @@
 
 Decisions live in `signalint.hosts.connect` (what would change); this module
 only talks to the person: lists candidates, asks on a terminal, prints
-snippets without one, writes with `--yes`, and says how to verify (`ping`
-and its `projectRoot`). Returns the exit code: 1 when a client file could
+snippets without one, writes with `--yes`, and says how to verify (the
+server's words: `server.words.verify_connection`). Returns the exit code: 1 when a client file could
 not be written (a malformed one is refused with its line and column).
 """
 
@@ -17,6 +17,7 @@ import click
 from signalint.hosts import settings_file
 from signalint.hosts.clients import CLIENTS, Client, Scope, launcher
 from signalint.hosts.connect import Plan, candidates, plan, snippet
+from signalint.server.words import verify_connection
 
 
 def _interactive() -> bool:
@@ -49,10 +50,7 @@ def _verify_hint(p: Plan, root: Path) -> None:
         where = f"it is {root}"
     else:
         where = "it is the project the host opened (a user entry pins no root)"
-    click.echo(
-        f"Restart or reconnect {p.client.label}'s MCP servers, call `ping` and check that "
-        f"structuredContent.projectRoot says {where}."
-    )
+    click.echo(f"Restart or reconnect {p.client.label}'s MCP servers, {verify_connection(where)}")
 
 
 def _apply(p: Plan, root: Path, *, ask: bool) -> int:

@@ -17,15 +17,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Final
 
 import click
 
-from signalint.config import ConfigError, config_source, load_config
+from signalint.config import (
+    DEFAULT_IGNORE,
+    Config,
+    ConfigError,
+    config_source,
+    describe_source,
+    load_config,
+)
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import MARKERS_HINT, discover_root, project_languages
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
+from signalint.project.walk import walk
 
 
 def _first_line(text: str | None) -> str:
@@ -47,13 +56,11 @@ def _start(path: Path) -> tuple[str | None, str | None]:
     return parse_version(result.stdout) or "?", None
 
 
-def _sample_files(root: Path, config: Any, names: list[str]) -> dict[str, str]:
+def _sample_files(files: list[str], names: list[str]) -> dict[str, str]:
     """One file per engine that it checks (the first in walk order)."""
-    from signalint.project import walk
-
     wanted = {name: ENGINES[name] for name in names}
     chosen: dict[str, str] = {}
-    for rel in walk(root, config.ignore):
+    for rel in files:
         for name, engine in wanted.items():
             if name not in chosen and engine.relevant(rel):
                 chosen[name] = rel
@@ -62,12 +69,53 @@ def _sample_files(root: Path, config: Any, names: list[str]) -> dict[str, str]:
     return chosen
 
 
-def _engine_checks(root: Path, config: Any, names: list[str]) -> dict[str, str | None]:
+_SUFFIX_LANGUAGE: Final = {
+    **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), "typescript"),
+    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+    **dict.fromkeys((".py", ".pyi"), "python"),
+}
+
+
+def describe_languages(markers: tuple[str, ...], files: list[str]) -> str:
+    """The languages line: what the project's files are written in, with counts.
+
+    `markers` are the languages with project markers (`project_languages`,
+    where "javascript" stands for JS and TS alike); the files, as walked,
+    tell TypeScript from JavaScript, so a TypeScript-only project reads
+    `typescript (N files)`. A marker language without a file of its own is
+    still named (a fresh project), without a count.
+    """
+    counts: dict[str, int] = {}
+    for rel in files:
+        language = _SUFFIX_LANGUAGE.get(PurePosixPath(rel).suffix)
+        if language is not None:
+            counts[language] = counts.get(language, 0) + 1
+    if "javascript" not in markers:
+        counts.pop("typescript", None)
+        counts.pop("javascript", None)
+    if "python" not in markers:
+        counts.pop("python", None)
+    order = ("typescript", "javascript", "python")
+    ranked = [
+        f"{lang} ({counts[lang]} file{'s' if counts[lang] != 1 else ''})"
+        for lang in sorted(counts, key=lambda lang: (-counts[lang], order.index(lang)))
+    ]
+    bare = [
+        lang
+        for lang in markers
+        if lang not in counts and not (lang == "javascript" and "typescript" in counts)
+    ]
+    return ", ".join(ranked + bare) or "none"
+
+
+def _engine_checks(
+    root: Path, config: Config, files: list[str], names: list[str]
+) -> dict[str, str | None]:
     """Per engine: None when its one-file check ran ok, else the first error line."""
     from signalint import service
 
     outcome: dict[str, str | None] = {}
-    samples = _sample_files(root, config, names)
+    samples = _sample_files(files, names)
     for name in names:
         if name not in samples:
             outcome[name] = "skip"
@@ -104,22 +152,30 @@ def doctor(no_run: bool) -> int:
     problems: list[str] = []
     root = discover_root()  # a RootError is a usage error, reported by the entry point
     click.echo(f"project root:  {root}")
-    languages = project_languages(root)
-    click.echo(f"languages:     {', '.join(languages) if languages else 'none'}")
-    if not languages:
-        problems.append(f"no JS/TS or Python project markers ({MARKERS_HINT})")
+    config: Config | None = None
+    lines: list[str] = []
     try:
         # A malformed pyproject.toml fails here already: we cannot tell
         # whether it holds a [tool.signalint] table.
         source = config_source(root)
-        click.echo(f"config:        {source or 'none (defaults; run `signalint init`)'}")
+        if source is None:
+            lines.append("config:        none (defaults; run `signalint init`)")
+        else:
+            named = describe_source(source)
+            lines.append(f"config:        {source}{f' ({named})' if named != source.name else ''}")
         config = load_config(root)
     except ConfigError as exc:
-        click.echo(f"config error:  {exc}")
+        lines.append(f"config error:  {exc}")
         problems.append("the configuration does not load")
-        config = None
+    languages = project_languages(root)
+    files = walk(root, config.ignore if config is not None else DEFAULT_IGNORE)
+    click.echo(f"languages:     {describe_languages(languages, files)}")
+    if not languages:
+        problems.append(f"no JS/TS or Python project markers ({MARKERS_HINT})")
+    for line in lines:
+        click.echo(line)
     if config is not None:
-        problems += _report_engines(root, config, run=not no_run)
+        problems += _report_engines(root, config, files, run=not no_run)
     problems += _report_clients(root)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)
@@ -127,7 +183,7 @@ def doctor(no_run: bool) -> int:
     return 1 if problems else 0
 
 
-def _report_engines(root: Path, config: Any, *, run: bool) -> list[str]:
+def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) -> list[str]:
     problems: list[str] = []
     compact = " (compact keys)" if config.compact else ""
     click.echo(f"mcpPayload:    {config.mcp_payload}{compact}")
@@ -154,7 +210,7 @@ def _report_engines(root: Path, config: Any, *, run: bool) -> list[str]:
             continue
         rows[name] = f"{resolved.source} {found_version} {resolved.path}"
         started.append(name)
-    checks = _engine_checks(root, config, started) if started else {}
+    checks = _engine_checks(root, config, files, started) if started else {}
     for name in ENGINES:
         enabled = config.engines[name].enabled
         verdict = ""

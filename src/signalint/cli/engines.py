@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from signalint.engines import install as installer
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
-from signalint.process import run_blocking
 
 INSTALL_TIMEOUT_S = 600.0
 
@@ -21,13 +21,24 @@ def engines() -> None:
 
 @engines.command()
 @click.argument("names", nargs=-1)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Reinstall even when the pinned versions are installed and answer --version.",
+)
 @click.pass_context
-def install(ctx: click.Context, names: tuple[str, ...]) -> None:
+def install(ctx: click.Context, names: tuple[str, ...], force: bool) -> None:
     """Install pinned engines (default: all) into Signalint's managed directory.
 
     npm packages go to an npm prefix there, pip packages into a virtual
     environment there. The project's own copy (node_modules/.bin, or its
     virtual environment for Python engines) always takes precedence.
+
+    One install at a time: a second one waits for the first. Each install
+    builds a new copy of the managed directory beside it, checks that every
+    engine there answers --version with its pinned version, and only then
+    swaps it in; on failure the managed directory stays as it was. Engines
+    already installed at their pinned versions are left alone (unless --force).
     """
     unknown = [name for name in names if name not in ENGINES]
     if unknown:
@@ -36,25 +47,21 @@ def install(ctx: click.Context, names: tuple[str, ...]) -> None:
             f"choose from {', '.join(ENGINES)}"
         )
     selected = list(dict.fromkeys(names)) or list(ENGINES)
-    directory = resolve.prepare_managed_dir()
-    packages = " ".join(ENGINES[n].spec.provision.requirement for n in selected)
-    click.echo(f"Installing into {directory}: {packages}", err=True)
-    for command in resolve.install_commands([ENGINES[n] for n in selected], INSTALL_TIMEOUT_S):
-        tool = Path(command.argv[0]).name
-        result = run_blocking(command)
-        if result.missing:
-            click.echo(f"{tool} was not found on PATH; install it first.", err=True)
-            ctx.exit(1)
-        if result.timed_out:
-            click.echo(f"{tool} did not finish within {INSTALL_TIMEOUT_S:g} s.", err=True)
-            ctx.exit(1)
-        if result.exit_code != 0:
-            click.echo(result.stderr.rstrip() or result.stdout.rstrip(), err=True)
-            said = " ".join(command.argv[:4])
-            click.echo(f"`{said} ...` failed (exit code {result.exit_code}).", err=True)
-            ctx.exit(1)
-    for name in selected:
-        click.echo(f"{name} {ENGINES[name].spec.provision.version} installed")
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    try:
+        done = installer.install(
+            [ENGINES[n] for n in selected], INSTALL_TIMEOUT_S, say, force=force
+        )
+    except installer.InstallError as error:
+        click.echo(str(error), err=True)
+        click.echo(f"Nothing changed in {resolve.managed_dir()}.", err=True)
+        ctx.exit(1)
+    for item in done:
+        state = "already installed" if item.already else "installed"
+        click.echo(f"{item.engine} {item.version} {state}")
 
 
 def _rows(root: Path) -> list[dict[str, str | None]]:

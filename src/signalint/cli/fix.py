@@ -4,7 +4,7 @@ transaction.
 Checks PATHS, takes every fixable issue (of `--engine` only, if given),
 lets the engines apply their safe fixes on a shadow copy (`fixes.suggest`),
 prints the unified diff, and unless `--dry-run` writes the changed files
-through the same journaled transaction as the MCP `apply_diagnostic_fix`
+through the same journaled transaction as the MCP server's applied fixes
 (all-or-nothing, even if the process is killed).
 
 Exit codes: 0 applied (or nothing to fix), 1 a write failed or an engine
@@ -19,6 +19,7 @@ import sys
 import click
 
 from signalint.engines.registry import ENGINES
+from signalint.wording import count
 
 
 @click.command()
@@ -39,7 +40,8 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     from signalint import service
     from signalint.config import load_config
     from signalint.fixes import suggest
-    from signalint.project import discover_root
+    from signalint.formats.commands import command_words
+    from signalint.project.roots import discover_root
     from signalint.transactions import (
         Prepared,
         TransactionRefused,
@@ -68,13 +70,15 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
         click.echo(f"signalint: {suggestion.explain()}", err=True)
         return 1 if failed else 0
     prepared = Prepared(new_transaction_id(), suggestion.patches, 0.0)
-    preview = preview_payload(prepared)
+    preview = preview_payload(prepared, command_words)
     for item in preview["patchesPreview"]:
         sys.stdout.write(item["diff"])
     files = len(suggestion.patches)
     if dry_run:
         click.echo(
-            f"signalint: {files} file(s) would change ({len(issues)} fixable issues)", err=True
+            f"signalint: {count(files, 'file')} would change "
+            f"({count(len(issues), 'fixable issue')})",
+            err=True,
         )
         return 1 if failed else 0
     try:
@@ -82,5 +86,5 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     except TransactionRefused as exc:
         click.echo(f"signalint: {exc.code}: {exc.message}", err=True)
         return 1
-    click.echo(f"signalint: fixed {len(modified)} file(s): {', '.join(modified)}", err=True)
+    click.echo(f"signalint: fixed {count(len(modified), 'file')}: {', '.join(modified)}", err=True)
     return 1 if failed else 0

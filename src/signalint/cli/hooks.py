@@ -72,7 +72,7 @@ def _policy_args(fail_on_priority: int, allow_partial: bool, max_blocks: int) ->
 def _planned(runtime: str, fail_on_priority: int, allow_partial: bool, max_blocks: int) -> Change:
     """What `install` would write for `runtime` in the project found from here."""
     from signalint.hosts import hook_config
-    from signalint.project import discover_root
+    from signalint.project.roots import discover_root
 
     args = _policy_args(fail_on_priority, allow_partial, max_blocks)
     return hook_config.plan(discover_root(), runtime, args)

@@ -78,9 +78,9 @@ def ingest(
     """
     from signalint.config import load_config
     from signalint.live import batch_snapshot
-    from signalint.project import discover_root
+    from signalint.project.roots import discover_root
     from signalint.report import fails_priority
-    from signalint.snapshots import SnapshotStore, live_snapshot_dir
+    from signalint.storage.snapshots import SnapshotStore, live_snapshot_dir
 
     root = discover_root()
     config = load_config(root)

@@ -1,4 +1,4 @@
-"""`signalint init`: write signalint.config.json from the engine configs found.
+"""`signalint init`: write the settings from the engine configs found.
 
 Detection asks every registered engine which root config file means the
 project uses it (`Engine.detect`: `tsconfig.json` for tsc, `biome.json(c)`
@@ -8,9 +8,11 @@ JS/TS, Ruff for Python) is also enabled for a language the project has
 markers for when no other linter of that language is configured (D21: a
 linter's default rules are not added beside the linter the project chose;
 `init` says how to turn it on). Prettier is reported, never run. An
-existing configuration (the JSON file, or `[tool.signalint]` in
-pyproject.toml, which a new JSON file would silently shadow) is never
-overwritten. `.signalint/` is added to .gitignore either way.
+existing configuration (in any home of `signalint.config_files.HOMES`) is
+never overwritten. The settings go to the first home the project's own
+linters accept (`signalint.settings_home`: `signalint.config.json`, else
+`.signalint.json`, else a `"signalint"` key in package.json), or where
+`--config-file` says. `.signalint/` is added to .gitignore either way.
 
 Then the MCP client step (`signalint.hosts`): with `--client NAME` that
 client's entry is planned for `--scope` (project by default when the client
@@ -34,17 +36,21 @@ from typing import Final
 
 import click
 
+from signalint import settings_home
 from signalint.config import (
-    CONFIG_FILE,
     DEFAULT_IGNORE,
     DEFAULT_TIMEOUTS_MS,
+    PACKAGE_FILE,
+    PACKAGE_KEY,
     ConfigError,
     config_source,
+    describe_source,
     load_config,
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_hint, resolve
-from signalint.project import MARKERS_HINT, discover_root, project_languages
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})
@@ -144,25 +150,63 @@ def ensure_gitignored(root: Path) -> bool:
     return True
 
 
-def _write_config(root: Path, found: Detected) -> bool:
-    """Create the config file; False when one already exists (never replaced)."""
-    text = json.dumps(proposed_config(found), indent=2) + "\n"
-    try:
-        with (root / CONFIG_FILE).open("x", encoding="utf-8") as fh:  # "x": no overwrite race
-            fh.write(text)
-    except FileExistsError:
-        return False
-    return True
+def _write_config(root: Path, found: Detected, only: str | None) -> str | None:
+    """Write the settings to the first home that adds no lint problem.
+
+    Returns the home written, or None when none was (a home appeared
+    meanwhile, or every home would add a problem: both said on stderr).
+    `only` (--config-file) writes that home whatever the linters say,
+    warning about the problems it adds. Raises OSError when writing fails.
+    """
+    value = proposed_config(found)
+    options = settings_home.candidates(root, value, only)
+    if not options:
+        click.echo(
+            f"error: {PACKAGE_FILE} cannot take a {json.dumps(PACKAGE_KEY)} key: it is missing, "
+            "not a JSON object, or not readable as UTF-8",
+            err=True,
+        )
+        return None
+    refused: list[settings_home.Verdict] = []
+    for home, text, old in options:
+        verdict = settings_home.judge(root, home, text, old)
+        for linter, error in verdict.unknown.items():
+            _warn(f"could not ask {linter} whether it lints {home} ({error})")
+        if verdict.problems and only is None:
+            refused.append(verdict)
+            continue
+        if not settings_home.write(root, verdict, old):
+            click.echo(f"{home} appeared or changed meanwhile; it was not changed.", err=True)
+            return None
+        for earlier in refused:
+            click.echo(
+                f"Not written to {earlier.home}: the project's linters would report it "
+                f"({'; '.join(earlier.problems)})."
+            )
+        for problem in verdict.problems:
+            _warn(f"the project's linters report {home}: {problem}")
+        return home
+    for earlier in refused:
+        click.echo(
+            f"error: {earlier.home} would add lint problems: {'; '.join(earlier.problems)}",
+            err=True,
+        )
+    click.echo(
+        "error: no settings file written; choose one with --config-file "
+        f"({', '.join(settings_home.WRITABLE)})",
+        err=True,
+    )
+    return None
 
 
-def _explain_fallback_off(found: Detected, name: str) -> None:
+def _explain_fallback_off(found: Detected, name: str, home: str) -> None:
     chosen = " and ".join(
         f"{other} ({found.configs[other]})" for other in found.other_linters(name)
     )
     click.echo(
         f"{name} is off: the project lints with {chosen} and has no {name} config, so "
         f"{name}'s default rules were not added. To run it too, set "
-        f'"{name}": true under "engines" in {CONFIG_FILE}.'
+        f'"{name}": true under "engines" in {home}.'
     )
 
 
@@ -215,6 +259,13 @@ def _client_names() -> list[str]:
     is_flag=True,
     help="Replace an existing signalint entry that differs (its difference is shown first).",
 )
+@click.option(
+    "--config-file",
+    "home",
+    type=click.Choice(list(settings_home.WRITABLE)),
+    help="Write the settings here, whatever the project's linters say "
+    "(default: the first of these they accept).",
+)
 @click.pass_context
 def init(
     ctx: click.Context,
@@ -223,12 +274,16 @@ def init(
     yes: bool,
     print_only: bool,
     force: bool,
+    home: str | None,
 ) -> int:
-    """Detect engine configs, write signalint.config.json, and connect an MCP client.
+    """Detect engine configs, write the settings, and connect an MCP client.
 
     Works on the current directory, or on SIGNALINT_PROJECT_ROOT when set.
-    The config file is never overwritten; `.signalint/` is added to
-    .gitignore. Then a client entry that launches `signalint-mcp` is offered
+    The settings go to signalint.config.json unless the project's own
+    linters would report that file (an ESLint block for `*.config.*`): then
+    to .signalint.json, else a "signalint" key in package.json; the one used
+    is named. Existing settings are never overwritten; `.signalint/` is added
+    to .gitignore. Then a client entry that launches `signalint-mcp` is offered
     (Claude Code, Cursor, Codex CLI, Antigravity, VS Code, Windsurf, Zed,
     Gemini CLI): asked for on a terminal, printed without one, written with
     --yes. Edits keep the rest of the client file (comments included) and a
@@ -261,22 +316,26 @@ def init(
         )
 
     if existing is not None:
-        click.echo(f"Kept the existing configuration in {existing.name}; it was not changed.")
+        click.echo(
+            f"Kept the existing configuration in {describe_source(existing)}; it was not changed."
+        )
     else:
         try:
-            written = _write_config(root, found)
+            written = _write_config(root, found, home)
         except OSError as exc:
-            click.echo(f"error: cannot write {root / CONFIG_FILE}: {exc.strerror}", err=True)
+            click.echo(f"error: cannot write the settings in {root}: {exc.strerror}", err=True)
             ctx.exit(1)
-        if written:
-            engines = found.engines()
-            summary = ", ".join(f"{n} {'on' if on else 'off'}" for n, on in engines.items())
-            click.echo(f"Wrote {CONFIG_FILE}: {summary}. Review it before your first check.")
-            for name, on in engines.items():
-                if not on and ENGINES[name].spec.fallback and found.other_linters(name):
-                    _explain_fallback_off(found, name)
-        else:
-            click.echo(f"Kept the existing {CONFIG_FILE}; it was not changed.")
+        if written is None:
+            ctx.exit(1)
+        where = describe_source(root / written)
+        engines = found.engines()
+        summary = ", ".join(f"{n} {'on' if on else 'off'}" for n, on in engines.items())
+        click.echo(
+            f"Wrote the settings to {where}: {summary}. Review them before your first check."
+        )
+        for name, on in engines.items():
+            if not on and ENGINES[name].spec.fallback and found.other_linters(name):
+                _explain_fallback_off(found, name, where)
 
     try:
         added = ensure_gitignored(root)

@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": (
         "signalint.cli.init",
         "init",
-        "Write signalint.config.json from detected engine configs.",
+        "Write the settings (signalint.config.json) from detected engine configs.",
     ),
     "engines": (
         "signalint.cli.engines",
@@ -109,8 +109,9 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, "-V", "-v", "--version", prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
-    TypeScript, Biome, ESLint), normalizes their diagnostics into one schema,
-    and ranks them in clusters, for coding agents and people.
+    TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their
+    diagnostics into one schema, and ranks them in clusters, for coding
+    agents and people.
 
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.
@@ -120,8 +121,8 @@ def cli() -> None:
 
 def _recover_fix_transactions() -> None:
     """Undo a fix transaction a killed process left half applied (D9), before any command."""
-    from signalint.journal import recover_and_report
-    from signalint.project import RootError, find_root
+    from signalint.project.roots import RootError, find_root
+    from signalint.storage.journal import recover_and_report
 
     try:
         root = find_root(os.environ, os.getcwd())

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from signalint.config import Config, load_config
-from signalint.project import discover_root
+from signalint.project.roots import discover_root
 from signalint.targets import from_cwd, targets_of
 
 

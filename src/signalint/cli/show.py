@@ -22,16 +22,12 @@ import click
 from signalint.cli.project_args import open_project
 from signalint.config import Config
 from signalint.formats import text
+from signalint.formats.commands import command_words
 from signalint.formats.text import Line
 from signalint.model import Issue
-from signalint.snapshots import (
-    Found,
-    Snapshot,
-    SnapshotStore,
-    live_snapshot_dir,
-    snapshot_dir,
-    snapshot_summary,
-)
+from signalint.snapshot import Snapshot
+from signalint.snapshot_query import snapshot_summary
+from signalint.storage.snapshots import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
 
 FORMATS = ("text", "json")
 
@@ -102,7 +98,7 @@ def _issue_lines(found: Found) -> list[Line]:
 def _json(found: Found) -> Mapping[str, object]:
     snap = found.snapshot
     if found.kind == "check":
-        return snapshot_summary(snap, "cli")
+        return snapshot_summary(snap, command_words)
     answer: dict[str, Any] = {"checkId": snap.check_id, "kind": found.kind}
     if found.cluster_id is not None:
         answer["clusterId"] = found.cluster_id
@@ -111,7 +107,7 @@ def _json(found: Found) -> Mapping[str, object]:
 
 
 def _find_in(snap: Snapshot, reference: str) -> Found | None:
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
 
     key = reference.strip().lower()
     if key == snap.check_id.lower():
@@ -160,7 +156,7 @@ def show(reference: str, check_id: str | None, output_format: str) -> int:
     """
     root, config, _ = open_project(())
     store = SnapshotStore(config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root))
-    # Ingested batches (`signalint ingest`, ingest_diagnostics) are kept apart.
+    # Ingested batches (`signalint ingest`, the MCP server's ingest tool) are kept apart.
     batches = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=live_snapshot_dir(root)
     )

@@ -13,7 +13,7 @@ import click
 
 from signalint.config import state_dir
 from signalint.history import stats as collect_stats
-from signalint.project import discover_root
+from signalint.project.roots import discover_root
 
 
 def _value(value: Any, unit: str = "") -> str:

@@ -34,7 +34,7 @@ from signalint.context import Context
 from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
-from signalint.project import PathRefused
+from signalint.project.paths import PathRefused
 from signalint.watching import (
     Batch,
     Update,
@@ -43,6 +43,7 @@ from signalint.watching import (
     program_groups,
     project_relative,
 )
+from signalint.wording import count
 
 DEBOUNCE_MS = 200  # the longest a batch keeps gathering changes
 STEP_MS = 50  # a batch closes once this long passes without a new change
@@ -59,9 +60,8 @@ def _out(line: str) -> None:
 
 def _summary(result: CheckResult) -> str:
     engines = ", ".join(f"{name} {o.status}" for name, o in result.outcomes.items())
-    count = len(result.issues)
-    noun = "issue" if count == 1 else "issues"
-    return f"{result.status}: {count} {noun} (engines: {engines or 'none enabled'})"
+    issues = count(len(result.issues), "issue")
+    return f"{result.status}: {issues} (engines: {engines or 'none enabled'})"
 
 
 def _report_engines(result: CheckResult) -> None:

@@ -1,4 +1,4 @@
-"""The engine plug-in interface (DESIGN.md section 5).
+"""The engine plug-in interface (docs/architecture.md, "Engines").
 
 An engine is one module and one line in `signalint.engines.registry`.
 The module exposes `ENGINE`, an object that satisfies `Engine`: a frozen
@@ -61,6 +61,7 @@ class Provision:
 class EngineSpec:
     """What generic code knows about an engine, as data.
 
+    - `title`: how people name it in prose ("TypeScript" for tsc).
     - `kind`: a compiler type-checks a program; a linter checks files.
     - `language`: the projects it belongs to (`init` enables engines of the
       languages it finds, and `fallback` linters only there).
@@ -77,9 +78,13 @@ class EngineSpec:
     - `per_package`: a whole-program engine that, in a planned JavaScript
       workspace (`monorepoMode`), checks each package's own program (the
       package directory as its target), in dependency order.
+    - `cache_dirs`: directory names the engine writes into a project when
+      run with its defaults (its own caches). Signalint never lets it write
+      them there (D18), and a shadow copy leaves them out.
     """
 
     name: str
+    title: str
     kind: EngineKind
     language: Language
     provision: Provision
@@ -91,6 +96,7 @@ class EngineSpec:
     watch_patterns: tuple[str, ...] = ()
     fallback: bool = False
     per_package: bool = False
+    cache_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +182,30 @@ class Engine(Protocol):
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         """Issues from a finished run. Raises EngineOutputError on garbage."""
         ...
+
+
+class EngineDefaults:
+    """What an engine module need not restate: subclass it and define only
+    what differs (`spec`, `detect`, `relevant`, `config_files`, `command`,
+    `parse`, and any optional protocol below)."""
+
+    spec: EngineSpec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def detect(self, root: Path) -> str | None:
+        """No config file of its own: nothing to detect."""
+        return None
+
+    def default_enabled(self, root: Path) -> bool:
+        """Runs where the project configures it."""
+        return self.detect(root) is not None
+
+    def probe(self, ctx: EngineContext) -> Command | None:
+        """No preliminary command."""
+        return None
 
 
 @runtime_checkable

@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.engines.biome_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
@@ -107,6 +113,7 @@ def _diagnostics(result: ProcessResult, root: Path) -> list[dict[str, Any]]:
 
 SPEC = EngineSpec(
     name="biome",
+    title="Biome",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "@biomejs/biome", "2.6.8", "biome", ("node_modules",)),
@@ -118,9 +125,8 @@ SPEC = EngineSpec(
 )
 
 
-class BiomeEngine:
+class BiomeEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, CONFIG_NAMES)
@@ -136,9 +142,6 @@ class BiomeEngine:
         found = paths.extends_chain(root, paths.configs_upward(root, rel_path, CONFIG_NAMES))
         found += [name for name in ROOT_ONLY_FILES if (root / name).is_file()]
         return found
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -100,6 +106,7 @@ def _results(report: dict[str, Any], root: Path) -> list[tuple[dict[str, Any], s
 
 SPEC = EngineSpec(
     name="eslint",
+    title="ESLint",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "eslint", "10.15.0", "eslint", ("node_modules",)),
@@ -112,16 +119,11 @@ SPEC = EngineSpec(
 )
 
 
-class EslintEngine:
+class EslintEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, CONFIG_NAMES)
-
-    def default_enabled(self, root: Path) -> bool:
-        # The reference: ESLint follows a root flat config.
-        return self.detect(root) is not None
 
     def relevant(self, rel_path: str) -> bool:
         # Only a coarse filter: the flat config decides (module docstring).
@@ -130,9 +132,6 @@ class EslintEngine:
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         # ESLint 10 looks up the config from each file's directory upward.
         return paths.configs_upward(root, rel_path, CONFIG_NAMES)
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from signalint.engines import paths, pyenv
 from signalint.engines.base import (
     EngineContext,
+    EngineDefaults,
     EngineOutputError,
     EngineSpec,
     Memory,
@@ -173,6 +174,7 @@ def docs_url(code: str | None) -> str | None:
 
 SPEC = EngineSpec(
     name="mypy",
+    title="mypy",
     kind="compiler",
     language="python",
     provision=Provision("pip", "mypy", "2.4.1", "mypy", ("venv",)),
@@ -180,18 +182,15 @@ SPEC = EngineSpec(
     docs_url="https://mypy.readthedocs.io/",
     whole_program=True,
     watch_patterns=CONFIG_NAMES,
+    cache_dirs=(".mypy_cache",),
 )
 
 
-class MypyEngine:
+class MypyEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return next((name for name in CONFIG_NAMES if _section(root, name) is not None), None)
-
-    def default_enabled(self, root: Path) -> bool:
-        return self.detect(root) is not None
 
     def relevant(self, rel_path: str) -> bool:
         return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
@@ -199,9 +198,6 @@ class MypyEngine:
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         config = find_config(root)
         return [config] if config else []
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

@@ -32,12 +32,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.engines.oxlint_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
 from signalint.model import Issue, Severity
 from signalint.process import Command
-from signalint.project import has_js_ts_markers, has_python_markers
+from signalint.project.markers import has_js_ts_markers, has_python_markers
 
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
@@ -77,6 +83,7 @@ def _failure_message(result: ProcessResult) -> str:
 
 SPEC = EngineSpec(
     name="oxlint",
+    title="Oxlint",
     kind="linter",
     language="javascript",
     provision=Provision("npm", "oxlint", "1.94.0", "oxlint", ("node_modules",)),
@@ -88,9 +95,8 @@ SPEC = EngineSpec(
 )
 
 
-class OxlintEngine:
+class OxlintEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, (".oxlintrc", "oxlint.config.ts"), (".oxlintrc.",))
@@ -108,9 +114,6 @@ class OxlintEngine:
         found = paths.extends_chain(root, found)
         found += [name for name in ROOT_ONLY_FILES if (root / name).is_file()]
         return found
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

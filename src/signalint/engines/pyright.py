@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 from signalint.engines import paths, pyenv
 from signalint.engines.base import (
     EngineContext,
+    EngineDefaults,
     EngineOutputError,
     EngineSpec,
     Memory,
@@ -282,6 +283,7 @@ def _position(range_: Any, key: str) -> tuple[int, int] | None:
 
 SPEC = EngineSpec(
     name="pyright",
+    title="Pyright",
     kind="compiler",
     language="python",
     provision=Provision("npm", "pyright", "1.1.414", "pyright", ("venv", "node_modules")),
@@ -292,24 +294,17 @@ SPEC = EngineSpec(
 )
 
 
-class PyrightEngine:
+class PyrightEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return next((name for name in CONFIG_NAMES if _load(root, name) is not None), None)
-
-    def default_enabled(self, root: Path) -> bool:
-        return self.detect(root) is not None
 
     def relevant(self, rel_path: str) -> bool:
         return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         return config_chain(root)
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None

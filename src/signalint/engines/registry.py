@@ -14,3 +14,8 @@ ENGINES: dict[str, Engine] = {
     "mypy": mypy.ENGINE,
     "pyright": pyright.ENGINE,
 }
+
+
+def engine_cache_dirs() -> frozenset[str]:
+    """Directory names the engines write into a project with their defaults."""
+    return frozenset(d for engine in ENGINES.values() for d in engine.spec.cache_dirs)

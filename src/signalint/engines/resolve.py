@@ -10,8 +10,16 @@ engines install` fills with pinned versions, then PATH.
 - `venv`: the project's virtual environment (`project_venv`): `.venv` or
   `venv` in the root (real path inside it), else the active `VIRTUAL_ENV`.
 
+A check resolves every enabled engine once, into a `Toolchain` (with the
+project's Python), and runs exactly that; a check of the same project at
+another git revision (`signalint.baseline`) is given the current check's
+toolchain instead of resolving in its copy of the old tree, so both sides
+run the same binaries (D22).
+
 The managed directory holds an npm prefix (`node_modules/.bin`) and a
-Python virtual environment (`python/`) for pip-provisioned engines.
+Python virtual environment (`python/`) for pip-provisioned engines; since
+`engines/install.py` swaps installs in whole, it is a link to the current
+installed copy (an older managed directory may still be a plain one).
 """
 
 from __future__ import annotations
@@ -61,9 +69,10 @@ def managed_venv() -> Path:
     return managed_dir() / "python"
 
 
-def prepare_managed_dir() -> Path:
-    """Create the managed directory with the package.json npm needs to install into it."""
-    directory = managed_dir()
+def prepare_managed_dir(directory: Path | None = None) -> Path:
+    """Create the managed directory (default `managed_dir()`) with the
+    package.json npm needs to install into it."""
+    directory = managed_dir() if directory is None else directory
     directory.mkdir(parents=True, exist_ok=True)
     manifest = directory / "package.json"
     if not manifest.exists():
@@ -145,10 +154,20 @@ def _local(provision: Provision, root: Path) -> Path | None:
     return None
 
 
-def _managed_bin(provision: Provision) -> Path:
+def _managed_bin(provision: Provision, directory: Path | None = None) -> Path:
+    directory = managed_dir() if directory is None else directory
     if provision.installer == "npm":
-        return managed_dir() / "node_modules" / ".bin"
-    return _venv_bin(managed_venv())
+        return directory / "node_modules" / ".bin"
+    return _venv_bin(directory / "python")
+
+
+def managed_executable(engine: Engine, directory: Path | None = None) -> Path | None:
+    """`engine`'s executable in the managed directory (default `managed_dir()`), if there."""
+    provision = engine.spec.provision
+    for candidate in _bin_candidates(_managed_bin(provision, directory), provision.bin_name):
+        if _executable(candidate):
+            return candidate
+    return None
 
 
 def resolve(engine: Engine, root: Path) -> Resolved:
@@ -158,13 +177,27 @@ def resolve(engine: Engine, root: Path) -> Resolved:
     local = _local(provision, root)
     if local is not None:
         return Resolved(spec.name, local, "project")
-    for candidate in _bin_candidates(_managed_bin(provision), provision.bin_name):
-        if _executable(candidate):
-            return Resolved(spec.name, candidate, "managed")
+    managed = managed_executable(engine)
+    if managed is not None:
+        return Resolved(spec.name, managed, "managed")
     found = shutil.which(provision.bin_name)
     if found:
         return Resolved(spec.name, Path(found), "PATH")
     return Resolved(spec.name, None, "missing")
+
+
+@dataclass(frozen=True, slots=True)
+class Toolchain:
+    """The executables one check runs: each engine's resolution (by name)
+    and the project's Python interpreter (None: the project has none)."""
+
+    engines: Mapping[str, Resolved]
+    python: Path | None
+
+
+def toolchain(root: Path, engines: Sequence[Engine]) -> Toolchain:
+    """What a check of the project at `root` with `engines` runs (module docstring)."""
+    return Toolchain({e.name: resolve(e, root) for e in engines}, project_python(root))
 
 
 def package_manifest_digest(real: str) -> str:
@@ -266,23 +299,26 @@ def install_hint(name: str) -> str:
     return f"signalint engines install {name}"
 
 
-def install_commands(engines: Sequence[Engine], timeout_s: float) -> list[Command]:
-    """The commands installing the pinned packages of `engines` into `managed_dir()`.
+def install_commands(
+    engines: Sequence[Engine], timeout_s: float, directory: Path | None = None
+) -> list[Command]:
+    """The commands installing the pinned packages of `engines` into
+    `directory` (default `managed_dir()`).
 
-    npm packages go to the managed npm prefix; pip packages into the managed
-    virtual environment, created with this interpreter when missing.
+    npm packages go to its npm prefix; pip packages into its virtual
+    environment (`python/`), created with this interpreter when missing.
     """
     provisions = [engine.spec.provision for engine in engines]
     npm = [p.requirement for p in provisions if p.installer == "npm"]
     pip = [p.requirement for p in provisions if p.installer == "pip"]
-    directory = managed_dir()
+    directory = managed_dir() if directory is None else directory
     commands: list[Command] = []
     ok = frozenset({0})
     if npm:
         argv = ("npm", "install", "--prefix", str(directory), "--no-audit", "--no-fund")
         commands.append(Command((*argv, "--save-exact", *npm), directory, timeout_s, ok))
     if pip:
-        venv = managed_venv()
+        venv = directory / "python"
         if not _is_venv(venv):
             commands.append(
                 Command((sys.executable, "-m", "venv", str(venv)), directory, timeout_s, ok)

@@ -42,7 +42,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from signalint.engines import paths
-from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    EngineOutputError,
+    EngineSpec,
+    Provision,
+)
 from signalint.engines.positions import SourceText
 from signalint.engines.pyconfig import extend_chain, load_toml, relative_config, tool_table
 from signalint.model import Issue, Severity
@@ -132,6 +138,7 @@ def search_roots(files: Sequence[str]) -> list[str]:
 
 SPEC = EngineSpec(
     name="ruff",
+    title="Ruff",
     kind="linter",
     language="python",
     provision=Provision("pip", "ruff", "0.17.6", "ruff", ("venv",)),
@@ -140,23 +147,18 @@ SPEC = EngineSpec(
     fix_command="ruff check --fix",
     watch_patterns=CONFIG_NAMES,
     fallback=True,
+    cache_dirs=(".ruff_cache",),
 )
 
 
-class RuffEngine:
+class RuffEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         for name in (".ruff.toml", "ruff.toml"):
             if (root / name).is_file():
                 return name
         return "pyproject.toml" if is_ruff_config(root, "pyproject.toml") else None
-
-    def default_enabled(self, root: Path) -> bool:
-        # Only where the project configures Ruff; `init` enables it as the
-        # fallback Python linter otherwise (spec.fallback).
-        return self.detect(root) is not None
 
     def relevant(self, rel_path: str) -> bool:
         # A coarse filter: Ruff's configuration decides (module docstring).
@@ -169,9 +171,6 @@ class RuffEngine:
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         found = paths.configs_upward(root, rel_path, CONFIG_NAMES)
         return extend_chain(root, found, _extends)
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
         """Ruff's directory walk over the candidates' directories (module docstring)."""

@@ -131,10 +131,12 @@ async def run_engine(
     resolved: Resolved | None = None,
     known_checked: AbstractSet[str] = frozenset(),
     issue_memo: IssueMemo | None = None,
+    python: Path | None = None,
 ) -> EngineRun:
     """Run one engine over `files` (ignored by whole-program engines).
 
-    `resolved` skips the executable lookup when the caller already did it.
+    `resolved` skips the executable lookup when the caller already did it,
+    `python` the project's interpreter (default: `project_python(root)`).
     `known_checked` are files a `SelectsFiles` engine is already known to
     check (its selection run is skipped for them).
     """
@@ -182,7 +184,7 @@ async def run_engine(
         state_dir=state_dir,
         options=options,
         target=target,
-        python=project_python(root),
+        python=python or project_python(root),
         issues=issue_memo,
     )
 

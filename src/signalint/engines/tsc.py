@@ -14,6 +14,9 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
   indented lines; config-level errors have no location (`error TS18003: ...`).
 - Exit codes: 0 clean, 1 diagnostics (7.x), 2 diagnostics with outputs
   skipped (5.x, and 7.x for some config errors).
+- A program whose options have errors (a missing `types` library, TS5011)
+  is not type-checked at all, in `-p` and `-b` mode (7.0.2, 6.0.3, 5.7.3);
+  such an error makes the outcome a coverage gap (`options_gap`).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ import hashlib
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from signalint.engines import paths
 from signalint.engines.base import (
     EngineConfigError,
     EngineContext,
+    EngineDefaults,
     EngineOutputError,
     EngineSpec,
     Memory,
@@ -43,7 +48,7 @@ from signalint.engines.tsc_build import (
 from signalint.engines.tsc_program import build_program, config_chain
 from signalint.model import Issue, IssueMemo, Severity
 from signalint.process import Command, ProcessResult
-from signalint.project import has_js_ts_markers, has_python_markers
+from signalint.project.markers import has_js_ts_markers, has_python_markers
 
 SUFFIXES = paths.JS_SUFFIXES
 CONFIG_NAME = "tsconfig.json"
@@ -52,6 +57,7 @@ _LOCATED = re.compile(
     r"^(?P<file>.+?)\((?P<line>\d+),(?P<col>\d+)\): "
     r"(?P<category>error|warning|message|suggestion) TS(?P<code>\d+): (?P<message>.*)$"
 )
+_SAID = 160  # characters of tsc's message quoted in a coverage gap
 _GLOBAL = re.compile(r"^(?P<category>error|warning|message) TS(?P<code>\d+): (?P<message>.*)$")
 
 
@@ -97,6 +103,7 @@ def _severity(category: str) -> Severity:
 
 SPEC = EngineSpec(
     name="tsc",
+    title="TypeScript",
     kind="compiler",
     language="javascript",
     provision=Provision("npm", "typescript", "7.0.2", "tsc", ("node_modules",)),
@@ -108,9 +115,8 @@ SPEC = EngineSpec(
 )
 
 
-class TscEngine:
+class TscEngine(EngineDefaults):
     spec = SPEC
-    name = SPEC.name
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, (CONFIG_NAME,))
@@ -126,9 +132,6 @@ class TscEngine:
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         nearest = paths.configs_upward(root, rel_path, (CONFIG_NAME,))[:1]
         return paths.extends_chain(root, nearest)
-
-    def probe(self, ctx: EngineContext) -> Command | None:
-        return None
 
     def program_for(self, root: Path, target: str) -> str:
         return select_config(root, target)
@@ -154,8 +157,13 @@ class TscEngine:
         config = select_config(ctx.root, ctx.target)
         plan = build_plan(ctx, config)
         if plan is None:
-            return Program(tuple(dict.fromkeys(program_files(stdout))))
-        return build_program(plan, stdout, memory, changed)
+            program = Program(tuple(dict.fromkeys(program_files(stdout))))
+        else:
+            program = build_program(plan, stdout, memory, changed)
+        gap = options_gap(_read(stdout, ctx))
+        if gap is None:
+            return program
+        return replace(program, gap="; ".join(g for g in (program.gap, gap) if g))
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
@@ -185,49 +193,7 @@ class TscEngine:
         )
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
-        try:
-            config = select_config(ctx.root, ctx.target)
-        except EngineConfigError:
-            config = CONFIG_NAME
-        plan = build_plan(ctx, config)
-        found: list[_Pending] = []
-        # A diagnostic without a location belongs to the config of the project
-        # tsc is building (build mode names it before its diagnostics).
-        building = config
-        open_ = False  # whether an indented line continues a diagnostic
-        mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
-        located_in: dict[str, str | None] = {}
-        for raw in result.stdout.splitlines():
-            line = raw.rstrip()
-            if open_ and line[:1].isspace() and line.strip():
-                # An indented line elaborates the diagnostic above it.
-                found[-1].message.append(plan.user_text(line) if plan else line)
-                continue
-            open_ = False
-            project = plan.building(line) if plan else None
-            if project is not None:
-                building = paths.project_path(ctx.root, project.config) or config
-                continue
-            located = _LOCATED.match(line)
-            if located:
-                reported = located["file"]
-                if reported not in mapped:
-                    mapped[reported] = _wrapper_location(ctx.root, plan, reported)
-                place = mapped[reported]
-                if place is None:
-                    if reported not in located_in:
-                        located_in[reported] = paths.project_path(ctx.root, reported)
-                    file = located_in[reported]
-                    row, col = int(located["line"]), int(located["col"])
-                else:
-                    file, row, col = place
-                found.append(_Pending(file, row, col, located, plan))
-                open_ = True
-                continue
-            unlocated = _GLOBAL.match(line)
-            if unlocated:
-                found.append(_Pending(building, 1, 1, unlocated, plan))
-                open_ = True
+        found = _read(result.stdout, ctx)
         if not found and result.exit_code not in (0, None):
             said = next(
                 (s.strip() for s in (result.stdout + result.stderr).splitlines() if s.strip()), ""
@@ -238,6 +204,80 @@ class TscEngine:
                 result.stdout or result.stderr,
             )
         return [item.issue(self.name, ctx.issues) for item in found if item.file is not None]
+
+
+def _read(stdout: str, ctx: EngineContext) -> list[_Pending]:
+    """The diagnostics of one run's output, mapped to the user's files."""
+    try:
+        config = select_config(ctx.root, ctx.target)
+    except EngineConfigError:
+        config = CONFIG_NAME
+    plan = build_plan(ctx, config)
+    found: list[_Pending] = []
+    # A diagnostic without a location belongs to the config of the project
+    # tsc is building (build mode names it before its diagnostics).
+    building = config
+    open_ = False  # whether an indented line continues a diagnostic
+    mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
+    located_in: dict[str, str | None] = {}
+    for raw in stdout.splitlines():
+        line = raw.rstrip()
+        if open_ and line[:1].isspace() and line.strip():
+            # An indented line elaborates the diagnostic above it.
+            found[-1].message.append(plan.user_text(line) if plan else line)
+            continue
+        open_ = False
+        project = plan.building(line) if plan else None
+        if project is not None:
+            building = paths.project_path(ctx.root, project.config) or config
+            continue
+        located = _LOCATED.match(line)
+        if located:
+            reported = located["file"]
+            if reported not in mapped:
+                mapped[reported] = _wrapper_location(ctx.root, plan, reported)
+            place = mapped[reported]
+            if place is None:
+                if reported not in located_in:
+                    located_in[reported] = paths.project_path(ctx.root, reported)
+                file = located_in[reported]
+                row, col = int(located["line"]), int(located["col"])
+            else:
+                file, row, col = place
+            # A diagnostic in a wrapper or any JSON file (a tsconfig of the
+            # chain, say) is about the program's options, not its code.
+            about_options = place is not None or reported.endswith(".json")
+            found.append(_Pending(file, row, col, located, plan, about_options=about_options))
+            open_ = True
+            continue
+        unlocated = _GLOBAL.match(line)
+        if unlocated:
+            found.append(_Pending(building, 1, 1, unlocated, plan, about_options=True))
+            open_ = True
+    return found
+
+
+def options_gap(found: Sequence[_Pending]) -> str | None:
+    """The coverage gap an error about the program's options leaves, if any.
+
+    tsc does not type-check a program whose options have errors (a missing
+    `types` library, TS5011 ...), and its output does not say whether it did,
+    so any such error makes the run's coverage untrustworthy (D17): it is
+    reported as an issue and named here. See docs/engines.md.
+    """
+    errors = [d for d in found if d.about_options and d.severity == "error"]
+    if not errors:
+        return None
+    first = errors[0]
+    said = first.message[0].strip()
+    said = said if len(said) <= _SAID else said[: _SAID - 3] + "..."
+    more = f" and {len(errors) - 1} more" if len(errors) > 1 else ""
+    where = f" at {first.file}" if first.file else ""
+    return (
+        f"tsc reported an error in the TypeScript configuration ({first.rule}{where}: "
+        f"{said}){more}; tsc skips type checking of a program whose "
+        "options have errors, so its files may not have been type-checked"
+    )
 
 
 def has_references(root: Path, config: str) -> bool:
@@ -303,8 +343,11 @@ class _Pending:
         col: int,
         match: re.Match[str],
         plan: BuildPlan | None = None,
+        *,
+        about_options: bool = False,
     ) -> None:
         self.file = file
+        self.about_options = about_options
         self.line = line
         self.col = col
         self.rule = f"TS{match['code']}"

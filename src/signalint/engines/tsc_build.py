@@ -23,6 +23,11 @@ Verified on typescript 7.0.2 and 5.9.3:
   from the config) and, for composite projects and for TypeScript 6+ (where
   it defaults to the config's directory), `rootDir`. The wrapper spells
   those out against the user's project directory.
+- `types` entries that are paths (7.0.2, 6.0.3, 5.7.3): with no `typeRoots`
+  set, tsc resolves `./x.d.ts` against the directory of the config it
+  builds (not the one that lists it); with `typeRoots` set it looks every
+  entry up in the roots only ("skipping lookup in 'node_modules' folder"),
+  where an absolute entry is found as it is. See `_anchored_types`.
 - `--verbose` names every project as `Building project '<path>'...` or
   `Project '<path>' is up to date ...` (paths relative to the cwd in 7.x,
   absolute in 5.x); `--listFiles` then prints that project's inputs.
@@ -46,10 +51,12 @@ from signalint.engines import paths
 BUILD_DIR = "build"
 _OUT = "__out__"
 _EXT = "__ext__"
+_NO_TYPES = "__types__"  # an empty type root (see `_anchored_types`)
 _TEMPLATE = "${configDir}"
 _DEFAULT_EXCLUDES = ("node_modules", "bower_components", "jspm_packages")
 _BUILDING = re.compile(r"Building project '(?P<path>.+?)'\.\.\.")
 _UP_TO_DATE = re.compile(r"Project '(?P<path>.+?)' is up to date")
+_RELATIVE = re.compile(r"^\.\.?($|[\\/])")
 _NAMED = re.compile(r"[Pp]roject '(?P<path>[^']+)'")
 # The time stamp follows the process's locale ("12:46:16 AM", "00:46:16",
 # "午前0:46:16"): anything short around h:mm:ss, then " - ".
@@ -83,10 +90,13 @@ class BuildPlan:
     projects: tuple[Project, ...]
     contents: dict[str, str] = field(default_factory=dict)  # wrapper path -> JSON
     rel_base: str = ""  # `base` relative to `root`, as tsc prints it
+    # A `types` entry the wrappers spell as an absolute path -> as the user wrote it.
+    spellings: dict[str, str] = field(default_factory=dict)
 
     def write(self) -> None:
         """Write the wrappers that differ from what is on disk (tsc compares
         config mtimes with its build info, so unchanged wrappers stay put)."""
+        os.makedirs(os.path.join(self.base, _NO_TYPES), exist_ok=True)
         for path, text in self.contents.items():
             try:
                 with open(path, encoding="utf-8") as handle:
@@ -112,7 +122,10 @@ class BuildPlan:
         return None
 
     def user_text(self, text: str) -> str:
-        """`text` with wrapper paths replaced by the user's config paths."""
+        """`text` with wrapper paths replaced by the user's config paths
+        (and `types` entries the wrappers anchored spelled as the user did)."""
+        for spelled, written in self.spellings.items():
+            text = text.replace(f"'{spelled}'", f"'{written}'")
         rel_base = self.rel_base or _relative(self.base, self.root)
         if self.base not in text and rel_base not in text:
             return text
@@ -244,8 +257,12 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
 
     projects: list[Project] = []
     contents: dict[str, str] = {}
+    spellings: dict[str, str] = {}
     for current in order:
         info = merged[current]
+        for spelled, written in _anchored_types(info, os.path.dirname(current)):
+            if isinstance(spelled, str) and isinstance(written, str) and _RELATIVE.match(written):
+                spellings[spelled] = written
         wrapper = wrapper_of(current)
         out_key = os.path.relpath(wrapper, base)
         out_dir = os.path.join(base, _OUT, os.path.dirname(out_key) or ".")
@@ -256,6 +273,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
             buildinfo=os.path.join(base, _OUT, out_key + ".tsbuildinfo"),
             referenced=current in referenced,
             major=major,
+            empty_root=os.path.join(base, _NO_TYPES),
         )
         refs: list[dict[str, object]] = []
         for target, extra in graph[current]:
@@ -276,6 +294,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
         projects=tuple(projects),
         contents=contents,
         rel_base=_relative(base, root_s),
+        spellings=spellings,
     )
 
 
@@ -400,7 +419,14 @@ def _absolute(value: object, directory: str, project_dir: str) -> str | None:
 
 
 def _wrapper(
-    info: _Merged, config: str, *, out_dir: str, buildinfo: str, referenced: bool, major: int
+    info: _Merged,
+    config: str,
+    *,
+    out_dir: str,
+    buildinfo: str,
+    referenced: bool,
+    major: int,
+    empty_root: str,
 ) -> dict[str, object]:
     project_dir = os.path.dirname(config)
     options: dict[str, object] = {
@@ -427,6 +453,9 @@ def _wrapper(
         # Both default to the config's directory, which is now the wrapper's.
         options["rootDir"] = project_dir
     if "typeRoots" not in info.options:
+        anchored = _anchored_types(info, project_dir)
+        if anchored:
+            options["types"] = [spelled for spelled, _ in anchored]
         roots = _type_roots(project_dir)
         if "types" in info.options:
             # Listed libraries may be packages (`vitest/globals`): tsc finds
@@ -435,6 +464,11 @@ def _wrapper(
             # too. Only with `types`: it turns off including every root's
             # subfolders, which would take in every package.
             roots += _node_modules_upward(project_dir)
+        if anchored:
+            # tsc joins an entry to each existing type root, and joining an
+            # absolute path gives that path: one root that always exists
+            # and holds nothing else (no node_modules directory is needed).
+            roots.append(empty_root)
         options["typeRoots"] = roots
     wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
     for key in ("include", "files", "exclude"):
@@ -453,6 +487,31 @@ def _wrapper(
                     excluded.append(found)
         wrapper["exclude"] = excluded
     return wrapper
+
+
+def _anchored_types(info: _Merged, project_dir: str) -> list[tuple[object, object]]:
+    """The `types` list as the wrapper spells it, beside each entry as written.
+
+    Empty when nothing needs a new spelling. Without typeRoots of the
+    user's, tsc resolves an entry that is a path (`./x`, `../x`, `.`, `..`)
+    against the directory of the config it builds, which for us is the
+    wrapper's; and an explicit typeRoots (the wrapper always writes one)
+    makes it look every entry up in the roots only. So those entries become
+    absolute paths against the user's config (`project_dir`), which tsc
+    finds as they are. Bare names (packages) and absolute paths stay; with
+    the user's own typeRoots every entry is looked up in them, natively as
+    in the wrapper, and nothing changes.
+    """
+    listed = info.options.get("types")
+    if "typeRoots" in info.options or listed is None or not isinstance(listed[0], list):
+        return []
+    pairs: list[tuple[object, object]] = []
+    for entry in listed[0]:
+        spelled = _substitute(entry, project_dir)
+        if isinstance(spelled, str) and _RELATIVE.match(spelled):
+            spelled = os.path.normpath(os.path.join(project_dir, spelled))
+        pairs.append((spelled, entry))
+    return pairs if any(spelled != entry for spelled, entry in pairs) else []
 
 
 def _type_roots(project_dir: str) -> list[str]:

@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping
 
 from signalint.cluster import Clustering
+from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.payloads import CheckWarnings
 from signalint.report import check_payload
@@ -38,11 +39,13 @@ def render(
         compact=compact,
         filtered_out=filtered_out,
         extras=extras,
-        front_end="cli",  # this writer serves the CLI: nextStep names commands
+        workspace=workspace,
+        baseline=baseline,
+        words=command_words,  # this writer serves the CLI: nextStep names commands
     )
-    document: dict[str, object] = dict(payload)
-    if workspace is not None:
-        document["workspace"] = workspace
-    if baseline is not None:
-        document["baseline"] = baseline
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dump(payload)
+
+
+def dump(payload: Mapping[str, object]) -> str:
+    """A check payload (`service.Checked.payload`) as the CLI writes it."""
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

@@ -7,12 +7,19 @@ fingerprint, so code-scanning services can track it across commits. An
 engine that failed or was unavailable gets `executionSuccessful: false`
 and a notification saying why (with the failure kind and its fix in the
 notification's properties), rather than silently contributing nothing.
+A workspace check adds its packages to each run's properties and, to each
+result, the package that owns its file (as the JSON `workspace` block).
+With `check --new-from-rev`, each result has its `baselineState`; the run of
+an engine that failed at the revision (its states come from the lines
+changed since then) says so in its properties, `signalintBaselineFallback`
+(`rule`, `reason`: its failure there), and so does each of its results
+(`signalintBaselineRule`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -62,7 +69,9 @@ def _rules(engine: str, issues: list[Issue]) -> tuple[list[dict[str, Any]], dict
     return rules, index
 
 
-def _result(issue: Issue, rule_index: int, state: str | None = None) -> dict[str, Any]:
+def _result(
+    issue: Issue, rule_index: int, state: str | None = None, rule: str | None = None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "ruleId": issue.rule,
         "ruleIndex": rule_index,
@@ -84,6 +93,8 @@ def _result(issue: Issue, rule_index: int, state: str | None = None) -> dict[str
         # One problem reported by several engines (D20) is one result, in
         # the primary engine's run, naming the others.
         entry["properties"] = {"alsoReportedBy": list(issue.also_reported_by)}
+    if state is not None and rule is not None:
+        entry.setdefault("properties", {})["signalintBaselineRule"] = rule
     return entry
 
 
@@ -101,16 +112,57 @@ def _invocation(outcome: EngineOutcome | None) -> dict[str, Any]:
     return {"executionSuccessful": False, "toolExecutionNotifications": [notification]}
 
 
+def _package_table(workspace: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+    """Package name -> {path, status}, as the JSON `workspace` block says them."""
+    return {
+        str(p["name"]): {"path": str(p["path"]), "status": str(p["status"])}
+        for p in (workspace or {}).get("packages") or []
+    }
+
+
+def _add_packages(
+    runs: list[dict[str, Any]], issues: Sequence[Issue], workspace: Mapping[str, Any] | None
+) -> None:
+    """Workspace checks: each run names the packages (`properties.packages`)
+    and each result the package owning its file (`properties.package`; none
+    outside every package), by the same rule as the JSON `workspace` block."""
+    table = _package_table(workspace)
+    if not table:
+        return
+    from signalint.package_summary import owned
+    from signalint.workspaces import Package
+
+    packages = [Package(name, entry["path"]) for name, entry in table.items()]
+    owner = {
+        issue.issue_id: name
+        for name, members in owned(packages, issues).items()
+        if name is not None
+        for issue in members
+    }
+    for run in runs:
+        run["properties"]["packages"] = table
+        for entry in run["results"]:
+            name = owner.get(entry["partialFingerprints"][FINGERPRINT_KEY])
+            if name is not None:
+                entry.setdefault("properties", {})["package"] = name
+
+
 def build_log(
     result: CheckResult,
     versions: Mapping[str, str | None] | None = None,
     baseline_states: Mapping[str, str] | None = None,
+    *,
+    workspace: Mapping[str, Any] | None = None,
+    baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as a dict. Engines are runs in name order; issues keep
     `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
     editor diagnostics) get a run without an outcome. `baseline_states`
     maps issue ids to their SARIF `baselineState` (`new`, `unchanged`:
-    `check --new-from-rev`); issues it does not name get none."""
+    `check --new-from-rev`); issues it does not name get none. `workspace`
+    is the JSON `workspace` block of a workspace check (`_add_packages`).
+    `baseline_fallback` maps the engines whose states come from the
+    changed-lines rule to `{rule, reason}` (module docstring)."""
     by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
     for issue in sorted(result.issues, key=Issue.sort_key):
         by_engine.setdefault(issue.engine, []).append(issue)
@@ -125,6 +177,14 @@ def build_log(
         if engine in ENGINES:
             driver["informationUri"] = ENGINES[engine].spec.docs_url
         driver["rules"] = rules
+        fallback = (baseline_fallback or {}).get(engine)
+        rule = str(fallback["rule"]) if fallback is not None else None
+        properties: dict[str, Any] = {
+            "signalintCheckId": result.check_id,
+            "signalintFingerprint": result.fingerprint,
+        }
+        if fallback is not None:
+            properties["signalintBaselineFallback"] = dict(fallback)
         runs.append(
             {
                 "tool": {"driver": driver},
@@ -132,16 +192,17 @@ def build_log(
                 "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(result.project_root)}},
                 "results": [
                     _result(
-                        issue, rule_index[issue.rule], (baseline_states or {}).get(issue.issue_id)
+                        issue,
+                        rule_index[issue.rule],
+                        (baseline_states or {}).get(issue.issue_id),
+                        rule,
                     )
                     for issue in issues
                 ],
-                "properties": {
-                    "signalintCheckId": result.check_id,
-                    "signalintFingerprint": result.fingerprint,
-                },
+                "properties": properties,
             }
         )
+    _add_packages(runs, result.issues, workspace)
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs}
 
 
@@ -151,13 +212,21 @@ def render(
     *,
     versions: Mapping[str, str | None] | None = None,
     baseline_states: Mapping[str, str] | None = None,
+    workspace: Mapping[str, Any] | None = None,
+    baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
 ) -> str:
     """The SARIF log as JSON (indent 2), ending in a newline.
 
     `versions` maps engine names to the versions that ran (None: unknown);
-    `baseline_states` see `build_log`.
+    `baseline_states`, `workspace` and `baseline_fallback` see `build_log`.
     `clustering` is accepted for a uniform signature and unused: SARIF lists
     every issue, uncapped.
     """
-    log = build_log(result, versions, baseline_states)
+    log = build_log(
+        result,
+        versions,
+        baseline_states,
+        workspace=workspace,
+        baseline_fallback=baseline_fallback,
+    )
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -34,8 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
+from signalint.formats.commands import command_words
 from signalint.model import CheckResult, EngineOutcome, Issue
-from signalint.report import next_step, nothing_checked_message
+from signalint.report import left_out_step, nothing_checked_message
+from signalint.wording import count as _plural
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -53,10 +55,6 @@ SEVERITY_STYLES = {"error": "red", "warning": "yellow"}
 CLUSTER_LINES = 10
 # Width of an engine's message in the engine summary (one line each).
 ENGINE_MESSAGE_LIMIT = 100
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def engine_names(issue: Issue) -> str:
@@ -156,8 +154,7 @@ def _section(
     if singles:
         priorities = sorted({issue_priority(issue) for issue in singles})
         ladder = "/".join(f"P{p}" for p in priorities)
-        noun = "issue" if len(singles) == 1 else "issues"
-        lines += [[], [(f"{ladder}  {len(singles)} single {noun}", "bold")]]
+        lines += [[], [(f"{ladder}  {_plural(len(singles), 'single issue')}", "bold")]]
         lines += [issue_line(issue, short_ids[issue.issue_id]) for issue in singles]
     return lines
 
@@ -301,6 +298,28 @@ def build_lines(
                 ),
             ]
         )
+        for entry in baseline.get("fallback") or ():
+            reason = next((t.strip() for t in str(entry["reason"]).splitlines() if t.strip()), "")
+            lines.append(
+                [
+                    (f"  {entry['engine']} failed at {baseline['rev']}", "yellow"),
+                    (
+                        f": its issues are new only on lines changed since then ({entry['rule']}); "
+                        f"it said: {reason}",
+                        "",
+                    ),
+                ]
+            )
+        if baseline.get("borrowedAllIgnoredFiles") is False:
+            lines.append(
+                [
+                    (
+                        f"  only {baseline['borrowedIgnoredFiles']} ignored files were copied "
+                        f"into the tree at {baseline['rev']} (the limit)",
+                        "yellow",
+                    )
+                ]
+            )
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 
@@ -332,7 +351,7 @@ def build_lines(
         f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
         "`signalint check --format sarif` lists every issue for tools."
     ]
-    step = next_step(result.check_id, 0, filtered_out, "cli")
+    step = left_out_step(result.check_id, 0, filtered_out, command_words)
     if step:
         footer.append(step)
     lines.append([])

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from signalint.project import ROOT_VARIABLE
+from signalint.project.roots import ROOT_VARIABLE
 
 Scope = Literal["project", "user"]
 SCOPES: tuple[Scope, ...] = ("project", "user")

@@ -19,12 +19,13 @@ blocks the hook lets the host stop with a warning instead of looping.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from signalint.hosts.hook_events import HookEvent
+from signalint.storage.files import write_atomic
+from signalint.wording import count
 
 MAX_LISTED: Final = 12
 STATE_FILE: Final = "hooks-stop.json"
@@ -93,10 +94,7 @@ class StopCounter:
         return {k: v for k, v in data.items() if isinstance(v, int)}
 
     def _write(self, data: dict[str, int]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(data, sort_keys=True).encode())
 
     def count(self, key: str) -> int:
         return self._read().get(key, 0)
@@ -153,9 +151,10 @@ def post_edit(
     before = seen.ids(files) if seen is not None else set()
     new = [i for i in result.issues if i.issue_id not in before]
     old = [i for i in result.issues if i.issue_id in before]
-    where = f"the edited file(s) ({', '.join(files)}); check {result.check_id}"
+    edited = "the edited file" if len(files) == 1 else "the edited files"
+    where = f"{edited} ({', '.join(files)}); check {result.check_id}"
     if new:
-        parts.append(f"Signalint: {len(new)} new issue(s) in {where}:")
+        parts.append(f"Signalint: {count(len(new), 'new issue')} in {where}:")
         parts += issue_lines(new)
     if old:
         lead = "Still open from before" if new else f"No new issues in {where}; still open"
@@ -197,10 +196,7 @@ class SeenIssues:
             self.data[file] = sorted(i.issue_id for i in issues if i.file == file)
             if not self.data[file]:
                 del self.data[file]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(self.data, sort_keys=True))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode())
 
 
 def stop(
@@ -225,7 +221,7 @@ def stop(
         urgent += [r.issue for r in clustering.flat if r.priority <= threshold]
         reasons.append(
             f"Signalint check {result.check_id} found issues at priority {threshold} or "
-            f"more urgent ({len(result.issues)} issue(s) in all). Fix them before stopping:"
+            f"more urgent ({count(len(result.issues), 'issue')} in all). Fix them before stopping:"
         )
         reasons += issue_lines(urgent)
     gaps = coverage_gaps(result) if result.status == "error" else []

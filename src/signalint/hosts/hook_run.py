@@ -2,7 +2,7 @@
 
 The project root is found from the event's `cwd` (or the hook's working
 directory) the way the CLI finds it. Edited paths from the host are
-untrusted: each must resolve inside the root (`project.safe_relative`:
+untrusted: each must resolve inside the root (`project.paths.safe_relative`:
 no escapes, symlinks out, NUL or option-like names), must not be ignored
 by the configuration, must exist, and must be a file an enabled engine
 checks; the others are skipped (and named in the context when something
@@ -34,7 +34,8 @@ def edited_targets(
 ) -> tuple[list[str], list[str]]:
     """(targets to check, skipped with reasons) for the event's edited files."""
     from signalint.engines.registry import ENGINES
-    from signalint.project import PathRefused, ignored_reason, safe_relative
+    from signalint.project.ignores import ignored_reason
+    from signalint.project.paths import PathRefused, safe_relative
 
     enabled = [ENGINES[name] for name in config.enabled_engines()]
     targets: list[str] = []
@@ -70,7 +71,7 @@ def edited_targets(
 
 def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
     from signalint import service
-    from signalint.snapshots import SnapshotStore, snapshot_dir
+    from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
@@ -95,7 +96,7 @@ def decide(
     if event.kind == "other":
         return Decision()
     from signalint.config import load_config, state_dir
-    from signalint.project import discover_root
+    from signalint.project.roots import discover_root
 
     root = discover_root(cwd=cwd)
     config = load_config(root)

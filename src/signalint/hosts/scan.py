@@ -26,7 +26,7 @@ from pathlib import Path
 
 from signalint.hosts import settings_file
 from signalint.hosts.clients import CLIENTS, SERVER_NAME, Client, launch_of
-from signalint.project import ROOT_VARIABLE
+from signalint.project.roots import ROOT_VARIABLE
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from typing import Any
 
 from signalint.errors import SignalintError
 from signalint.hosts import jsonc
+from signalint.storage.files import write_atomic
 
 BACKUP_SUFFIX = ".signalint-backup"
 
@@ -164,23 +163,9 @@ def write(change: Change) -> Path | None:
     if change.old is not None:
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         mode = stat.S_IMODE(path.stat().st_mode)
-        _atomic(backup, change.old.encode(), mode)
-    _atomic(path, change.new.encode(), mode)
+        write_atomic(backup, change.old.encode(), mode=mode, durable=True)
+    write_atomic(path, change.new.encode(), mode=mode, durable=True)
     return backup
-
-
-def _atomic(path: Path, data: bytes, mode: int) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def pretty(value: Any, fmt: str, keys: Sequence[str]) -> str:

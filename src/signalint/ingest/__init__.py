@@ -26,6 +26,13 @@ from signalint.model import Issue
 MAX_REPORT_BYTES: Final = 16 * 1024 * 1024
 # Diagnostics in one batch; a larger batch is refused whole.
 MAX_BATCH: Final = 10_000
+# Bounds of one LSP diagnostic's fields (`ingest.lsp`, the MCP ingest tool):
+# its message and each related note, its code or source (a rule id), a
+# file:// URI or docs URL (a long path, percent-encoded), its related notes.
+MAX_MESSAGE_CHARS: Final = 32_768
+MAX_CODE_CHARS: Final = 200
+MAX_URI_CHARS: Final = 16_384
+MAX_RELATED: Final = 100
 
 
 class ReportError(SignalintError, ValueError):
@@ -92,4 +99,15 @@ def parse_report(format_name: str, text: str, root: Path, base: Path | None = No
     return batch
 
 
-__all__ = ["FORMATS", "MAX_BATCH", "MAX_REPORT_BYTES", "Batch", "ReportError", "parse_report"]
+__all__ = [
+    "FORMATS",
+    "MAX_BATCH",
+    "MAX_CODE_CHARS",
+    "MAX_MESSAGE_CHARS",
+    "MAX_RELATED",
+    "MAX_REPORT_BYTES",
+    "MAX_URI_CHARS",
+    "Batch",
+    "ReportError",
+    "parse_report",
+]

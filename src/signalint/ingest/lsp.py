@@ -1,4 +1,4 @@
-"""LSP-shaped diagnostics (the `ingest_diagnostics` tool) -> one `Batch`.
+"""LSP-shaped diagnostics (as the MCP server ingests them) -> one `Batch`.
 
 Each element of `diagnostics` is either
 
@@ -16,7 +16,9 @@ the file's text. `severity` 1 is an error; 2 (warning), 3 (information), 4
 (hint) or none are warnings; the names "error", "warning", "information"
 and "hint" are accepted too. Anything else, like a range without `start`
 or a `line` that is not a non-negative integer, is refused naming the
-field's path, and nothing of the batch is used.
+field's path, and nothing of the batch is used. So is a field over its
+bound (`signalint.ingest`: a message of more than 32,768 characters, a code
+or source of more than 200, more than 100 related notes), at any depth.
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from signalint.ingest import MAX_BATCH, Batch, ReportError
+from signalint.ingest import (
+    MAX_BATCH,
+    MAX_CODE_CHARS,
+    MAX_MESSAGE_CHARS,
+    MAX_RELATED,
+    MAX_URI_CHARS,
+    Batch,
+    ReportError,
+)
 from signalint.ingest.places import Places
 from signalint.model import Issue, Severity
 
@@ -50,11 +60,17 @@ def source_label(source: str | None, server_name: str | None) -> str:
     '-', at most 64 are kept.
     """
     for value in (server_name, source if source != "lsp" else None):
-        if value and value.strip():
-            cleaned = _LABEL.sub("-", value.strip()).strip("-")[:64]
-            if cleaned:
-                return cleaned
+        cleaned = clean_name(value)
+        if cleaned:
+            return cleaned
     return DEFAULT_SOURCE
+
+
+def clean_name(value: str | None) -> str | None:
+    """`value` as a source name (see `source_label`), or None when nothing is left."""
+    if not value or not value.strip():
+        return None
+    return _LABEL.sub("-", value.strip()).strip("-")[:64] or None
 
 
 def _int(value: object, where: str) -> int:
@@ -105,14 +121,22 @@ def severity_of(value: object, where: str) -> Severity:
     )
 
 
+def _bounded(value: str, where: str, limit: int) -> str:
+    if len(value) > limit:
+        raise ReportError(where, f"longer than {limit} characters ({len(value)} given)")
+    return value
+
+
 def _code(value: object, where: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, dict):  # {value, target}, as some servers send it
-        value = value.get("value")
+        value, where = value.get("value"), f"{where}.value"
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ReportError(where, f"expected a string or an integer, got {_shown(value)}")
-    return str(value) or None
+    if isinstance(value, int) and value.bit_length() > 3 * MAX_CODE_CHARS:
+        raise ReportError(where, f"longer than {MAX_CODE_CHARS} characters")
+    return _bounded(str(value), where, MAX_CODE_CHARS) or None
 
 
 # Issues made from earlier batches, by what made them: a language server
@@ -145,6 +169,8 @@ class _Builder:
         message, span = diag.get("message"), diag.get("range")
         if type(message) is not str or not message or message.isspace() or type(span) is not dict:
             return None
+        if len(message) > MAX_MESSAGE_CHARS:
+            return None
         start, end = span.get("start"), span.get("end")
         if type(start) is not dict or type(end) is not dict:
             return None
@@ -161,13 +187,14 @@ class _Builder:
             severity = "error" if value == 1 else "warning"
         else:
             return None
-        code = diag.get("code")
-        if type(code) is str and code:
+        code, source = diag.get("code"), diag.get("source")
+        if type(source) is str and len(source) > MAX_CODE_CHARS:
+            return None
+        if type(code) is str and code and len(code) <= MAX_CODE_CHARS:
             rule = code
-        elif type(code) is int:
+        elif type(code) is int and -(10**9) < code < 10**9:
             rule = str(code)
         elif code is None:
-            source = diag.get("source")
             rule = source if type(source) is str and source else self.label
         else:
             return None
@@ -206,6 +233,7 @@ class _Builder:
         message = diag.get("message")
         if not isinstance(message, str) or not message.strip():
             raise ReportError(f"{where}.message", "expected a non-empty string")
+        _bounded(message, f"{where}.message", MAX_MESSAGE_CHARS)
         start, end = (0, 0), None
         if diag.get("range") is not None:
             span = _object(diag["range"], f"{where}.range")
@@ -217,6 +245,8 @@ class _Builder:
         severity = severity_of(diag.get("severity"), f"{where}.severity")
         code = _code(diag.get("code"), f"{where}.code")
         source = diag.get("source")
+        if isinstance(source, str):
+            _bounded(source, f"{where}.source", MAX_CODE_CHARS)
         rule = code or (source if isinstance(source, str) and source else self.label)
         one_based = None if end is None else (end[0] + 1, end[1] + 1)
         line, col, end_line, end_col = self.places.span(
@@ -224,6 +254,9 @@ class _Builder:
         )
         docs = diag.get("codeDescription")
         href = docs.get("href") if isinstance(docs, dict) else None
+        if isinstance(href, str):
+            _bounded(href, f"{where}.codeDescription.href", MAX_URI_CHARS)
+        related = _related(diag.get("relatedInformation"), f"{where}.relatedInformation")
         self.issues.append(
             Issue(
                 engine=self.label,
@@ -236,20 +269,22 @@ class _Builder:
                 end_line=end_line,
                 end_col=end_col,
                 docs_url=href if isinstance(href, str) and href else None,
-                help=_related(diag.get("relatedInformation")),
+                help=related,
             )
         )
         if len(self.issues) > MAX_BATCH:
             raise ReportError("diagnostics", f"at most {MAX_BATCH} diagnostics in one batch")
 
 
-def _related(value: object) -> str | None:
+def _related(value: object, where: str) -> str | None:
     """Messages of LSP `relatedInformation`, as the issue's help."""
     if not isinstance(value, list):
         return None
+    if len(value) > MAX_RELATED:
+        raise ReportError(where, f"has {len(value)} items; at most {MAX_RELATED} are accepted")
     notes = [
-        str(item["message"])
-        for item in value
+        _bounded(item["message"], f"{where}[{index}].message", MAX_MESSAGE_CHARS)
+        for index, item in enumerate(value)
         if isinstance(item, dict) and isinstance(item.get("message"), str)
     ]
     return "\n".join(notes) or None
@@ -287,4 +322,4 @@ def parse(
     return Batch(label, tuple(builder.issues), tuple(builder.files))
 
 
-__all__ = ["DEFAULT_SOURCE", "parse", "severity_of", "source_label"]
+__all__ = ["DEFAULT_SOURCE", "clean_name", "parse", "severity_of", "source_label"]

@@ -1,7 +1,7 @@
 """Where an ingested diagnostic is: its file through path containment, its position clamped.
 
 Paths come from models and from other tools' reports, so they are
-untrusted: every one goes through `project.safe_relative` (no escapes, no
+untrusted: every one goes through `project.paths.safe_relative` (no escapes, no
 symlinks out of the root, no NUL, no leading dash). Accepted spellings are
 project-relative paths, `file://` URIs and (for tool reports, which print
 them) absolute paths inside the root. A file that no longer exists may
@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 from signalint.engines.positions import SourceText
 from signalint.ingest import ReportError
-from signalint.project import PathRefused, safe_relative
+from signalint.project.paths import PathRefused, safe_relative
 
 
 def _utf16_len(text: str) -> int:

@@ -2,12 +2,13 @@
 
 Layout: `entry` (console script: CLI dispatch, root selection, start-up),
 `app` (SDK server construction, `tools/list` and `tools/call`), `catalog`
-(tool names, descriptions, annotations), `schemas` and `outputs` (input and
-output JSON schemas), `arguments` (argument checking against the input
-schemas), `tools` (handlers calling the library), `checking` (one check from
-refusals to snapshot and history), `state` (what the process remembers),
-`errors` (refusals, failure classification, sanitizing), `payload` (how a
-result travels in each MCP payload mode).
+(one `Tool` per tool: name, description, schemas, annotations, handler),
+`schemas` and `outputs` (input and output JSON schemas), `arguments`
+(argument checking against the input schemas), `tools` (handlers calling
+the library), `checking` (one check from refusals to snapshot and
+history), `state` (what the process remembers), `errors` (refusals,
+failure classification, sanitizing), `words` (next steps worded as tools
+to call), `payload` (how a result travels in each MCP payload mode).
 
 The SDK is imported only once the server actually starts, and the check
 pipeline only at the first tool call, so `signalint-mcp --version` and the

@@ -23,9 +23,8 @@ from mcp.shared.exceptions import MCPError
 
 from signalint import __version__
 from signalint.engines.registry import ENGINES
-from signalint.server import schemas
 from signalint.server.arguments import ArgumentError, validate
-from signalint.server.catalog import TOOLS, ToolSpec
+from signalint.server.catalog import TOOLS, Tool
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
 
@@ -48,12 +47,12 @@ class _Sender:
         await self.ctx.session.report_progress(progress, total, message)
 
 
-def tool_definition(spec: ToolSpec, state: ServerState) -> types.Tool:
+def tool_definition(spec: Tool, state: ServerState) -> types.Tool:
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=schemas.INPUTS[spec.name],
+        input_schema=spec.input_schema,
         output_schema=spec.output_schema(state.compact)
         if advertises_output_schema(state.mode)
         else None,
@@ -89,7 +88,7 @@ def build_server(state: ServerState) -> Server[Any]:
             )
         arguments: dict[str, Any] = params.arguments or {}
         try:
-            validate(schemas.INPUTS[spec.name], arguments)
+            validate(spec.input_schema, arguments)
         except ArgumentError as exc:
             from signalint.server.errors import field_refusal
 
@@ -97,7 +96,7 @@ def build_server(state: ServerState) -> Server[Any]:
             return render(state.mode, Reply(refused.data, refused.summary, error=True))
         from signalint.server.tools import call
 
-        reply = await call(spec.name, state, arguments, _Sender(ctx))
+        reply = await call(spec, state, arguments, _Sender(ctx))
         return render(state.mode, reply)
 
     return Server(
@@ -110,12 +109,17 @@ def build_server(state: ServerState) -> Server[Any]:
     )
 
 
-async def _serve(root: Path) -> None:
+async def _serve(root: Path, max_request_bytes: int) -> None:
+    import json
     import sys
+    from typing import cast
 
+    import anyio
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
-    from signalint.journal import recover_and_report
+    from signalint.server.transport import INVALID_REQUEST, BoundedLines, Oversized, claim_stdin
+    from signalint.storage.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
     def say(text: str) -> None:
@@ -124,13 +128,43 @@ async def _serve(root: Path) -> None:
     recover_and_report(root, say)
     state = ServerState(root)
     server = build_server(state)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    outbox: list[Any] = []  # the SDK's write stream, once stdio_server has opened it
+    ready = anyio.Event()
+
+    async def refuse(line: Oversized) -> None:
+        """Answer a message over the limit (D25); see `server.transport`."""
+        request_id = line.request_id()
+        say(
+            f"refused a message of {line.size} bytes (limit {max_request_bytes}), "
+            f"id {json.dumps(request_id)}"
+        )
+        error = types.ErrorData(
+            code=INVALID_REQUEST,
+            message=line.message(max_request_bytes),
+            data={"requestBytes": line.size, "maxRequestBytes": max_request_bytes},
+        )
+        await ready.wait()
+        reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        await outbox[0].send(SessionMessage(reply))
+
+    wire, give_back = claim_stdin()
+    lines = BoundedLines(wire, max_request_bytes, refuse)
+    try:
+        # The SDK reads only `async for line in stdin` of the stdin it is given.
+        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+            outbox.append(write_stream)
+            ready.set()
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        give_back()
 
 
-def serve(root: Path) -> int:
-    """Serve MCP on stdin/stdout for `root` until the client disconnects."""
+def serve(root: Path, max_request_bytes: int) -> int:
+    """Serve MCP on stdin/stdout for `root` until the client disconnects.
+
+    A message longer than `max_request_bytes` is refused unread (D25).
+    """
     import anyio
 
-    anyio.run(_serve, root)
+    anyio.run(_serve, root, max_request_bytes)
     return 0

@@ -4,7 +4,9 @@ The check itself (targets, engines, clustering, snapshot, session history)
 is `signalint.service.check`, shared with the CLI; here are only what the
 server adds: the reference's early refusals, the argument-indexed path
 refusal, progress notifications, the classification of a thrown failure,
-and sanitized engine messages in the payload.
+and sanitized engine messages in the payload. The selections are the
+CLI's, in camelCase (`selection`): `packages`, `changed`, `newFromRev`,
+`newFromMergeBase`, checked by the same service.
 
 Every check result is retained as a snapshot (so its ids stay usable),
 observed by the loop tracker (its warnings join the payload only when
@@ -25,9 +27,18 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from signalint import service
-from signalint.config import CONFIG_FILE, ConfigError, config_source
+from signalint.baseline import Since
+from signalint.changes import GitError
+from signalint.config import (
+    CONFIG_FILE,
+    DOT_CONFIG_FILE,
+    PACKAGE_KEY,
+    ConfigError,
+    config_source,
+)
 from signalint.payloads import CheckPayload
-from signalint.project import MARKERS_HINT, PathRefused, project_languages
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.paths import PathRefused
 from signalint.report import compact_keys
 from signalint.server.errors import (
     ToolRefusal,
@@ -37,7 +48,8 @@ from signalint.server.errors import (
     sanitize,
 )
 from signalint.server.state import ServerState
-from signalint.snapshots import Snapshot, SnapshotKind
+from signalint.server.words import tool_words
+from signalint.snapshot import Snapshot, SnapshotKind
 from signalint.workspaces import WorkspaceError
 
 # (progress, total, message) -> None; a no-op when the client sent no token.
@@ -55,6 +67,35 @@ class CheckAnswer:
 
     def __repr__(self) -> str:
         return f"CheckAnswer({self.snapshot!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What a check tool was asked to check besides its paths: workspace
+    `packages`, the files `changed` against HEAD, and only what is new
+    `since` a revision."""
+
+    packages: tuple[str, ...] = ()
+    changed: bool = False
+    since: Since | None = None
+
+
+def selection(args: Mapping[str, Any], paths_field: str) -> Selection:
+    """The selections in a tool's validated arguments; refuses two scopes, or
+    newFromRev with newFromMergeBase, naming both."""
+    scopes = [name for name in (paths_field, "packages", "changed") if args.get(name)]
+    if len(scopes) > 1:
+        raise field_refusal(scopes[1], f"{' and '.join(scopes)} cannot be combined: give one scope")
+    rev, branch = args.get("newFromRev"), args.get("newFromMergeBase")
+    if rev is not None and branch is not None:
+        raise field_refusal(
+            "newFromMergeBase",
+            "newFromRev and newFromMergeBase cannot be combined: give one revision",
+        )
+    since = None
+    if rev is not None or branch is not None:
+        since = Since(rev, branch, names=("newFromRev", "newFromMergeBase"))
+    return Selection(tuple(args.get("packages", ())), bool(args.get("changed")), since)
 
 
 def early_refusal(state: ServerState) -> ToolRefusal | None:
@@ -78,7 +119,9 @@ def early_refusal(state: ServerState) -> ToolRefusal | None:
         return refusal(
             "project_not_initialized",
             f"Run 'signalint init' in {root} before checking it "
-            f"(it writes {CONFIG_FILE}), or set {ALLOW_UNINITIALIZED}=1.",
+            f'(it writes {CONFIG_FILE}, or {DOT_CONFIG_FILE} or a "{PACKAGE_KEY}" key in '
+            f"package.json when the project's linters would lint that file), "
+            f"or set {ALLOW_UNINITIALIZED}=1.",
             projectRoot=root,
         )
     return None
@@ -134,6 +177,28 @@ def _sanitize_engines(state: ServerState, payload: CheckPayload) -> None:
     for entry in payload["engines"].values():
         if "message" in entry:
             entry["message"] = sanitize(entry["message"], state.root)
+    found = payload.get("baseline")
+    fallback = found.get("fallback") if found is not None else None
+    if found is not None and isinstance(fallback, list):
+        found["fallback"] = [
+            {**item, "reason": sanitize(str(item["reason"]), state.root)} for item in fallback
+        ]
+
+
+async def _changed(state: ServerState, config: Any) -> list[str]:
+    """The files changed against HEAD, or a refusal saying there are none."""
+    try:
+        changed = await service.changed_paths(state.root, config)
+    except GitError as exc:
+        raise refusal("git_error", sanitize(str(exc), state.root), field="changed") from exc
+    if not changed:
+        raise refusal(
+            "nothing_changed",
+            "No file changed against HEAD (staged, unstaged or untracked): nothing to check.",
+            field="changed",
+            nextStep="Call check_project without changed to check the whole project.",
+        )
+    return changed
 
 
 async def run(
@@ -143,8 +208,10 @@ async def run(
     field: str,
     kind: SnapshotKind,
     send: SendProgress,
+    select: Selection | None = None,
 ) -> CheckAnswer:
-    """Check `paths` (validated here) and record the result; raises ToolRefusal."""
+    """Check `paths` (validated here), or what `select` chooses, and record
+    the result; raises ToolRefusal."""
     early = early_refusal(state)
     if early is not None:
         raise early
@@ -152,29 +219,42 @@ async def run(
         config = state.config()
     except ConfigError as exc:
         raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
+    select = select or Selection()
+    changed = await _changed(state, config) if select.changed else None
     try:
         checked = await service.check(
             state.root,
             config,
             paths,
-            locate=service.from_root(state.root),
+            locate=service.from_root(state.root, config),
             kind=kind,
             progress=_progress(send),
             store=state.snapshots,
             history=state.history,
             compact=state.compact,
+            words=tool_words,
             context=state.context,
+            packages=select.packages,
+            changed=changed,
+            since=select.since,
         )
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc
-    except WorkspaceError as exc:  # monorepoMode strict: the workspace cannot be planned
-        raise refusal("invalid_config", sanitize(str(exc), state.root)) from exc
+    except GitError as exc:  # newFromRev / newFromMergeBase: a bad revision, no repository
+        where = select.since.option if select.since is not None else None
+        raise refusal("git_error", sanitize(str(exc), state.root), field=where) from exc
+    except WorkspaceError as exc:
+        message = sanitize(str(exc), state.root)
+        if select.packages:  # the names, or a workspace that cannot be planned for them
+            raise field_refusal("packages", message) from exc
+        # monorepoMode strict: the workspace cannot be planned
+        raise refusal("invalid_config", message) from exc
     except Exception as exc:  # thrown, not settled: classify (reference "Errors")
         import traceback
 
         traceback.print_exc()  # the unsanitized detail, for the person at the terminal
         raise classify_failure(exc, state.root) from exc
-    full = checked.payload(front_end="mcp")
+    full = checked.payload(words=tool_words)
     _sanitize_engines(state, full)
     wire = compact_keys(full) if state.compact else full
     return CheckAnswer(checked.snapshot, full, wire)

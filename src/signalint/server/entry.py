@@ -55,7 +55,7 @@ def select_root(env: Mapping[str, str], cwd: str) -> tuple[Path, str | None]:
     follows the reference: it warns on stderr and falls back to the working
     directory, because a host cannot show a start-up usage error to anyone.
     """
-    from signalint.project import ROOT_VARIABLE, RootError, find_root
+    from signalint.project.roots import ROOT_VARIABLE, RootError, find_root
 
     try:
         return find_root(env, cwd), None
@@ -89,11 +89,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if warning is not None:
         sys.stderr.write(f"signalint-mcp: warning: {warning}; using the working directory\n")
     sys.stderr.write(f"signalint-mcp: project root {root}\n")
+    from signalint.server.transport import max_bytes_from
+
+    max_request_bytes, bad_limit = max_bytes_from(os.environ)
+    if bad_limit is not None:
+        sys.stderr.write(f"signalint-mcp: warning: {bad_limit}\n")
     sys.stderr.flush()
 
     from signalint.server.app import serve
 
-    return serve(root)
+    return serve(root, max_request_bytes)
 
 
 def entry() -> None:

@@ -20,8 +20,10 @@ from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, refusal
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
-from signalint.snapshots import Snapshot
+from signalint.server.words import tool_words
+from signalint.snapshot import Snapshot
 from signalint.transactions import Prepared, TransactionRefused, TransactionStore
+from signalint.wording import count
 
 NO_BASELINE: Final = "No baselineCheckId provided; baseline delta was not requested."
 # A check id whose time is this recent is one we made: gone means expired.
@@ -52,7 +54,7 @@ async def preview_diagnostic_fix(
     except TransactionRefused as exc:
         raise _refused(exc) from exc
     prepared = _transactions(state).put(patches)
-    data = preview_payload(prepared)
+    data = preview_payload(prepared, tool_words)
     if args.get("verify") is True:
         data["verification"] = await verify(state, prepared, send)
     return Reply(data, str(data["summary"]))
@@ -64,6 +66,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
     from signalint import service
     from signalint.config import ConfigError
     from signalint.delta import compare
+    from signalint.engines.registry import engine_cache_dirs
     from signalint.shadow import shadow_copy
 
     files = [p.file for p in prepared.patches]
@@ -77,7 +80,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
                 kind="files", context=state.context,
             )  # fmt: skip
         replace = {p.file: p.patched.encode() for p in prepared.patches}
-        with shadow_copy(state.root, replace) as shadow:
+        with shadow_copy(state.root, replace, skip=engine_cache_dirs()) as shadow:
             after = await service.check(
                 shadow, config, files, locate=service.from_root(shadow), kind="files",
                 use_cache=False,
@@ -95,7 +98,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
         result["totalIssuesAfter"] = len(after.result.issues)
         result["message"] = "Only new files: every issue they would have is new."
         return result
-    delta = compare(before.snapshot, after.snapshot, summarize=True)
+    delta = compare(before.snapshot, after.snapshot, summarize=True, words=tool_words)
     result["delta"] = {k: v for k, v in delta.items() if k not in ("nextStep",)}
     if any(status != "ok" for status in engines.values()):
         result["message"] = "Some engines did not run ok on the patched copy; see engines."
@@ -137,7 +140,7 @@ async def apply_diagnostic_fix(
     store = _transactions(state)
     tx_id = args["transactionId"]
     try:
-        prepared = store.get(tx_id)
+        prepared = store.get(tx_id, tool_words)
     except TransactionRefused as exc:
         raise _refused(exc, transactionId=tx_id, filesModified=[]) from exc
     if args["confirm"] is not True:
@@ -165,7 +168,7 @@ async def apply_diagnostic_fix(
         raise _refused(exc, transactionId=tx_id, filesModified=[]) from exc
     store.discard(tx_id, "applied")
     data: dict[str, Any] = {"status": "success", "transactionId": tx_id, "filesModified": modified}
-    summary = f"Applied {len(modified)} file(s)."
+    summary = f"Applied patches to {count(len(modified), 'file')}."
     if not modified:
         data["message"] = "Every patch equals the current content: nothing to write."
         return Reply(data, summary)
@@ -197,7 +200,7 @@ async def _post_check(
         },
     }
     if baseline is not None:
-        result["delta"] = compare(baseline, answer.snapshot, summarize=True)
+        result["delta"] = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     return result
 
 
@@ -212,7 +215,7 @@ async def discard_diagnostic_fix(
 
 async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     from signalint.fixes import FixRefused, suggest
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
     from signalint.transactions import preview_payload
 
     issue_ids, cluster_id = args.get("issueIds"), args.get("clusterId")
@@ -255,7 +258,7 @@ async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgre
             data["notFixable"] = _short(snap, found, suggestion.not_fixable)
         return Reply(data, data["message"])
     prepared = _transactions(state).put(suggestion.patches)
-    data = preview_payload(prepared)
+    data = preview_payload(prepared, tool_words)
     data["engines"] = suggestion.engines
     if suggestion.not_fixable:
         data["notFixable"] = _short(snap, found, suggestion.not_fixable)
@@ -266,11 +269,3 @@ def _short(snap: Snapshot, issues: list[Issue], full_ids: list[str]) -> list[str
     """The ids a reader of the check knows (short ids) of the issues `full_ids`."""
     wanted = set(full_ids)
     return list(dict.fromkeys(snap.short_id(i) for i in issues if i.issue_id in wanted))
-
-
-HANDLERS: Final = {
-    "preview_diagnostic_fix": preview_diagnostic_fix,
-    "apply_diagnostic_fix": apply_diagnostic_fix,
-    "discard_diagnostic_fix": discard_diagnostic_fix,
-    "suggest_fix": suggest_fix,
-}

@@ -1,6 +1,6 @@
 """Answer shapes of the live tools (ingest_diagnostics, get_live_diagnostics, clear_live).
 
-Their arguments are in `schemas.INPUTS`. The TypedDicts are the wire shapes
+Their input schemas are in `schemas`. The TypedDicts are the wire shapes
 (mypy checks the builders key by key); the output schemas advertise the
 same keys (tests/test_live.py holds them together, as
 tests/server/test_payload_types.py does for the check tools).
@@ -64,10 +64,12 @@ class LiveAnswer(TypedDict):
 
 
 class ClearAnswer(TypedDict):
-    """clear_live: how many buffered diagnostics were removed, how many remain."""
+    """clear_live: the diagnostics and (source, file) sets removed, the diagnostics left."""
 
     removed: int
+    removedSets: int
     bufferedIssues: int
+    nextStep: NotRequired[str]
 
 
 _STR: Final[Schema] = {"type": "string"}
@@ -110,5 +112,6 @@ LIVE_OUTPUT: Final = outputs.output(
     sorted(LiveAnswer.__required_keys__),
 )
 CLEAR_OUTPUT: Final = outputs.output(
-    {"removed": _INT, "bufferedIssues": _INT}, ["removed", "bufferedIssues"]
+    {"removed": _INT, "removedSets": _INT, "bufferedIssues": _INT, "nextStep": _STR},
+    sorted(ClearAnswer.__required_keys__),
 )

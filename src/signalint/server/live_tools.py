@@ -10,6 +10,7 @@ compare_diagnostics work on it.
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,15 +30,12 @@ from signalint.server.live_schemas import (
 )
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.wording import count as _plural
 
 # Evicted sets named in one answer; the count covers them all.
 EVICTED_LISTED: Final = 20
 # Retained checks the live view reads at most (file checks after a project check).
 MAX_LAYERS: Final = 20
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _label(args: dict[str, Any]) -> str | None:
@@ -53,9 +51,29 @@ def _relabel(batch: Batch, label: str | None) -> Batch:
     return Batch(label, issues, batch.files)
 
 
-def read_batch(root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = None) -> Batch:
-    """The batch of an ingest_diagnostics call; `ReportError` names the field at fault."""
+def _given_names(args: dict[str, Any]) -> list[str]:
+    """The cleaned `source` and `serverName` of a call; a name that cleans to nothing is refused."""
+    names = []
+    for key in ("source", "serverName"):
+        if key in args:
+            name = lsp_format.clean_name(args[key])
+            if name is None:
+                raise field_refusal(key, "expected a name with a letter, digit or one of ._@/+-")
+            names.append(name)
+    return names
+
+
+def read_batch(
+    root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = None
+) -> tuple[Batch, tuple[str, ...]]:
+    """The batch of an ingest_diagnostics call and every name it was sent with.
+
+    The names are the batch's source, the `source` and `serverName` given,
+    and otherwise the default source ("lsp", or a report's tool), so that
+    clear_live by any of them finds it. `ReportError` names the field at fault.
+    """
     label = _label(args)
+    given = _given_names(args)
     if "report" in args:
         if "diagnostics" in args:
             raise ReportError("report", "give diagnostics or a report with its format, not both")
@@ -65,31 +83,35 @@ def read_batch(root: Path, args: dict[str, Any], memo: lsp_format.Memo | None = 
             batch = parse_report(args["format"], args["report"], root)
         except ReportError as exc:
             raise ReportError("report", str(exc)) from exc
+        tool = batch.source
         batch = _relabel(batch, label)
         extra = lsp_format.parse([], root, label=batch.source, files=args.get("files", ()))
         files = tuple(dict.fromkeys(batch.files + extra.files))
-        return Batch(batch.source, batch.issues, files)
+        default = [] if "source" in args else [tool]
+        return Batch(batch.source, batch.issues, files), (batch.source, *given, *default)
     if "format" in args:
         raise ReportError("report", "format names the format of a report; give the report")
     if "diagnostics" not in args and "files" not in args:
         raise ReportError("diagnostics", "this argument is required (or format with report)")
-    return lsp_format.parse(
+    batch = lsp_format.parse(
         args.get("diagnostics", []),
         root,
         label=label or lsp_format.DEFAULT_SOURCE,
         files=args.get("files", ()),
         memo=memo,
     )
+    default = [] if "source" in args else ["lsp"]
+    return batch, (batch.source, *given, *default)
 
 
 async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
     try:
-        batch = read_batch(state.root, args, state.live.memo)
+        batch, names = read_batch(state.root, args, state.live.memo)
     except ReportError as exc:
         field = exc.where.split(":", 1)[0] if exc.where else "diagnostics"
         raise field_refusal(field, exc.message) from exc
     try:
-        applied = state.live.apply(batch)
+        applied = state.live.apply(batch, names)
     except CapacityError as exc:
         raise field_refusal("diagnostics", str(exc), "batch_too_large") from exc
     snap = batch_snapshot(batch, str(state.root))
@@ -121,9 +143,9 @@ async def ingest_diagnostics(state: ServerState, args: dict[str, Any], send: Sen
             for s in applied.evicted[:EVICTED_LISTED]
         ]
         message = (
-            f"The live buffer was full: {_plural(count, 'older diagnostic')} of "
-            f"{_plural(len(applied.evicted), 'file set')} were evicted (least recently "
-            "reported first); re-send those files or raise live.maxEntries."
+            f"The live buffer was full: {_plural(count, 'older diagnostic', 'was evicted')} "
+            f"({_plural(len(applied.evicted), 'file set')}, least recently reported first); "
+            "re-send those files or raise live.maxEntries."
         )
         data["evicted"] = {"issueCount": count, "sets": sets, "message": message}
         text += " " + message
@@ -198,7 +220,8 @@ async def get_live_diagnostics(
         notes.append(
             f"{_plural(live.superseded, 'live diagnostic')} in "
             f"{_plural(len(live.files_superseded), 'file')} left out: a later check "
-            "covered those files after they were reported."
+            f"covered {'that file' if len(live.files_superseded) == 1 else 'those files'} "
+            "after the report."
         )
     if notes:
         data["nextStep"] = " ".join(notes)
@@ -211,14 +234,24 @@ async def get_live_diagnostics(
 
 
 async def clear_live(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    names = _given_names(args)
     files = _filter_paths(state.root, args)
-    removed = state.live.clear(_label(args), files)
-    data: ClearAnswer = {"removed": removed, "bufferedIssues": len(state.live)}
-    return Reply(data, f"{_plural(removed, 'live diagnostic')} removed; {len(state.live)} left.")
-
-
-HANDLERS: Final = {
-    "ingest_diagnostics": ingest_diagnostics,
-    "get_live_diagnostics": get_live_diagnostics,
-    "clear_live": clear_live,
-}
+    cleared = state.live.clear(names, files)
+    left = len(state.live)
+    data: ClearAnswer = {
+        "removed": cleared.issues,
+        "removedSets": cleared.sets,
+        "bufferedIssues": left,
+    }
+    text = (
+        f"{_plural(cleared.issues, 'live diagnostic')} in {_plural(cleared.sets, 'set')} "
+        f"(per file per source) removed; {left} left."
+    )
+    if not cleared.sets and names and len(state.live):
+        held = ", ".join(json.dumps(name) for name in state.live.names()[:20])
+        data["nextStep"] = (
+            f"No buffered set was sent with {' and '.join(json.dumps(n) for n in names)}; "
+            f"the buffered sets answer to {held}."
+        )
+        text += " " + data["nextStep"]
+    return Reply(data, text)

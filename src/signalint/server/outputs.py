@@ -87,7 +87,6 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "remainingIssues": _array(FLAT, 100),
     "omittedIssueCount": _INT,
     "filteredOutIssueCount": _INT,
-    "filteredOutCount": _INT,
     "nextStep": _STR,
     "truncated": _BOOL,
     "loopWarning": LOOP_ENTRY,
@@ -99,10 +98,12 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "message": _STR,
     # Workspace checks: per-package summary (signalint.package_summary).
     "workspace": {"type": "object"},
+    # newFromRev / newFromMergeBase: what the answer was compared with (signalint.baseline).
+    "baseline": {"type": "object"},
 }
 CHECK_REQUIRED: Final = [
     "schemaVersion", "status", "projectRoot", "engines", "totalIssues", "clusters",
-    "remainingIssues", "omittedIssueCount", "truncated", "checkId", "fingerprint",
+    "remainingIssues", "omittedIssueCount", "nextStep", "truncated", "checkId", "fingerprint",
 ]  # fmt: skip
 
 
@@ -180,7 +181,7 @@ SNAPSHOT_OUTPUT: Final = output(
         **{key: CHECK_PROPERTIES[key] for key in _SNAPSHOT_CHECK_KEYS},
     },
     ["checkId", "fingerprint", "createdAt", "source", "targets", "status", "engines",
-     "totalIssues", "clusters", "remainingIssues", "omittedIssueCount", "truncated"],
+     "totalIssues", "clusters", "remainingIssues", "omittedIssueCount", "nextStep", "truncated"],
 )  # fmt: skip
 
 LOOP_STATUS_OUTPUT: Final = output(

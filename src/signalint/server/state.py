@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from signalint.context import Context
     from signalint.history import Session
     from signalint.live import LiveBuffer
-    from signalint.snapshots import Snapshot, SnapshotStore
+    from signalint.snapshot import Snapshot
+    from signalint.storage.snapshots import SnapshotStore
     from signalint.transactions import TransactionStore
 
 _TRUE = ("1", "true", "yes", "on")
@@ -60,7 +61,7 @@ class ServerState:
         answer never waits for its snapshot file, and the thread finishes
         before the process exits.
         """
-        from signalint.snapshots import (
+        from signalint.storage.snapshots import (
             DEFAULT_MAX_COUNT,
             DEFAULT_TTL_S,
             SnapshotStore,
@@ -75,7 +76,7 @@ class ServerState:
     @cached_property
     def live_snapshots(self) -> SnapshotStore:
         """Snapshots of ingested batches, bounded apart from the checks' (D8, D19)."""
-        from signalint.snapshots import SnapshotStore, live_snapshot_dir
+        from signalint.storage.snapshots import SnapshotStore, live_snapshot_dir
 
         store = self.snapshots
         return SnapshotStore(

@@ -9,22 +9,19 @@ whether or not compact keys are on (D16).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking, fix_tools, live_tools
+from signalint.server import checking
+from signalint.server.catalog import Tool
 from signalint.server.checking import SendProgress
 from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState
+from signalint.server.words import tool_words
+from signalint.wording import count, them
 
-Handler = Callable[[ServerState, dict[str, Any], SendProgress], Awaitable[Reply]]
 DETAIL_LIMIT: Final = 100
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def check_summary(full: CheckPayload) -> str:
@@ -36,7 +33,7 @@ def check_summary(full: CheckPayload) -> str:
     else:
         shown = len(full["remainingIssues"])
         text = (
-            f"{_plural(total, 'issue')} found: {_plural(len(full['clusters']), 'cluster')}, "
+            f"{count(total, 'issue')} found: {count(len(full['clusters']), 'cluster')}, "
             f"{shown} listed individually"
         )
         if full["omittedIssueCount"]:
@@ -48,6 +45,16 @@ def check_summary(full: CheckPayload) -> str:
         text += " Engines not ok: " + ", ".join(bad) + "."
     if full.get("filteredOutIssueCount"):
         text += f" {full['filteredOutIssueCount']} outside the requested files filtered out."
+    found = full.get("baseline")
+    if found is not None:
+        text += (
+            f" Only new since {found['rev']}: {found['new']} new, "
+            f"{found['unchanged']} unchanged not listed."
+        )
+        fallback = found.get("fallback")
+        if isinstance(fallback, list) and fallback:
+            names = ", ".join(str(f["engine"]) for f in fallback)
+            text += f" Failed at {found['rev']}, new only on changed lines: {names}."
     return text
 
 
@@ -57,14 +64,18 @@ async def ping(state: ServerState, args: dict[str, Any], send: SendProgress) -> 
 
 
 async def check_project(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    select = checking.selection(args, "paths")
     answer = await checking.run(
-        state, args.get("paths", ["."]), field="paths", kind="project", send=send
+        state, args.get("paths", ["."]), field="paths", kind="project", send=send, select=select
     )
     return Reply(answer.wire, check_summary(answer.full))
 
 
 async def check_files(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
+    select = checking.selection(args, "files")
+    answer = await checking.run(
+        state, args["files"], field="files", kind="files", send=send, select=select
+    )
     return Reply(answer.wire, check_summary(answer.full))
 
 
@@ -82,7 +93,7 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    delta = compare(baseline, answer.snapshot, summarize=True)
+    delta = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
 
@@ -97,7 +108,7 @@ def _delta_summary(delta: Delta) -> str:
 
 
 async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshots import find_references
+    from signalint.snapshot import find_references
 
     cluster_id, issue_id = args.get("clusterId"), args.get("issueId")
     if (cluster_id is None) == (issue_id is None):
@@ -113,21 +124,22 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
     if len(found) > DETAIL_LIMIT:
         data["total"] = len(found)
         data["nextStep"] = (
-            f"{len(found) - DETAIL_LIMIT} more match; page through them with list_issues "
+            f"{count(len(found) - DETAIL_LIMIT, 'more issue', 'matches')}; page through "
+            f"{them(len(found) - DETAIL_LIMIT)} with list_issues "
             f'(checkId "{snap.check_id}", rule "{found[0].rule}").'
         )
-    summary = f"{_plural(len(found), 'matching issue')}; showing {len(issues)}."
+    summary = f"{count(len(found), 'matching issue')}; showing {len(issues)}."
     return Reply(data, summary, text_data=issues)
 
 
 async def get_diagnostic_snapshot(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.snapshots import snapshot_summary
+    from signalint.snapshot_query import snapshot_summary
 
-    summary = snapshot_summary(state.retained(args["checkId"]))
+    summary = snapshot_summary(state.retained(args["checkId"]), tool_words)
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
-    text += f"{_plural(int(summary['totalIssues']), 'issue')}."
+    text += f"{count(int(summary['totalIssues']), 'issue')}."
     return Reply(summary, text)
 
 
@@ -138,7 +150,7 @@ async def compare_diagnostics(
 
     baseline = state.retained(args["baselineCheckId"], "baselineCheckId")
     current = state.retained(args["currentCheckId"], "currentCheckId")
-    delta = compare(baseline, current, summarize=True)
+    delta = compare(baseline, current, summarize=True, words=tool_words)
     return Reply(delta, _delta_summary(delta))
 
 
@@ -147,16 +159,16 @@ async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendPr
     loops = status.get("loopingSignatureCount", len(status["signatures"]))
     churns = status.get("fileRuleChurnCount", len(status["fileRuleChurns"]))
     text = (
-        f"{_plural(loops, 'looping signature')}, "
-        f"{_plural(churns, 'churning file/rule pair')} "
-        f"over {_plural(status['checksObserved'], 'check')}."
+        f"{count(loops, 'looping signature')}, "
+        f"{count(churns, 'churning file/rule pair')} "
+        f"over {count(status['checksObserved'], 'check')}."
     )
     return Reply(status, text)
 
 
 async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshots import CursorError
-    from signalint.snapshots import list_issues as page
+    from signalint.snapshot_query import CursorError
+    from signalint.snapshot_query import list_issues as page
 
     snap = state.retained(args["checkId"])
     try:
@@ -172,32 +184,17 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
     except CursorError as exc:
         raise field_refusal("cursor", str(exc)) from exc
     shown = len(data["issues"])
-    text = f"{shown} of {_plural(data['total'], 'matching issue')}"
+    text = f"{shown} of {count(data['total'], 'matching issue')}"
     text += "; more with nextCursor." if "nextCursor" in data else "."
     return Reply(data, text)
 
 
-HANDLERS: Final[dict[str, Handler]] = {
-    "ping": ping,
-    "check_project": check_project,
-    "check_files": check_files,
-    "get_issue_detail": get_issue_detail,
-    "get_diagnostic_snapshot": get_diagnostic_snapshot,
-    "compare_diagnostics": compare_diagnostics,
-    "after_edit_check": after_edit_check,
-    "get_loop_status": get_loop_status,
-    "list_issues": list_issues,
-}
-HANDLERS.update(live_tools.HANDLERS)
-HANDLERS.update(fix_tools.HANDLERS)
-
-
-async def call(name: str, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    """Run tool `name` (arguments already validated); refusals become error replies."""
+async def call(tool: Tool, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    """Run `tool` (arguments already validated); refusals become error replies."""
     try:
-        return await HANDLERS[name](state, args, send)
+        return await tool.handle()(state, args, send)
     except ToolRefusal as exc:
         return Reply(exc.data, exc.summary, error=True)
 
 
-__all__ = ["HANDLERS", "call", "check_summary", "refusal"]
+__all__ = ["call", "check_summary", "refusal"]

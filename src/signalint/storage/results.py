@@ -1,4 +1,4 @@
-"""SQLite result cache: `<state dir>/cache.sqlite` (design section 7, D1, D2).
+"""SQLite result cache: `<state dir>/cache.sqlite` (docs/architecture.md, "State on disk"; D1, D2).
 
 Engine results by content-addressed key, plus memos of file digests and engine
 versions. Each operation uses its own short connection (the CLI, the server and

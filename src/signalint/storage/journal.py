@@ -32,36 +32,34 @@ crash) is left as found and its original is kept under
 recovery from touching an apply that is still running in another process:
 an applier holds it from its first journal write to its commit.
 
-`SIGNALINT_FAULT_KILL_AT=N` (fault injection for the tests) makes the
-process `SIGKILL` itself at its N-th checkpoint of `write_all` (1-based),
-`SIGNALINT_FAULT_FAIL_AT=N` raises an `OSError` there instead;
-`checkpoints(n)` says how many a transaction of n files passes.
+`write_all` calls its `checkpoint` (a no-op unless the caller gives one)
+between every two steps that change the disk, with whether the
+transaction is committed; `checkpoints(n)` says how many a transaction of
+n files passes. Tests inject faults there (a `SIGKILL`, an `OSError` as a
+full disk would raise); production code passes none.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import shutil
-import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from signalint.config import state_dir
+from signalint.storage.files import locked
 
 PLAN: Final = "plan.json"
 ORIGINALS: Final = "originals"
 LOCK: Final = ".lock"
 RECOVERED: Final = "recovered"
 TEMP_PREFIX: Final = ".signalint-tmp-"
-FAULT_VARIABLE: Final = "SIGNALINT_FAULT_KILL_AT"
-FAIL_VARIABLE: Final = "SIGNALINT_FAULT_FAIL_AT"
 _FORMAT: Final = 1
 
 
@@ -112,7 +110,7 @@ class Drifted(JournalError):
     lock right before the plan is written; nothing was written."""
 
     def __init__(self, files: list[str]) -> None:
-        super().__init__(f"changed since they were read: {', '.join(files)}", undone=True)
+        super().__init__(f"changed after being read: {', '.join(files)}", undone=True)
         self.files = files
 
 
@@ -129,26 +127,12 @@ def checkpoints(count: int) -> int:
     return 3 + 4 * count + 2
 
 
-class _Faults:
-    """Fault injection: `SIGKILL` at the N-th checkpoint (`SIGNALINT_FAULT_KILL_AT=N`),
-    or an `OSError` there (`SIGNALINT_FAULT_FAIL_AT=N`), as a full disk would."""
+Checkpoint = Callable[[bool], None]
+"""Called between steps of `write_all` with whether the transaction is committed."""
 
-    def __init__(self) -> None:
-        self.kill_at = self._number(FAULT_VARIABLE)
-        self.fail_at = self._number(FAIL_VARIABLE)
-        self.passed = 0
 
-    @staticmethod
-    def _number(variable: str) -> int:
-        raw = os.environ.get(variable, "")
-        return int(raw) if raw.isdigit() else 0
-
-    def point(self, *, committed: bool = False) -> None:
-        self.passed += 1
-        if self.passed == self.kill_at:
-            os.kill(os.getpid(), signal.SIGKILL)
-        if self.passed == self.fail_at and not committed:  # after the commit nothing fails
-            raise OSError(28, "No space left on device (injected)")
+def _no_checkpoint(committed: bool) -> None:
+    return None
 
 
 def _fsync_dir(path: Path) -> None:
@@ -173,17 +157,6 @@ def _write_synced(path: Path, data: bytes, mode: int | None = None) -> None:
         os.close(fd)
 
 
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock; a killed process releases it too
-
-
 def _missing_dirs(root: Path, file: str) -> list[str]:
     """Parent directories of `file` that do not exist yet, outermost first."""
     missing: list[str] = []
@@ -198,7 +171,13 @@ def _temp_name(target: Path, transaction_id: str, index: int) -> Path:
     return target.with_name(f"{TEMP_PREFIX}{transaction_id}-{index}")
 
 
-def write_all(root: Path, transaction_id: str, writes: Sequence[Write]) -> None:
+def write_all(
+    root: Path,
+    transaction_id: str,
+    writes: Sequence[Write],
+    *,
+    checkpoint: Checkpoint = _no_checkpoint,
+) -> None:
     """Write every file of `writes` under `root`, all or nothing (module docstring).
 
     The caller has checked the paths (inside the root, no symlink); each
@@ -207,12 +186,11 @@ def write_all(root: Path, transaction_id: str, writes: Sequence[Write]) -> None:
     files are then put back (`undone`), or, if even that failed, the
     journal stays for `recover`.
     """
-    faults = _Faults()
     directory = journal_dir(root)
     tx_dir = directory / transaction_id
     try:
-        with _locked(directory):
-            _write_locked(root, tx_dir, transaction_id, writes, faults)
+        with locked(directory / LOCK):
+            _write_locked(root, tx_dir, transaction_id, writes, checkpoint)
     except JournalError:
         raise
     except OSError as exc:
@@ -228,10 +206,14 @@ def write_all(root: Path, transaction_id: str, writes: Sequence[Write]) -> None:
 
 
 def _write_locked(
-    root: Path, tx_dir: Path, transaction_id: str, writes: Sequence[Write], faults: _Faults
+    root: Path,
+    tx_dir: Path,
+    transaction_id: str,
+    writes: Sequence[Write],
+    checkpoint: Checkpoint,
 ) -> None:
     """`write_all` under the journal lock."""
-    faults.point()
+    checkpoint(False)
     # Checked again under the lock, just before the plan: the last moment
     # another writer's change can be noticed without undoing anything.
     drifted = [w.file for w in writes if _read(root / w.file) != w.original]
@@ -263,13 +245,13 @@ def _write_locked(
             }
         )
     _write_synced(tx_dir / ORIGINALS, bytes(blob))
-    faults.point()
+    checkpoint(False)
     plan = {"format": _FORMAT, "transactionId": transaction_id, "entries": entries}
     _write_synced(tx_dir / (PLAN + ".tmp"), json.dumps(plan).encode())
     os.rename(tx_dir / (PLAN + ".tmp"), tx_dir / PLAN)
     _fsync_dir(tx_dir)
     _fsync_dir(tx_dir.parent)
-    faults.point()  # the plan is durable: source writes may begin
+    checkpoint(False)  # the plan is durable: source writes may begin
     temps: list[Path] = []
     parents: set[Path] = set()
     for index, (write, entry) in enumerate(zip(writes, entries, strict=True)):
@@ -278,19 +260,19 @@ def _write_locked(
             (root / made_dir).mkdir()
             parents.add((root / made_dir).parent)
         temp = _temp_name(target, transaction_id, index)
-        faults.point()
+        checkpoint(False)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             half = len(write.patched) // 2
             _write_fd(fd, write.patched[:half])
-            faults.point()  # a half-written temporary file
+            checkpoint(False)  # a half-written temporary file
             _write_fd(fd, write.patched[half:])
             if entry["mode"] is not None:
                 os.fchmod(fd, entry["mode"])
         finally:
             os.close(fd)
         temps.append(temp)
-        faults.point()
+        checkpoint(False)
     # Every new content is durable before the first rename, so a power cut
     # can never leave a renamed file without its data. fsync releases the
     # GIL: syncing in parallel lets the filesystem commit them together.
@@ -299,15 +281,15 @@ def _write_locked(
         target = root / write.file
         os.rename(temp, target)
         parents.add(target.parent)
-        faults.point()
+        checkpoint(False)
     _in_parallel(_fsync_dir, sorted(parents))
     (tx_dir / PLAN).unlink()  # the commit point
     # Committed: what follows only tidies up, and cannot fail the transaction.
     with contextlib.suppress(OSError):
         _fsync_dir(tx_dir)
-    faults.point(committed=True)
+    checkpoint(True)
     shutil.rmtree(tx_dir, ignore_errors=True)
-    faults.point(committed=True)
+    checkpoint(True)
 
 
 def _write_fd(fd: int, data: bytes) -> None:
@@ -348,7 +330,7 @@ def recover(root: Path) -> list[Recovered]:
     if not names:
         return []
     done: list[Recovered] = []
-    with _locked(directory):
+    with locked(directory / LOCK):
         for name in names:
             tx_dir = directory / name
             if not tx_dir.is_dir():
@@ -454,7 +436,7 @@ def recover_and_report(root: Path, say: Callable[[str], None]) -> list[Recovered
 
 
 __all__ = [
-    "FAULT_VARIABLE",
+    "Checkpoint",
     "JournalError",
     "Recovered",
     "Write",

@@ -1,0 +1,246 @@
+"""The copy of a revision's tree that a baseline check runs in, and what it
+borrows from the working tree (the policy: `signalint.baseline`).
+
+`copy_of` writes a tree's files under the state directory through git's
+plumbing and an index file of our own. `borrow` links the working tree's
+`node_modules` directories and the root's virtual environment into the
+copy, and copies in the ignored files engines may read, within bounds,
+keeping a manifest beside the copy (`<tree>.borrowed`) so files the working
+tree dropped are removed and files the revision has are never replaced.
+Nothing is written through a link leaving the copy (D18).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import stat
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Final
+
+from signalint import file_cache
+from signalint.changes import git
+from signalint.engines.resolve import VENV_NAMES
+
+TREES_DIR = "baseline/trees"
+_SKIPPED = frozenset({".git", ".signalint", "node_modules"})
+MAX_BORROWED_FILES: Final = 5000
+MAX_BORROWED_BYTES: Final = 100 * 1024 * 1024
+# Ignored paths never copied into the old tree: linked instead (dependencies,
+# virtual environments), ours, or tool caches no engine needs to read.
+_NOT_BORROWED: Final = frozenset(
+    {
+        *_SKIPPED,
+        *VENV_NAMES,
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".tox",
+        ".nox",
+        ".cache",
+        ".turbo",
+        ".nx",
+        ".parcel-cache",
+        ".eslintcache",
+        "coverage",
+        ".nyc_output",
+    }
+)
+_NOT_BORROWED_SUFFIXES: Final = (".tsbuildinfo", ".pyc")
+
+
+async def copy_of(top: Path, path: Path, tree: str) -> Path:
+    """The files of `tree` at `path`, written once and reused while the marker
+    beside it names that tree.
+
+    Written with git's `read-tree` and `checkout-index` through an index
+    file of our own, so nothing is written outside the state directory
+    (`git worktree add` would register the copy in the repository's `.git`).
+    A new copy is returned only once its files are older than the cache's
+    settle window, so its first check can already store its results.
+    """
+    marker = path.parent / f"{path.name}.tree"
+    with contextlib.suppress(OSError):
+        if marker.read_text() == tree and path.is_dir():
+            return path
+    shutil.rmtree(path, ignore_errors=True)
+    for stale in (marker, manifest_of(path)):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    index = path.parent / f"{path.name}.index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    what = f"a copy of tree {tree[:12]} under the state directory"
+    try:
+        await git(top, "read-tree", tree, what=what, env=env)
+        await git(top, "checkout-index", "--all", f"--prefix={path}/", what=what, env=env)
+    finally:
+        with contextlib.suppress(OSError):
+            index.unlink()
+    marker.write_text(tree)
+    await asyncio.sleep(file_cache.SETTLE_NS / 1e9)
+    return path
+
+
+def link_dependencies(root: Path, old_root: Path) -> None:
+    """Link each `node_modules` directory of the working tree, and the root's
+    virtual environment, into the worktree."""
+    for name in VENV_NAMES:
+        venv, link = root / name, old_root / name
+        if venv.is_dir() and not os.path.lexists(link):
+            with contextlib.suppress(OSError):
+                link.symlink_to(venv, target_is_directory=True)
+    for directory, subdirs, _ in os.walk(root):
+        if "node_modules" in subdirs:
+            rel = os.path.relpath(directory, root)
+            target = old_root / rel if rel != "." else old_root
+            link = target / "node_modules"
+            if target.is_dir() and not os.path.lexists(link):
+                with contextlib.suppress(OSError):
+                    link.symlink_to(Path(directory) / "node_modules", target_is_directory=True)
+        subdirs[:] = [d for d in subdirs if d not in _SKIPPED]
+
+
+async def ignored(root: Path) -> list[str]:
+    """The project's ignored, untracked paths, a wholly ignored directory as
+    one entry ending in "/" (so `node_modules` is not listed file by file)."""
+    listed = await git(
+        root,
+        *("ls-files", "--others", "--ignored", "--exclude-standard"),
+        *("--directory", "--no-empty-directory", "-z", "--", "."),
+        what="the ignored files the old tree borrows",
+    )
+    return sorted(p for p in listed.split("\0") if p)
+
+
+def _borrowable(rel: str) -> bool:
+    parts = rel.rstrip("/").split("/")
+    return not _NOT_BORROWED.intersection(parts) and not parts[-1].endswith(_NOT_BORROWED_SUFFIXES)
+
+
+def _expand(root: Path, listed: Sequence[str], state: Path) -> Iterator[str]:
+    """The files (and symlinks) of `listed` that may be borrowed, in path order."""
+    skip = os.path.realpath(state)
+    for entry in listed:
+        if not _borrowable(entry):
+            continue
+        full = os.path.join(root, entry.rstrip("/"))
+        if os.path.realpath(full) == skip or os.path.realpath(full).startswith(skip + os.sep):
+            continue
+        if not entry.endswith("/") or os.path.islink(full):
+            yield entry.rstrip("/")
+            continue
+        for directory, subdirs, files in os.walk(full):
+            rel = os.path.relpath(directory, root).replace(os.sep, "/")
+            venv = "pyvenv.cfg" in files
+            links = [d for d in subdirs if os.path.islink(os.path.join(directory, d))]
+            subdirs[:] = sorted(
+                d for d in subdirs if d not in links and _borrowable(d) and not venv
+            )
+            if venv:
+                continue
+            for name in sorted([*files, *links]):
+                if _borrowable(name):
+                    yield f"{rel}/{name}"
+
+
+def borrow_files(
+    root: Path, old_root: Path, listed: Sequence[str], manifest: Path, state: Path
+) -> tuple[int, bool]:
+    """Copy the borrowable ignored files of `listed` into the old tree (module
+    docstring); remove those borrowed before that the working tree no longer
+    has. Returns how many are borrowed and whether that is all of them."""
+    try:
+        before = set(filter(None, manifest.read_text(encoding="utf-8").split("\0")))
+    except OSError:
+        before = set()
+    chosen: list[str] = []
+    complete, size = True, 0
+    for seen, rel in enumerate(_expand(root, listed, state)):
+        if len(chosen) >= MAX_BORROWED_FILES or seen >= 10 * MAX_BORROWED_FILES:
+            complete = False
+            break
+        with contextlib.suppress(OSError):
+            st = os.lstat(root / rel)
+            bytes_ = 0 if stat.S_ISLNK(st.st_mode) else st.st_size
+            if size + bytes_ > MAX_BORROWED_BYTES:
+                complete = False  # too big for what is left: the smaller ones still fit
+                continue
+            size += bytes_
+            chosen.append(rel)
+    inside = os.path.realpath(old_root)
+    for rel in before.difference(chosen):
+        target = old_root / rel
+        if _inside(os.path.realpath(target.parent), inside):
+            with contextlib.suppress(OSError):
+                target.unlink()
+    borrowed: list[str] = []
+    for rel in chosen:
+        source, target = root / rel, old_root / rel
+        if rel not in before and os.path.lexists(target):
+            continue  # the revision has this file: it is code there
+        # Never through a link out of the state directory (D18).
+        if not _inside(os.path.realpath(target.parent), inside):
+            continue
+        with contextlib.suppress(OSError):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not _same(source, target):
+                _copy(source, target)
+            borrowed.append(rel)
+    manifest.write_text("\0".join(borrowed), encoding="utf-8")
+    return len(borrowed), complete
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _same(source: Path, target: Path) -> bool:
+    try:
+        a, b = os.lstat(source), os.lstat(target)
+    except OSError:
+        return False
+    if os.path.islink(source) or os.path.islink(target):
+        return os.path.islink(target) and os.readlink(source) == os.readlink(target)
+    return (a.st_size, a.st_mtime_ns) == (b.st_size, b.st_mtime_ns)
+
+
+def _copy(source: Path, target: Path) -> None:
+    if os.path.lexists(target):
+        target.unlink()
+    if os.path.islink(source):
+        target.symlink_to(os.readlink(source))
+    else:
+        shutil.copy2(source, target)
+
+
+def manifest_of(path: Path) -> Path:
+    """Where the list of files borrowed into the copy at `path` is kept."""
+    return path.parent / f"{path.name}.borrowed"
+
+
+async def borrow(root: Path, old_root: Path, copy: Path, state: Path) -> tuple[int, bool]:
+    """Give the copy `copy` (project root `old_root` inside it) what it
+    borrows from the working tree at `root`: dependency links and ignored
+    files. Returns how many files are borrowed and whether that is all the
+    borrowable ones (the bounds). Raises GitError."""
+    link_dependencies(root, old_root)
+    listed = await ignored(root)
+    return borrow_files(root, old_root, listed, manifest_of(copy), state)
+
+
+__all__ = [
+    "MAX_BORROWED_BYTES",
+    "MAX_BORROWED_FILES",
+    "TREES_DIR",
+    "borrow",
+    "borrow_files",
+    "copy_of",
+    "ignored",
+    "link_dependencies",
+    "manifest_of",
+]

@@ -1,0 +1,1 @@
+"""What Signalint keeps on disk, and the two primitives every store uses."""
