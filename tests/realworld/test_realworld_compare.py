@@ -564,8 +564,9 @@ def test_an_engine_that_fell_back_to_changed_lines_is_named_with_its_reason() ->
 
 def test_a_step_measured_by_a_later_run_than_its_repository_says_so() -> None:
     repo = Repo.load({"name": "hono", "url": "u", "commit": "c", "install": ["x"], "engines": []})
-    step = {"plants": 1, "plain": 0, "expected_new": 0, "expected_unchanged": 0, "new": 0}
-    step |= {"unchanged": 0, "exact": True, "run_at": "22:50", "signalint": "def"}
+    step: dict[str, object] = {"plants": 1, "plain": 0, "expected_new": 0, "new": 0}
+    step |= {"expected_unchanged": 0, "unchanged": 0, "exact": True}
+    step |= {"run_at": "22:50", "signalint": "def"}
     earlier = RepoResult(repo, new_from_rev=step, run_at="21:00", signalint="abc")
 
     text = render([earlier], "22:50", "def", 1.0)
