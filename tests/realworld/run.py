@@ -679,6 +679,50 @@ def tsc_config(args: list[str]) -> str:
 # --- Signalint ------------------------------------------------------------
 
 
+def settings_home(project: Path) -> Path:
+    """Where the project's Signalint settings live: the file `signalint init`
+    chose (`.signalint.json` when the project's own linters would lint a
+    `*.config.*` file, or a `"signalint"` key in package.json), else
+    `signalint.config.json`. Settings in two homes are refused, so the runner
+    writes its engine selection into the one init used."""
+    for name in (".signalint.json", "signalint.config.json"):
+        if (project / name).is_file():
+            return project / name
+    package = project / "package.json"
+    if package.is_file():
+        try:
+            data = json.loads(package.read_text())
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and "signalint" in data:
+            return package
+    pyproject = project / "pyproject.toml"
+    if pyproject.is_file() and "signalint" in tomllib.loads(pyproject.read_text()).get("tool", {}):
+        raise RuntimeError(
+            "signalint init put the settings in pyproject.toml [tool.signalint], "
+            "which the runner cannot rewrite"
+        )
+    return project / "signalint.config.json"
+
+
+def read_settings(home: Path) -> dict[str, Any]:
+    if not home.is_file():
+        return {}
+    data = json.loads(home.read_text())
+    if home.name == "package.json":
+        return dict(data.get("signalint") or {})
+    return dict(data)
+
+
+def write_settings(home: Path, config: dict[str, Any]) -> None:
+    if home.name == "package.json":
+        data = json.loads(home.read_text())
+        data["signalint"] = config
+        home.write_text(json.dumps(data, indent=2) + "\n")
+        return
+    home.write_text(json.dumps(config, indent=2) + "\n")
+
+
 def write_config(
     project: Path,
     base: dict[str, Any],
@@ -687,8 +731,8 @@ def write_config(
     timeouts: dict[str, int],
     known: list[str],
 ) -> None:
-    """signalint.config.json with exactly `engines` enabled among the
-    engines the Signalint under test knows (`known`; naming another is a
+    """The settings (in `settings_home`) with exactly `engines` enabled among
+    the engines the Signalint under test knows (`known`; naming another is a
     config error)."""
     config = json.loads(json.dumps(base))
     selected: dict[str, Any] = {}
@@ -701,7 +745,7 @@ def write_config(
             config[key] = value
     if timeouts:
         config["timeoutsMs"] = {**(config.get("timeoutsMs") or {}), **timeouts}
-    (project / "signalint.config.json").write_text(json.dumps(config, indent=2) + "\n")
+    write_settings(settings_home(project), config)
 
 
 def signalint(signalint_exe: Path, project: Path, env: dict[str, str], *args: str) -> Ran:
@@ -830,10 +874,11 @@ def check_repo(
     result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
 
     result.git_status_changes = _list_diff(status_before, git_status(clone, env))
+    home = settings_home(project).relative_to(clone).as_posix()
     result.tree_changes = [
         change
         for change in snapshot_changes(tree_before, tree_snapshot(clone))
-        if not change.endswith("signalint.config.json")
+        if change.split(" ", 1)[1] != home
     ]
     return result
 
@@ -852,11 +897,8 @@ def prepare(
 
     init = signalint(exe, project, env, "init")
     result.init_output = (init.stdout + init.stderr).strip()
-    config_path = project / "signalint.config.json"
-    base: dict[str, Any] = {}
-    if config_path.exists():
-        base = json.loads(config_path.read_text())
-        result.init_engines = dict(base.get("engines") or {})
+    base = read_settings(settings_home(project))
+    result.init_engines = dict(base.get("engines") or {})
     listed = signalint(exe, project, env, "engines", "list", "--json")
     sources: dict[str, str] = {}
     try:
@@ -1605,7 +1647,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="ENGINE=MS",
-        help="timeoutsMs.<engine> written into signalint.config.json (default: Signalint's own)",
+        help="timeoutsMs.<engine> written into the checked project's settings "
+        "(default: Signalint's own)",
     )
     parser.add_argument(
         "--output",

@@ -33,8 +33,10 @@ from run import (
     merged,
     native_binary,
     render,
+    settings_home,
     to_json,
     trace_commands,
+    write_config,
 )
 
 
@@ -584,3 +586,30 @@ def test_an_engine_run_that_fell_back_is_named_from_the_sarif_log(tmp_path: Path
 
     assert found.fallback == {"eslint": {"rule": "changed lines", "reason": "config failed"}}
     assert found.states == {"new": Counter({Key("a.js", 2, 1, "eslint:semi"): 1})}
+
+
+def test_the_runner_writes_its_engine_selection_where_init_put_the_settings(
+    tmp_path: Path,
+) -> None:
+    repo = Repo.load({"name": "z", "url": "u", "commit": "c", "install": ["x"], "engines": ["tsc"]})
+    (tmp_path / ".signalint.json").write_text('{"engines": {"tsc": true, "eslint": true}}')
+
+    write_config(tmp_path, {"engines": {}}, repo, ["tsc"], {}, ["tsc", "eslint"])
+
+    assert settings_home(tmp_path) == tmp_path / ".signalint.json"
+    assert not (tmp_path / "signalint.config.json").exists()
+    written = json.loads((tmp_path / ".signalint.json").read_text())
+    assert written["engines"] == {"tsc": True, "eslint": False}
+
+
+def test_settings_in_a_package_json_key_stay_there(tmp_path: Path) -> None:
+    repo = Repo.load({"name": "z", "url": "u", "commit": "c", "install": ["x"], "engines": ["tsc"]})
+    package = tmp_path / "package.json"
+    package.write_text('{"name": "z", "signalint": {"engines": {"tsc": true}}}')
+
+    write_config(tmp_path, {}, repo, ["tsc"], {"tsc": 5000}, ["tsc"])
+
+    data = json.loads(package.read_text())
+    assert data["name"] == "z"
+    assert data["signalint"] == {"engines": {"tsc": True}, "timeoutsMs": {"tsc": 5000}}
+    assert settings_home(tmp_path) == package
