@@ -3,9 +3,11 @@
 The CLI's `check` and `watch`, the MCP server's check tools (and hooks
 later) all call `check`, which validates the targets, runs the engines with
 progress, clusters, keeps the snapshot, records the session history when
-asked, and returns one `Checked`. Front ends differ only in what they pass
-in (how a user path is located, where progress goes, which store keeps the
-snapshot, whether history is recorded) and in how they render the answer.
+asked, and returns one `Checked`. Front ends differ only in the
+`CheckRequest` they build from their arguments (`signalint.request`: how a
+user path is located, where progress goes), the `Services` they keep (which
+store keeps the snapshot, whether history is recorded) and in how they
+render the answer.
 The selections are the same everywhere: paths, workspace `packages`, the
 files `changed` against HEAD (`changed_paths`), and only what is new
 since a revision (`since`, `signalint.baseline`).
@@ -26,9 +28,9 @@ is produced, so a cancelled check never reads clean.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,29 +39,19 @@ from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
 from signalint.context import Context
-from signalint.engines.runner import Progress
 from signalint.model import CheckResult, Scope
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import FrontEnd, check_payload
-from signalint.snapshots import Snapshot, SnapshotKind, SnapshotStore
+from signalint.request import CheckRequest, ProgressScope, RunRequest, Since, no_progress
+from signalint.snapshots import Snapshot, SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
 from signalint.workspaces import Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
 if TYPE_CHECKING:
-    from signalint.baseline import OnlyNew, Since
+    from signalint.baseline import OnlyNew
     from signalint.history import Session
     from signalint.loops import Warnings
-
-# Wraps one check's engine runs: given the enabled engines, yields the
-# callback the runner reports (engine, "start" | "done") to, or None.
-ProgressScope = Callable[[Sequence[str]], AbstractAsyncContextManager[Progress | None]]
-
-
-@asynccontextmanager
-async def no_progress(engines: Sequence[str]) -> AsyncIterator[Progress | None]:
-    """A `ProgressScope` that reports nothing."""
-    yield None
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -147,24 +139,27 @@ def engine_problems(result: CheckResult) -> list[str]:
     ]
 
 
-async def check(
-    root: Path,
-    config: Config,
-    paths: Sequence[str],
-    *,
-    locate: Locate,
-    kind: SnapshotKind = "project",
-    progress: ProgressScope = no_progress,
-    use_cache: bool = True,
-    store: SnapshotStore | None = None,
-    history: Session | None = None,
-    compact: bool = False,
-    context: Context | None = None,
-    packages: Sequence[str] = (),
-    changed: Sequence[str] | None = None,
-    since: Since | None = None,
-) -> Checked:
-    """Check `paths` of the project at `root` (canonical) with `config`.
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The process's memory a check uses, beside the request.
+
+    `context` is the caller's process memory (`run_check`: a server or a
+    watch session keeps one for its lifetime; a new one when None).
+    `store` keeps the snapshot so its ids resolve later (D19); None keeps
+    nothing (watch). With `history` the check is recorded in the session
+    log with its metrics, measured on the payload without warnings in the
+    request's `compact` keys (what the wire carries), and the answer
+    carries the loop and churn warnings.
+    """
+
+    context: Context | None = None
+    store: SnapshotStore | None = None
+    history: Session | None = None
+
+
+async def check(request: CheckRequest, services: Services = Services()) -> Checked:
+    """Check what `request` asks (`request.CheckRequest`) of the project at
+    its root (canonical) with its config.
 
     Workspaces (`config.monorepo_mode`, `signalint.workspaces`): in a
     planned workspace per-package engines check each package's own
@@ -181,84 +176,77 @@ async def check(
     the issues new since a revision (`baseline.only_new`); the revision is
     checked before any engine runs (raises `GitError`).
 
-    `paths` are user paths, validated by `locate` (`targets_of`: raises
-    `PathRefused` with the index of the refused one; none means the whole
-    project). `kind` is what the snapshot records: "project" for a project
-    check (with or without paths: a CLI check of paths is what
-    check_project with paths is), "files" for a file check. `progress`
-    wraps the engine runs. `use_cache=False` runs every engine and stores
-    nothing. `store` keeps the snapshot so its ids resolve later (D19);
-    None keeps nothing (watch). With `history` the check is recorded in the
-    session log with its metrics, measured on the payload without warnings
-    in `compact` keys (what the wire carries), and the answer carries the
-    loop and churn warnings. `context` is the caller's process memory
-    (`run_check`: a server or a watch session keeps one for its lifetime).
+    `paths` are user paths, validated by the request's `locate`
+    (`targets_of`: raises `PathRefused` with the index of the refused one;
+    none means the whole project). `kind` is what the snapshot records:
+    "project" for a project check (with or without paths: a CLI check of
+    paths is what check_project with paths is), "files" for a file check.
 
     The filtered-out count (diagnostics dropped for lying outside the
     targets, e.g. a whole-program engine's reports on other files) is
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
     started = time.monotonic()
+    since = request.since
     revision: str | None = None
     if since is not None:
         from signalint import baseline
 
-        revision = await baseline.resolve_revision(root, since)
+        revision = await baseline.resolve_revision(request.root, since)
+    selected = _resolve(request)
+    context = services.context or Context()
+    async with request.progress(request.config.enabled_engines()) as report:
+        run = await run_check(dataclasses.replace(selected, progress=report), context)
+    issues = run.result.issues
+    clustering = context.derived(issues, "clustering", lambda: cluster(issues))
+    targets = selected.scope.targets
+    snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
+    latency_ms = (time.monotonic() - started) * 1000
+    if services.store is not None:
+        services.store.put(snapshot)
+    only: OnlyNew | None = None
+    if since is not None:
+        from signalint import baseline
+
+        only = await baseline.only_new(selected, run, since, revision, context)
+    if services.history is None:
+        return Checked(run, snapshot, latency_ms, only_new=only)
+    warnings = _record(services.history, snapshot, latency_ms, request.compact, context)
+    return Checked(run, snapshot, latency_ms, warnings, only)
+
+
+def _resolve(request: CheckRequest) -> RunRequest:
+    """What the runner checks: the request validated once (the workspace
+    planned, package names known, targets located). Raises
+    `WorkspaceError`, `PathRefused`."""
+    root, config = request.root, request.config
     mode = config.monorepo_mode
-    if packages:
+    if request.packages:
         mode = "strict"  # the names mean nothing without the workspace
     planned = plan_workspace(root, mode)
     workspace = planned.workspace
     programs: list[str] | None = None
     program_scope: Scope | None = None
-    if packages:
+    if request.packages:
         assert workspace is not None  # strict planning raised otherwise
-        closure = workspace.closure(_known(workspace, packages))
+        closure = workspace.closure(_known(workspace, request.packages))
         programs = [p.name for p in closure]
         scope = Scope(tuple(p.path for p in closure))
-    elif changed is not None:
-        scope = Scope(targets_of(changed, from_root(root)))
+    elif request.changed is not None:
+        scope = Scope(targets_of(request.changed, from_root(root)))
         program_scope, programs = _changed_programs(workspace, scope.targets, config)
     else:
-        scope = Scope(targets_of(paths, locate))
-    context = context or Context()
-    async with progress(config.enabled_engines()) as report:
-        run = await run_check(
-            root,
-            config,
-            scope,
-            progress=report,
-            use_cache=use_cache,
-            context=context,
-            workspace=workspace,
-            programs=programs,
-            program_scope=program_scope,
-            workspace_warning=planned.warning,
-        )
-    issues = run.result.issues
-    clustering = context.derived(issues, "clustering", lambda: cluster(issues))
-    snapshot = Snapshot(run.result, clustering, scope.targets, kind, run.filtered_out)
-    latency_ms = (time.monotonic() - started) * 1000
-    if store is not None:
-        store.put(snapshot)
-    only: OnlyNew | None = None
-    if since is not None:
-        from signalint import baseline
-
-        only = await baseline.only_new(
-            root,
-            config,
-            run,
-            scope.targets,
-            since,
-            revision=revision,
-            program_targets=program_scope.targets if program_scope is not None else None,
-            context=context,
-        )
-    if history is None:
-        return Checked(run, snapshot, latency_ms, only_new=only)
-    warnings = _record(history, snapshot, latency_ms, compact, context)
-    return Checked(run, snapshot, latency_ms, warnings, only)
+        scope = Scope(targets_of(request.paths, request.locator))
+    return RunRequest(
+        root,
+        config,
+        scope,
+        workspace=workspace,
+        programs=None if programs is None else tuple(programs),
+        program_scope=program_scope,
+        workspace_warning=planned.warning,
+        use_cache=request.use_cache,
+    )
 
 
 async def changed_paths(root: Path, config: Config) -> list[str]:
@@ -351,9 +339,12 @@ def _record(
 
 
 __all__ = [
+    "CheckRequest",
     "Checked",
     "Locate",
     "ProgressScope",
+    "Services",
+    "Since",
     "WorkspaceError",
     "changed_paths",
     "check",
