@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Final
 
 from signalint import ids, old_tree
-from signalint.changes import changed_lines, changed_since, commit_of, merge_base, toplevel
+from signalint.changes import changed_lines, changed_since, commit_of, toplevel
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config, state_dir
@@ -70,7 +70,7 @@ from signalint.context import Context
 from signalint.delta import persisting
 from signalint.model import CheckResult, Issue, Scope
 from signalint.package_summary import owned
-from signalint.request import RunRequest, Since
+from signalint.request import RunRequest, Since, resolve_revision
 from signalint.workspaces import Workspace
 from signalint.workspaces import plan as plan_workspace
 
@@ -140,16 +140,6 @@ class OnlyNew:
 
     def __repr__(self) -> str:
         return f"OnlyNew({self.block!r})"
-
-
-async def resolve_revision(root: Path, since: Since) -> str:
-    """The revision to compare with: `since.rev`, or the merge base of HEAD and
-    `since.merge_branch`; checked to name a commit. Raises GitError."""
-    if since.merge_branch is not None:
-        return await merge_base(root, since.merge_branch, option=since.option)
-    assert since.rev is not None
-    await commit_of(root, since.rev, option=since.option)
-    return since.rev
 
 
 async def only_new(

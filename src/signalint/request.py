@@ -3,8 +3,8 @@
 A front end builds one `CheckRequest` from its arguments (what to check:
 paths, workspace packages, changed files, a baseline revision; how: the
 cache, the progress sink, the key style its history measures) and hands it
-to `service.check`. The service validates it once (targets through the
-request's `Locate`, packages against the workspace, the revision) and turns
+to `service.check`. `resolve` validates it once (the revision, packages
+against the workspace, targets through the request's `Locate`) and turns
 it into a `RunRequest`: what the runner (`check.run_check`) checks, already
 resolved to a scope and a workspace selection. A baseline check at another
 revision (`signalint.baseline`) builds its own `RunRequest` for the old tree.
@@ -18,15 +18,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Literal
 
+from signalint.changes import commit_of, merge_base
 from signalint.config import Config
+from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain
 from signalint.engines.runner import Progress
 from signalint.model import Scope
-from signalint.targets import Locate, from_root
-from signalint.workspaces import Workspace
+from signalint.targets import Locate, from_root, targets_of
+from signalint.workspaces import Workspace, WorkspaceError
+from signalint.workspaces import plan as plan_workspace
 
 # Wraps one check's engine runs: given the enabled engines, yields the
 # callback the runner reports (engine, "start" | "done") to, or None.
@@ -141,3 +145,89 @@ class RunRequest:
     def reported_programs(self) -> Scope:
         """Where whole-program engines' issues are reported."""
         return self.program_scope or self.scope
+
+
+async def resolve_revision(root: Path, since: Since) -> str:
+    """The revision to compare with: `since.rev`, or the merge base of HEAD and
+    `since.merge_branch`; checked to name a commit. Raises GitError."""
+    if since.merge_branch is not None:
+        return await merge_base(root, since.merge_branch, option=since.option)
+    assert since.rev is not None
+    await commit_of(root, since.rev, option=since.option)
+    return since.rev
+
+
+async def resolve(request: CheckRequest) -> tuple[RunRequest, str | None]:
+    """What the runner checks, and the revision `since` names: the request
+    validated once, in this order: the revision (raises `GitError`), the
+    workspace plan and package names (`WorkspaceError`), the targets
+    (`PathRefused`, with the index of the refused path)."""
+    root, config = request.root, request.config
+    revision: str | None = None
+    if request.since is not None:
+        revision = await resolve_revision(root, request.since)
+    mode = config.monorepo_mode
+    if request.packages:
+        mode = "strict"  # the names mean nothing without the workspace
+    planned = plan_workspace(root, mode)
+    workspace = planned.workspace
+    programs: list[str] | None = None
+    program_scope: Scope | None = None
+    if request.packages:
+        assert workspace is not None  # strict planning raised otherwise
+        closure = workspace.closure(_known(workspace, request.packages))
+        programs = [p.name for p in closure]
+        scope = Scope(tuple(p.path for p in closure))
+    elif request.changed is not None:
+        scope = Scope(targets_of(request.changed, from_root(root)))
+        program_scope, programs = _changed_programs(workspace, scope.targets, config)
+    else:
+        scope = Scope(targets_of(request.paths, request.locator))
+    run = RunRequest(
+        root,
+        config,
+        scope,
+        workspace=workspace,
+        programs=None if programs is None else tuple(programs),
+        program_scope=program_scope,
+        workspace_warning=planned.warning,
+        use_cache=request.use_cache,
+    )
+    return run, revision
+
+
+def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
+    known = workspace.by_name()
+    for name in names:
+        if name not in known:
+            listed = ", ".join(sorted(known))
+            raise WorkspaceError(
+                f"no package of the workspace ({workspace.source}) is named {name!r}; "
+                f"its packages are: {listed}"
+            )
+    return list(dict.fromkeys(names))
+
+
+def _changed_programs(
+    workspace: Workspace | None, targets: Sequence[str], config: Config
+) -> tuple[Scope, list[str] | None]:
+    """Where whole-program issues are reported for changed files, and which packages run.
+
+    Without a workspace: the whole selected program (the nearest
+    configuration of the first changed file). In a workspace: the packages
+    holding a changed file and every package that needs them; a changed
+    engine configuration outside every package (a shared tsconfig base)
+    can affect them all.
+    """
+    if workspace is None:
+        return Scope(), None
+    patterns = [p for name in config.enabled_engines() for p in ENGINES[name].spec.watch_patterns]
+    owners: set[str] = set()
+    for target in targets:
+        owner = workspace.owner(target)
+        if owner is not None:
+            owners.add(owner.name)
+        elif any(fnmatch(target.rsplit("/", 1)[-1], p) for p in patterns):
+            owners.update(p.name for p in workspace.packages)
+    affected = workspace.dependents(owners)
+    return Scope((*targets, *(p.path for p in affected))), [p.name for p in affected]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,14 +38,13 @@ from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
 from signalint.context import Context
-from signalint.model import CheckResult, Scope
+from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import FrontEnd, check_payload
-from signalint.request import CheckRequest, ProgressScope, RunRequest, Since, no_progress
+from signalint.request import CheckRequest, ProgressScope, Since, no_progress, resolve
 from signalint.snapshots import Snapshot, SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
-from signalint.workspaces import Workspace, WorkspaceError
-from signalint.workspaces import plan as plan_workspace
+from signalint.workspaces import WorkspaceError
 
 if TYPE_CHECKING:
     from signalint.baseline import OnlyNew
@@ -188,12 +186,7 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     """
     started = time.monotonic()
     since = request.since
-    revision: str | None = None
-    if since is not None:
-        from signalint import baseline
-
-        revision = await baseline.resolve_revision(request.root, since)
-    selected = _resolve(request)
+    selected, revision = await resolve(request)
     context = services.context or Context()
     async with request.progress(request.config.enabled_engines()) as report:
         run = await run_check(dataclasses.replace(selected, progress=report), context)
@@ -215,40 +208,6 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     return Checked(run, snapshot, latency_ms, warnings, only)
 
 
-def _resolve(request: CheckRequest) -> RunRequest:
-    """What the runner checks: the request validated once (the workspace
-    planned, package names known, targets located). Raises
-    `WorkspaceError`, `PathRefused`."""
-    root, config = request.root, request.config
-    mode = config.monorepo_mode
-    if request.packages:
-        mode = "strict"  # the names mean nothing without the workspace
-    planned = plan_workspace(root, mode)
-    workspace = planned.workspace
-    programs: list[str] | None = None
-    program_scope: Scope | None = None
-    if request.packages:
-        assert workspace is not None  # strict planning raised otherwise
-        closure = workspace.closure(_known(workspace, request.packages))
-        programs = [p.name for p in closure]
-        scope = Scope(tuple(p.path for p in closure))
-    elif request.changed is not None:
-        scope = Scope(targets_of(request.changed, from_root(root)))
-        program_scope, programs = _changed_programs(workspace, scope.targets, config)
-    else:
-        scope = Scope(targets_of(request.paths, request.locator))
-    return RunRequest(
-        root,
-        config,
-        scope,
-        workspace=workspace,
-        programs=None if programs is None else tuple(programs),
-        program_scope=program_scope,
-        workspace_warning=planned.warning,
-        use_cache=request.use_cache,
-    )
-
-
 async def changed_paths(root: Path, config: Config) -> list[str]:
     """The files changed against HEAD (`changes.changed_since`: staged,
     unstaged, untracked) that the configuration does not ignore (a tracked
@@ -259,47 +218,6 @@ async def changed_paths(root: Path, config: Config) -> list[str]:
 
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     return [p for p in await changed_since(root, "HEAD") if not ignored.match_file(p)]
-
-
-def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
-    known = workspace.by_name()
-    for name in names:
-        if name not in known:
-            listed = ", ".join(sorted(known))
-            raise WorkspaceError(
-                f"no package of the workspace ({workspace.source}) is named {name!r}; "
-                f"its packages are: {listed}"
-            )
-    return list(dict.fromkeys(names))
-
-
-def _changed_programs(
-    workspace: Workspace | None, targets: Sequence[str], config: Config
-) -> tuple[Scope, list[str] | None]:
-    """Where whole-program issues are reported for changed files, and which packages run.
-
-    Without a workspace: the whole selected program (the nearest
-    configuration of the first changed file). In a workspace: the packages
-    holding a changed file and every package that needs them; a changed
-    engine configuration outside every package (a shared tsconfig base)
-    can affect them all.
-    """
-    if workspace is None:
-        return Scope(), None
-    from fnmatch import fnmatch
-
-    from signalint.engines.registry import ENGINES
-
-    patterns = [p for name in config.enabled_engines() for p in ENGINES[name].spec.watch_patterns]
-    owners: set[str] = set()
-    for target in targets:
-        owner = workspace.owner(target)
-        if owner is not None:
-            owners.add(owner.name)
-        elif any(fnmatch(target.rsplit("/", 1)[-1], p) for p in patterns):
-            owners.update(p.name for p in workspace.packages)
-    affected = workspace.dependents(owners)
-    return Scope((*targets, *(p.path for p in affected))), [p.name for p in affected]
 
 
 def _record(
