@@ -65,7 +65,7 @@ from signalint import ids, old_tree
 from signalint.changes import changed_lines, changed_since, commit_of, toplevel
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
-from signalint.config import Config, state_dir
+from signalint.config import state_dir
 from signalint.context import Context
 from signalint.delta import persisting
 from signalint.model import CheckResult, Issue, Scope
@@ -155,22 +155,9 @@ async def only_new(
     (to refuse a bad revision before the check runs). The revision is
     checked at the request's targets, and whole-program engines at its
     `program_scope` when it has one. Raises GitError."""
-    root, config = request.root, request.config
-    targets = request.scope.targets
-    program_scope = request.program_scope
-    program_targets = program_scope.targets if program_scope is not None else None
     if revision is None:
-        revision = await resolve_revision(root, since)
-    found = await baseline(
-        root,
-        config,
-        revision,
-        current,
-        targets=targets,
-        program_targets=program_targets,
-        option=since.option,
-        context=context,
-    )
+        revision = await resolve_revision(request.root, since)
+    found = await baseline(request, current, revision, since.option, context)
     parts = split(current.result.issues, found)
     states = {i.issue_id: "new" for i in parts.new}
     states.update({i.issue_id: "unchanged" for i in parts.unchanged})
@@ -200,20 +187,21 @@ def filtered(result: CheckResult, issues: Sequence[Issue]) -> CheckResult:
 
 
 async def baseline(
-    root: Path,
-    config: Config,
-    rev: str,
+    request: RunRequest,
     current: CheckRun,
-    *,
-    targets: Sequence[str] = (".",),
-    program_targets: Sequence[str] | None = None,
+    rev: str,
     option: str = "--new-from-rev",
     context: Context | None = None,
 ) -> Baseline:
-    """Check what `current` checked (its `targets`, and `program_targets` for
-    whole-program engines, see `only_new`), at `rev` (module docstring).
+    """Check what `current` checked (the targets of its `request`, and its
+    `program_scope` for whole-program engines), at `rev` (module docstring).
+    `option` names the revision's option in messages.
 
     Raises GitError."""
+    root, config = request.root, request.config
+    targets = request.scope.targets
+    program_scope = request.program_scope
+    program_targets = program_scope.targets if program_scope is not None else None
     commit, tree = await commit_of(root, rev, option=option)
     top = Path(os.path.realpath(await toplevel(root)))
     inside = os.path.relpath(root, top)
