@@ -26,6 +26,7 @@ from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_rep
 from signalint.engines.tsc_program import config_chain as _tsc_configs
 from signalint.model import CheckResult, Scope
 from signalint.program_cache import _remove_abandoned_cold_dirs
+from signalint.request import RunRequest
 
 from .conftest import require_engine
 from .helpers import write_executable
@@ -67,7 +68,9 @@ def project(references_copy: Path, tmp_path: Path) -> Path:
 
 
 def check(root: Path, scope: Scope | None = None, *, use_cache: bool = True) -> CheckResult:
-    return asyncio.run(run_check(root, load_config(root), scope, use_cache=use_cache)).result
+    return asyncio.run(
+        run_check(RunRequest(root, load_config(root), scope or Scope(), use_cache=use_cache))
+    ).result
 
 
 def located(result: CheckResult) -> list[tuple[str, int, int, str]]:

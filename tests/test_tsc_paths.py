@@ -33,6 +33,7 @@ import pytest
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.model import CheckResult
+from signalint.request import RunRequest
 
 from .typescripts import install_typescript, typescript
 
@@ -73,7 +74,7 @@ def check(root: Path) -> CheckResult:
     (root / "signalint.config.json").write_text(
         json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
     )
-    return asyncio.run(run_check(root, load_config(root), None, use_cache=False)).result
+    return asyncio.run(run_check(RunRequest(root, load_config(root), use_cache=False))).result
 
 
 @pytest.mark.real

@@ -67,12 +67,14 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def check(root: Path, context: Context | None = None, **kwargs: Any) -> service.Checked:
     return asyncio.run(
         service.check(
-            root,
-            load_config(root),
-            kwargs.pop("paths", ()),
-            locate=service.from_root(root),
-            context=context or Context(),
-            **kwargs,
+            service.CheckRequest(
+                root,
+                load_config(root),
+                kwargs.pop("paths", ()),
+                locate=service.from_root(root),
+                **kwargs,
+            ),
+            service.Services(context or Context()),
         )
     )
 
