@@ -69,6 +69,10 @@ def exports_package(root: Path) -> None:
     (package / "dist" / "expect.js").write_text("")
 
 
+def no_setup(root: Path) -> None:
+    """Nothing beyond the fixture."""
+
+
 # What each copy needs that the repository cannot hold (node_modules is ignored).
 SETUP = {"types-package": exports_package}
 _LOCATED = re.compile(r"^(?P<file>\S.*?)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): ")
@@ -106,7 +110,7 @@ def test_build_mode_resolves_path_valued_options_as_native_tsc_b(
 ) -> None:
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     tsc = typescript(major)
-    setup = SETUP.get(case, lambda root: None)
+    setup = SETUP.get(case, no_setup)
     scratch = shutil.copytree(FIXTURES / case, tmp_path / "native")
     setup(scratch)
     done = subprocess.run(
