@@ -97,7 +97,11 @@ def bench_apply(base: Path, runs: int) -> tuple[float, float]:
     config = load_config(root)
     files = [p["file"] for p in raw]
     started = time.perf_counter()
-    asyncio.run(service.check(root, config, files, locate=service.from_root(root), kind="files"))
+    asyncio.run(
+        service.check(
+            service.CheckRequest(root, config, files, locate=service.from_root(root), kind="files")
+        )
+    )
     post_check = time.perf_counter() - started
     return statistics.median(times) * 1000, post_check * 1000
 
@@ -120,7 +124,9 @@ def bench_suggest(base: Path, runs: int) -> tuple[float, float, int]:
     root = base / "cluster"
     targets = _cluster_project(root)
     config = load_config(root)
-    checked = asyncio.run(service.check(root, config, [], locate=service.from_root(root)))
+    checked = asyncio.run(
+        service.check(service.CheckRequest(root, config, locate=service.from_root(root)))
+    )
     issues = [i for i in checked.result.issues if i.rule == "lint/style/useConst"]
     biome = resolve(ENGINES["biome"], root).path
     assert biome is not None, "biome is not installed: run `signalint engines install`"

@@ -67,3 +67,14 @@ def git_status(root: Path) -> list[str]:
         text=True,
         check=True,
     ).stdout.splitlines()
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in `root` as a fixed test author; its stdout (raises on failure)."""
+    done = subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout

@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import shutil
-import subprocess
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +24,7 @@ import pytest
 from signalint.cli.main import main
 
 from .conftest import require_engine
-from .helpers import write_executable
+from .helpers import git, write_executable
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("settled_inputs")]
 
@@ -54,16 +53,6 @@ TSCONFIG = {
     "compilerOptions": {"strict": True, "noEmit": True, "skipLibCheck": True, "types": []},
     "include": ["src/**/*.ts"],
 }
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture

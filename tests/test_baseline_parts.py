@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from signalint.server import checking
 from signalint.server.errors import ToolRefusal
 
 from .factories import issue, result
+from .helpers import git
 
 DIFF = """\
 diff --git a/src/a.ts b/src/a.ts
@@ -67,16 +67,6 @@ def test_the_changed_lines_of_a_diff_are_its_new_side_lines_and_whole_new_files(
         "src/added.ts": None,
         "src/été.ts": frozenset({1}),
     }
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture

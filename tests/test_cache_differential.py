@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.model import CheckResult
+from signalint.request import RunRequest
 
 from .conftest import require_engine
 
@@ -102,7 +103,7 @@ def observed(result: CheckResult) -> tuple[object, ...]:
 
 
 def check(root: Path, use_cache: bool) -> CheckResult:
-    run = asyncio.run(run_check(root, load_config(root), use_cache=use_cache))
+    run = asyncio.run(run_check(RunRequest(root, load_config(root), use_cache=use_cache)))
     return run.result
 
 

@@ -11,6 +11,7 @@ import pytest
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.model import Scope
+from signalint.request import RunRequest
 
 from .conftest import require_engine
 
@@ -38,7 +39,9 @@ def test_an_ignored_file_named_as_a_target_is_checked_and_its_issues_reported(
     require_engine("oxlint")
     root = project(tmp_path / "p")
     config = load_config(root)
-    run = asyncio.run(run_check(root, config, Scope(("dist/bundle.js",)), use_cache=False))
+    run = asyncio.run(
+        run_check(RunRequest(root, config, Scope(("dist/bundle.js",)), use_cache=False))
+    )
     outcome = run.result.outcomes["oxlint"]
     assert outcome.files_checked == 1
     assert [(i.file, i.rule) for i in run.result.issues] == [
@@ -46,5 +49,5 @@ def test_an_ignored_file_named_as_a_target_is_checked_and_its_issues_reported(
     ]
     assert run.result.status == "issues_found"
     # The whole project still skips it.
-    whole = asyncio.run(run_check(root, config, use_cache=False))
+    whole = asyncio.run(run_check(RunRequest(root, config, use_cache=False)))
     assert whole.result.issues == () and whole.result.status == "clean"

@@ -29,6 +29,7 @@ from signalint import process
 from signalint.check import CheckRun, run_check
 from signalint.config import load_config
 from signalint.model import EngineOutcome, Scope
+from signalint.request import RunRequest
 
 from .conftest import require_engine
 
@@ -89,7 +90,9 @@ def native_json(argv: list[str], root: Path) -> Any:
 
 
 def check(root: Path, *, use_cache: bool = True, scope: Scope | None = None) -> CheckRun:
-    return asyncio.run(run_check(root, load_config(root), scope, use_cache=use_cache))
+    return asyncio.run(
+        run_check(RunRequest(root, load_config(root), scope or Scope(), use_cache=use_cache))
+    )
 
 
 @pytest.fixture

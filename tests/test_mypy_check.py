@@ -27,6 +27,7 @@ from signalint.engines.base import EngineContext
 from signalint.engines.mypy import ENGINE
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, run_engine
+from signalint.request import RunRequest
 from tests.engines.recordings import recorded
 from tests.helpers import git_status
 
@@ -89,7 +90,7 @@ def native(root: Path, cache: Path) -> Counter[tuple[str, str, int]]:
 
 
 def check(root: Path, *, use_cache: bool = True) -> CheckRun:
-    return asyncio.run(run_check(root, load_config(root), use_cache=use_cache))
+    return asyncio.run(run_check(RunRequest(root, load_config(root), use_cache=use_cache)))
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from signalint.config import load_config
 from signalint.engines.base import EngineContext
 from signalint.engines.pyright import ENGINE
 from signalint.model import Issue
+from signalint.request import RunRequest
 from tests.engines.recordings import recorded
 from tests.helpers import git_status
 
@@ -52,7 +53,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def check(root: Path, *, use_cache: bool = True) -> CheckRun:
-    return asyncio.run(run_check(root, load_config(root), use_cache=use_cache))
+    return asyncio.run(run_check(RunRequest(root, load_config(root), use_cache=use_cache)))
 
 
 def native(root: Path) -> Counter[tuple[str, str, int]]:

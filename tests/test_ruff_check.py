@@ -23,6 +23,7 @@ from signalint import process
 from signalint.check import CheckRun, run_check
 from signalint.config import load_config
 from signalint.model import Scope
+from signalint.request import RunRequest
 from tests.helpers import git_status
 
 from .conftest import require_engine
@@ -44,7 +45,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def check(root: Path, scope: Scope | None = None, *, use_cache: bool = True) -> CheckRun:
-    return asyncio.run(run_check(root, load_config(root), scope, use_cache=use_cache))
+    return asyncio.run(
+        run_check(RunRequest(root, load_config(root), scope or Scope(), use_cache=use_cache))
+    )
 
 
 def native(root: Path) -> list[dict[str, Any]]:

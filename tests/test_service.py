@@ -44,9 +44,9 @@ def root(tmp_path: Path) -> Path:
 
 def check(root: Path, paths: Sequence[str] = (), **options: Any) -> service.Checked:
     config = load_config(root, env={})
-    return asyncio.run(
-        service.check(root, config, paths, locate=service.from_root(root), **options)
-    )
+    kept = {k: options.pop(k) for k in ("context", "store", "history", "words") if k in options}
+    request = service.CheckRequest(root, config, paths, locate=service.from_root(root), **options)
+    return asyncio.run(service.check(request, service.Services(**kept)))
 
 
 def test_a_refused_path_carries_its_index_in_the_callers_list(root: Path) -> None:

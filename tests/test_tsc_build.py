@@ -26,6 +26,7 @@ from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_rep
 from signalint.engines.tsc_program import config_chain as _tsc_configs
 from signalint.model import CheckResult, Scope
 from signalint.program_cache import _remove_abandoned_cold_dirs
+from signalint.request import RunRequest
 
 from .conftest import require_engine
 from .helpers import write_executable
@@ -67,7 +68,9 @@ def project(references_copy: Path, tmp_path: Path) -> Path:
 
 
 def check(root: Path, scope: Scope | None = None, *, use_cache: bool = True) -> CheckResult:
-    return asyncio.run(run_check(root, load_config(root), scope, use_cache=use_cache)).result
+    return asyncio.run(
+        run_check(RunRequest(root, load_config(root), scope or Scope(), use_cache=use_cache))
+    ).result
 
 
 def located(result: CheckResult) -> list[tuple[str, int, int, str]]:
@@ -474,3 +477,38 @@ def test_verbose_lines_are_recognised_in_any_locale_time_format(tmp_path: Path) 
     for stamp in ("12:46:16 AM", "00:46:16", "午前0:46:16"):
         report = read_report(plan, f"{stamp} - Project '{wrapper}' is up to date because x\n")
         assert report.up_to_date == [f"{tmp_path}/tsconfig.json"]
+
+
+def test_types_entries_and_package_lookups_resolve_from_the_users_config(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "node_modules").mkdir(parents=True)
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "tsconfig.json").write_text('{"files": [], "references": [{"path": "pkg"}]}')
+    (tmp_path / "pkg" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"composite": true, "types": ["./env.d.ts", "lib/sub", "/abs.d.ts"]}}'
+    )
+    # State inside the root: no typeRoots of ours, the node_modules of the
+    # config's directory and its parents linked at the mirrored places.
+    plan = plan_build(tmp_path, "tsconfig.json", tmp_path / ".state", 7)
+    options = json.loads(plan.contents[plan.projects[1].wrapper])["compilerOptions"]
+    assert options["types"] == [f"{tmp_path}/pkg/env.d.ts", "lib/sub", "/abs.d.ts"]
+    assert "typeRoots" not in options
+    assert plan.links == {
+        f"{plan.base}/pkg/node_modules": f"{tmp_path}/pkg/node_modules",
+        f"{plan.base}/node_modules": f"{tmp_path}/node_modules",
+    }
+    message = f"Cannot find type definition file for '{tmp_path}/pkg/env.d.ts'."
+    assert plan.user_text(message) == "Cannot find type definition file for './env.d.ts'."
+    # State elsewhere: type roots spelled out, with an empty root for the
+    # absolute entries; nothing linked.
+    outside = plan_build(tmp_path, "tsconfig.json", tmp_path.parent / "state-elsewhere", 7)
+    options = json.loads(outside.contents[outside.projects[1].wrapper])["compilerOptions"]
+    assert options["types"][0] == f"{tmp_path}/pkg/env.d.ts" and not outside.links
+    assert options["typeRoots"][:2] == [f"{tmp_path}/pkg/node_modules", f"{tmp_path}/node_modules"]
+    assert options["typeRoots"][-1] == f"{outside.base}/__types__"
+    # The user's own typeRoots: every entry is looked up in them, as written.
+    (tmp_path / "pkg" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"composite": true, "types": ["./env.d.ts"], "typeRoots": ["t"]}}'
+    )
+    plan = plan_build(tmp_path, "tsconfig.json", tmp_path / ".state", 7)
+    options = json.loads(plan.contents[plan.projects[1].wrapper])["compilerOptions"]
+    assert "types" not in options and "typeRoots" not in options and not plan.links

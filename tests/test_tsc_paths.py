@@ -7,7 +7,8 @@ wrapper that changes what tsc checks must fail here, never in a user's
 project. Each fixture under `tests/fixtures/tsc-paths/` exercises one
 path-valued option (a `types` entry that is a path, `typeRoots`, `paths` with
 and without `baseUrl`, `rootDirs`, `files`, an `extends` base in another
-directory) and holds one planted type error. A mis-resolved option shows up
+directory, a `types` package subpath that only package `exports` map) and
+holds one planted type error. A mis-resolved option shows up
 as an option-level error (tsc then skips type checking, so the planted error
 disappears too) or as an undeclared name.
 
@@ -33,6 +34,7 @@ import pytest
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.model import CheckResult
+from signalint.request import RunRequest
 
 from .typescripts import install_typescript, typescript
 
@@ -40,6 +42,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "tsc-paths"
 # The planted error of each fixture, which both runs must report.
 PLANTED = {
     "types-path": ("src/main.ts", 2, "TS2322"),
+    "types-package": ("src/main.ts", 2, "TS2322"),
     "type-roots": ("src/main.ts", 3, "TS2322"),
     "paths-base-url": ("src/main.ts", 4, "TS2322"),
     "paths": ("src/main.ts", 4, "TS2322"),
@@ -51,6 +54,28 @@ PLANTED = {
 # too where `types` entries are paths. `baseUrl` is an error in TypeScript 6
 # (deprecated) and 7 (removed).
 MAJORS = {"types-path": (7, 6, 5), "extends-subdir": (7, 6, 5), "paths-base-url": (5,)}
+
+
+def exports_package(root: Path) -> None:
+    """node_modules/exportslib: its `expect` subpath exists only in `exports`."""
+    package = root / "node_modules" / "exportslib"
+    (package / "dist").mkdir(parents=True)
+    manifest = {
+        "name": "exportslib",
+        "version": "1.0.0",
+        "exports": {"./expect": {"types": "./dist/expect.d.ts", "default": "./dist/expect.js"}},
+    }
+    (package / "package.json").write_text(json.dumps(manifest))
+    (package / "dist" / "expect.d.ts").write_text("declare const exportsGlobal: string;\n")
+    (package / "dist" / "expect.js").write_text("")
+
+
+def no_setup(root: Path) -> None:
+    """Nothing beyond the fixture."""
+
+
+# What each copy needs that the repository cannot hold (node_modules is ignored).
+SETUP = {"types-package": exports_package}
 _LOCATED = re.compile(r"^(?P<file>\S.*?)\((?P<line>\d+),\d+\): error (?P<code>TS\d+): ")
 _GLOBAL = re.compile(r"^error (?P<code>TS\d+): ")
 
@@ -73,7 +98,7 @@ def check(root: Path) -> CheckResult:
     (root / "signalint.config.json").write_text(
         json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
     )
-    return asyncio.run(run_check(root, load_config(root), None, use_cache=False)).result
+    return asyncio.run(run_check(RunRequest(root, load_config(root), use_cache=False))).result
 
 
 @pytest.mark.real
@@ -86,7 +111,9 @@ def test_build_mode_resolves_path_valued_options_as_native_tsc_b(
 ) -> None:
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     tsc = typescript(major)
+    setup = SETUP.get(case, no_setup)
     scratch = shutil.copytree(FIXTURES / case, tmp_path / "native")
+    setup(scratch)
     done = subprocess.run(
         [str(tsc), "-b", "--pretty", "false"],
         cwd=scratch,
@@ -99,6 +126,7 @@ def test_build_mode_resolves_path_valued_options_as_native_tsc_b(
     assert PLANTED[case] in native, done.stdout  # the fixture means what it says
 
     root = shutil.copytree(FIXTURES / case, tmp_path / "repo")
+    setup(root)
     install_typescript(root, major)
     result = check(root)
     ours = [(i.file, i.line, i.rule) for i in result.issues]

@@ -27,6 +27,7 @@ from signalint.config import load_config
 from signalint.context import Context
 
 from .conftest import require_engine
+from .helpers import git
 
 FIXTURE = Path(__file__).parent / "fixtures" / "workspace-pnpm"
 CORE_ERROR = ("packages/core/src/index.ts", "TS2322")
@@ -34,16 +35,6 @@ APP_ERROR = ("packages/app/src/main.ts", "TS2345")
 _NATIVE_LINE = re.compile(r"^(?P<file>.+?)\(\d+,\d+\): error (?P<rule>TS\d+):")
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("settled_inputs")]
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture
@@ -56,9 +47,9 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         link.parent.mkdir(parents=True)
         link.symlink_to("../../../core", target_is_directory=True)
     (root / ".gitignore").write_text("node_modules/\n.signalint/\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-qm", "fixture")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "fixture")
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     monkeypatch.delenv("SIGNALINT_MONOREPO_MODE", raising=False)
     return Path(os.path.realpath(root))
@@ -67,12 +58,14 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def check(root: Path, context: Context | None = None, **kwargs: Any) -> service.Checked:
     return asyncio.run(
         service.check(
-            root,
-            load_config(root),
-            kwargs.pop("paths", ()),
-            locate=service.from_root(root),
-            context=context or Context(),
-            **kwargs,
+            service.CheckRequest(
+                root,
+                load_config(root),
+                kwargs.pop("paths", ()),
+                locate=service.from_root(root),
+                **kwargs,
+            ),
+            service.Services(context or Context()),
         )
     )
 
@@ -238,7 +231,7 @@ def test_new_from_rev_reports_only_issues_absent_at_the_revision(
 ) -> None:
     source = workspace / "packages" / "util" / "src" / "index.ts"
     source.write_text(source.read_text() + 'export const bad: number = "x";\n')
-    _git(workspace, "commit", "-qam", "a new error")
+    git(workspace, "commit", "-qam", "a new error")
     in_project(workspace)
     assert main(["check", "--new-from-rev", "HEAD~1", "--format", "json"]) == 1
     document = json.loads(capsys.readouterr().out)
@@ -255,10 +248,10 @@ def test_new_from_rev_reports_only_issues_absent_at_the_revision(
     states = Counter(r["baselineState"] for run in log["runs"] for r in run["results"])
     assert states == Counter({"unchanged": 2, "new": 1})
     # The user's tree and repository are untouched.
-    assert "a new error" in _git(workspace, "log", "-1", "--format=%s")
-    assert _git(workspace, "status", "--porcelain") == ""
+    assert "a new error" in git(workspace, "log", "-1", "--format=%s")
+    assert git(workspace, "status", "--porcelain") == ""
     # The old tree is a copy in the state directory, not a registered worktree.
-    assert len(_git(workspace, "worktree", "list").splitlines()) == 1
+    assert len(git(workspace, "worktree", "list").splitlines()) == 1
     assert list((workspace / ".signalint" / "baseline" / "trees").glob("*.tree"))
 
 

@@ -62,33 +62,19 @@ from pathlib import Path
 from typing import Final
 
 from signalint import ids, old_tree
-from signalint.changes import changed_lines, changed_since, commit_of, merge_base, toplevel
+from signalint.changes import changed_lines, changed_since, commit_of, toplevel
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
-from signalint.config import Config, state_dir
+from signalint.config import state_dir
 from signalint.context import Context
 from signalint.delta import persisting
 from signalint.model import CheckResult, Issue, Scope
 from signalint.package_summary import owned
+from signalint.request import RunRequest, Since, resolve_revision
 from signalint.workspaces import Workspace
 from signalint.workspaces import plan as plan_workspace
 
 CHANGED_LINES: Final = "changed-lines"
-
-
-@dataclass(frozen=True, slots=True)
-class Since:
-    """What a check is compared with: the revision `rev`, or the merge base of
-    HEAD and `merge_branch` (exactly one is set). `names` are what the front
-    end calls the two (`--new-from-rev`, `newFromRev`), for messages."""
-
-    rev: str | None = None
-    merge_branch: str | None = None
-    names: tuple[str, str] = ("--new-from-rev", "--new-from-merge-base")
-
-    @property
-    def option(self) -> str:
-        return self.names[0] if self.merge_branch is None else self.names[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,45 +142,22 @@ class OnlyNew:
         return f"OnlyNew({self.block!r})"
 
 
-async def resolve_revision(root: Path, since: Since) -> str:
-    """The revision to compare with: `since.rev`, or the merge base of HEAD and
-    `since.merge_branch`; checked to name a commit. Raises GitError."""
-    if since.merge_branch is not None:
-        return await merge_base(root, since.merge_branch, option=since.option)
-    assert since.rev is not None
-    await commit_of(root, since.rev, option=since.option)
-    return since.rev
-
-
 async def only_new(
-    root: Path,
-    config: Config,
+    request: RunRequest,
     current: CheckRun,
-    targets: Sequence[str],
     since: Since,
-    *,
     revision: str | None = None,
-    program_targets: Sequence[str] | None = None,
     context: Context | None = None,
 ) -> OnlyNew:
-    """`current` (a check of `targets`) narrowed to the issues new since `since`.
+    """`current` (the check `request` ran) narrowed to the issues new since `since`.
 
     `revision` is `resolve_revision`'s answer when the caller already has it
-    (to refuse a bad revision before the check runs); `program_targets`
-    where the current check reported whole-program issues when not in
-    `targets` (`run_check`'s `program_scope`). Raises GitError."""
+    (to refuse a bad revision before the check runs). The revision is
+    checked at the request's targets, and whole-program engines at its
+    `program_scope` when it has one. Raises GitError."""
     if revision is None:
-        revision = await resolve_revision(root, since)
-    found = await baseline(
-        root,
-        config,
-        revision,
-        current,
-        targets=targets,
-        program_targets=program_targets,
-        option=since.option,
-        context=context,
-    )
+        revision = await resolve_revision(request.root, since)
+    found = await baseline(request, current, revision, since.option, context)
     parts = split(current.result.issues, found)
     states = {i.issue_id: "new" for i in parts.new}
     states.update({i.issue_id: "unchanged" for i in parts.unchanged})
@@ -224,20 +187,21 @@ def filtered(result: CheckResult, issues: Sequence[Issue]) -> CheckResult:
 
 
 async def baseline(
-    root: Path,
-    config: Config,
-    rev: str,
+    request: RunRequest,
     current: CheckRun,
-    *,
-    targets: Sequence[str] = (".",),
-    program_targets: Sequence[str] | None = None,
+    rev: str,
     option: str = "--new-from-rev",
     context: Context | None = None,
 ) -> Baseline:
-    """Check what `current` checked (its `targets`, and `program_targets` for
-    whole-program engines, see `only_new`), at `rev` (module docstring).
+    """Check what `current` checked (the targets of its `request`, and its
+    `program_scope` for whole-program engines), at `rev` (module docstring).
+    `option` names the revision's option in messages.
 
     Raises GitError."""
+    root, config = request.root, request.config
+    targets = request.scope.targets
+    program_scope = request.program_scope
+    program_targets = program_scope.targets if program_scope is not None else None
     commit, tree = await commit_of(root, rev, option=option)
     top = Path(os.path.realpath(await toplevel(root)))
     inside = os.path.relpath(root, top)
@@ -266,13 +230,12 @@ async def baseline(
     if not targets:
         issues: tuple[Issue, ...] = ()
     else:
-        old_run = await run_check(
+        at_rev = RunRequest(
             old_root,
             config,
             Scope(targets),
-            context=context or Context(),
             workspace=old_workspace if programs is not None else _whole(old_root, workspace),
-            programs=programs,
+            programs=None if programs is None else tuple(programs),
             program_scope=(
                 Scope(tuple(program_targets))
                 if program_targets is not None and programs is None
@@ -282,6 +245,7 @@ async def baseline(
             cache_dir=state,
             tools=current.toolchain,  # the binaries the current check ran (D22)
         )
+        old_run = await run_check(at_rev, context or Context())
         issues = old_run.result.issues
         reasons = {
             name: o.message or o.status

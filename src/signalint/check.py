@@ -1,4 +1,10 @@
-"""The check pipeline: walk -> engines (concurrently) -> filter -> CheckResult.
+"""The check pipeline: plan -> run the plan's tasks -> filter and merge -> CheckRun.
+
+`run_check` takes one `request.RunRequest`. It plans once (walk the
+project, choose the packages, one task per enabled engine: the files of a
+file-local engine, the program of a whole-program one, or each package's
+program), then runs the tasks, each returning its result, then assembles
+the answer from them: data flows down, nothing is shared between tasks.
 
 Engines run concurrently, each through the shared runner; one engine's
 failure is data in its outcome and never hides the others' issues. The result
@@ -12,25 +18,25 @@ import bisect
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pathspec
 
 from signalint import ids
-from signalint.config import Config, state_dir
+from signalint.config import state_dir
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain, toolchain
-from signalint.engines.runner import Progress, run_engine
+from signalint.engines.runner import run_engine
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
-from signalint.project.walk import walk
+from signalint.project.walk import WalkMemo, walk
+from signalint.request import RunRequest
 from signalint.storage.results import ResultCache
 from signalint.workspaces import Package, Workspace
 
@@ -85,90 +91,174 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str])
     return not ignored.match_file(issue.file)
 
 
-async def _run_one(
-    name: str,
-    root: Path,
-    config: Config,
-    scope: Scope,
-    files: list[str],
-    cache: ResultCache | None,
-    context: Context,
-    progress: Progress | None,
-    reported: Callable[[str], bool],
-    packages: Sequence[Package] | None = None,
-    package_runs: list[PackageRun] | None = None,
-    state_path: Path | None = None,
-    workspace: Workspace | None = None,
-    tools: Toolchain | None = None,
-) -> EngineOutcome:
-    engine = ENGINES[name]
-    # The executable and interpreter every run of this engine uses (D22).
-    resolved = tools.engines.get(name) if tools is not None else None
-    python = tools.python if tools is not None else None
-    memo = context.walk_memo(root)
-    options = dict(config.engines[name].options)
-    timeout_s = config.timeouts_ms[name] / 1000
-    state = state_path or state_dir(root)
-    # A workspace check of paths outside every package runs the root's
-    # program as without a workspace.
-    if engine.spec.whole_program and engine.spec.per_package and packages:
-        runs: list[PackageRun] = []
-        requests: list[ProgramRequest] = []
-        for package in packages:
-            if engine.detect(root / package.path) is None:
-                note = f"no {engine.name} configuration in {package.path}/"
-                runs.append(PackageRun(package, name, None, note))
-                continue
-            requests.append(
-                _package_request(
-                    name, root, config, scope, files, context, reported, package, state
-                )
-            )
-            requests[-1] = dataclasses.replace(
-                requests[-1],
-                progress=progress,
-                executable=resolved,
-                python=python,
-            )
-        if cache is not None and requests:
-            requests = await prefetch(engine, cache, context, requests)
-        runs += await _in_dependency_order(engine, cache, context, packages, requests, workspace)
-        order = {p.name: i for i, p in enumerate(packages)}
-        runs.sort(key=lambda r: order[r.package.name])
-        if package_runs is not None:
-            package_runs.extend(runs)
-        return _combined(name, runs)
-    if engine.spec.whole_program:
-        # Freshness needs every candidate input, not only the scope's files.
-        def project_files() -> list[str]:
-            return files if scope.whole_project else walk(root, config.ignore, memo=memo)
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    """A file-local engine over the walked files (`file_cache`, or the runner
+    directly without a cache)."""
 
-        request = ProgramRequest(
-            root=root,
-            project_files=project_files,
-            options=options,
-            target=scope.targets[0],
-            timeout_s=timeout_s,
-            state_dir=state,
-            in_scope=reported,
-            progress=progress,
-            executable=resolved,
-            python=python,
+    engine: Engine
+    files: list[str]
+    target: str
+    run: dict[str, Any]  # root, timeout, state, options, progress, toolchain
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramTask:
+    """A whole-program engine over the root's program (`program_cache`)."""
+
+    engine: Engine
+    request: ProgramRequest
+
+
+@dataclass(frozen=True, slots=True)
+class PackagesTask:
+    """A per-package engine over each package's own program, in dependency
+    order; `skipped` are the packages it has nothing to run in."""
+
+    engine: Engine
+    packages: tuple[Package, ...]
+    requests: tuple[ProgramRequest, ...]
+    skipped: tuple[PackageRun, ...]
+    needs: Mapping[str, Sequence[str]]
+
+
+Task = FileTask | ProgramTask | PackagesTask
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything a check runs, decided before any engine starts: the walked
+    files, the packages checked, one task per enabled engine."""
+
+    request: RunRequest
+    files: list[str]
+    walked: frozenset[str]
+    ignored: pathspec.GitIgnoreSpec
+    cache: ResultCache | None
+    tools: Toolchain
+    packages: tuple[Package, ...] | None
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """One task's answer: the engine's outcome and, per package, its runs."""
+
+    outcome: EngineOutcome
+    package_runs: tuple[PackageRun, ...] = ()
+
+
+def plan(request: RunRequest, context: Context) -> Plan:
+    """Walk once, choose the packages, and make one task per enabled engine."""
+    root, config, scope = request.root, request.config, request.scope
+    memo = context.walk_memo(root)
+    files = walk(root, config.ignore, scope.targets, memo)
+    state = request.state or state_dir(root)
+    cache_dir = request.cache_dir or state
+    cache = context.cache(cache_dir, config.cache_max_rows) if request.use_cache else None
+    enabled = [ENGINES[name] for name in ENGINES if config.engines[name].enabled]
+    tools = request.tools or toolchain(root, enabled)
+    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    walked = frozenset(files)
+    programs_in = request.reported_programs
+
+    def reported(rel_path: str) -> bool:
+        """Whether issues in this project file would be reported: in scope, not
+        ignored. A whole-program engine covers only such files (D17)."""
+        # The walk already applied the ignore rules to the files it found.
+        return programs_in.contains(rel_path) and (
+            rel_path in walked or not ignored.match_file(rel_path)
         )
-        return await run_program_engine(engine, cache, context, request)
-    common: dict[str, Any] = {
-        "root": root,
-        "timeout_s": timeout_s,
-        "state_dir": state,
-        "options": options,
-        "progress": progress,
-        "resolved": resolved,
-        "python": python,
-    }
+
+    packages: tuple[Package, ...] | None = None
+    workspace = request.workspace
+    if workspace is not None:
+        if request.programs is not None:
+            wanted = set(request.programs)
+            packages = tuple(p for p in workspace.packages if p.name in wanted)
+        else:
+            packages = tuple(p for p in workspace.packages if _meets(programs_in, p))
+    tasks: list[Task] = []
+    for engine in enabled:
+        name = engine.name
+        # The executable and interpreter every run of this engine uses (D22).
+        resolved = tools.engines.get(name)
+        options = dict(config.engines[name].options)
+        timeout_s = config.timeouts_ms[name] / 1000
+        if engine.spec.whole_program:
+            program = ProgramRequest(
+                root=root,
+                project_files=_project_files(request, files, memo),
+                options=options,
+                target=scope.targets[0],
+                timeout_s=timeout_s,
+                state_dir=state,
+                in_scope=reported,
+                progress=request.progress,
+                executable=resolved,
+                python=tools.python,
+            )
+        # A workspace check of paths outside every package runs the root's
+        # program as without a workspace.
+        if engine.spec.whole_program and engine.spec.per_package and packages:
+            skipped: list[PackageRun] = []
+            requests: list[ProgramRequest] = []
+            for package in packages:
+                if engine.detect(root / package.path) is None:
+                    note = f"no {name} configuration in {package.path}/"
+                    skipped.append(PackageRun(package, name, None, note))
+                    continue
+                requests.append(_package_request(program, request, files, memo, package))
+            needs = workspace.needs if workspace is not None else {}
+            tasks.append(PackagesTask(engine, packages, tuple(requests), tuple(skipped), needs))
+        elif engine.spec.whole_program:
+            tasks.append(ProgramTask(engine, program))
+        else:
+            run: dict[str, Any] = {
+                "root": root,
+                "timeout_s": timeout_s,
+                "state_dir": state,
+                "options": options,
+                "progress": request.progress,
+                "resolved": resolved,
+                "python": tools.python,
+            }
+            tasks.append(FileTask(engine, files, scope.targets[0], run))
+    return Plan(request, files, walked, ignored, cache, tools, packages, tuple(tasks))
+
+
+def _project_files(
+    request: RunRequest, files: list[str], memo: WalkMemo
+) -> Callable[[], list[str]]:
+    """A whole-program engine's candidates: freshness needs every candidate
+    input, not only the scope's files."""
+
+    def project_files() -> list[str]:
+        if request.scope.whole_project:
+            return files
+        return walk(request.root, request.config.ignore, memo=memo)
+
+    return project_files
+
+
+async def execute(task: Task, cache: ResultCache | None, context: Context) -> TaskResult:
+    """Run one task of the plan."""
+    engine = task.engine
+    if isinstance(task, PackagesTask):
+        requests: Sequence[ProgramRequest] = task.requests
+        if cache is not None and requests:
+            requests = await prefetch(engine, cache, context, list(requests))
+        runs = list(task.skipped)
+        runs += await _in_dependency_order(engine, cache, context, task, requests)
+        order = {p.name: i for i, p in enumerate(task.packages)}
+        runs.sort(key=lambda r: order[r.package.name])
+        return TaskResult(_combined(engine.name, runs), tuple(runs))
+    if isinstance(task, ProgramTask):
+        return TaskResult(await run_program_engine(engine, cache, context, task.request))
     if cache is None:
-        run = await run_engine(engine, files=files, target=scope.targets[0], **common)
-        return run.outcome
-    return await run_file_engine(engine, cache, context, files=files, **common)
+        run = await run_engine(engine, files=task.files, target=task.target, **task.run)
+        return TaskResult(run.outcome)
+    return TaskResult(await run_file_engine(engine, cache, context, files=task.files, **task.run))
 
 
 # How many packages' programs are checked at once. tsc's own threads do
@@ -182,16 +272,15 @@ async def _in_dependency_order(
     engine: Engine,
     cache: ResultCache | None,
     context: Context,
-    packages: Sequence[Package],
+    task: PackagesTask,
     requests: Sequence[ProgramRequest],
-    workspace: Workspace | None,
 ) -> list[PackageRun]:
     """Each request's run, a package starting only after the packages it
     needs (among those checked) have finished, a few at a time."""
     by_target = {r.target: r for r in requests}
-    chosen = [p for p in packages if p.path in by_target]
+    chosen = [p for p in task.packages if p.path in by_target]
     finished = {p.name: asyncio.Event() for p in chosen}
-    needs = workspace.needs if workspace is not None else {}
+    needs = task.needs
     slots = asyncio.Semaphore(PACKAGE_CONCURRENCY)
 
     async def one(package: Package) -> PackageRun:
@@ -210,41 +299,34 @@ async def _in_dependency_order(
 
 
 def _package_request(
-    name: str,
-    root: Path,
-    config: Config,
-    scope: Scope,
+    program: ProgramRequest,
+    request: RunRequest,
     files: list[str],
-    context: Context,
-    reported: Callable[[str], bool],
+    memo: WalkMemo,
     package: Package,
-    state: Path,
 ) -> ProgramRequest:
     """A whole-program engine's request for one package's own program (its
-    directory as target).
+    directory as target), from its request for the root's `program`.
 
     Its candidates are the package's files only, so a file added to another
     package leaves this package's record fresh; its inputs (which include the
     sources of the packages it needs) decide freshness as for any program.
     """
-    memo = context.walk_memo(root)
     prefix = package.path + "/"
+    reported = program.in_scope
 
     def package_files() -> list[str]:
-        if scope.whole_project:
+        if request.scope.whole_project:
             # `files` is sorted: the package's files are one slice of it.
             start = bisect.bisect_left(files, prefix)
             end = bisect.bisect_left(files, package.path + "0")  # "0" follows "/"
             return files[start:end]
-        return walk(root, config.ignore, (package.path,), memo=memo)
+        return walk(request.root, request.config.ignore, (package.path,), memo=memo)
 
-    return ProgramRequest(
-        root=root,
+    return dataclasses.replace(
+        program,
         project_files=package_files,
-        options=dict(config.engines[name].options),
         target=package.path,
-        timeout_s=config.timeouts_ms[name] / 1000,
-        state_dir=state,
         in_scope=lambda f: f.startswith(prefix) and reported(f),
     )
 
@@ -305,36 +387,9 @@ def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
     return dataclasses.replace(outcome, files_checked=covered)
 
 
-async def run_check(
-    root: Path,
-    config: Config,
-    scope: Scope | None = None,
-    *,
-    progress: Progress | None = None,
-    use_cache: bool = True,
-    context: Context | None = None,
-    workspace: Workspace | None = None,
-    programs: Sequence[str] | None = None,
-    program_scope: Scope | None = None,
-    workspace_warning: str | None = None,
-    state: Path | None = None,
-    cache_dir: Path | None = None,
-    tools: Toolchain | None = None,
-) -> CheckRun:
-    """Check `scope` of the project at `root` (canonical) with `config`.
-
-    With a planned `workspace`, per-package engines (tsc) check each
-    package's own program in check order instead of the root's: the
-    packages named in `programs`, or by default every package whose
-    directory meets the scope. `program_scope` (default: `scope`) is where
-    whole-program engines' issues are reported (`check --changed` reports
-    the programs that contain the changed files). `workspace_warning` is
-    passed through to the answer. `state` is where engines keep their state
-    (default `config.state_dir(root)`); `cache_dir` where the result cache
-    lives (default: `state`); a baseline check of an old tree shares the
-    project's cache but not its engine state. `tools` is the toolchain to
-    run (`resolve.Toolchain`), by default the engines resolved for `root`;
-    a baseline check passes the current check's (D22).
+async def run_check(request: RunRequest, context: Context | None = None) -> CheckRun:
+    """Check what `request` asks (`request.RunRequest`): plan, run the
+    plan's tasks concurrently, then filter and merge their issues.
 
     With `use_cache` (the default) unchanged results are reused from the
     state directory's cache (signalint.file_cache, signalint.program_cache);
@@ -343,55 +398,19 @@ async def run_check(
     its lifetime); a new one is made when omitted.
     """
     context = context or Context()
-    scope = scope or Scope()
-    files = walk(root, config.ignore, scope.targets, context.walk_memo(root))
-    state = state or state_dir(root)
-    cache = context.cache(cache_dir or state, config.cache_max_rows) if use_cache else None
-    enabled = [name for name in ENGINES if config.engines[name].enabled]
-    tools = tools or toolchain(root, [ENGINES[name] for name in enabled])
-    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
-    walked = frozenset(files)
-
-    programs_in = program_scope or scope
-
-    def reported(rel_path: str) -> bool:
-        """Whether issues in this project file would be reported: in scope, not
-        ignored. A whole-program engine covers only such files (D17)."""
-        # The walk already applied the ignore rules to the files it found.
-        return programs_in.contains(rel_path) and (
-            rel_path in walked or not ignored.match_file(rel_path)
-        )
-
-    packages: list[Package] | None = None
-    if workspace is not None:
-        if programs is not None:
-            wanted = set(programs)
-            packages = [p for p in workspace.packages if p.name in wanted]
-        else:
-            packages = [p for p in workspace.packages if _meets(programs_in, p)]
-    package_runs: list[PackageRun] = []
-    outcomes = await asyncio.gather(
-        *(
-            _run_one(
-                name,
-                root,
-                config,
-                scope,
-                files,
-                cache,
-                context,
-                progress,
-                reported,
-                packages,
-                package_runs,
-                state,
-                workspace,
-                tools,
-            )
-            for name in enabled
-        )
+    planned = plan(request, context)
+    results = await asyncio.gather(
+        *(execute(task, planned.cache, context) for task in planned.tasks)
     )
-    outcomes = [_settled(ENGINES[o.engine].spec.whole_program, o) for o in outcomes]
+    return _assemble(planned, results, context)
+
+
+def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:
+    """The check's answer from its tasks' results: coverage settled, issues
+    filtered to the scope, merged (D20) and fingerprinted."""
+    request = planned.request
+    scope, programs_in = request.scope, request.reported_programs
+    outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
     seen: dict[str, Issue] = {}
@@ -400,7 +419,7 @@ async def run_check(
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
             if keep is None:
-                keep = verdicts[issue.file] = _keep(issue, ignored, walked)
+                keep = verdicts[issue.file] = _keep(issue, planned.ignored, planned.walked)
             if not keep or issue.issue_id in seen:
                 continue
             within = programs_in if outcome.engine in whole_program else scope
@@ -413,22 +432,22 @@ async def run_check(
     result = CheckResult(
         check_id=ids.new_check_id(),
         fingerprint=fingerprint,
-        project_root=str(root),
+        project_root=str(request.root),
         outcomes={o.engine: o for o in outcomes},
         issues=issues,
         created_at=time.time(),
-        files_in_scope=len(files),
+        files_in_scope=len(planned.files),
         whole_project=scope.whole_project,
     )
     return CheckRun(
         result=result,
         filtered_out=filtered_out,
-        files_walked=len(files),
-        workspace=workspace,
-        packages=tuple(packages or ()),
-        package_runs=tuple(package_runs),
-        workspace_warning=workspace_warning,
-        toolchain=tools,
+        files_walked=len(planned.files),
+        workspace=request.workspace,
+        packages=planned.packages or (),
+        package_runs=tuple(run for r in results for run in r.package_runs),
+        workspace_warning=request.workspace_warning,
+        toolchain=planned.tools,
     )
 
 

@@ -3,9 +3,11 @@
 The CLI's `check` and `watch`, the MCP server's check tools (and hooks
 later) all call `check`, which validates the targets, runs the engines with
 progress, clusters, keeps the snapshot, records the session history when
-asked, and returns one `Checked`. Front ends differ only in what they pass
-in (how a user path is located, where progress goes, which store keeps the
-snapshot, whether history is recorded) and in how they render the answer.
+asked, and returns one `Checked`. Front ends differ only in the
+`CheckRequest` they build from their arguments (`signalint.request`: how a
+user path is located, where progress goes), the `Services` they keep (which
+store keeps the snapshot, whether history is recorded) and in how they
+render the answer.
 The selections are the same everywhere: paths, workspace `packages`, the
 files `changed` against HEAD (`changed_paths`), and only what is new
 since a revision (`since`, `signalint.baseline`).
@@ -26,9 +28,8 @@ is produced, so a cancelled check never reads clean.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,31 +38,20 @@ from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
 from signalint.context import Context
-from signalint.engines.runner import Progress
-from signalint.model import CheckResult, Scope
+from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import check_payload
-from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.request import CheckRequest, ProgressScope, Since, no_progress, resolve
+from signalint.snapshot import Snapshot
 from signalint.steps import Words
 from signalint.storage.snapshots import SnapshotStore
 from signalint.targets import Locate, from_cwd, from_root, targets_of
-from signalint.workspaces import Workspace, WorkspaceError
-from signalint.workspaces import plan as plan_workspace
+from signalint.workspaces import WorkspaceError
 
 if TYPE_CHECKING:
-    from signalint.baseline import OnlyNew, Since
+    from signalint.baseline import OnlyNew
     from signalint.history import Session
     from signalint.loops import Warnings
-
-# Wraps one check's engine runs: given the enabled engines, yields the
-# callback the runner reports (engine, "start" | "done") to, or None.
-ProgressScope = Callable[[Sequence[str]], AbstractAsyncContextManager[Progress | None]]
-
-
-@asynccontextmanager
-async def no_progress(engines: Sequence[str]) -> AsyncIterator[Progress | None]:
-    """A `ProgressScope` that reports nothing."""
-    yield None
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -146,25 +136,29 @@ def engine_problems(result: CheckResult) -> list[str]:
     ]
 
 
-async def check(
-    root: Path,
-    config: Config,
-    paths: Sequence[str],
-    *,
-    locate: Locate,
-    kind: SnapshotKind = "project",
-    progress: ProgressScope = no_progress,
-    use_cache: bool = True,
-    store: SnapshotStore | None = None,
-    history: Session | None = None,
-    compact: bool = False,
-    words: Words | None = None,
-    context: Context | None = None,
-    packages: Sequence[str] = (),
-    changed: Sequence[str] | None = None,
-    since: Since | None = None,
-) -> Checked:
-    """Check `paths` of the project at `root` (canonical) with `config`.
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The process's memory a check uses, beside the request.
+
+    `context` is the caller's process memory (`run_check`: a server or a
+    watch session keeps one for its lifetime; a new one when None).
+    `store` keeps the snapshot so its ids resolve later (D19); None keeps
+    nothing (watch). With `history` the check is recorded in the session
+    log with its metrics, measured on the payload without warnings in the
+    request's `compact` keys (what the wire carries), and the answer
+    carries the loop and churn warnings; `words` (required with `history`)
+    is the front end's wording of `nextStep` in that payload.
+    """
+
+    context: Context | None = None
+    store: SnapshotStore | None = None
+    history: Session | None = None
+    words: Words | None = None
+
+
+async def check(request: CheckRequest, services: Services = Services()) -> Checked:
+    """Check what `request` asks (`request.CheckRequest`) of the project at
+    its root (canonical) with its config.
 
     Workspaces (`config.monorepo_mode`, `signalint.workspaces`): in a
     planned workspace per-package engines check each package's own
@@ -181,87 +175,41 @@ async def check(
     the issues new since a revision (`baseline.only_new`); the revision is
     checked before any engine runs (raises `GitError`).
 
-    `paths` are user paths, validated by `locate` (`targets_of`: raises
-    `PathRefused` with the index of the refused one; none means the whole
-    project). `kind` is what the snapshot records: "project" for a project
-    check (with or without paths: a CLI check of paths is a project check
-    of those paths), "files" for a file check. `progress`
-    wraps the engine runs. `use_cache=False` runs every engine and stores
-    nothing. `store` keeps the snapshot so its ids resolve later (D19);
-    None keeps nothing (watch). With `history` the check is recorded in the
-    session log with its metrics, measured on the payload without warnings
-    in `compact` keys (what the wire carries), and the answer carries the
-    loop and churn warnings; `words` (required with `history`) is the
-    front end's wording of `nextStep` in that payload. `context` is the
-    caller's process memory (`run_check`: a server or a watch session keeps
-    one for its lifetime).
+    `paths` are user paths, validated by the request's `locate`
+    (`targets_of`: raises `PathRefused` with the index of the refused one;
+    none means the whole project). `kind` is what the snapshot records:
+    "project" for a project check (with or without paths: a CLI check of
+    paths is a project check of those paths), "files" for a file check.
 
     The filtered-out count (diagnostics dropped for lying outside the
     targets, e.g. a whole-program engine's reports on other files) is
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
     started = time.monotonic()
-    revision: str | None = None
-    if since is not None:
-        from signalint import baseline
-
-        revision = await baseline.resolve_revision(root, since)
-    mode = config.monorepo_mode
-    if packages:
-        mode = "strict"  # the names mean nothing without the workspace
-    planned = plan_workspace(root, mode)
-    workspace = planned.workspace
-    programs: list[str] | None = None
-    program_scope: Scope | None = None
-    if packages:
-        assert workspace is not None  # strict planning raised otherwise
-        closure = workspace.closure(_known(workspace, packages))
-        programs = [p.name for p in closure]
-        scope = Scope(tuple(p.path for p in closure))
-    elif changed is not None:
-        scope = Scope(targets_of(changed, from_root(root)))
-        program_scope, programs = _changed_programs(workspace, scope.targets, config)
-    else:
-        scope = Scope(targets_of(paths, locate))
-    context = context or Context()
-    async with progress(config.enabled_engines()) as report:
-        run = await run_check(
-            root,
-            config,
-            scope,
-            progress=report,
-            use_cache=use_cache,
-            context=context,
-            workspace=workspace,
-            programs=programs,
-            program_scope=program_scope,
-            workspace_warning=planned.warning,
-        )
+    since = request.since
+    selected, revision = await resolve(request)
+    context = services.context or Context()
+    async with request.progress(request.config.enabled_engines()) as report:
+        run = await run_check(dataclasses.replace(selected, progress=report), context)
     issues = run.result.issues
     clustering = context.derived(issues, "clustering", lambda: cluster(issues))
-    snapshot = Snapshot(run.result, clustering, scope.targets, kind, run.filtered_out)
+    targets = selected.scope.targets
+    snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
     latency_ms = (time.monotonic() - started) * 1000
-    if store is not None:
-        store.put(snapshot)
+    if services.store is not None:
+        services.store.put(snapshot)
     only: OnlyNew | None = None
     if since is not None:
         from signalint import baseline
 
-        only = await baseline.only_new(
-            root,
-            config,
-            run,
-            scope.targets,
-            since,
-            revision=revision,
-            program_targets=program_scope.targets if program_scope is not None else None,
-            context=context,
-        )
-    if history is None:
+        only = await baseline.only_new(selected, run, since, revision, context)
+    if services.history is None:
         return Checked(run, snapshot, latency_ms, only_new=only)
-    if words is None:
+    if services.words is None:
         raise ValueError("words: a check recorded in history needs the front end's words")
-    warnings = _record(history, snapshot, latency_ms, compact, words, context)
+    warnings = _record(
+        services.history, snapshot, latency_ms, request.compact, services.words, context
+    )
     return Checked(run, snapshot, latency_ms, warnings, only)
 
 
@@ -275,47 +223,6 @@ async def changed_paths(root: Path, config: Config) -> list[str]:
 
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     return [p for p in await changed_since(root, "HEAD") if not ignored.match_file(p)]
-
-
-def _known(workspace: Workspace, names: Sequence[str]) -> list[str]:
-    known = workspace.by_name()
-    for name in names:
-        if name not in known:
-            listed = ", ".join(sorted(known))
-            raise WorkspaceError(
-                f"no package of the workspace ({workspace.source}) is named {name!r}; "
-                f"its packages are: {listed}"
-            )
-    return list(dict.fromkeys(names))
-
-
-def _changed_programs(
-    workspace: Workspace | None, targets: Sequence[str], config: Config
-) -> tuple[Scope, list[str] | None]:
-    """Where whole-program issues are reported for changed files, and which packages run.
-
-    Without a workspace: the whole selected program (the nearest
-    configuration of the first changed file). In a workspace: the packages
-    holding a changed file and every package that needs them; a changed
-    engine configuration outside every package (a shared tsconfig base)
-    can affect them all.
-    """
-    if workspace is None:
-        return Scope(), None
-    from fnmatch import fnmatch
-
-    from signalint.engines.registry import ENGINES
-
-    patterns = [p for name in config.enabled_engines() for p in ENGINES[name].spec.watch_patterns]
-    owners: set[str] = set()
-    for target in targets:
-        owner = workspace.owner(target)
-        if owner is not None:
-            owners.add(owner.name)
-        elif any(fnmatch(target.rsplit("/", 1)[-1], p) for p in patterns):
-            owners.update(p.name for p in workspace.packages)
-    affected = workspace.dependents(owners)
-    return Scope((*targets, *(p.path for p in affected))), [p.name for p in affected]
 
 
 def _record(
@@ -361,9 +268,12 @@ def _record(
 
 
 __all__ = [
+    "CheckRequest",
     "Checked",
     "Locate",
     "ProgressScope",
+    "Services",
+    "Since",
     "WorkspaceError",
     "changed_paths",
     "check",

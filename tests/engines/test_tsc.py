@@ -29,6 +29,7 @@ def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Pat
 
     from signalint.check import run_check
     from signalint.config import load_config
+    from signalint.request import RunRequest
     from tests.conftest import require_engine
 
     require_engine("tsc")
@@ -43,7 +44,7 @@ def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Pat
     (tmp_path / "src" / "index.ts").write_text(
         'import type { Broken } from "./types";\nexport const b: Broken | 1 = 1;\n'
     )
-    result = asyncio.run(run_check(tmp_path, load_config(tmp_path))).result
+    result = asyncio.run(run_check(RunRequest(tmp_path, load_config(tmp_path)))).result
     assert [(i.file, i.rule) for i in result.issues] == [("src/types.d.ts", "TS2304")]
 
 

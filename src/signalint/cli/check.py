@@ -170,22 +170,21 @@ def check(
     context = Context()  # this command's memory, shared by the check and the versions
     since = None
     if new_from_rev is not None or new_from_merge_base is not None:
-        from signalint.baseline import Since
-
-        since = Since(new_from_rev, new_from_merge_base)
+        since = service.Since(new_from_rev, new_from_merge_base)
     checked = asyncio.run(
         service.check(
-            root,
-            config,
-            paths,
-            locate=service.from_cwd(root, config),
-            progress=progress_line,
-            use_cache=not no_cache,
-            store=store,
-            context=context,
-            packages=packages,
-            changed=changed_paths,
-            since=since,
+            service.CheckRequest(
+                root,
+                config,
+                paths,
+                locate=service.from_cwd(root, config),
+                packages=packages,
+                changed=changed_paths,
+                since=since,
+                use_cache=not no_cache,
+                progress=progress_line,
+            ),
+            service.Services(context, store),
         )
     )
     result, clustering = checked.result, checked.clustering

@@ -123,12 +123,14 @@ def _engine_checks(
         only = {n: dataclasses.replace(s, enabled=n == name) for n, s in config.engines.items()}
         checked = asyncio.run(
             service.check(
-                root,
-                dataclasses.replace(config, engines=only),
-                [samples[name]],
-                locate=service.from_root(root),
-                kind="files",
-                use_cache=False,
+                service.CheckRequest(
+                    root,
+                    dataclasses.replace(config, engines=only),
+                    [samples[name]],
+                    locate=service.from_root(root),
+                    kind="files",
+                    use_cache=False,
+                )
             )
         )
         result = checked.result.outcomes.get(name)

@@ -52,7 +52,11 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
 
     root = discover_root()
     config = load_config(root)
-    checked = asyncio.run(service.check(root, config, paths, locate=service.from_cwd(root, config)))
+    checked = asyncio.run(
+        service.check(
+            service.CheckRequest(root, config, paths, locate=service.from_cwd(root, config))
+        )
+    )
     issues = [
         issue
         for issue in checked.result.issues

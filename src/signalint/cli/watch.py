@@ -138,12 +138,10 @@ class _Session:
         locate = service.from_root(self.root)
         checked = await self.stoppable(
             service.check(
-                self.root,
-                self.config,
-                targets,
-                locate=locate,
-                progress=progress_line,
-                context=self.context,
+                service.CheckRequest(
+                    self.root, self.config, targets, locate=locate, progress=progress_line
+                ),
+                service.Services(self.context),
             )
         )
         return None if checked is None else checked.run

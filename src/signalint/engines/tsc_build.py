@@ -27,7 +27,10 @@ Verified on typescript 7.0.2 and 5.9.3:
   set, tsc resolves `./x.d.ts` against the directory of the config it
   builds (not the one that lists it); with `typeRoots` set it looks every
   entry up in the roots only ("skipping lookup in 'node_modules' folder"),
-  where an absolute entry is found as it is. See `_anchored_types`.
+  where an absolute entry is found as it is. See `_anchored_types`. Bare
+  entries are then looked up in node_modules upward from the config, with
+  package `exports` (only without `typeRoots`): the wrapper tree links the
+  project's node_modules directories (`BuildPlan.links`).
 - `--verbose` names every project as `Building project '<path>'...` or
   `Project '<path>' is up to date ...` (paths relative to the cwd in 7.x,
   absolute in 5.x); `--listFiles` then prints that project's inputs.
@@ -39,6 +42,7 @@ Verified on typescript 7.0.2 and 5.9.3:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -92,11 +96,23 @@ class BuildPlan:
     rel_base: str = ""  # `base` relative to `root`, as tsc prints it
     # A `types` entry the wrappers spell as an absolute path -> as the user wrote it.
     spellings: dict[str, str] = field(default_factory=dict)
+    # A link in the wrapper tree -> the project's node_modules it stands for.
+    links: dict[str, str] = field(default_factory=dict)
 
     def write(self) -> None:
         """Write the wrappers that differ from what is on disk (tsc compares
         config mtimes with its build info, so unchanged wrappers stay put)."""
         os.makedirs(os.path.join(self.base, _NO_TYPES), exist_ok=True)
+        for link, target in self.links.items():
+            if os.path.islink(link) and os.readlink(link) == target:
+                continue
+            # A link that cannot be made leaves a library unresolved: tsc
+            # then says so (TS2688), which is a coverage gap, not a crash.
+            with contextlib.suppress(OSError):
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                if os.path.islink(link):
+                    os.remove(link)
+                os.symlink(target, link, target_is_directory=True)
         for path, text in self.contents.items():
             try:
                 with open(path, encoding="utf-8") as handle:
@@ -258,8 +274,21 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
     projects: list[Project] = []
     contents: dict[str, str] = {}
     spellings: dict[str, str] = {}
+    links: dict[str, str] = {}
+    # From a wrapper's directory upward, tsc looks for node_modules where the
+    # user's config would: links in the mirrored directories, then (the
+    # state directory being inside the root) the root and its parents.
+    inside = base.startswith(root_s + os.sep)
     for current in order:
         info = merged[current]
+        project_dir = os.path.dirname(current)
+        linkable = inside and not os.path.relpath(current, root_s).startswith("..")
+        if linkable and "types" in info.options and "typeRoots" not in info.options:
+            for directory in _ancestors(project_dir, root_s):
+                modules = os.path.join(directory, "node_modules")
+                if os.path.isdir(modules):
+                    mirrored = os.path.join(base, os.path.relpath(directory, root_s))
+                    links[os.path.normpath(os.path.join(mirrored, "node_modules"))] = modules
         for spelled, written in _anchored_types(info, os.path.dirname(current)):
             if isinstance(spelled, str) and isinstance(written, str) and _RELATIVE.match(written):
                 spellings[spelled] = written
@@ -274,6 +303,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
             referenced=current in referenced,
             major=major,
             empty_root=os.path.join(base, _NO_TYPES),
+            linked=linkable,
         )
         refs: list[dict[str, object]] = []
         for target, extra in graph[current]:
@@ -295,6 +325,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
         contents=contents,
         rel_base=_relative(base, root_s),
         spellings=spellings,
+        links=links,
     )
 
 
@@ -427,6 +458,7 @@ def _wrapper(
     referenced: bool,
     major: int,
     empty_root: str,
+    linked: bool,
 ) -> dict[str, object]:
     project_dir = os.path.dirname(config)
     options: dict[str, object] = {
@@ -456,20 +488,26 @@ def _wrapper(
         anchored = _anchored_types(info, project_dir)
         if anchored:
             options["types"] = [spelled for spelled, _ in anchored]
-        roots = _type_roots(project_dir)
-        if "types" in info.options:
-            # Listed libraries may be packages (`vitest/globals`): tsc finds
-            # them in node_modules upward from the config, and an explicit
-            # typeRoots stops that search, so those directories are roots
-            # too. Only with `types`: it turns off including every root's
-            # subfolders, which would take in every package.
-            roots += _node_modules_upward(project_dir)
-        if anchored:
-            # tsc joins an entry to each existing type root, and joining an
-            # absolute path gives that path: one root that always exists
-            # and holds nothing else (no node_modules directory is needed).
-            roots.append(empty_root)
-        options["typeRoots"] = roots
+        # With `types` in a linked tree the wrapper sets no typeRoots: tsc
+        # looks the listed libraries up as natively (type roots, then
+        # node_modules with package `exports`), from the wrapper's directory,
+        # which sees the project's node_modules through `BuildPlan.links`.
+        if not ("types" in info.options and linked):
+            roots = _type_roots(project_dir)
+            if "types" in info.options:
+                # Listed libraries may be packages (`vitest/globals`): tsc
+                # finds them in node_modules upward from the config, and an
+                # explicit typeRoots stops that search, so those directories
+                # are roots too (package `exports` are not read there). Only
+                # with `types`: it turns off including every root's
+                # subfolders, which would take in every package.
+                roots += _node_modules_upward(project_dir)
+            if anchored:
+                # tsc joins an entry to each existing type root, and joining
+                # an absolute path gives that path: one root that always
+                # exists and holds nothing else.
+                roots.append(empty_root)
+            options["typeRoots"] = roots
     wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
     for key in ("include", "files", "exclude"):
         entry = info.lists.get(key)
@@ -495,7 +533,7 @@ def _anchored_types(info: _Merged, project_dir: str) -> list[tuple[object, objec
     Empty when nothing needs a new spelling. Without typeRoots of the
     user's, tsc resolves an entry that is a path (`./x`, `../x`, `.`, `..`)
     against the directory of the config it builds, which for us is the
-    wrapper's; and an explicit typeRoots (the wrapper always writes one)
+    wrapper's; and an explicit typeRoots (which the wrapper may write)
     makes it look every entry up in the roots only. So those entries become
     absolute paths against the user's config (`project_dir`), which tsc
     finds as they are. Bare names (packages) and absolute paths stay; with
@@ -512,6 +550,15 @@ def _anchored_types(info: _Merged, project_dir: str) -> list[tuple[object, objec
             spelled = os.path.normpath(os.path.join(project_dir, spelled))
         pairs.append((spelled, entry))
     return pairs if any(spelled != entry for spelled, entry in pairs) else []
+
+
+def _ancestors(directory: str, root: str) -> list[str]:
+    """`directory` and its parents up to `root` (inside it), nearest first."""
+    found = [directory]
+    while directory != root and directory.startswith(root + os.sep):
+        directory = os.path.dirname(directory)
+        found.append(directory)
+    return found
 
 
 def _type_roots(project_dir: str) -> list[str]:

@@ -78,12 +78,14 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
     )
     checked = asyncio.run(
         service.check(
-            root,
-            config,
-            paths,
-            locate=service.from_root(root),
-            kind="files" if kind == "files" else "project",
-            store=store,
+            service.CheckRequest(
+                root,
+                config,
+                paths,
+                locate=service.from_root(root),
+                kind="files" if kind == "files" else "project",
+            ),
+            service.Services(store=store),
         )
     )
     store.flush()

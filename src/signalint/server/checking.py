@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from signalint import service
-from signalint.baseline import Since
 from signalint.changes import GitError
 from signalint.config import (
     CONFIG_FILE,
@@ -40,6 +39,7 @@ from signalint.payloads import CheckPayload
 from signalint.project.markers import MARKERS_HINT, project_languages
 from signalint.project.paths import PathRefused
 from signalint.report import compact_keys
+from signalint.request import CheckKind, Since
 from signalint.server.errors import (
     ToolRefusal,
     classify_failure,
@@ -49,7 +49,7 @@ from signalint.server.errors import (
 )
 from signalint.server.state import ServerState
 from signalint.server.words import tool_words
-from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.snapshot import Snapshot
 from signalint.workspaces import WorkspaceError
 
 # (progress, total, message) -> None; a no-op when the client sent no token.
@@ -206,7 +206,7 @@ async def run(
     paths: Sequence[str],
     *,
     field: str,
-    kind: SnapshotKind,
+    kind: CheckKind,
     send: SendProgress,
     select: Selection | None = None,
 ) -> CheckAnswer:
@@ -222,21 +222,21 @@ async def run(
     select = select or Selection()
     changed = await _changed(state, config) if select.changed else None
     try:
-        checked = await service.check(
+        request = service.CheckRequest(
             state.root,
             config,
             paths,
             locate=service.from_root(state.root, config),
             kind=kind,
-            progress=_progress(send),
-            store=state.snapshots,
-            history=state.history,
-            compact=state.compact,
-            words=tool_words,
-            context=state.context,
             packages=select.packages,
             changed=changed,
             since=select.since,
+            progress=_progress(send),
+            compact=state.compact,
+        )
+        checked = await service.check(
+            request,
+            service.Services(state.context, state.snapshots, state.history, tool_words),
         )
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc

@@ -76,14 +76,19 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
         before = None
         if existing:
             before = await service.check(
-                state.root, config, existing, locate=service.from_root(state.root),
-                kind="files", context=state.context,
+                service.CheckRequest(
+                    state.root, config, existing, locate=service.from_root(state.root),
+                    kind="files",
+                ),
+                service.Services(state.context),
             )  # fmt: skip
         replace = {p.file: p.patched.encode() for p in prepared.patches}
         with shadow_copy(state.root, replace, skip=engine_cache_dirs()) as shadow:
             after = await service.check(
-                shadow, config, files, locate=service.from_root(shadow), kind="files",
-                use_cache=False,
+                service.CheckRequest(
+                    shadow, config, files, locate=service.from_root(shadow), kind="files",
+                    use_cache=False,
+                ),
             )  # fmt: skip
     except ConfigError as exc:
         return {"status": "error", "message": f"verification did not run: {exc}"}
