@@ -18,7 +18,7 @@ from signalint.cli.main import main
 from signalint.cluster import cluster
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Resolved
-from signalint.engines.runner import run_engine
+from signalint.engines.runner import Job, run_engine
 from signalint.model import CheckResult, EngineOutcome, Failure
 from signalint.snapshot import Snapshot
 from signalint.storage.snapshot_codec import decode_snapshot, encode_snapshot
@@ -45,12 +45,14 @@ def outcome_of(
     run = asyncio.run(
         run_engine(
             ENGINES[engine],
-            root=root,
-            files=["src/a.ts"],
-            timeout_s=timeout_s,
-            state_dir=root / ".signalint",
-            options={},
-            resolved=Resolved(engine, fake, "missing" if fake is None else "project"),
+            Job(
+                root=root,
+                options={},
+                timeout_s=timeout_s,
+                state_dir=root / ".signalint",
+                resolved=Resolved(engine, fake, "missing" if fake is None else "project"),
+            ),
+            ["src/a.ts"],
         )
     )
     return run.outcome

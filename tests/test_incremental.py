@@ -7,8 +7,8 @@ from pathlib import Path
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import package_version
 from signalint.engines.tsc_program import config_chain as _tsc_configs
-from signalint.issue_codec import dump_issues, load_issues
 from signalint.model import Issue
+from signalint.storage.issue_codec import dump_issues, load_issues
 
 
 def test_tsc_chain_follows_local_extends_and_references(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from signalint.config import load_config
 from signalint.engines.base import EngineContext
 from signalint.engines.mypy import ENGINE
 from signalint.engines.resolve import Resolved
-from signalint.engines.runner import EngineRun, run_engine
+from signalint.engines.runner import EngineRun, Job, run_engine
 from signalint.request import RunRequest
 from tests.engines.recordings import recorded
 from tests.helpers import git_status
@@ -58,12 +58,13 @@ def run(root: Path) -> EngineRun:
     return asyncio.run(
         run_engine(
             ENGINE,
-            root=root,
-            files=[],
-            timeout_s=300.0,
-            state_dir=root / ".signalint",
-            options={},
-            resolved=Resolved("mypy", executable, "managed"),
+            Job(
+                root=root,
+                options={},
+                timeout_s=300.0,
+                state_dir=root / ".signalint",
+                resolved=Resolved("mypy", executable, "managed"),
+            ),
         )
     )
 

@@ -20,7 +20,6 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import pathspec
 
@@ -30,14 +29,14 @@ from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain, toolchain
-from signalint.engines.runner import run_engine
+from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import WalkMemo, walk
 from signalint.request import RunRequest
-from signalint.storage.results import ResultCache
+from signalint.storage.check_store import CheckStore
 from signalint.workspaces import Package, Workspace
 
 
@@ -93,13 +92,11 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str])
 
 @dataclass(frozen=True, slots=True)
 class FileTask:
-    """A file-local engine over the walked files (`file_cache`, or the runner
-    directly without a cache)."""
+    """A file-local engine over the walked files (`file_cache`)."""
 
     engine: Engine
+    job: Job
     files: list[str]
-    target: str
-    run: dict[str, Any]  # root, timeout, state, options, progress, toolchain
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +131,7 @@ class Plan:
     files: list[str]
     walked: frozenset[str]
     ignored: pathspec.GitIgnoreSpec
-    cache: ResultCache | None
+    store: CheckStore | None
     tools: Toolchain
     packages: tuple[Package, ...] | None
     tasks: tuple[Task, ...]
@@ -155,7 +152,7 @@ def plan(request: RunRequest, context: Context) -> Plan:
     files = walk(root, config.ignore, scope.targets, memo)
     state = request.state or state_dir(root)
     cache_dir = request.cache_dir or state
-    cache = context.cache(cache_dir, config.cache_max_rows) if request.use_cache else None
+    store = context.store(cache_dir, config.cache_max_rows) if request.use_cache else None
     enabled = [ENGINES[name] for name in ENGINES if config.engines[name].enabled]
     tools = request.tools or toolchain(root, enabled)
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
@@ -181,26 +178,30 @@ def plan(request: RunRequest, context: Context) -> Plan:
     tasks: list[Task] = []
     for engine in enabled:
         name = engine.name
-        # The executable and interpreter every run of this engine uses (D22).
-        resolved = tools.engines.get(name)
-        options = dict(config.engines[name].options)
-        timeout_s = config.timeouts_ms[name] / 1000
-        if engine.spec.whole_program:
-            program = ProgramRequest(
-                root=root,
-                project_files=_project_files(request, files, memo),
-                options=options,
-                target=scope.targets[0],
-                timeout_s=timeout_s,
-                state_dir=state,
-                in_scope=reported,
-                progress=request.progress,
-                executable=resolved,
-                python=tools.python,
-            )
+        job = Job(
+            root=root,
+            options=dict(config.engines[name].options),
+            timeout_s=config.timeouts_ms[name] / 1000,
+            state_dir=state,
+            target=scope.targets[0],
+            progress=request.progress,
+            # The executable and interpreter every run of this engine uses (D22).
+            resolved=tools.engines.get(name),
+            python=tools.python,
+        )
+        if not engine.spec.whole_program:
+            tasks.append(FileTask(engine, job, files))
+            continue
+        program = ProgramRequest(
+            job,
+            project_files=_project_files(request, files, memo),
+            in_scope=reported,
+            issue_memo=context.issue_memo,
+            later=context.in_background,
+        )
         # A workspace check of paths outside every package runs the root's
         # program as without a workspace.
-        if engine.spec.whole_program and engine.spec.per_package and packages:
+        if engine.spec.per_package and packages:
             skipped: list[PackageRun] = []
             requests: list[ProgramRequest] = []
             for package in packages:
@@ -211,20 +212,9 @@ def plan(request: RunRequest, context: Context) -> Plan:
                 requests.append(_package_request(program, request, files, memo, package))
             needs = workspace.needs if workspace is not None else {}
             tasks.append(PackagesTask(engine, packages, tuple(requests), tuple(skipped), needs))
-        elif engine.spec.whole_program:
-            tasks.append(ProgramTask(engine, program))
         else:
-            run: dict[str, Any] = {
-                "root": root,
-                "timeout_s": timeout_s,
-                "state_dir": state,
-                "options": options,
-                "progress": request.progress,
-                "resolved": resolved,
-                "python": tools.python,
-            }
-            tasks.append(FileTask(engine, files, scope.targets[0], run))
-    return Plan(request, files, walked, ignored, cache, tools, packages, tuple(tasks))
+            tasks.append(ProgramTask(engine, program))
+    return Plan(request, files, walked, ignored, store, tools, packages, tuple(tasks))
 
 
 def _project_files(
@@ -241,24 +231,21 @@ def _project_files(
     return project_files
 
 
-async def execute(task: Task, cache: ResultCache | None, context: Context) -> TaskResult:
-    """Run one task of the plan."""
+async def execute(task: Task, store: CheckStore | None) -> TaskResult:
+    """Run one task of the plan, reusing what `store` holds (None: run everything)."""
     engine = task.engine
     if isinstance(task, PackagesTask):
         requests: Sequence[ProgramRequest] = task.requests
-        if cache is not None and requests:
-            requests = await prefetch(engine, cache, context, list(requests))
+        if store is not None and requests:
+            requests = await prefetch(engine, store, requests)
         runs = list(task.skipped)
-        runs += await _in_dependency_order(engine, cache, context, task, requests)
+        runs += await _in_dependency_order(engine, store, task, requests)
         order = {p.name: i for i, p in enumerate(task.packages)}
         runs.sort(key=lambda r: order[r.package.name])
         return TaskResult(_combined(engine.name, runs), tuple(runs))
     if isinstance(task, ProgramTask):
-        return TaskResult(await run_program_engine(engine, cache, context, task.request))
-    if cache is None:
-        run = await run_engine(engine, files=task.files, target=task.target, **task.run)
-        return TaskResult(run.outcome)
-    return TaskResult(await run_file_engine(engine, cache, context, files=task.files, **task.run))
+        return TaskResult(await run_program_engine(engine, store, task.request))
+    return TaskResult(await run_file_engine(engine, store, task.job, task.files))
 
 
 # How many packages' programs are checked at once. tsc's own threads do
@@ -270,8 +257,7 @@ PACKAGE_CONCURRENCY = max(2, min(4, (os.cpu_count() or 2) // 2))
 
 async def _in_dependency_order(
     engine: Engine,
-    cache: ResultCache | None,
-    context: Context,
+    store: CheckStore | None,
     task: PackagesTask,
     requests: Sequence[ProgramRequest],
 ) -> list[PackageRun]:
@@ -290,7 +276,7 @@ async def _in_dependency_order(
                     await finished[needed].wait()
             async with slots:
                 request = by_target[package.path]
-                outcome = await run_program_engine(engine, cache, context, request)
+                outcome = await run_program_engine(engine, store, request)
             return PackageRun(package, engine.name, outcome)
         finally:
             finished[package.name].set()
@@ -323,11 +309,8 @@ def _package_request(
             return files[start:end]
         return walk(request.root, request.config.ignore, (package.path,), memo=memo)
 
-    return dataclasses.replace(
-        program,
-        project_files=package_files,
-        target=package.path,
-        in_scope=lambda f: f.startswith(prefix) and reported(f),
+    return program.for_package(
+        package.path, package_files, lambda f: f.startswith(prefix) and reported(f)
     )
 
 
@@ -399,9 +382,7 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     """
     context = context or Context()
     planned = plan(request, context)
-    results = await asyncio.gather(
-        *(execute(task, planned.cache, context) for task in planned.tasks)
-    )
+    results = await asyncio.gather(*(execute(task, planned.store) for task in planned.tasks))
     return _assemble(planned, results, context)
 
 

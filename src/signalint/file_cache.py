@@ -17,7 +17,6 @@ file that was not an input of the batch) are never stored.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import posixpath
@@ -25,24 +24,13 @@ import time
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any
 
-from signalint.context import NOT_CHECKED, Context
 from signalint.engines.base import Engine
-from signalint.engines.resolve import Resolved, resolve
-from signalint.engines.runner import Progress, run_engine
-from signalint.issue_codec import ENCODING_VERSION, dump_issues
+from signalint.engines.resolve import engine_version
+from signalint.engines.runner import Job, run_engine
 from signalint.model import EngineOutcome, Issue
-from signalint.storage.results import ResultCache
-
-# 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
-KEY_VERSION = f"4:{ENCODING_VERSION}"
-CHECKED = b"+"
-
-
-def digest(*parts: object) -> str:
-    """A key from parts (joined with a separator no path contains)."""
-    return hashlib.sha256("\x1f".join(map(str, parts)).encode()).hexdigest()
+from signalint.storage.check_store import CheckStore
+from signalint.storage.entries import KEY_VERSION, digest
 
 
 class _Configs:
@@ -52,25 +40,25 @@ class _Configs:
     answer depends on the directory only.
     """
 
-    def __init__(self, cache: ResultCache, root: Path) -> None:
-        self.cache, self.root = cache, root
+    def __init__(self, store: CheckStore, root: Path) -> None:
+        self.store, self.root = store, root
         self._memo: dict[tuple[str, str], str] = {}
 
     def fingerprint(self, engine: Engine, rel_path: str) -> str:
         key = (engine.name, posixpath.dirname(rel_path))
         if key not in self._memo:
             files = engine.config_files(self.root, rel_path)
-            digests = self.cache.digests(self.root, files)
+            digests = self.store.digests(self.root, files)
             self._memo[key] = digest(*(f"{f}={digests.get(f, '-')}" for f in files))
         return self._memo[key]
 
 
 def _file_keys(
-    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+    store: CheckStore, engine: Engine, root: Path, files: Sequence[str], base: str
 ) -> dict[str, str]:
     """The cache key of each readable file among `files` (see module docstring)."""
-    contents = cache.digests(root, files)
-    configs = _Configs(cache, root)
+    contents = store.digests(root, files)
+    configs = _Configs(store, root)
     return {
         f: digest(base, f, contents[f], configs.fingerprint(engine, f))
         for f in files
@@ -79,17 +67,16 @@ def _file_keys(
 
 
 def _membership_keys(
-    cache: ResultCache, engine: Engine, root: Path, files: Sequence[str], base: str
+    store: CheckStore, engine: Engine, root: Path, files: Sequence[str], base: str
 ) -> dict[str, str]:
     """Content-independent keys recording whether the engine checks a path.
 
     Whether ESLint or Biome checks a file depends on its path and their
     configuration (globs, ignores, languages), never on its content: an edit
     to a file they do not check (a README) does not start them, and an edited
-    file Biome is known to check needs no selection run. Entries are
-    `CHECKED` or `NOT_CHECKED`.
+    file Biome is known to check needs no selection run.
     """
-    configs = _Configs(cache, root)
+    configs = _Configs(store, root)
     return {f: digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
 
 
@@ -113,60 +100,41 @@ def touched_since(paths_abs: Sequence[str], since_ns: int) -> set[str]:
 
 
 async def run_file_engine(
-    engine: Engine,
-    cache: ResultCache,
-    context: Context,
-    *,
-    root: Path,
-    files: Sequence[str],
-    options: dict[str, object],
-    progress: Progress | None,
-    timeout_s: float,
-    state_dir: Path,
-    resolved: Resolved | None = None,
-    python: Path | None = None,
+    engine: Engine, store: CheckStore | None, job: Job, files: Sequence[str]
 ) -> EngineOutcome:
-    """Run a file-local engine on the cache misses among `files`.
-
-    `resolved` and `python` are the check's toolchain (`resolve.Toolchain`);
-    by default the engine is resolved for `root`.
+    """Run a file-local engine as `job` says on the cache misses among `files`
+    (on all of them without a `store`).
 
     `files_checked` counts the files the engine checked, from the cache or
     in this run; candidates it does not check are remembered but not counted.
     """
-    run_args: dict[str, Any] = {
-        "timeout_s": timeout_s,
-        "state_dir": state_dir,
-        "options": options,
-        "progress": progress,
-        "python": python,
-    }
+    root = job.root
     relevant = [f for f in files if engine.relevant(f)]
-    resolved = resolved or resolve(engine, root)
-    if not relevant or resolved.path is None:
-        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
-        return run.outcome
+    resolved = job.executable(engine)
+    if store is None or not relevant or resolved.path is None:
+        return (await run_engine(engine, job, relevant)).outcome
     base = digest(
         KEY_VERSION,
         engine.name,
-        await context.engine_version(cache, resolved, engine.spec.provision, timeout_s),
-        json.dumps(options, sort_keys=True),
+        await engine_version(resolved, engine.spec.provision, job.timeout_s, store),
+        json.dumps(job.options, sort_keys=True),
     )
     started_ns = time.time_ns()
     issues: list[Issue] = []
     cached = 0  # files the engine checked, answered from the cache
     marks: dict[str, str] | None = None  # membership keys, taken before the run
-    if not cache.has_results():
+    known_checked: set[str] = set()
+    if store.empty:
         # A new cache: every lookup would miss. Run the engine at once and
-        # derive the keys afterwards, off the event loop (a separate cache
-        # object: its memo is not shared across threads).
-        run = await run_engine(engine, root=root, files=relevant, resolved=resolved, **run_args)
-        sibling = ResultCache(cache.path.parent)
-        keys = await asyncio.to_thread(_file_keys, sibling, engine, root, relevant, base)
+        # derive the keys afterwards, off the event loop (a detached view: a
+        # store object's memo is not shared across threads).
+        run = await run_engine(engine, job, relevant)
+        detached = store.detached()
+        keys = await asyncio.to_thread(_file_keys, detached, engine, root, relevant, base)
         misses = relevant
     else:
-        keys = _file_keys(cache, engine, root, relevant, base)
-        found = context.lookup(cache, list(keys.values()))
+        keys = _file_keys(store, engine, root, relevant, base)
+        found = store.entries(list(keys.values()))
         misses = [f for f in relevant if keys.get(f) not in found]
         for f in relevant:
             key = keys.get(f)
@@ -175,13 +143,13 @@ async def run_file_engine(
                 issues.extend(entry)
                 cached += 1
         if misses:
-            marks = _membership_keys(cache, engine, root, misses, base)
-            verdicts = cache.get_many(list(marks.values()))
-            unchecked = {f for f in misses if verdicts.get(marks[f]) == NOT_CHECKED}
+            marks = _membership_keys(store, engine, root, misses, base)
+            verdicts = store.marks(list(marks.values()))
+            unchecked = {f for f in misses if verdicts.get(marks[f]) is False}
             if unchecked:
-                cache.put_many({keys[f]: NOT_CHECKED for f in unchecked if f in keys})
+                store.keep_entries({keys[f]: None for f in unchecked if f in keys})
                 misses = [f for f in misses if f not in unchecked]
-            run_args["known_checked"] = {f for f in misses if verdicts.get(marks[f]) == CHECKED}
+            known_checked = {f for f in misses if verdicts.get(marks[f]) is True}
         if not misses:
             return EngineOutcome(
                 engine.name,
@@ -190,19 +158,17 @@ async def run_file_engine(
                 files_checked=cached,
                 cache_hits=len(relevant),
             )
-        run = await run_engine(engine, root=root, files=misses, resolved=resolved, **run_args)
+        run = await run_engine(engine, job, misses, known_checked=known_checked)
     outcome = run.outcome
     checked = set(misses) if run.linted is None else run.linted
     if outcome.status == "ok":
         touched = touched_since([f"{root}/{f}" for f in misses], started_ns)
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
-        _store_per_file(cache, context, outcome.issues, misses, stable, checked)
+        _store_per_file(store, outcome.issues, misses, stable, checked)
         if run.linted is not None:
             if marks is None:
-                marks = _membership_keys(cache, engine, root, misses, base)
-            cache.put_many(
-                {marks[f]: CHECKED if f in checked else NOT_CHECKED for f in misses if f in marks}
-            )
+                marks = _membership_keys(store, engine, root, misses, base)
+            store.keep_marks({marks[f]: f in checked for f in misses if f in marks})
     issues.extend(outcome.issues)
     return EngineOutcome(
         engine=engine.name,
@@ -218,8 +184,7 @@ async def run_file_engine(
 
 
 def _store_per_file(
-    cache: ResultCache,
-    context: Context,
+    store: CheckStore,
     issues: Sequence[Issue],
     misses: Sequence[str],
     keys: dict[str, str],
@@ -231,14 +196,6 @@ def _store_per_file(
         if issue.file not in by_file:
             return  # not attributable to one checked input: store nothing
         by_file[issue.file].append(issue)
-    entries: dict[str, tuple[Issue, ...] | None] = {
-        f: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys
-    }
-    cache.put_many(
-        {
-            keys[f]: NOT_CHECKED if found is None else dump_issues(found)
-            for f, found in entries.items()
-        }
+    store.keep_entries(
+        {keys[f]: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys}
     )
-    for f, found in entries.items():
-        context.decoded.put(keys[f], found)

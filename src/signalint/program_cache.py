@@ -24,105 +24,57 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from signalint.context import Context
-from signalint.engines.base import Engine, EngineContext, Program, WholeProgram
-from signalint.engines.resolve import Resolved, project_python, resolve
-from signalint.engines.runner import EngineRun, Progress, run_engine
-from signalint.file_cache import KEY_VERSION, digest, touched_since
-from signalint.issue_codec import dump_issues, load_issues
-from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
-from signalint.storage.results import ResultCache
+from signalint.engines.base import Engine, Program, WholeProgram
+from signalint.engines.resolve import Resolved, engine_version
+from signalint.engines.runner import EngineRun, Job, run_engine
+from signalint.file_cache import touched_since
+from signalint.model import EngineOutcome, Failure, IssueMemo
+from signalint.storage.check_store import CheckStore, Later, now
+from signalint.storage.entries import KEY_VERSION, ProgramRecord, digest
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
 _ABANDONED_S = 6 * 3600
 
 
-class _Record:
-    """What one run saw: inputs with content hashes, checked files, issues.
-
-    Issues loaded from the database are decoded only when asked for, i.e.
-    only once the record has been proven fresh.
-    """
-
-    __slots__ = ("_issues", "_raw", "checked", "inputs", "loaded", "outside")
-
-    def __init__(
-        self,
-        inputs: dict[str, str],
-        outside: list[str],
-        checked: list[str] | None,
-        issues: tuple[Issue, ...] | None = None,
-        raw: str | None = None,
-    ) -> None:
-        self.inputs = inputs  # absolute path -> content hash
-        self.outside = outside  # candidate project files that were not inputs
-        self.checked = checked  # absolute project files checked; None: the inputs
-        self._issues = issues
-        self._raw = raw
-        self.loaded = False  # read from the database by `prefetch`, not yet confirmed
-
-    @property
-    def issues(self) -> tuple[Issue, ...]:
-        if self._issues is None:
-            self._issues = tuple(load_issues((self._raw or "[]").encode()))
-            self._raw = None
-        return self._issues
-
-    def dump(self) -> bytes:
-        record = {
-            "inputs": self.inputs,
-            "outside": self.outside,
-            "checked": self.checked,
-            "issues": dump_issues(self.issues).decode(),
-        }
-        return json.dumps(record).encode()
-
-    @classmethod
-    def load(cls, blob: bytes) -> _Record:
-        record = json.loads(blob)
-        return cls(record["inputs"], record["outside"], record["checked"], raw=record["issues"])
-
-
 @dataclass(frozen=True, slots=True)
 class ProgramRequest:
-    """One whole-program check: where, with what, and which files count.
+    """One whole-program check: how the engine runs (`job`; its target
+    selects the program) and which files count.
 
     `project_files` lists the walked project files (called only when
     needed: a scoped check must still see every candidate input);
     `in_scope` says whether a project file's issues are reported.
-    `executable` and `python` are the check's toolchain
-    (`resolve.Toolchain`); by default the engine is resolved for `root`.
+    `issue_memo` keeps issues the engine made before (`model.IssueMemo`);
+    `later` runs clean-up off the answer's path.
     """
 
-    root: Path
+    job: Job
     project_files: Callable[[], list[str]]
-    options: dict[str, object]
-    target: str
-    timeout_s: float
-    state_dir: Path
     in_scope: Callable[[str], bool]
-    progress: Progress | None = None
     # The record key when the caller already computed it (`prefetch`).
     record_key: str | None = None
-    executable: Resolved | None = None
-    python: Path | None = None
+    issue_memo: IssueMemo | None = None
+    later: Later = now
 
-    def resolved(self, engine: Engine) -> Resolved:
-        return self.executable or resolve(engine, self.root)
+    @property
+    def root(self) -> Path:
+        return self.job.root
 
-    def interpreter(self) -> Path | None:
-        return self.python or project_python(self.root)
+    @property
+    def target(self) -> str:
+        return self.job.target
 
-
-def _absolute_digests(cache: ResultCache, files: Sequence[str]) -> dict[str, str]:
-    relative = [f.lstrip("/") for f in files]
-    found = cache.digests(Path("/"), relative)
-    return {"/" + f: d for f, d in found.items()}
+    def for_package(
+        self, path: str, files: Callable[[], list[str]], in_scope: Callable[[str], bool]
+    ) -> ProgramRequest:
+        """This request for the program of the package at `path`."""
+        job = dataclasses.replace(self.job, target=path)
+        return dataclasses.replace(self, job=job, project_files=files, in_scope=in_scope)
 
 
 def _files_checked(
@@ -148,47 +100,33 @@ def _remove_abandoned_cold_dirs(directory: Path) -> None:
 
 
 async def run_program_engine(
-    engine: Engine, cache: ResultCache | None, context: Context, request: ProgramRequest
+    engine: Engine, store: CheckStore | None, request: ProgramRequest
 ) -> EngineOutcome:
     """Reuse the engine's last result while its program is unchanged (module docstring)."""
-    if cache is not None:
-        return await _run(engine, cache, context, request)
-    cold_parent = request.state_dir / engine.name
+    if store is not None:
+        return await _run(engine, store, request)
+    cold_parent = request.job.state_dir / engine.name
     cold_parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned_cold_dirs(cold_parent)
     cold = Path(tempfile.mkdtemp(prefix="cold-", dir=cold_parent))
     try:
-        return await _run(engine, None, context, dataclasses.replace(request, state_dir=cold))
+        job = dataclasses.replace(request.job, state_dir=cold)
+        return await _run(engine, None, dataclasses.replace(request, job=job))
     finally:
-        # Off the answer's path; asyncio.run waits for it before exiting.
-        context.in_background(lambda: shutil.rmtree(cold, ignore_errors=True))
+        request.later(lambda: shutil.rmtree(cold, ignore_errors=True))
 
 
 async def _record_key(
-    engine: Engine,
-    cache: ResultCache,
-    context: Context,
-    request: ProgramRequest,
-    resolved: Resolved,
+    engine: Engine, store: CheckStore, request: ProgramRequest, resolved: Resolved
 ) -> str | None:
     if resolved.path is None or not isinstance(engine, WholeProgram):
         return None
-    ctx = EngineContext(
-        root=request.root,
-        executable=resolved.path,
-        timeout_s=request.timeout_s,
-        state_dir=request.state_dir,
-        options=request.options,
-        target=request.target,
-        python=request.interpreter(),
-    )
-    key = engine.program_key(ctx)
+    key = engine.program_key(request.job.context(resolved.path))
     if key is None:
         return None
-    configs = cache.digests(request.root, list(key.configs))
-    version = await context.engine_version(
-        cache, resolved, engine.spec.provision, request.timeout_s
-    )
+    configs = store.digests(request.root, list(key.configs))
+    job = request.job
+    version = await engine_version(resolved, engine.spec.provision, job.timeout_s, store)
     return digest(
         KEY_VERSION,
         "program",
@@ -197,71 +135,47 @@ async def _record_key(
         # shared state dir) must never share one.
         str(request.root),
         version,
-        json.dumps(request.options, sort_keys=True),
+        json.dumps(job.options, sort_keys=True),
         key.extra,
         *(f"{c}={configs.get(c, '-')}" for c in key.configs),
     )
 
 
 async def prefetch(
-    engine: Engine, cache: ResultCache, context: Context, requests: Sequence[ProgramRequest]
+    engine: Engine, store: CheckStore, requests: Sequence[ProgramRequest]
 ) -> list[ProgramRequest]:
     """Load the stored records of several programs of one engine in one read.
 
     For a workspace's packages: a fresh process would otherwise open the
     database once per package. Returns the requests with their record keys
-    filled in, in order; records are remembered in `context.programs`.
+    filled in, in order.
     """
-    resolved = requests[0].resolved(engine) if requests else None
     keyed: list[ProgramRequest] = []
     for request in requests:
-        assert resolved is not None
-        key = await _record_key(engine, cache, context, request, resolved)
+        resolved = request.job.executable(engine)
+        key = await _record_key(engine, store, request, resolved)
         keyed.append(dataclasses.replace(request, record_key=key))
-    missing = [
-        r.record_key for r in keyed if r.record_key and context.programs.get(r.record_key) is None
-    ]
-    if missing:
-        for key, blob in cache.get_many(missing).items():
-            record = _Record.load(blob)
-            record.loaded = True
-            context.programs.put(key, record)
+    store.load_records([r.record_key for r in keyed if r.record_key])
     return keyed
 
 
-def _records(cache: ResultCache, context: Context, key: str) -> Iterator[_Record]:
-    """The remembered record, then the stored one (read only if the first is stale)."""
-    remembered = context.programs.get(key)
-    if isinstance(remembered, _Record):
-        loaded, remembered.loaded = remembered.loaded, False
-        yield remembered
-        if loaded:
-            return  # it came from the database in this check: nothing newer there
-    blob = cache.get_many([key]).get(key)
-    if blob is not None:
-        yield _Record.load(blob)
-
-
-async def _run(
-    engine: Engine, cache: ResultCache | None, context: Context, request: ProgramRequest
-) -> EngineOutcome:
-    resolved = request.resolved(engine)
+async def _run(engine: Engine, store: CheckStore | None, request: ProgramRequest) -> EngineOutcome:
+    resolved = request.job.executable(engine)
     record_key = request.record_key
-    if cache is not None and record_key is None:
-        record_key = await _record_key(engine, cache, context, request, resolved)
+    if store is not None and record_key is None:
+        record_key = await _record_key(engine, store, request, resolved)
     prefix = f"{request.root}/"
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     candidates: list[str] | None = None
-    if record_key is not None and cache is not None:
+    if record_key is not None and store is not None:
         candidates = _candidates(request, engine)
-        for record in _records(cache, context, record_key):
+        for record in store.records(record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
-            now = _absolute_digests(cache, list(record.inputs))
-            if outside != record.outside or now != dict(record.inputs):
-                changed = frozenset(f for f, d in record.inputs.items() if now.get(f) != d)
+            now_digests = store.absolute_digests(list(record.inputs))
+            if outside != record.outside or now_digests != dict(record.inputs):
+                changed = frozenset(f for f, d in record.inputs.items() if now_digests.get(f) != d)
                 continue
-            record.loaded = False
-            context.programs.put(record_key, record)
+            store.confirm(record_key, record)
             checked = record.checked if record.checked is not None else list(record.inputs)
             return EngineOutcome(
                 engine.name,
@@ -271,13 +185,10 @@ async def _run(
                 cache_hits=1,
             )
     started_ns = time.time_ns()
-    run, program = await _run_and_read(
-        engine, cache, request, resolved, changed, context.issue_memo
-    )
+    run, program = await _run_and_read(engine, store, request, resolved, changed)
     outcome = run.outcome
-    if cache is not None and program.remember:
-        remember = dict(program.remember)
-        context.in_background(lambda: cache.put_many(remember))
+    if store is not None and program.remember:
+        store.keep_later(program.remember)
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
@@ -285,22 +196,18 @@ async def _run(
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
     checked = list(program.checked if program.checked is not None else program.inputs)
-    if record_key is not None and cache is not None and status == "ok" and program.inputs:
+    if record_key is not None and store is not None and status == "ok" and program.inputs:
         listed = list(program.inputs)
-        inputs = _absolute_digests(cache, listed)
+        inputs = store.absolute_digests(listed)
         if len(inputs) == len(listed) and not touched_since(listed, started_ns):
             candidates = candidates if candidates is not None else _candidates(request, engine)
-            fresh = _Record(
+            fresh = ProgramRecord(
                 inputs=inputs,
                 outside=[f for f in candidates if prefix + f not in inputs],
                 checked=None if program.checked is None else checked,
                 issues=outcome.issues,
             )
-            context.programs.put(record_key, fresh)
-            # Serializing thousands of issues is off the answer's path: this
-            # process already remembers the record.
-            key = record_key
-            context.in_background(lambda: cache.put_many({key: fresh.dump()}))
+            store.keep_record(record_key, fresh)
     return EngineOutcome(
         engine=outcome.engine,
         status=status,
@@ -308,7 +215,7 @@ async def _run(
         message=message,
         duration_ms=outcome.duration_ms,
         files_checked=_files_checked(request, engine, checked, candidates),
-        cache_misses=1 if cache is not None else 0,
+        cache_misses=1 if store is not None else 0,
         coverage_gap=gap,
         failure=failure,
     )
@@ -316,41 +223,21 @@ async def _run(
 
 async def _run_and_read(
     engine: Engine,
-    cache: ResultCache | None,
+    store: CheckStore | None,
     request: ProgramRequest,
     resolved: Resolved,
     changed: frozenset[str],
-    issue_memo: IssueMemo,
 ) -> tuple[EngineRun, Program]:
     """Run the engine (twice at most, when it asks to retry) and read its program."""
     program = Program(())
+    job = dataclasses.replace(request.job, resolved=resolved)
     for attempt in range(2):
-        run = await run_engine(
-            engine,
-            root=request.root,
-            files=[],
-            options=request.options,
-            target=request.target,
-            progress=request.progress,
-            resolved=resolved,
-            timeout_s=request.timeout_s,
-            state_dir=request.state_dir,
-            issue_memo=issue_memo,
-            python=request.python,
-        )
+        run = await run_engine(engine, job, issue_memo=request.issue_memo)
         if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
             return run, Program(())
         assert resolved.path is not None
-        ctx = EngineContext(
-            root=request.root,
-            executable=resolved.path,
-            timeout_s=request.timeout_s,
-            state_dir=request.state_dir,
-            options=request.options,
-            target=request.target,
-            python=request.interpreter(),
-        )
-        program = engine.program(run.results, ctx, cache, changed if attempt == 0 else frozenset())
+        since = changed if attempt == 0 else frozenset()
+        program = engine.program(run.results, job.context(resolved.path), store, since)
         if not program.retry:
             return run, program
     return run, program

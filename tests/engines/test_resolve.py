@@ -131,17 +131,18 @@ def test_a_context_remembers_a_version_until_the_executable_changes(tmp_path: Pa
     calls = tmp_path / "calls"
     fake = write_executable(tmp_path / "engine", f'echo x >> {calls}\necho "Version 1.0.0"\n')
     context = Context()
-    cache = context.cache(tmp_path / "state", 1000)
+    store = context.store(tmp_path / "state", 1000)
     provision = ENGINES["oxlint"].spec.provision  # no npm manifest owns the fake
     found = resolve.Resolved("oxlint", fake, "PATH")
 
     def ask() -> str:
-        return asyncio.run(context.engine_version(cache, found, provision, 10))
+        return asyncio.run(resolve.engine_version(found, provision, 10, store))
 
     assert ask() == "1.0.0"
     assert ask() == "1.0.0"
     # A new context (another process) reads it from the state directory.
-    assert asyncio.run(Context().engine_version(cache, found, provision, 10)) == "1.0.0"
+    other = Context().store(tmp_path / "state", 1000)
+    assert asyncio.run(resolve.engine_version(found, provision, 10, other)) == "1.0.0"
     assert calls.read_text().count("x") == 1
     write_executable(fake, 'echo "Version 10.0.0"\n')
     os.utime(fake, ns=(1, 1))  # a different executable key even within one clock tick

@@ -36,10 +36,10 @@ def _engine_versions(
     no manifest beside it)."""
     from signalint.config import state_dir
     from signalint.engines.registry import ENGINES
-    from signalint.engines.resolve import resolve
+    from signalint.engines.resolve import engine_version, resolve
 
     root = Path(result.project_root)
-    cache = context.cache(state_dir(root), config.cache_max_rows)
+    store = context.store(state_dir(root), config.cache_max_rows)
 
     async def lookup(name: str) -> str | None:
         engine = ENGINES[name]
@@ -47,7 +47,7 @@ def _engine_versions(
         if resolved.path is None:
             return None
         timeout_s = config.timeouts_ms[name] / 1000
-        found = await context.engine_version(cache, resolved, engine.spec.provision, timeout_s)
+        found = await engine_version(resolved, engine.spec.provision, timeout_s, store)
         return None if found == "unknown" else found
 
     async def lookup_all() -> dict[str, str | None]:

@@ -34,12 +34,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 import platformdirs
 
 from signalint.engines.base import Engine, Provision
-from signalint.process import Command, run_blocking
+from signalint.process import Command, run, run_blocking
 from signalint.shadow import origin_of
 
 VERSION_TIMEOUT_S = 30.0
@@ -250,6 +250,42 @@ def version(path: Path, provision: Provision | None = None) -> str | None:
         result = run_blocking(version_command(path))
         found = parse_version(result.stdout) if result.exit_code == 0 else None
     return found
+
+
+class VersionBook(Protocol):
+    """Where engine versions are remembered, by `executable_key`."""
+
+    def version_for(self, exe_key: str) -> str | None: ...
+
+    def remember_version(self, exe_key: str, version: str, *, asked: bool) -> None: ...
+
+
+async def engine_version(
+    resolved: Resolved, provision: Provision, timeout_s: float, book: VersionBook
+) -> str:
+    """The version of a resolved engine ("unknown" when it cannot be told),
+    as cache keys name it.
+
+    Remembered in `book` by `executable_key`. The package's own metadata
+    (npm manifest, pip dist-info) names its version: reading it saves
+    starting the engine just to ask; an engine that had to be asked is
+    remembered for good (`asked`).
+    """
+    assert resolved.path is not None
+    exe_key = executable_key(resolved.path)
+    known = book.version_for(exe_key) if exe_key is not None else None
+    if known is not None:
+        return known
+    known = package_version(os.path.realpath(resolved.path), provision)
+    asked = known is None
+    if known is None:
+        result = await run(version_command(resolved.path, timeout_s))
+        known = parse_version(result.stdout) if result.exit_code == 0 else None
+    if known is None:
+        return "unknown"
+    if exe_key is not None:
+        book.remember_version(exe_key, known, asked=asked)
+    return known
 
 
 def package_version(real: str, provision: Provision) -> str | None:

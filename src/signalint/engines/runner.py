@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,25 +118,54 @@ class EngineRun:
     linted: frozenset[str] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Job:
+    """How an engine runs in one check, whatever files it is given: where
+    (`root`, `target`: the check's first target, which selects a program),
+    with which `options`, for how long, with which state directory, where
+    progress goes, and the check's toolchain (`resolve.Toolchain`): the
+    executable (`resolved`; looked up for `root` when None) and the
+    project's Python (`python`; `project_python(root)` when None)."""
+
+    root: Path
+    options: Mapping[str, object]
+    timeout_s: float
+    state_dir: Path
+    target: str = "."
+    progress: Progress | None = None
+    resolved: Resolved | None = None
+    python: Path | None = None
+
+    def executable(self, engine: Engine) -> Resolved:
+        return self.resolved or resolve(engine, self.root)
+
+    def interpreter(self) -> Path | None:
+        return self.python or project_python(self.root)
+
+    def context(self, executable: Path, issues: IssueMemo | None = None) -> EngineContext:
+        """What the engine's adapter is given to build commands and parse output."""
+        return EngineContext(
+            root=self.root,
+            executable=executable,
+            timeout_s=self.timeout_s,
+            state_dir=self.state_dir,
+            options=dict(self.options),
+            target=self.target,
+            python=self.interpreter(),
+            issues=issues,
+        )
+
+
 async def run_engine(
     engine: Engine,
+    job: Job,
+    files: Sequence[str] = (),
     *,
-    root: Path,
-    files: Sequence[str],
-    timeout_s: float,
-    state_dir: Path,
-    options: dict[str, object],
-    target: str = ".",
-    progress: Progress | None = None,
-    resolved: Resolved | None = None,
     known_checked: AbstractSet[str] = frozenset(),
     issue_memo: IssueMemo | None = None,
-    python: Path | None = None,
 ) -> EngineRun:
-    """Run one engine over `files` (ignored by whole-program engines).
+    """Run one engine as `job` says over `files` (ignored by whole-program engines).
 
-    `resolved` skips the executable lookup when the caller already did it,
-    `python` the project's interpreter (default: `project_python(root)`).
     `known_checked` are files a `SelectsFiles` engine is already known to
     check (its selection run is skipped for them).
     """
@@ -151,8 +180,8 @@ async def run_engine(
         message: str | None = None,
         failure: Failure | None = None,
     ) -> EngineRun:
-        if progress:
-            progress(engine.name, "done")
+        if job.progress:
+            job.progress(engine.name, "done")
         done = EngineOutcome(
             engine=engine.name,
             status=status,  # type: ignore[arg-type]
@@ -166,7 +195,7 @@ async def run_engine(
 
     if not engine.spec.whole_program and not relevant:
         return outcome("ok")
-    resolved = resolved or resolve(engine, root)
+    resolved = job.executable(engine)
     missing = Failure("missing", install_hint(engine.name))
     if resolved.path is None:
         return outcome(
@@ -175,18 +204,10 @@ async def run_engine(
             f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
             failure=missing,
         )
-    if progress:
-        progress(engine.name, "start")
-    ctx = EngineContext(
-        root=root,
-        executable=resolved.path,
-        timeout_s=timeout_s,
-        state_dir=state_dir,
-        options=options,
-        target=target,
-        python=python or project_python(root),
-        issues=issue_memo,
-    )
+    if job.progress:
+        job.progress(engine.name, "start")
+    ctx = job.context(resolved.path, issue_memo)
+    root = job.root
 
     async def attempt(command: Command) -> process.ProcessResult | EngineRun:
         """Run `command`: its result when the output may be parsed, else the failed run."""

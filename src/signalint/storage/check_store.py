@@ -1,0 +1,167 @@
+"""What one check reads from and keeps in the result stores (D1, D2).
+
+The runner (`check.plan`) makes one `CheckStore` per check when the check
+may reuse results, and hands it to the engines' cached runs
+(`file_cache`, `program_cache`): they compute keys, ask it for what those
+keys hold and give it what to keep. They never touch a database, a codec
+or the process's memos themselves; this is the one place that does.
+
+Results go through `results`, a `tier.ResultTier` (the local SQLite store,
+or tiers stacked in front of farther stores): every read is one batch, a
+store that fails answers a miss. File digests and engine versions are the
+local store's (they describe this machine's files and executables).
+Values already decoded and records already loaded are remembered in the
+process's `StoreMemory`. Writes that are off the answer's path run behind
+(`later`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+from signalint.model import Issue
+from signalint.storage.entries import (
+    CHECKED,
+    NOT_CHECKED,
+    ProgramRecord,
+    decode_entry,
+    encode_entry,
+)
+from signalint.storage.memory import StoreMemory
+from signalint.storage.results import ResultCache
+from signalint.storage.tier import ResultTier
+
+Later = Callable[[Callable[[], None]], None]
+
+
+def now(work: Callable[[], None]) -> None:
+    """A `Later` that does the work at once."""
+    work()
+
+
+class CheckStore:
+    """One check's view of the result stores; see the module docstring."""
+
+    def __init__(
+        self,
+        local: ResultCache,
+        memory: StoreMemory,
+        later: Later = now,
+        results: ResultTier | None = None,
+    ) -> None:
+        self.local = local
+        self.memory = memory
+        self.later = later
+        self.results: ResultTier = results if results is not None else local
+
+    # What the stores know of this machine.
+
+    @property
+    def empty(self) -> bool:
+        """Whether the local store holds no result yet (every lookup would miss)."""
+        return not self.local.has_results()
+
+    def detached(self) -> CheckStore:
+        """A view with its own local store object, for digests in a worker
+        thread (a store object's memo is not shared across threads)."""
+        return CheckStore(ResultCache(self.local.path.parent), StoreMemory(), self.later)
+
+    def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
+        """sha256 hex of each readable file's content, by the given relative path."""
+        return self.local.digests(root, rel_paths)
+
+    def absolute_digests(self, paths: Sequence[str]) -> dict[str, str]:
+        """As `digests`, for absolute paths."""
+        found = self.local.digests(Path("/"), [p.lstrip("/") for p in paths])
+        return {"/" + p: d for p, d in found.items()}
+
+    def version_for(self, exe_key: str) -> str | None:
+        """An executable's version as remembered (this process, then the state directory)."""
+        versions = self.memory.versions
+        if exe_key not in versions:
+            stored = self.local.version_for(exe_key)
+            if stored is None:
+                return None
+            versions[exe_key] = stored
+        return versions[exe_key]
+
+    def remember_version(self, exe_key: str, version: str, *, asked: bool) -> None:
+        """Remember an executable's version; `asked` (the engine was started to
+        tell it) also keeps it in the state directory."""
+        self.memory.versions[exe_key] = version
+        if asked:
+            self.local.remember_version(exe_key, version)
+
+    # Per-file entries and membership marks (file-local engines).
+
+    def entries(self, keys: Sequence[str]) -> dict[str, tuple[Issue, ...] | None]:
+        """The per-file entries found, by key: issues, or None for "not checked"."""
+        decoded = self.memory.decoded
+        found = {k: decoded[k] for k in keys if k in decoded}
+        stored = self.results.get_many([k for k in keys if k not in found])
+        for key, blob in stored.items():
+            found[key] = decode_entry(blob)
+            decoded.put(key, found[key])
+        return found
+
+    def keep_entries(self, entries: Mapping[str, tuple[Issue, ...] | None]) -> None:
+        """Keep per-file entries (None: the engine does not check that file)."""
+        self.results.put_many({key: encode_entry(found) for key, found in entries.items()})
+        for key, found in entries.items():
+            self.memory.decoded.put(key, found)
+
+    def marks(self, keys: Sequence[str]) -> dict[str, bool]:
+        """Membership marks found, by key: whether the engine checks that path."""
+        found = self.results.get_many(keys)
+        return {k: v == CHECKED for k, v in found.items() if v in (CHECKED, NOT_CHECKED)}
+
+    def keep_marks(self, marks: Mapping[str, bool]) -> None:
+        self.results.put_many({k: CHECKED if v else NOT_CHECKED for k, v in marks.items()})
+
+    # Program records (whole-program engines).
+
+    def load_records(self, keys: Sequence[str]) -> None:
+        """Read the records of several programs in one batch (a workspace's
+        packages), remembered as loaded in this check."""
+        programs = self.memory.programs
+        missing = [k for k in keys if programs.get(k) is None]
+        for key, blob in self.results.get_many(missing).items():
+            record = ProgramRecord.load(blob)
+            record.loaded = True
+            programs.put(key, record)
+
+    def records(self, key: str) -> Iterator[ProgramRecord]:
+        """The remembered record, then the stored one (read only if the first is stale)."""
+        remembered = self.memory.programs.get(key)
+        if remembered is not None:
+            loaded, remembered.loaded = remembered.loaded, False
+            yield remembered
+            if loaded:
+                return  # it came from the store in this check: nothing newer there
+        blob = self.results.get_many([key]).get(key)
+        if blob is not None:
+            yield ProgramRecord.load(blob)
+
+    def confirm(self, key: str, record: ProgramRecord) -> None:
+        """`record` was proven fresh: remember it."""
+        record.loaded = False
+        self.memory.programs.put(key, record)
+
+    def keep_record(self, key: str, record: ProgramRecord) -> None:
+        """Remember `record` now, store it behind the answer (serializing
+        thousands of issues is off the answer's path)."""
+        self.memory.programs.put(key, record)
+        self.later(lambda: self.results.put_many({key: record.dump()}))
+
+    # Raw values (an engine's own memory, `engines.base.Memory`).
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        return self.results.get_many(keys)
+
+    def keep_later(self, items: Mapping[str, bytes]) -> None:
+        kept = dict(items)
+        self.later(lambda: self.results.put_many(kept))
+
+
+__all__ = ["CheckStore", "Later", "now"]

@@ -1,0 +1,78 @@
+"""What one process remembers of its result stores.
+
+A memo of what the stores hold, so a fresh `StoreMemory` is always correct,
+only slower: a long-lived server keeps one for its lifetime (unchanged
+files are neither re-read nor re-decoded), a CLI command one per run
+(`context.Context` holds it).
+
+- one local store (`ResultCache`) per state directory, each with its own
+  file-digest memo;
+- per-file entries already decoded, by key (bounded, least recently used
+  forgotten first): keys are content addresses, so a remembered entry stays
+  valid whatever happens to the database;
+- the last `ProgramRecord` per program key (bounded likewise);
+- engine versions per executable state (`resolve.executable_key`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from signalint.model import Issue
+from signalint.storage.entries import ProgramRecord
+from signalint.storage.results import ResultCache
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Lru(Generic[K, V]):
+    """A bounded mapping that forgets the least recently used entry first."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __getitem__(self, key: K) -> V:
+        return self._entries[key]
+
+    def put(self, key: K, value: V) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+
+
+class StoreMemory:
+    """One process's memos of its result stores; see the module docstring."""
+
+    # Programs: one per whole-program engine, or one per package in a
+    # workspace (a repository with a few hundred packages stays remembered).
+    def __init__(self, decoded_capacity: int = 100_000, programs_capacity: int = 512) -> None:
+        self._local: dict[tuple[Path, int], ResultCache] = {}
+        # Issues by key: None is "the engine does not check this file".
+        self.decoded: Lru[str, tuple[Issue, ...] | None] = Lru(decoded_capacity)
+        self.programs: Lru[str, ProgramRecord] = Lru(programs_capacity)
+        self.versions: dict[str, str] = {}
+
+    def local(self, state: Path, max_rows: int) -> ResultCache:
+        """The local store of a state directory (one object per directory)."""
+        key = (state, max_rows)
+        if key not in self._local:
+            self._local[key] = ResultCache(state, max_rows=max_rows)
+        return self._local[key]
+
+
+__all__ = ["Lru", "StoreMemory"]
