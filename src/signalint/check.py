@@ -28,7 +28,7 @@ from signalint.config import state_dir
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import Toolchain, toolchain
+from signalint.engines.resolve import Toolchain, engine_version, toolchain
 from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
@@ -36,7 +36,7 @@ from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Sc
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import WalkMemo, walk
 from signalint.request import RunRequest
-from signalint.storage.check_store import CheckStore
+from signalint.storage.check_store import CheckStore, Writes
 from signalint.workspaces import Package, Workspace
 
 
@@ -139,13 +139,15 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:
-    """One task's answer: the engine's outcome and, per package, its runs."""
+    """One task's answer: the engine's outcome, per package its runs, and
+    what to keep of them (written once every task has finished)."""
 
     outcome: EngineOutcome
+    writes: Writes
     package_runs: tuple[PackageRun, ...] = ()
 
 
-def plan(request: RunRequest, context: Context) -> Plan:
+async def plan(request: RunRequest, context: Context) -> Plan:
     """Walk once, choose the packages, and make one task per enabled engine."""
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
@@ -155,6 +157,7 @@ def plan(request: RunRequest, context: Context) -> Plan:
     store = context.store(cache_dir, config.cache_max_rows) if request.use_cache else None
     enabled = [ENGINES[name] for name in ENGINES if config.engines[name].enabled]
     tools = request.tools or toolchain(root, enabled)
+    versions = await _versions(enabled, tools, config.timeouts_ms, store)
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     walked = frozenset(files)
     programs_in = request.reported_programs
@@ -188,6 +191,7 @@ def plan(request: RunRequest, context: Context) -> Plan:
             # The executable and interpreter every run of this engine uses (D22).
             resolved=tools.engines.get(name),
             python=tools.python,
+            version=versions.get(name, "unknown"),
         )
         if not engine.spec.whole_program:
             tasks.append(FileTask(engine, job, files))
@@ -231,21 +235,44 @@ def _project_files(
     return project_files
 
 
+async def _versions(
+    enabled: Sequence[Engine],
+    tools: Toolchain,
+    timeouts_ms: Mapping[str, int],
+    store: CheckStore | None,
+) -> dict[str, str]:
+    """Each resolved engine's version, which reused results are keyed by
+    (none without a store: nothing is reused)."""
+    if store is None:
+        return {}
+    found = [(e, tools.engines[e.name]) for e in enabled if tools.engines[e.name].path]
+    versions = await asyncio.gather(
+        *(
+            engine_version(resolved, e.spec.provision, timeouts_ms[e.name] / 1000, store)
+            for e, resolved in found
+        )
+    )
+    return {e.name: v for (e, _), v in zip(found, versions, strict=True)}
+
+
 async def execute(task: Task, store: CheckStore | None) -> TaskResult:
     """Run one task of the plan, reusing what `store` holds (None: run everything)."""
     engine = task.engine
     if isinstance(task, PackagesTask):
         requests: Sequence[ProgramRequest] = task.requests
         if store is not None and requests:
-            requests = await prefetch(engine, store, requests)
-        runs = list(task.skipped)
-        runs += await _in_dependency_order(engine, store, task, requests)
+            requests = prefetch(engine, store, requests)
+        runs = await _in_dependency_order(engine, store, task, requests)
+        writes = Writes()
+        for _, kept in runs:
+            writes.add(kept)
+        done = [*task.skipped, *(run for run, _ in runs)]
         order = {p.name: i for i, p in enumerate(task.packages)}
-        runs.sort(key=lambda r: order[r.package.name])
-        return TaskResult(_combined(engine.name, runs), tuple(runs))
+        done.sort(key=lambda r: order[r.package.name])
+        return TaskResult(_combined(engine.name, done), writes, tuple(done))
     if isinstance(task, ProgramTask):
-        return TaskResult(await run_program_engine(engine, store, task.request))
-    return TaskResult(await run_file_engine(engine, store, task.job, task.files))
+        return TaskResult(*await run_program_engine(engine, store, task.request))
+    return TaskResult(*await run_file_engine(engine, store, task.job, task.files))
 
 
 # How many packages' programs are checked at once. tsc's own threads do
@@ -260,7 +287,7 @@ async def _in_dependency_order(
     store: CheckStore | None,
     task: PackagesTask,
     requests: Sequence[ProgramRequest],
-) -> list[PackageRun]:
+) -> list[tuple[PackageRun, Writes]]:
     """Each request's run, a package starting only after the packages it
     needs (among those checked) have finished, a few at a time."""
     by_target = {r.target: r for r in requests}
@@ -269,15 +296,15 @@ async def _in_dependency_order(
     needs = task.needs
     slots = asyncio.Semaphore(PACKAGE_CONCURRENCY)
 
-    async def one(package: Package) -> PackageRun:
+    async def one(package: Package) -> tuple[PackageRun, Writes]:
         try:
             for needed in needs.get(package.name, ()):
                 if needed in finished:
                     await finished[needed].wait()
             async with slots:
                 request = by_target[package.path]
-                outcome = await run_program_engine(engine, store, request)
-            return PackageRun(package, engine.name, outcome)
+                outcome, writes = await run_program_engine(engine, store, request)
+            return PackageRun(package, engine.name, outcome), writes
         finally:
             finished[package.name].set()
 
@@ -372,7 +399,8 @@ def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
 
 async def run_check(request: RunRequest, context: Context | None = None) -> CheckRun:
     """Check what `request` asks (`request.RunRequest`): plan, run the
-    plan's tasks concurrently, then filter and merge their issues.
+    plan's tasks concurrently, keep what they found, then filter and merge
+    their issues.
 
     With `use_cache` (the default) unchanged results are reused from the
     state directory's cache (signalint.file_cache, signalint.program_cache);
@@ -381,8 +409,10 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     its lifetime); a new one is made when omitted.
     """
     context = context or Context()
-    planned = plan(request, context)
+    planned = await plan(request, context)
     results = await asyncio.gather(*(execute(task, planned.store) for task in planned.tasks))
+    if planned.store is not None:
+        planned.store.keep(r.writes for r in results)
     return _assemble(planned, results, context)
 
 

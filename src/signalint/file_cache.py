@@ -26,10 +26,9 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 from signalint.engines.base import Engine
-from signalint.engines.resolve import engine_version
 from signalint.engines.runner import Job, run_engine
 from signalint.model import EngineOutcome, Issue
-from signalint.storage.check_store import CheckStore
+from signalint.storage.check_store import CheckStore, Writes
 from signalint.storage.entries import KEY_VERSION, digest
 
 
@@ -101,24 +100,19 @@ def touched_since(paths_abs: Sequence[str], since_ns: int) -> set[str]:
 
 async def run_file_engine(
     engine: Engine, store: CheckStore | None, job: Job, files: Sequence[str]
-) -> EngineOutcome:
+) -> tuple[EngineOutcome, Writes]:
     """Run a file-local engine as `job` says on the cache misses among `files`
-    (on all of them without a `store`).
+    (on all of them without a `store`), and what to keep of the run.
 
     `files_checked` counts the files the engine checked, from the cache or
     in this run; candidates it does not check are remembered but not counted.
     """
     root = job.root
     relevant = [f for f in files if engine.relevant(f)]
-    resolved = job.executable(engine)
-    if store is None or not relevant or resolved.path is None:
-        return (await run_engine(engine, job, relevant)).outcome
-    base = digest(
-        KEY_VERSION,
-        engine.name,
-        await engine_version(resolved, engine.spec.provision, job.timeout_s, store),
-        json.dumps(job.options, sort_keys=True),
-    )
+    writes = Writes()
+    if store is None or not relevant or job.executable(engine).path is None:
+        return (await run_engine(engine, job, relevant)).outcome, writes
+    base = digest(KEY_VERSION, engine.name, job.version, json.dumps(job.options, sort_keys=True))
     started_ns = time.time_ns()
     issues: list[Issue] = []
     cached = 0  # files the engine checked, answered from the cache
@@ -147,30 +141,27 @@ async def run_file_engine(
             verdicts = store.marks(list(marks.values()))
             unchecked = {f for f in misses if verdicts.get(marks[f]) is False}
             if unchecked:
-                store.keep_entries({keys[f]: None for f in unchecked if f in keys})
+                writes.entries.update({keys[f]: None for f in unchecked if f in keys})
                 misses = [f for f in misses if f not in unchecked]
             known_checked = {f for f in misses if verdicts.get(marks[f]) is True}
         if not misses:
-            return EngineOutcome(
-                engine.name,
-                "ok",
-                tuple(issues),
-                files_checked=cached,
-                cache_hits=len(relevant),
+            outcome = EngineOutcome(
+                engine.name, "ok", tuple(issues), files_checked=cached, cache_hits=len(relevant)
             )
+            return outcome, writes
         run = await run_engine(engine, job, misses, known_checked=known_checked)
     outcome = run.outcome
     checked = set(misses) if run.linted is None else run.linted
     if outcome.status == "ok":
         touched = touched_since([f"{root}/{f}" for f in misses], started_ns)
         stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
-        _store_per_file(store, outcome.issues, misses, stable, checked)
+        writes.entries.update(_per_file(outcome.issues, misses, stable, checked))
         if run.linted is not None:
             if marks is None:
                 marks = _membership_keys(store, engine, root, misses, base)
-            store.keep_marks({marks[f]: f in checked for f in misses if f in marks})
+            writes.marks.update({marks[f]: f in checked for f in misses if f in marks})
     issues.extend(outcome.issues)
-    return EngineOutcome(
+    done = EngineOutcome(
         engine=engine.name,
         status=outcome.status,
         issues=tuple(issues),
@@ -181,21 +172,21 @@ async def run_file_engine(
         cache_misses=len(misses),
         failure=outcome.failure,
     )
+    return done, writes
 
 
-def _store_per_file(
-    store: CheckStore,
+def _per_file(
     issues: Sequence[Issue],
     misses: Sequence[str],
     keys: dict[str, str],
     checked: AbstractSet[str],
-) -> None:
-    """Store each miss's entry: its issues if the engine checked it, else "not checked"."""
+) -> dict[str, tuple[Issue, ...] | None]:
+    """Each miss's entry by key: its issues if the engine checked it, else
+    "not checked" (None); nothing when an issue is not attributable to one
+    checked input."""
     by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in checked}
     for issue in issues:
         if issue.file not in by_file:
-            return  # not attributable to one checked input: store nothing
+            return {}
         by_file[issue.file].append(issue)
-    store.keep_entries(
-        {keys[f]: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys}
-    )
+    return {keys[f]: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys}

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signalint.engines.base import Engine, Program, WholeProgram
-from signalint.engines.resolve import Resolved, engine_version
+from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, Job, run_engine
 from signalint.file_cache import touched_since
 from signalint.model import EngineOutcome, Failure, IssueMemo
-from signalint.storage.check_store import CheckStore, Later, now
+from signalint.storage.check_store import CheckStore, Later, Writes, now
 from signalint.storage.entries import KEY_VERSION, ProgramRecord, digest
 
 # A cold directory older than this belongs to a run that was killed before
@@ -101,8 +101,9 @@ def _remove_abandoned_cold_dirs(directory: Path) -> None:
 
 async def run_program_engine(
     engine: Engine, store: CheckStore | None, request: ProgramRequest
-) -> EngineOutcome:
-    """Reuse the engine's last result while its program is unchanged (module docstring)."""
+) -> tuple[EngineOutcome, Writes]:
+    """Reuse the engine's last result while its program is unchanged (module
+    docstring); the outcome and what to keep of the run."""
     if store is not None:
         return await _run(engine, store, request)
     cold_parent = request.job.state_dir / engine.name
@@ -116,7 +117,7 @@ async def run_program_engine(
         request.later(lambda: shutil.rmtree(cold, ignore_errors=True))
 
 
-async def _record_key(
+def _record_key(
     engine: Engine, store: CheckStore, request: ProgramRequest, resolved: Resolved
 ) -> str | None:
     if resolved.path is None or not isinstance(engine, WholeProgram):
@@ -126,7 +127,6 @@ async def _record_key(
         return None
     configs = store.digests(request.root, list(key.configs))
     job = request.job
-    version = await engine_version(resolved, engine.spec.provision, job.timeout_s, store)
     return digest(
         KEY_VERSION,
         "program",
@@ -134,14 +134,14 @@ async def _record_key(
         # Records hold absolute inputs: two projects with equal configs (or a
         # shared state dir) must never share one.
         str(request.root),
-        version,
+        job.version,
         json.dumps(job.options, sort_keys=True),
         key.extra,
         *(f"{c}={configs.get(c, '-')}" for c in key.configs),
     )
 
 
-async def prefetch(
+def prefetch(
     engine: Engine, store: CheckStore, requests: Sequence[ProgramRequest]
 ) -> list[ProgramRequest]:
     """Load the stored records of several programs of one engine in one read.
@@ -153,17 +153,20 @@ async def prefetch(
     keyed: list[ProgramRequest] = []
     for request in requests:
         resolved = request.job.executable(engine)
-        key = await _record_key(engine, store, request, resolved)
+        key = _record_key(engine, store, request, resolved)
         keyed.append(dataclasses.replace(request, record_key=key))
     store.load_records([r.record_key for r in keyed if r.record_key])
     return keyed
 
 
-async def _run(engine: Engine, store: CheckStore | None, request: ProgramRequest) -> EngineOutcome:
+async def _run(
+    engine: Engine, store: CheckStore | None, request: ProgramRequest
+) -> tuple[EngineOutcome, Writes]:
     resolved = request.job.executable(engine)
     record_key = request.record_key
     if store is not None and record_key is None:
-        record_key = await _record_key(engine, store, request, resolved)
+        record_key = _record_key(engine, store, request, resolved)
+    writes = Writes()
     prefix = f"{request.root}/"
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     candidates: list[str] | None = None
@@ -177,18 +180,16 @@ async def _run(engine: Engine, store: CheckStore | None, request: ProgramRequest
                 continue
             store.confirm(record_key, record)
             checked = record.checked if record.checked is not None else list(record.inputs)
-            return EngineOutcome(
-                engine.name,
-                "ok",
-                record.issues,
-                files_checked=_files_checked(request, engine, checked, candidates),
-                cache_hits=1,
+            files_checked = _files_checked(request, engine, checked, candidates)
+            hit = EngineOutcome(
+                engine.name, "ok", record.issues, files_checked=files_checked, cache_hits=1
             )
+            return hit, writes
     started_ns = time.time_ns()
     run, program = await _run_and_read(engine, store, request, resolved, changed)
     outcome = run.outcome
-    if store is not None and program.remember:
-        store.keep_later(program.remember)
+    if store is not None:
+        writes.values.update(program.remember)
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
@@ -207,8 +208,8 @@ async def _run(engine: Engine, store: CheckStore | None, request: ProgramRequest
                 checked=None if program.checked is None else checked,
                 issues=outcome.issues,
             )
-            store.keep_record(record_key, fresh)
-    return EngineOutcome(
+            writes.records[record_key] = fresh
+    done = EngineOutcome(
         engine=outcome.engine,
         status=status,
         issues=outcome.issues,
@@ -219,6 +220,7 @@ async def _run(engine: Engine, store: CheckStore | None, request: ProgramRequest
         coverage_gap=gap,
         failure=failure,
     )
+    return done, writes
 
 
 async def _run_and_read(

@@ -125,7 +125,8 @@ class Job:
     with which `options`, for how long, with which state directory, where
     progress goes, and the check's toolchain (`resolve.Toolchain`): the
     executable (`resolved`; looked up for `root` when None) and the
-    project's Python (`python`; `project_python(root)` when None)."""
+    project's Python (`python`; `project_python(root)` when None), and
+    its version (`resolve.engine_version`)."""
 
     root: Path
     options: Mapping[str, object]
@@ -135,6 +136,9 @@ class Job:
     progress: Progress | None = None
     resolved: Resolved | None = None
     python: Path | None = None
+    # The engine's version as cache keys name it; set when the check may
+    # reuse results ("unknown" when it cannot be told).
+    version: str = "unknown"
 
     def executable(self, engine: Engine) -> Resolved:
         return self.resolved or resolve(engine, self.root)

@@ -17,7 +17,8 @@ process's `StoreMemory`. Writes that are off the answer's path run behind
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from signalint.model import Issue
@@ -33,6 +34,24 @@ from signalint.storage.results import ResultCache
 from signalint.storage.tier import ResultTier
 
 Later = Callable[[Callable[[], None]], None]
+
+
+@dataclass(slots=True)
+class Writes:
+    """What a check's engine runs give the store to keep (`CheckStore.keep`):
+    per-file entries (None: the engine does not check that file), membership
+    marks, program records, and engines' own values (`Program.remember`)."""
+
+    entries: dict[str, tuple[Issue, ...] | None] = field(default_factory=dict)
+    marks: dict[str, bool] = field(default_factory=dict)
+    records: dict[str, ProgramRecord] = field(default_factory=dict)
+    values: dict[str, bytes] = field(default_factory=dict)
+
+    def add(self, other: Writes) -> None:
+        self.entries.update(other.entries)
+        self.marks.update(other.marks)
+        self.records.update(other.records)
+        self.values.update(other.values)
 
 
 def now(work: Callable[[], None]) -> None:
@@ -105,19 +124,10 @@ class CheckStore:
             decoded.put(key, found[key])
         return found
 
-    def keep_entries(self, entries: Mapping[str, tuple[Issue, ...] | None]) -> None:
-        """Keep per-file entries (None: the engine does not check that file)."""
-        self.results.put_many({key: encode_entry(found) for key, found in entries.items()})
-        for key, found in entries.items():
-            self.memory.decoded.put(key, found)
-
     def marks(self, keys: Sequence[str]) -> dict[str, bool]:
         """Membership marks found, by key: whether the engine checks that path."""
         found = self.results.get_many(keys)
         return {k: v == CHECKED for k, v in found.items() if v in (CHECKED, NOT_CHECKED)}
-
-    def keep_marks(self, marks: Mapping[str, bool]) -> None:
-        self.results.put_many({k: CHECKED if v else NOT_CHECKED for k, v in marks.items()})
 
     # Program records (whole-program engines).
 
@@ -148,20 +158,39 @@ class CheckStore:
         record.loaded = False
         self.memory.programs.put(key, record)
 
-    def keep_record(self, key: str, record: ProgramRecord) -> None:
-        """Remember `record` now, store it behind the answer (serializing
-        thousands of issues is off the answer's path)."""
-        self.memory.programs.put(key, record)
-        self.later(lambda: self.results.put_many({key: record.dump()}))
-
     # Raw values (an engine's own memory, `engines.base.Memory`).
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
         return self.results.get_many(keys)
 
-    def keep_later(self, items: Mapping[str, bytes]) -> None:
-        kept = dict(items)
-        self.later(lambda: self.results.put_many(kept))
+    # Writing.
+
+    def keep(self, writes: Iterable[Writes]) -> None:
+        """Keep what a check's runs found, in one batch per kind.
+
+        Entries and marks are written now, in one call: the next check
+        needs them and they are small. Records and engines' values are
+        remembered in this process now and written behind the answer
+        (serializing thousands of issues is off the answer's path).
+        """
+        batch = Writes()
+        for one in writes:
+            batch.add(one)
+        items = {key: encode_entry(found) for key, found in batch.entries.items()}
+        items.update({k: CHECKED if v else NOT_CHECKED for k, v in batch.marks.items()})
+        self.results.put_many(items)
+        for key, found in batch.entries.items():
+            self.memory.decoded.put(key, found)
+        for key, record in batch.records.items():
+            self.memory.programs.put(key, record)
+        records, values = batch.records, batch.values
+        if records or values:
+
+            def write() -> None:
+                behind = {key: record.dump() for key, record in records.items()}
+                self.results.put_many({**values, **behind})
+
+            self.later(write)
 
 
-__all__ = ["CheckStore", "Later", "now"]
+__all__ = ["CheckStore", "Later", "Writes", "now"]
