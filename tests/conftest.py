@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from signalint import file_cache
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
+from signalint.project import settle
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "examples" / "demo"
@@ -131,7 +131,7 @@ def in_project(monkeypatch: pytest.MonkeyPatch) -> object:
 def settled_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Files the test wrote just before a check count as settled, so the check
     may store its results (a real edit is older than the settle window)."""
-    monkeypatch.setattr(file_cache, "SETTLE_NS", 0)
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)
 
 
 # Whether the running test is marked `real` (set by `_tier_guard`); a list so

@@ -28,7 +28,7 @@ def refusal(root: Path, env: dict[str, str] | None = None) -> ConfigError:
 def test_defaults_without_any_config(tmp_path: Path) -> None:
     config = load_config(tmp_path, NO_ENV)
     assert config.source is None
-    assert config.enabled_engines() == ("oxlint", "tsc")
+    assert config.enabled_engines == ("oxlint", "tsc")
     assert config.engines["biome"].options == {"includeFormatter": False}
     assert config.ignore == ("node_modules/**", "dist/**", ".signalint/**")
     assert dict(config.timeouts_ms) == {n: e.spec.timeout_ms for n, e in ENGINES.items()}
@@ -65,7 +65,7 @@ def test_explicit_values_and_partial_tables_merge_with_defaults(tmp_path: Path) 
         },
     )
     config = load_config(tmp_path, NO_ENV)
-    assert config.enabled_engines() == ("tsc", "biome")
+    assert config.enabled_engines == ("tsc", "biome")
     assert config.engines["biome"].options == {"includeFormatter": True}
     assert config.ignore == ("src/generated/**",)  # an explicit array replaces the default
     assert config.timeouts_ms["tsc"] == 120000 and config.timeouts_ms["oxlint"] == 60000

@@ -81,9 +81,7 @@ def test_detection_matrix(tmp_path: Path, files: list[str], engines: dict[str, b
     }
     assert config["mcpPayload"] == "both"
     # What init writes is always a valid configuration.
-    assert load_config(tmp_path, {}).enabled_engines() == tuple(
-        n for n, on in engines.items() if on
-    )
+    assert load_config(tmp_path, {}).enabled_engines == tuple(n for n, on in engines.items() if on)
 
 
 def test_prettier_is_reported_but_not_configured(tmp_path: Path) -> None:

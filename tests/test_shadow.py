@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from signalint.engines.registry import ENGINES, engine_cache_dirs
-from signalint.engines.resolve import resolve
-from signalint.shadow import origin_of, shadow_copy
+from signalint.engines.resolve import origin_of, resolve
+from signalint.shadow import shadow_copy
 
 from .helpers import write_executable
 

@@ -14,8 +14,8 @@ keeps every issue (no caps here); clustering and caps belong to reports.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import dataclasses
+import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,17 +24,16 @@ from dataclasses import dataclass
 import pathspec
 
 from signalint import ids
-from signalint.config import state_dir
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import Toolchain, engine_version, toolchain
+from signalint.engines.resolve import Toolchain, engine_versions, toolchain
 from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
-from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Scope
+from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
-from signalint.project.walk import WalkMemo, walk
+from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
 from signalint.storage.check_store import CheckStore, Writes
 from signalint.workspaces import Package, Workspace
@@ -148,19 +147,23 @@ class TaskResult:
 
 
 async def plan(request: RunRequest, context: Context) -> Plan:
-    """Walk once, choose the packages, and make one task per enabled engine."""
+    """Choose the packages, resolve the engines, walk once, and make one
+    task per enabled engine."""
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
-    files = walk(root, config.ignore, scope.targets, memo)
-    state = request.state or state_dir(root)
-    cache_dir = request.cache_dir or state
-    store = context.store(cache_dir, config.cache_max_rows) if request.use_cache else None
-    enabled = [ENGINES[name] for name in ENGINES if config.engines[name].enabled]
+    store = context.store(request.cache_home, config.cache_max_rows) if request.use_cache else None
+    programs_in = request.reported_programs
+    workspace = request.workspace
+    packages = None if workspace is None else workspace.checked(request.programs, programs_in)
+    enabled = [ENGINES[name] for name in config.enabled_engines]
     tools = request.tools or toolchain(root, enabled)
-    versions = await _versions(enabled, tools, config.timeouts_ms, store)
+    versions = (
+        {} if store is None else await engine_versions(enabled, tools, config.timeouts_ms, store)
+    )
+    files = walk(root, config.ignore, scope.targets, memo)
+    listing = ProjectFiles(root, config.ignore, memo, files if scope.whole_project else None)
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     walked = frozenset(files)
-    programs_in = request.reported_programs
 
     def reported(rel_path: str) -> bool:
         """Whether issues in this project file would be reported: in scope, not
@@ -170,14 +173,6 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             rel_path in walked or not ignored.match_file(rel_path)
         )
 
-    packages: tuple[Package, ...] | None = None
-    workspace = request.workspace
-    if workspace is not None:
-        if request.programs is not None:
-            wanted = set(request.programs)
-            packages = tuple(p for p in workspace.packages if p.name in wanted)
-        else:
-            packages = tuple(p for p in workspace.packages if _meets(programs_in, p))
     tasks: list[Task] = []
     for engine in enabled:
         name = engine.name
@@ -185,7 +180,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             root=root,
             options=dict(config.engines[name].options),
             timeout_s=config.timeouts_ms[name] / 1000,
-            state_dir=state,
+            state_dir=request.state_dir,
             target=scope.targets[0],
             progress=request.progress,
             # The executable and interpreter every run of this engine uses (D22).
@@ -196,73 +191,45 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         if not engine.spec.whole_program:
             tasks.append(FileTask(engine, job, files))
             continue
-        program = ProgramRequest(
-            job,
-            project_files=_project_files(request, files, memo),
-            in_scope=reported,
-            issue_memo=context.issue_memo,
-            later=context.in_background,
-        )
         # A workspace check of paths outside every package runs the root's
         # program as without a workspace.
-        if engine.spec.per_package and packages:
-            skipped: list[PackageRun] = []
-            requests: list[ProgramRequest] = []
-            for package in packages:
-                if engine.detect(root / package.path) is None:
-                    note = f"no {name} configuration in {package.path}/"
-                    skipped.append(PackageRun(package, name, None, note))
-                    continue
-                requests.append(_package_request(program, request, files, memo, package))
-            needs = workspace.needs if workspace is not None else {}
-            tasks.append(PackagesTask(engine, packages, tuple(requests), tuple(skipped), needs))
-        else:
+        if not (engine.spec.per_package and packages):
+            program = ProgramRequest(
+                job, listing.all, reported, None, context.issue_memo, context.in_background
+            )
             tasks.append(ProgramTask(engine, program))
+            continue
+        skipped: list[PackageRun] = []
+        requests: list[ProgramRequest] = []
+        for package in packages:
+            if engine.detect(root / package.path) is None:
+                note = f"no {name} configuration in {package.path}/"
+                skipped.append(PackageRun(package, name, None, note))
+                continue
+            # Its candidates are the package's files only, so a file added to
+            # another package leaves this package's record fresh; its inputs
+            # (which include the sources of the packages it needs) decide
+            # freshness as for any program.
+            requests.append(
+                ProgramRequest(
+                    dataclasses.replace(job, target=package.path),
+                    functools.partial(listing.under, package.path),
+                    functools.partial(_in_package, package.path + "/", reported),
+                    None,
+                    context.issue_memo,
+                    context.in_background,
+                )
+            )
+        needs = workspace.needs if workspace is not None else {}
+        tasks.append(PackagesTask(engine, packages, tuple(requests), tuple(skipped), needs))
     return Plan(request, files, walked, ignored, store, tools, packages, tuple(tasks))
-
-
-def _project_files(
-    request: RunRequest, files: list[str], memo: WalkMemo
-) -> Callable[[], list[str]]:
-    """A whole-program engine's candidates: freshness needs every candidate
-    input, not only the scope's files."""
-
-    def project_files() -> list[str]:
-        if request.scope.whole_project:
-            return files
-        return walk(request.root, request.config.ignore, memo=memo)
-
-    return project_files
-
-
-async def _versions(
-    enabled: Sequence[Engine],
-    tools: Toolchain,
-    timeouts_ms: Mapping[str, int],
-    store: CheckStore | None,
-) -> dict[str, str]:
-    """Each resolved engine's version, which reused results are keyed by
-    (none without a store: nothing is reused)."""
-    if store is None:
-        return {}
-    found = [(e, tools.engines[e.name]) for e in enabled if tools.engines[e.name].path]
-    versions = await asyncio.gather(
-        *(
-            engine_version(resolved, e.spec.provision, timeouts_ms[e.name] / 1000, store)
-            for e, resolved in found
-        )
-    )
-    return {e.name: v for (e, _), v in zip(found, versions, strict=True)}
 
 
 async def execute(task: Task, store: CheckStore | None) -> TaskResult:
     """Run one task of the plan, reusing what `store` holds (None: run everything)."""
     engine = task.engine
     if isinstance(task, PackagesTask):
-        requests: Sequence[ProgramRequest] = task.requests
-        if store is not None and requests:
-            requests = prefetch(engine, store, requests)
-        runs = await _in_dependency_order(engine, store, task, requests)
+        runs = await _in_dependency_order(engine, store, task)
         writes = Writes()
         for _, kept in runs:
             writes.add(kept)
@@ -273,6 +240,10 @@ async def execute(task: Task, store: CheckStore | None) -> TaskResult:
     if isinstance(task, ProgramTask):
         return TaskResult(*await run_program_engine(engine, store, task.request))
     return TaskResult(*await run_file_engine(engine, store, task.job, task.files))
+
+
+def _in_package(prefix: str, reported: Callable[[str], bool], rel_path: str) -> bool:
+    return rel_path.startswith(prefix) and reported(rel_path)
 
 
 # How many packages' programs are checked at once. tsc's own threads do
@@ -286,10 +257,11 @@ async def _in_dependency_order(
     engine: Engine,
     store: CheckStore | None,
     task: PackagesTask,
-    requests: Sequence[ProgramRequest],
 ) -> list[tuple[PackageRun, Writes]]:
     """Each request's run, a package starting only after the packages it
-    needs (among those checked) have finished, a few at a time."""
+    needs (among those checked) have finished, a few at a time. Their
+    stored records are read first, in one batch (`prefetch`)."""
+    requests = task.requests if store is None else prefetch(engine, store, task.requests)
     by_target = {r.target: r for r in requests}
     chosen = [p for p in task.packages if p.path in by_target]
     finished = {p.name: asyncio.Event() for p in chosen}
@@ -309,36 +281,6 @@ async def _in_dependency_order(
             finished[package.name].set()
 
     return list(await asyncio.gather(*(one(p) for p in chosen)))
-
-
-def _package_request(
-    program: ProgramRequest,
-    request: RunRequest,
-    files: list[str],
-    memo: WalkMemo,
-    package: Package,
-) -> ProgramRequest:
-    """A whole-program engine's request for one package's own program (its
-    directory as target), from its request for the root's `program`.
-
-    Its candidates are the package's files only, so a file added to another
-    package leaves this package's record fresh; its inputs (which include the
-    sources of the packages it needs) decide freshness as for any program.
-    """
-    prefix = package.path + "/"
-    reported = program.in_scope
-
-    def package_files() -> list[str]:
-        if request.scope.whole_project:
-            # `files` is sorted: the package's files are one slice of it.
-            start = bisect.bisect_left(files, prefix)
-            end = bisect.bisect_left(files, package.path + "0")  # "0" follows "/"
-            return files[start:end]
-        return walk(request.root, request.config.ignore, (package.path,), memo=memo)
-
-    return program.for_package(
-        package.path, package_files, lambda f: f.startswith(prefix) and reported(f)
-    )
 
 
 def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
@@ -460,10 +402,3 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         workspace_warning=request.workspace_warning,
         toolchain=planned.tools,
     )
-
-
-def _meets(scope: Scope, package: Package) -> bool:
-    """Whether a package directory and the scope overlap (either holds the other)."""
-    if scope.whole_project or scope.contains(package.path):
-        return True
-    return any(package.contains(t) for t in scope.targets)

@@ -92,6 +92,7 @@ class Config:
     # Diagnostics the MCP server's live buffer holds (`live.maxEntries`, D8).
     live_max_entries: int = 10_000
 
+    @property
     def enabled_engines(self) -> tuple[str, ...]:
         """Enabled engine names in the canonical order."""
         return tuple(name for name in ENGINE_NAMES if self.engines[name].enabled)

@@ -18,84 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import posixpath
 import time
 from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
-from pathlib import Path
 
 from signalint.engines.base import Engine
 from signalint.engines.runner import Job, run_engine
 from signalint.model import EngineOutcome, Issue
+from signalint.project.settle import touched_since
 from signalint.storage.check_store import CheckStore, Writes
 from signalint.storage.entries import KEY_VERSION, digest
-
-
-class _Configs:
-    """Config files (with content hashes) per engine and directory, memoized.
-
-    Every adapter looks configs up from the file's directory upward, so the
-    answer depends on the directory only.
-    """
-
-    def __init__(self, store: CheckStore, root: Path) -> None:
-        self.store, self.root = store, root
-        self._memo: dict[tuple[str, str], str] = {}
-
-    def fingerprint(self, engine: Engine, rel_path: str) -> str:
-        key = (engine.name, posixpath.dirname(rel_path))
-        if key not in self._memo:
-            files = engine.config_files(self.root, rel_path)
-            digests = self.store.digests(self.root, files)
-            self._memo[key] = digest(*(f"{f}={digests.get(f, '-')}" for f in files))
-        return self._memo[key]
-
-
-def _file_keys(
-    store: CheckStore, engine: Engine, root: Path, files: Sequence[str], base: str
-) -> dict[str, str]:
-    """The cache key of each readable file among `files` (see module docstring)."""
-    contents = store.digests(root, files)
-    configs = _Configs(store, root)
-    return {
-        f: digest(base, f, contents[f], configs.fingerprint(engine, f))
-        for f in files
-        if f in contents
-    }
-
-
-def _membership_keys(
-    store: CheckStore, engine: Engine, root: Path, files: Sequence[str], base: str
-) -> dict[str, str]:
-    """Content-independent keys recording whether the engine checks a path.
-
-    Whether ESLint or Biome checks a file depends on its path and their
-    configuration (globs, ignores, languages), never on its content: an edit
-    to a file they do not check (a README) does not start them, and an edited
-    file Biome is known to check needs no selection run.
-    """
-    configs = _Configs(store, root)
-    return {f: digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
-
-
-# Timestamps on the file systems we know tick in a few milliseconds at most;
-# anything touched this close to (or after) a run's start may have changed
-# under the engine, so its result is used but not stored.
-SETTLE_NS = 100_000_000
-
-
-def touched_since(paths_abs: Sequence[str], since_ns: int) -> set[str]:
-    touched = set()
-    for path in paths_abs:
-        try:
-            st = os.stat(path)
-        except OSError:
-            touched.add(path)
-            continue
-        if max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns - SETTLE_NS:
-            touched.add(path)
-    return touched
 
 
 async def run_file_engine(
@@ -124,10 +55,12 @@ async def run_file_engine(
         # store object's memo is not shared across threads).
         run = await run_engine(engine, job, relevant)
         detached = store.detached()
-        keys = await asyncio.to_thread(_file_keys, detached, engine, root, relevant, base)
+        keys = await asyncio.to_thread(detached.file_keys, engine, root, relevant, base)
+        if run.linted is not None:
+            marks = await asyncio.to_thread(detached.membership_keys, engine, root, relevant, base)
         misses = relevant
     else:
-        keys = _file_keys(store, engine, root, relevant, base)
+        keys = store.file_keys(engine, root, relevant, base)
         found = store.entries(list(keys.values()))
         misses = [f for f in relevant if keys.get(f) not in found]
         for f in relevant:
@@ -137,7 +70,7 @@ async def run_file_engine(
                 issues.extend(entry)
                 cached += 1
         if misses:
-            marks = _membership_keys(store, engine, root, misses, base)
+            marks = store.membership_keys(engine, root, misses, base)
             verdicts = store.marks(list(marks.values()))
             unchecked = {f for f in misses if verdicts.get(marks[f]) is False}
             if unchecked:
@@ -153,12 +86,12 @@ async def run_file_engine(
     outcome = run.outcome
     checked = set(misses) if run.linted is None else run.linted
     if outcome.status == "ok":
+        per_file = run.by_file(misses)
         touched = touched_since([f"{root}/{f}" for f in misses], started_ns)
-        stable = {f: k for f, k in keys.items() if f"{root}/{f}" not in touched}
-        writes.entries.update(_per_file(outcome.issues, misses, stable, checked))
-        if run.linted is not None:
-            if marks is None:
-                marks = _membership_keys(store, engine, root, misses, base)
+        if per_file is not None:
+            stable = [f for f in misses if f in keys and f"{root}/{f}" not in touched]
+            writes.entries.update({keys[f]: per_file[f] for f in stable})
+        if run.linted is not None and marks is not None:
             writes.marks.update({marks[f]: f in checked for f in misses if f in marks})
     issues.extend(outcome.issues)
     done = EngineOutcome(
@@ -173,20 +106,3 @@ async def run_file_engine(
         failure=outcome.failure,
     )
     return done, writes
-
-
-def _per_file(
-    issues: Sequence[Issue],
-    misses: Sequence[str],
-    keys: dict[str, str],
-    checked: AbstractSet[str],
-) -> dict[str, tuple[Issue, ...] | None]:
-    """Each miss's entry by key: its issues if the engine checked it, else
-    "not checked" (None); nothing when an issue is not attributable to one
-    checked input."""
-    by_file: dict[str, list[Issue]] = {f: [] for f in misses if f in checked}
-    for issue in issues:
-        if issue.file not in by_file:
-            return {}
-        by_file[issue.file].append(issue)
-    return {keys[f]: (tuple(by_file[f]) if f in by_file else None) for f in misses if f in keys}

@@ -21,9 +21,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
-from signalint import file_cache
 from signalint.changes import git
 from signalint.engines.resolve import VENV_NAMES
+from signalint.project import settle
 
 TREES_DIR = "baseline/trees"
 _SKIPPED = frozenset({".git", ".signalint", "node_modules"})
@@ -82,7 +82,7 @@ async def copy_of(top: Path, path: Path, tree: str) -> Path:
         with contextlib.suppress(OSError):
             index.unlink()
     marker.write_text(tree)
-    await asyncio.sleep(file_cache.SETTLE_NS / 1e9)
+    await asyncio.sleep(settle.SETTLE_NS / 1e9)
     return path
 
 

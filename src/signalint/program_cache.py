@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from signalint.engines.base import Engine, Program, WholeProgram
+from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
-from signalint.engines.runner import EngineRun, Job, run_engine
-from signalint.file_cache import touched_since
+from signalint.engines.runner import Job, run_program
 from signalint.model import EngineOutcome, Failure, IssueMemo
+from signalint.project.settle import touched_since
 from signalint.storage.check_store import CheckStore, Later, Writes, now
 from signalint.storage.entries import KEY_VERSION, ProgramRecord, digest
 
@@ -77,20 +77,6 @@ class ProgramRequest:
         return dataclasses.replace(self, job=job, project_files=files, in_scope=in_scope)
 
 
-def _files_checked(
-    request: ProgramRequest, engine: Engine, checked: Sequence[str], candidates: list[str] | None
-) -> int:
-    """Checked files that are walked project candidates inside the check's scope."""
-    prefix = f"{request.root}/"
-    names = {p[len(prefix) :] for p in checked if p.startswith(prefix)}
-    pool = candidates if candidates is not None else _candidates(request, engine)
-    return sum(1 for f in pool if f in names and request.in_scope(f))
-
-
-def _candidates(request: ProgramRequest, engine: Engine) -> list[str]:
-    return sorted(f for f in request.project_files() if engine.relevant(f))
-
-
 def _remove_abandoned_cold_dirs(directory: Path) -> None:
     cutoff = time.time() - _ABANDONED_S
     for entry in directory.glob("cold-*"):
@@ -104,17 +90,20 @@ async def run_program_engine(
 ) -> tuple[EngineOutcome, Writes]:
     """Reuse the engine's last result while its program is unchanged (module
     docstring); the outcome and what to keep of the run."""
-    if store is not None:
-        return await _run(engine, store, request)
-    cold_parent = request.job.state_dir / engine.name
-    cold_parent.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned_cold_dirs(cold_parent)
-    cold = Path(tempfile.mkdtemp(prefix="cold-", dir=cold_parent))
-    try:
+    cold: Path | None = None
+    if store is None:
+        parent = request.job.state_dir / engine.name
+        parent.mkdir(parents=True, exist_ok=True)
+        _remove_abandoned_cold_dirs(parent)
+        cold = Path(tempfile.mkdtemp(prefix="cold-", dir=parent))
         job = dataclasses.replace(request.job, state_dir=cold)
-        return await _run(engine, None, dataclasses.replace(request, job=job))
+        request = dataclasses.replace(request, job=job)
+    try:
+        return await _run(engine, store, request)
     finally:
-        request.later(lambda: shutil.rmtree(cold, ignore_errors=True))
+        if cold is not None:
+            gone = cold
+            request.later(lambda: shutil.rmtree(gone, ignore_errors=True))
 
 
 def _record_key(
@@ -168,10 +157,12 @@ async def _run(
         record_key = _record_key(engine, store, request, resolved)
     writes = Writes()
     prefix = f"{request.root}/"
+    # The walked candidates, and those whose issues are reported: the
+    # files a run covers are counted among these (`files_checked`).
+    candidates = sorted(f for f in request.project_files() if engine.relevant(f))
+    reported = {prefix + f for f in candidates if request.in_scope(f)}
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
-    candidates: list[str] | None = None
     if record_key is not None and store is not None:
-        candidates = _candidates(request, engine)
         for record in store.records(record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
             now_digests = store.absolute_digests(list(record.inputs))
@@ -179,67 +170,43 @@ async def _run(
                 changed = frozenset(f for f, d in record.inputs.items() if now_digests.get(f) != d)
                 continue
             store.confirm(record_key, record)
-            checked = record.checked if record.checked is not None else list(record.inputs)
-            files_checked = _files_checked(request, engine, checked, candidates)
+            checked = record.checked if record.checked is not None else record.inputs
+            covered = len(reported.intersection(checked))
             hit = EngineOutcome(
-                engine.name, "ok", record.issues, files_checked=files_checked, cache_hits=1
+                engine.name, "ok", record.issues, files_checked=covered, cache_hits=1
             )
             return hit, writes
     started_ns = time.time_ns()
-    run, program = await _run_and_read(engine, store, request, resolved, changed)
+    run, program = await run_program(engine, request.job, store, changed, request.issue_memo)
     outcome = run.outcome
-    if store is not None:
-        writes.values.update(program.remember)
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
     failure = outcome.failure
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
-    checked = list(program.checked if program.checked is not None else program.inputs)
+    checked_now = program.checked if program.checked is not None else program.inputs
+    if store is not None:
+        writes.values.update(program.remember)
     if record_key is not None and store is not None and status == "ok" and program.inputs:
         listed = list(program.inputs)
         inputs = store.absolute_digests(listed)
         if len(inputs) == len(listed) and not touched_since(listed, started_ns):
-            candidates = candidates if candidates is not None else _candidates(request, engine)
-            fresh = ProgramRecord(
+            writes.records[record_key] = ProgramRecord(
                 inputs=inputs,
                 outside=[f for f in candidates if prefix + f not in inputs],
-                checked=None if program.checked is None else checked,
+                checked=None if program.checked is None else list(checked_now),
                 issues=outcome.issues,
             )
-            writes.records[record_key] = fresh
     done = EngineOutcome(
         engine=outcome.engine,
         status=status,
         issues=outcome.issues,
         message=message,
         duration_ms=outcome.duration_ms,
-        files_checked=_files_checked(request, engine, checked, candidates),
+        files_checked=len(reported.intersection(checked_now)),
         cache_misses=1 if store is not None else 0,
         coverage_gap=gap,
         failure=failure,
     )
     return done, writes
-
-
-async def _run_and_read(
-    engine: Engine,
-    store: CheckStore | None,
-    request: ProgramRequest,
-    resolved: Resolved,
-    changed: frozenset[str],
-) -> tuple[EngineRun, Program]:
-    """Run the engine (twice at most, when it asks to retry) and read its program."""
-    program = Program(())
-    job = dataclasses.replace(request.job, resolved=resolved)
-    for attempt in range(2):
-        run = await run_engine(engine, job, issue_memo=request.issue_memo)
-        if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
-            return run, Program(())
-        assert resolved.path is not None
-        since = changed if attempt == 0 else frozenset()
-        program = engine.program(run.results, job.context(resolved.path), store, since)
-        if not program.retry:
-            return run, program
-    return run, program

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from signalint.changes import commit_of, merge_base
-from signalint.config import Config
+from signalint.config import Config, state_dir
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain
 from signalint.engines.runner import Progress
@@ -142,6 +142,16 @@ class RunRequest:
     tools: Toolchain | None = None
 
     @property
+    def state_dir(self) -> Path:
+        """Where engines keep their state."""
+        return self.state or state_dir(self.root)
+
+    @property
+    def cache_home(self) -> Path:
+        """The state directory whose result cache the check uses."""
+        return self.cache_dir or self.state_dir
+
+    @property
     def reported_programs(self) -> Scope:
         """Where whole-program engines' issues are reported."""
         return self.program_scope or self.scope
@@ -221,7 +231,7 @@ def _changed_programs(
     """
     if workspace is None:
         return Scope(), None
-    patterns = [p for name in config.enabled_engines() for p in ENGINES[name].spec.watch_patterns]
+    patterns = [p for name in config.enabled_engines for p in ENGINES[name].spec.watch_patterns]
     owners: set[str] = set()
     for target in targets:
         owner = workspace.owner(target)

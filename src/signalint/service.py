@@ -189,7 +189,7 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     since = request.since
     selected, revision = await resolve(request)
     context = services.context or Context()
-    async with request.progress(request.config.enabled_engines()) as report:
+    async with request.progress(request.config.enabled_engines) as report:
         run = await run_check(dataclasses.replace(selected, progress=report), context)
     issues = run.result.issues
     clustering = context.derived(issues, "clustering", lambda: cluster(issues))

@@ -23,25 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+from signalint.engines.resolve import standing_in
+
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
 _MEMORY: Final = "/dev/shm"
 # Never copied: Signalint's state and Python's bytecode; callers add the
 # engines' own cache directories (`shadow_copy(skip=...)`).
 SKIPPED: Final = frozenset({".signalint", "__pycache__", ".pytest_cache"})
-
-
-# shadow root -> the project it copies, while the copy exists (this process).
-_ORIGINS: dict[str, Path] = {}
-
-
-def origin_of(root: Path) -> Path:
-    """The project `root` is a shadow copy of, or `root` itself.
-
-    Engine resolution asks this, so a check in a shadow copy runs the
-    project's own engines and virtual environment (symlinked into the copy,
-    their real paths are outside it), exactly as a check of the project.
-    """
-    return _ORIGINS.get(os.fspath(root), root)
 
 
 def _copy_tree(source: Path, target: Path, skipped: Collection[str]) -> None:
@@ -130,10 +118,9 @@ def shadow_copy(
             if path.is_symlink():
                 path.unlink()
             path.write_bytes(data)
-        _ORIGINS[os.fspath(shadow)] = Path(os.path.realpath(root))
-        yield shadow
+        with standing_in(shadow, root):
+            yield shadow
     finally:
-        _ORIGINS.pop(os.fspath(directory / root.name), None)
         # Removed on a thread: nobody waits for it (the interpreter does, at exit).
         threading.Thread(
             target=shutil.rmtree, args=(directory,), kwargs={"ignore_errors": True}

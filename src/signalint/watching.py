@@ -141,7 +141,7 @@ def classify(
     wanted |= {
         f for f in included if scope.contains(f) and any(f.startswith(d + "/") for d in expand)
     }
-    engines = [ENGINES[name] for name in config.enabled_engines()]
+    engines = [ENGINES[name] for name in config.enabled_engines]
     return Batch(
         checked=tuple(sorted(f for f in wanted if any(e.relevant(f) for e in engines))),
         deleted=tuple(sorted(deleted)),
@@ -159,7 +159,7 @@ def program_groups(root: Path, config: Config, files: Sequence[str]) -> list[tup
     """
     selecting = [
         engine
-        for name in config.enabled_engines()
+        for name in config.enabled_engines
         if isinstance(engine := ENGINES[name], SelectsProgram)
     ]
     groups: dict[tuple[str, ...], list[str]] = {}

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from signalint.engines import paths
 from signalint.errors import SignalintError
+from signalint.model import Scope
 
 PNPM_FILE = "pnpm-workspace.yaml"
 MANIFEST = "package.json"
@@ -102,6 +103,21 @@ class Workspace:
                     wanted.add(package.name)
                     grew = True
         return [p for p in self.packages if p.name in wanted]
+
+    def checked(self, programs: Sequence[str] | None, scope: Scope) -> tuple[Package, ...]:
+        """The packages whose programs a check runs: those named in
+        `programs`, else every package whose directory meets `scope`
+        (either holds the other)."""
+        if programs is not None:
+            wanted = set(programs)
+            return tuple(p for p in self.packages if p.name in wanted)
+        if scope.whole_project:
+            return self.packages
+        return tuple(
+            p
+            for p in self.packages
+            if scope.contains(p.path) or any(p.contains(t) for t in scope.targets)
+        )
 
     def owner(self, rel_path: str) -> Package | None:
         """The package whose directory holds `rel_path` (the deepest one)."""

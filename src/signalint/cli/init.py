@@ -220,7 +220,7 @@ def _warn_unresolved(root: Path) -> None:
     except ConfigError as exc:
         _warn(f"the configuration is not valid: {exc}")
         return
-    for name in config.enabled_engines():
+    for name in config.enabled_engines:
         resolved = resolve(ENGINES[name], root)
         if resolved.path is None or resolved.source == "missing":
             _warn(

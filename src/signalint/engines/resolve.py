@@ -24,6 +24,8 @@ installed copy (an older managed directory may still be a plain one).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import glob
 import hashlib
 import json
@@ -31,7 +33,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -40,7 +42,6 @@ import platformdirs
 
 from signalint.engines.base import Engine, Provision
 from signalint.process import Command, run, run_blocking
-from signalint.shadow import origin_of
 
 VERSION_TIMEOUT_S = 30.0
 _VERSION = re.compile(r"(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)")
@@ -104,6 +105,28 @@ def _inside(path: str, root: str) -> bool:
 
 def _is_venv(path: Path) -> bool:
     return (path / "pyvenv.cfg").is_file()
+
+
+# A shadow copy's root -> the project it copies, while the copy exists
+# (this process): resolution in a copy finds the project's own engines
+# and virtual environment (symlinked into the copy, their real paths are
+# outside it), exactly as a check of the project (`shadow.shadow_copy`).
+_STAND_INS: dict[str, Path] = {}
+
+
+@contextlib.contextmanager
+def standing_in(copy: Path, project: Path) -> Iterator[None]:
+    """While inside, engines resolved for `copy` are the project's."""
+    _STAND_INS[os.fspath(copy)] = Path(os.path.realpath(project))
+    try:
+        yield
+    finally:
+        _STAND_INS.pop(os.fspath(copy), None)
+
+
+def origin_of(root: Path) -> Path:
+    """The project `root` stands in for (`standing_in`), or `root` itself."""
+    return _STAND_INS.get(os.fspath(root), root)
 
 
 def project_venv(root: Path, env: Mapping[str, str] | None = None) -> Path | None:
@@ -286,6 +309,20 @@ async def engine_version(
     if exe_key is not None:
         book.remember_version(exe_key, known, asked=asked)
     return known
+
+
+async def engine_versions(
+    engines: Sequence[Engine], tools: Toolchain, timeouts_ms: Mapping[str, int], book: VersionBook
+) -> dict[str, str]:
+    """The version of each engine of `tools` that was found, by name (`engine_version`)."""
+    found = [(e, tools.engines[e.name]) for e in engines if tools.engines[e.name].path]
+    versions = await asyncio.gather(
+        *(
+            engine_version(resolved, e.spec.provision, timeouts_ms[e.name] / 1000, book)
+            for e, resolved in found
+        )
+    )
+    return {e.name: v for (e, _), v in zip(found, versions, strict=True)}
 
 
 def package_version(real: str, provision: Provision) -> str | None:

@@ -15,6 +15,7 @@ checked.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,8 +30,11 @@ from signalint.engines.base import (
     EngineConfigError,
     EngineContext,
     EngineOutputError,
+    Memory,
+    Program,
     ReportsLinted,
     SelectsFiles,
+    WholeProgram,
 )
 from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
 from signalint.model import EngineOutcome, Failure, FailureKind, Issue, IssueMemo
@@ -116,6 +120,18 @@ class EngineRun:
     # The files the engine really checked; None when it does not say (every
     # file it was given counts then).
     linted: frozenset[str] | None = None
+
+    def by_file(self, files: Sequence[str]) -> dict[str, tuple[Issue, ...] | None] | None:
+        """Each of `files` (what the run was given) with its issues, None for
+        a file the engine did not check; None when some issue is not in a
+        checked one of them (it cannot be attributed to one input)."""
+        checked = set(files) if self.linted is None else self.linted
+        found: dict[str, list[Issue]] = {f: [] for f in files if f in checked}
+        for issue in self.outcome.issues:
+            if issue.file not in found:
+                return None
+            found[issue.file].append(issue)
+        return {f: (tuple(found[f]) if f in found else None) for f in files}
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,3 +310,29 @@ async def run_engine(
     if linted is not None:
         linted.update(checked if reports else relevant)
     return outcome("ok", issues)
+
+
+async def run_program(
+    engine: Engine,
+    job: Job,
+    memory: Memory | None,
+    changed: frozenset[str],
+    issue_memo: IssueMemo | None = None,
+) -> tuple[EngineRun, Program]:
+    """Run a whole-program engine and read its program (`WholeProgram.program`);
+    twice at most, when the engine asks to retry. `changed` are inputs whose
+    content changed since its last recorded run; `memory` what the engine
+    may read of its own earlier values."""
+    resolved = job.executable(engine)
+    job = dataclasses.replace(job, resolved=resolved)
+    program = Program(())
+    for attempt in range(2):
+        run = await run_engine(engine, job, issue_memo=issue_memo)
+        if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
+            return run, Program(())
+        assert resolved.path is not None
+        since = changed if attempt == 0 else frozenset()
+        program = engine.program(run.results, job.context(resolved.path), memory, since)
+        if not program.retry:
+            return run, program
+    return run, program

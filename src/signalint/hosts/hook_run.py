@@ -37,7 +37,7 @@ def edited_targets(
     from signalint.project.ignores import ignored_reason
     from signalint.project.paths import PathRefused, safe_relative
 
-    enabled = [ENGINES[name] for name in config.enabled_engines()]
+    enabled = [ENGINES[name] for name in config.enabled_engines]
     targets: list[str] = []
     skipped: list[str] = []
     for raw in event.files:

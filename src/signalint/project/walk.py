@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import posixpath
 import time
@@ -95,6 +96,36 @@ def walk(
         elif os.path.isfile(full) and not ALWAYS_SKIPPED.intersection(rel.split("/")[:-1]):
             out.add(rel)
     return sorted(out)
+
+
+class ProjectFiles:
+    """Every file of the project, for a check that may have walked only part
+    of it: a whole-program engine's freshness needs every candidate input,
+    not only the scope's files. `known` is the whole project's walk when the
+    check already made it; otherwise the project is walked when first asked
+    (with the check's memo, so unchanged directories are not listed again).
+    """
+
+    def __init__(
+        self, root: Path, ignore: Sequence[str], memo: WalkMemo, known: list[str] | None
+    ) -> None:
+        self._root, self._ignore, self._memo = root, ignore, memo
+        self._known = known
+        self._walked = known
+
+    def all(self) -> list[str]:
+        if self._walked is None:
+            self._walked = walk(self._root, self._ignore, memo=self._memo)
+        return self._walked
+
+    def under(self, directory: str) -> list[str]:
+        """The files under `directory` (project-relative), sorted."""
+        if self._known is None:
+            return walk(self._root, self._ignore, (directory,), memo=self._memo)
+        # `known` is sorted: one directory's files are one slice of it.
+        start = bisect.bisect_left(self._known, directory + "/")
+        end = bisect.bisect_left(self._known, directory + "0")  # "0" follows "/"
+        return self._known[start:end]
 
 
 def _walk_tree(

@@ -17,16 +17,19 @@ process's `StoreMemory`. Writes that are off the answer's path run behind
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from signalint.engines.base import Engine
 from signalint.model import Issue
 from signalint.storage.entries import (
     CHECKED,
     NOT_CHECKED,
     ProgramRecord,
     decode_entry,
+    digest,
     encode_entry,
 )
 from signalint.storage.memory import StoreMemory
@@ -57,6 +60,26 @@ class Writes:
 def now(work: Callable[[], None]) -> None:
     """A `Later` that does the work at once."""
     work()
+
+
+class _Configs:
+    """Config files (with content hashes) per engine and directory, memoized.
+
+    Every adapter looks configs up from the file's directory upward, so the
+    answer depends on the directory only.
+    """
+
+    def __init__(self, store: CheckStore, root: Path) -> None:
+        self.store, self.root = store, root
+        self._memo: dict[tuple[str, str], str] = {}
+
+    def fingerprint(self, engine: Engine, rel_path: str) -> str:
+        key = (engine.name, posixpath.dirname(rel_path))
+        if key not in self._memo:
+            files = engine.config_files(self.root, rel_path)
+            digests = self.store.digests(self.root, files)
+            self._memo[key] = digest(*(f"{f}={digests.get(f, '-')}" for f in files))
+        return self._memo[key]
 
 
 class CheckStore:
@@ -113,6 +136,33 @@ class CheckStore:
             self.local.remember_version(exe_key, version)
 
     # Per-file entries and membership marks (file-local engines).
+
+    def file_keys(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str
+    ) -> dict[str, str]:
+        """The key of each readable file among `files`: `base` (engine,
+        version, options), its path, its content and the content of every
+        config file the engine reads for it (`Engine.config_files`)."""
+        contents = self.digests(root, files)
+        configs = _Configs(self, root)
+        return {
+            f: digest(base, f, contents[f], configs.fingerprint(engine, f))
+            for f in files
+            if f in contents
+        }
+
+    def membership_keys(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str
+    ) -> dict[str, str]:
+        """Content-independent keys recording whether the engine checks a path.
+
+        Whether ESLint or Biome checks a file depends on its path and their
+        configuration (globs, ignores, languages), never on its content: an
+        edit to a file they do not check (a README) does not start them, and
+        an edited file Biome is known to check needs no selection run.
+        """
+        configs = _Configs(self, root)
+        return {f: digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
 
     def entries(self, keys: Sequence[str]) -> dict[str, tuple[Issue, ...] | None]:
         """The per-file entries found, by key: issues, or None for "not checked"."""
