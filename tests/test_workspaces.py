@@ -11,12 +11,12 @@ import pytest
 from signalint.delta import persisting
 from signalint.formats.sarif import build_log
 from signalint.model import CheckResult, Issue
-from signalint.package_summary import owned
 from signalint.workspaces import (
     Package,
     WorkspaceError,
     _pattern_regex,
     discover,
+    owned,
     plan,
 )
 

@@ -58,20 +58,17 @@ import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from signalint import ids, old_tree
-from signalint.changes import changed_lines, changed_since, commit_of, toplevel
+from signalint.changes import changed_lines
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
-from signalint.config import state_dir
 from signalint.context import Context
 from signalint.delta import persisting
-from signalint.model import CheckResult, Issue, Scope
-from signalint.package_summary import owned
+from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.request import RunRequest, Since, resolve_revision
-from signalint.workspaces import Workspace
+from signalint.workspaces import owned
 from signalint.workspaces import plan as plan_workspace
 
 CHANGED_LINES: Final = "changed-lines"
@@ -146,17 +143,15 @@ async def only_new(
     request: RunRequest,
     current: CheckRun,
     since: Since,
-    revision: str | None = None,
+    revision: str,
     context: Context | None = None,
 ) -> OnlyNew:
     """`current` (the check `request` ran) narrowed to the issues new since `since`.
 
-    `revision` is `resolve_revision`'s answer when the caller already has it
-    (to refuse a bad revision before the check runs). The revision is
-    checked at the request's targets, and whole-program engines at its
-    `program_scope` when it has one. Raises GitError."""
-    if revision is None:
-        revision = await resolve_revision(request.root, since)
+    `revision` is what `since` names (`request.resolve_revision`, asked
+    before the check runs so a bad revision is refused first). The
+    revision is checked at the request's targets, and whole-program
+    engines at its `program_scope` when it has one. Raises GitError."""
     found = await baseline(request, current, revision, since.option, context)
     parts = split(current.result.issues, found)
     states = {i.issue_id: "new" for i in parts.new}
@@ -176,14 +171,13 @@ async def only_new(
         "borrowedIgnoredFiles": found.borrowed,
         "borrowedAllIgnoredFiles": found.borrowed_all,
     }
-    result = filtered(current.result, parts.new)
-    return OnlyNew(found, result, cluster(result.issues), states, block)
-
-
-def filtered(result: CheckResult, issues: Sequence[Issue]) -> CheckResult:
-    """`result` keeping only `issues` (its fingerprint recomputed, its id kept)."""
-    kept = {i.issue_id: i for i in issues}
-    return dataclasses.replace(result, issues=tuple(issues), fingerprint=ids.fingerprint(kept))
+    clustering = cluster(parts.new)
+    # The check's result keeping only the new issues: its fingerprint
+    # recomputed, its id kept (it names the snapshot holding every issue).
+    kept = {i.issue_id: i for i in parts.new}
+    fingerprint = ids.fingerprint(kept)
+    result = dataclasses.replace(current.result, issues=parts.new, fingerprint=fingerprint)
+    return OnlyNew(found, result, clustering, states, block)
 
 
 async def baseline(
@@ -198,119 +192,81 @@ async def baseline(
     `option` names the revision's option in messages.
 
     Raises GitError."""
-    root, config = request.root, request.config
+    state = request.state_dir
+    old = await old_tree.at_revision(request.root, rev, option=option, state=state)
     targets = request.scope.targets
-    program_scope = request.program_scope
-    program_targets = program_scope.targets if program_scope is not None else None
-    commit, tree = await commit_of(root, rev, option=option)
-    top = Path(os.path.realpath(await toplevel(root)))
-    inside = os.path.relpath(root, top)
-    state = state_dir(root)
-    worktree = await old_tree.copy_of(top, state / old_tree.TREES_DIR / tree[:20], tree)
-    old_root = Path(os.path.realpath(worktree / inside if inside != "." else worktree))
-    borrowed, borrowed_all = await old_tree.borrow(root, old_root, worktree, state)
-    changed = await changed_since(root, commit)
+    program_targets = None if request.program_scope is None else request.program_scope.targets
+    # Only the packages a change can affect are checked at the revision;
+    # what the others have there is what the current check found.
     workspace = current.workspace
-    targets, programs, reused = _what_to_check(current, workspace, changed, tuple(targets))
+    affected = None
+    if workspace is not None and current.packages:
+        affected = workspace.affected(old.changed, current.packages)
+    checked, reused = affected if affected is not None else ((), ())
+    if affected is not None:
+        # What the affected packages need is checked as their programs'
+        # inputs; only their own directories are reported.
+        targets = tuple(p.path for p in checked)
     # A target added since the revision had no issue there (and would be
     # refused as missing); whole-program issues still need their programs.
-    present = tuple(t for t in targets if os.path.lexists(old_root / t))
-    if not present and program_targets is not None and programs is None:
+    present = tuple(t for t in targets if os.path.lexists(old.root / t))
+    if not present and program_targets is not None and affected is None:
         present, program_targets = tuple(program_targets), None
-    targets = present
-    old_workspace: Workspace | None = None
-    if workspace is not None and programs is not None:
-        old_workspace = plan_workspace(old_root, "auto").workspace
-        if old_workspace is None or {p.name for p in old_workspace.packages} != {
-            p.name for p in workspace.packages
-        }:
+    old_workspace = None
+    if workspace is not None:
+        old_workspace = plan_workspace(old.root, "auto").workspace
+        names = {p.name for p in workspace.packages}
+        if old_workspace is None or {p.name for p in old_workspace.packages} != names:
             # The packages themselves changed: check the whole old tree.
-            programs, reused = None, ()
-    reasons: dict[str, str] = {}
-    if not targets:
-        issues: tuple[Issue, ...] = ()
-    else:
+            affected, reused = None, ()
+    issues: tuple[Issue, ...] = ()
+    outcomes: Mapping[str, EngineOutcome] = {}
+    if present:
         at_rev = RunRequest(
-            old_root,
-            config,
-            Scope(targets),
-            workspace=old_workspace if programs is not None else _whole(old_root, workspace),
-            programs=None if programs is None else tuple(programs),
+            old.root,
+            request.config,
+            Scope(present),
+            workspace=old_workspace,
+            programs=None if affected is None else tuple(p.name for p in checked),
             program_scope=(
                 Scope(tuple(program_targets))
-                if program_targets is not None and programs is None
+                if program_targets is not None and affected is None
                 else None
             ),
-            state=state / "baseline" / "state" / tree[:20],
+            state=state / "baseline" / "state" / old.tree[:20],
             cache_dir=state,
             tools=current.toolchain,  # the binaries the current check ran (D22)
         )
         old_run = await run_check(at_rev, context or Context())
-        issues = old_run.result.issues
-        reasons = {
-            name: o.message or o.status
-            for name, o in old_run.result.outcomes.items()
-            if o.status != "ok"
-        }
+        issues, outcomes = old_run.result.issues, old_run.result.outcomes
     if reused and workspace is not None:
         by_package = owned(workspace.packages, current.result.issues)
-        kept = set(reused)
-        issues += tuple(i for name in kept for i in by_package.get(name, []))
-    fallback = _fallback(current.result, reasons, old_root)
-    lines = await changed_lines(root, commit) if fallback else {}
+        issues += tuple(i for p in reused for i in by_package.get(p.name, []))
+    reasons = {name: o.message or o.status for name, o in outcomes.items() if o.status != "ok"}
+    # The engines that failed at the revision and have something to split
+    # now (they ran in the current check, or reported issues there); the old
+    # tree's paths in their messages read as the project's own.
+    with_issues = {i.engine for i in current.result.issues}
+    now = current.result.outcomes
+    fallback = tuple(
+        Fallback(name, reasons[name].replace(str(old.root) + os.sep, ""))
+        for name in sorted(reasons)
+        if name in with_issues or (name in now and now[name].status != "disabled")
+    )
+    lines = await changed_lines(request.root, old.commit) if fallback else {}
     return Baseline(
         rev,
-        commit,
-        tree,
+        old.commit,
+        old.tree,
         issues,
-        targets,
-        reused,
+        present,
+        tuple(p.name for p in reused),
         tuple(sorted(reasons)),
         fallback,
         lines,
-        borrowed,
-        borrowed_all,
+        old.borrowed,
+        old.borrowed_all,
     )
-
-
-def _fallback(
-    result: CheckResult, reasons: Mapping[str, str], old_root: Path
-) -> tuple[Fallback, ...]:
-    """The engines that failed at the revision and have something to split
-    now (they ran in the current check, or reported issues there)."""
-    with_issues = {i.engine for i in result.issues}
-    chosen = []
-    for name in sorted(reasons):
-        outcome = result.outcomes.get(name)
-        if name in with_issues or (outcome is not None and outcome.status != "disabled"):
-            # The old tree's paths read as the project's own.
-            reason = reasons[name].replace(str(old_root) + os.sep, "")
-            chosen.append(Fallback(name, reason))
-    return tuple(chosen)
-
-
-def _whole(old_root: Path, workspace: Workspace | None) -> Workspace | None:
-    if workspace is None:
-        return None
-    return plan_workspace(old_root, "auto").workspace
-
-
-def _what_to_check(
-    current: CheckRun, workspace: Workspace | None, changed: Sequence[str], targets: tuple[str, ...]
-) -> tuple[tuple[str, ...], list[str] | None, tuple[str, ...]]:
-    """Targets to check at the revision, the packages whose programs run
-    there (None: as a plain check would), and the packages reused as they are."""
-    if workspace is None or not current.packages:
-        return targets, None, ()
-    owners = {workspace.owner(f) for f in changed}
-    if None in owners:
-        return targets, None, ()  # a change outside every package can affect them all
-    affected = {p.name for p in workspace.dependents(p.name for p in owners if p is not None)}
-    checked = [p for p in current.packages if p.name in affected]
-    reused = tuple(p.name for p in current.packages if p.name not in affected)
-    # What the affected packages need is checked as their programs' inputs;
-    # only their own directories are reported.
-    return tuple(p.path for p in checked), [p.name for p in checked], reused
 
 
 def split(issues: Sequence[Issue], found: Baseline) -> Split:
@@ -325,20 +281,15 @@ def split(issues: Sequence[Issue], found: Baseline) -> Split:
     matched = persisting(found.issues, [i for i in issues if i.engine not in failed])
     new: list[Issue] = []
     unchanged: list[Issue] = []
+    changed = found.changed
     for issue in issues:
-        if issue.engine in fallback:
-            is_new = _on_changed_line(issue, found.changed)
-        else:
+        if issue.engine not in fallback:
             is_new = issue.issue_id not in matched
+        else:
+            lines = changed.get(issue.file, frozenset())
+            is_new = issue.file in changed and (lines is None or issue.line in lines)
         (new if is_new else unchanged).append(issue)
     return Split(tuple(new), tuple(unchanged))
-
-
-def _on_changed_line(issue: Issue, changed: Mapping[str, frozenset[int] | None]) -> bool:
-    if issue.file not in changed:
-        return False
-    lines = changed[issue.file]
-    return lines is None or issue.line in lines
 
 
 __all__ = [
@@ -349,7 +300,6 @@ __all__ = [
     "Since",
     "Split",
     "baseline",
-    "filtered",
     "only_new",
     "resolve_revision",
     "split",

@@ -10,12 +10,13 @@ what git said (not a repository, an unknown revision, no git at all).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from signalint.config import state_dir
 from signalint.errors import SignalintError
 from signalint.process import Command, run
 
@@ -78,19 +79,20 @@ async def merge_base(root: Path, branch: str, *, option: str = "--new-from-merge
     return found.strip()
 
 
-async def changed_since(root: Path, rev: str) -> list[str]:
+async def changed_since(root: Path, rev: str, *, state: Path) -> list[str]:
     """Project files that differ from `rev`: committed since, staged, unstaged,
     untracked (not ignored); deleted files are left out, and so is anything
-    in the state directory or a node_modules, .git or .signalint directory
-    (never project sources, even where .gitignore does not say so). Sorted."""
+    in the state directory `state` or a node_modules, .git or .signalint
+    directory (never project sources, even where .gitignore does not say
+    so). Sorted."""
     what = f"files changed since {rev}"
     diff = await git(root, "diff", "--name-only", "--relative", "-z", rev, "--", ".", what=what)
     untracked = await git(
         root, "ls-files", "--others", "--exclude-standard", "-z", "--", ".", what=what
     )
     names = set(_split(diff)) | set(_split(untracked))
-    state = os.path.relpath(state_dir(root), root)
-    inside = "" if state.startswith("..") else state.rstrip("/") + "/"
+    within = os.path.relpath(state, root)
+    inside = "" if within.startswith("..") else within.rstrip("/") + "/"
     return sorted(
         n
         for n in names
@@ -155,6 +157,47 @@ async def changed_lines(root: Path, rev: str) -> Mapping[str, frozenset[int] | N
     return found
 
 
+async def ignored_paths(root: Path) -> list[str]:
+    """The project's ignored, untracked paths, a wholly ignored directory as
+    one entry ending in "/" (so `node_modules` is not listed file by file)."""
+    listed = await git(
+        root,
+        *("ls-files", "--others", "--ignored", "--exclude-standard"),
+        *("--directory", "--no-empty-directory", "-z", "--", "."),
+        what="the ignored files the old tree borrows",
+    )
+    return sorted(_split(listed))
+
+
+async def checkout_tree(top: Path, tree: str, path: Path) -> bool:
+    """The files of `tree` at `path`, written once and reused while the marker
+    beside it (`<path>.tree`) names that tree; True when they were written now.
+
+    Written with git's `read-tree` and `checkout-index` through an index
+    file of our own, so nothing is written in the repository's `.git` (`git
+    worktree add` would register the copy there).
+    """
+    marker = path.parent / f"{path.name}.tree"
+    with contextlib.suppress(OSError):
+        if marker.read_text() == tree and path.is_dir():
+            return False
+    shutil.rmtree(path, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        marker.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    index = path.parent / f"{path.name}.index"
+    env = {"GIT_INDEX_FILE": str(index)}
+    what = f"a copy of tree {tree[:12]} under the state directory"
+    try:
+        await git(top, "read-tree", tree, what=what, env=env)
+        await git(top, "checkout-index", "--all", f"--prefix={path}/", what=what, env=env)
+    finally:
+        with contextlib.suppress(OSError):
+            index.unlink()
+    marker.write_text(tree)
+    return True
+
+
 async def toplevel(root: Path) -> Path:
     """The top level of the repository that holds `root`."""
     return Path(
@@ -166,8 +209,10 @@ __all__ = [
     "GitError",
     "changed_lines",
     "changed_since",
+    "checkout_tree",
     "commit_of",
     "git",
+    "ignored_paths",
     "merge_base",
     "toplevel",
 ]

@@ -153,8 +153,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     memo = context.walk_memo(root)
     store = context.store(request.cache_home, config.cache_max_rows) if request.use_cache else None
     programs_in = request.reported_programs
-    workspace = request.workspace
-    packages = None if workspace is None else workspace.checked(request.programs, programs_in)
+    workspace, packages = request.workspace, request.packages
     enabled = [ENGINES[name] for name in config.enabled_engines]
     tools = request.tools or toolchain(root, enabled)
     versions = (
@@ -341,8 +340,8 @@ def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
 
 async def run_check(request: RunRequest, context: Context | None = None) -> CheckRun:
     """Check what `request` asks (`request.RunRequest`): plan, run the
-    plan's tasks concurrently, keep what they found, then filter and merge
-    their issues.
+    plan's tasks concurrently, filter and merge their issues, then keep
+    what they found.
 
     With `use_cache` (the default) unchanged results are reused from the
     state directory's cache (signalint.file_cache, signalint.program_cache);
@@ -353,9 +352,10 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     context = context or Context()
     planned = await plan(request, context)
     results = await asyncio.gather(*(execute(task, planned.store) for task in planned.tasks))
+    run = _assemble(planned, results, context)
     if planned.store is not None:
         planned.store.keep(r.writes for r in results)
-    return _assemble(planned, results, context)
+    return run
 
 
 def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:

@@ -1,10 +1,11 @@
 """The copy of a revision's tree that a baseline check runs in, and what it
 borrows from the working tree (the policy: `signalint.baseline`).
 
-`copy_of` writes a tree's files under the state directory through git's
-plumbing and an index file of our own. `borrow` links the working tree's
-`node_modules` directories and the root's virtual environment into the
-copy, and copies in the ignored files engines may read, within bounds,
+`at_revision` has a tree's files written under the state directory
+(`changes.checkout_tree`: git's plumbing and an index file of our own),
+links the working tree's `node_modules` directories and the root's virtual
+environment into the copy, and copies in the ignored files engines may
+read (`borrow_files`), within bounds,
 keeping a manifest beside the copy (`<tree>.borrowed`) so files the working
 tree dropped are removed and files the revision has are never replaced.
 Nothing is written through a link leaving the copy (D18).
@@ -18,10 +19,11 @@ import os
 import shutil
 import stat
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from signalint.changes import git
+from signalint.changes import changed_since, checkout_tree, commit_of, ignored_paths, toplevel
 from signalint.engines.resolve import VENV_NAMES
 from signalint.project import settle
 
@@ -53,37 +55,48 @@ _NOT_BORROWED: Final = frozenset(
 _NOT_BORROWED_SUFFIXES: Final = (".tsbuildinfo", ".pyc")
 
 
-async def copy_of(top: Path, path: Path, tree: str) -> Path:
-    """The files of `tree` at `path`, written once and reused while the marker
-    beside it names that tree.
+@dataclass(frozen=True, slots=True)
+class OldTree:
+    """A revision's tree, copied for a baseline check (`at_revision`).
 
-    Written with git's `read-tree` and `checkout-index` through an index
-    file of our own, so nothing is written outside the state directory
-    (`git worktree add` would register the copy in the repository's `.git`).
+    `commit` and `tree` are the revision's ids; `root` is the project root
+    inside the copy; `changed` the project files changed since the
+    revision (`changes.changed_since`); `borrowed` counts the ignored files
+    copied in, and `borrowed_all` is False when the bounds left some out.
+    """
+
+    commit: str
+    tree: str
+    root: Path
+    changed: tuple[str, ...]
+    borrowed: int
+    borrowed_all: bool
+
+
+async def at_revision(root: Path, rev: str, *, option: str, state: Path) -> OldTree:
+    """The project at `root` as it was at `rev` (`option` names where the
+    revision came from), copied under the state directory `state` with
+    what it borrows from the working tree (module docstring).
+
     A new copy is returned only once its files are older than the cache's
     settle window, so its first check can already store its results.
+    Raises GitError.
     """
-    marker = path.parent / f"{path.name}.tree"
-    with contextlib.suppress(OSError):
-        if marker.read_text() == tree and path.is_dir():
-            return path
-    shutil.rmtree(path, ignore_errors=True)
-    for stale in (marker, manifest_of(path)):
+    commit, tree = await commit_of(root, rev, option=option)
+    top = Path(os.path.realpath(await toplevel(root)))
+    changed = await changed_since(root, commit, state=state)
+    listed = await ignored_paths(root)
+    copy = state / TREES_DIR / tree[:20]
+    fresh = await checkout_tree(top, tree, copy)
+    if fresh:
         with contextlib.suppress(OSError):
-            stale.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    index = path.parent / f"{path.name}.index"
-    env = {"GIT_INDEX_FILE": str(index)}
-    what = f"a copy of tree {tree[:12]} under the state directory"
-    try:
-        await git(top, "read-tree", tree, what=what, env=env)
-        await git(top, "checkout-index", "--all", f"--prefix={path}/", what=what, env=env)
-    finally:
-        with contextlib.suppress(OSError):
-            index.unlink()
-    marker.write_text(tree)
-    await asyncio.sleep(settle.SETTLE_NS / 1e9)
-    return path
+            manifest_of(copy).unlink()  # what an older copy had borrowed
+        await asyncio.sleep(settle.SETTLE_NS / 1e9)
+    inside = os.path.relpath(root, top)
+    old_root = Path(os.path.realpath(copy / inside if inside != "." else copy))
+    link_dependencies(root, old_root)
+    borrowed, borrowed_all = borrow_files(root, old_root, listed, manifest_of(copy), state)
+    return OldTree(commit, tree, old_root, tuple(changed), borrowed, borrowed_all)
 
 
 def link_dependencies(root: Path, old_root: Path) -> None:
@@ -103,18 +116,6 @@ def link_dependencies(root: Path, old_root: Path) -> None:
                 with contextlib.suppress(OSError):
                     link.symlink_to(Path(directory) / "node_modules", target_is_directory=True)
         subdirs[:] = [d for d in subdirs if d not in _SKIPPED]
-
-
-async def ignored(root: Path) -> list[str]:
-    """The project's ignored, untracked paths, a wholly ignored directory as
-    one entry ending in "/" (so `node_modules` is not listed file by file)."""
-    listed = await git(
-        root,
-        *("ls-files", "--others", "--ignored", "--exclude-standard"),
-        *("--directory", "--no-empty-directory", "-z", "--", "."),
-        what="the ignored files the old tree borrows",
-    )
-    return sorted(p for p in listed.split("\0") if p)
 
 
 def _borrowable(rel: str) -> bool:
@@ -223,24 +224,13 @@ def manifest_of(path: Path) -> Path:
     return path.parent / f"{path.name}.borrowed"
 
 
-async def borrow(root: Path, old_root: Path, copy: Path, state: Path) -> tuple[int, bool]:
-    """Give the copy `copy` (project root `old_root` inside it) what it
-    borrows from the working tree at `root`: dependency links and ignored
-    files. Returns how many files are borrowed and whether that is all the
-    borrowable ones (the bounds). Raises GitError."""
-    link_dependencies(root, old_root)
-    listed = await ignored(root)
-    return borrow_files(root, old_root, listed, manifest_of(copy), state)
-
-
 __all__ = [
     "MAX_BORROWED_BYTES",
     "MAX_BORROWED_FILES",
     "TREES_DIR",
-    "borrow",
+    "OldTree",
+    "at_revision",
     "borrow_files",
-    "copy_of",
-    "ignored",
     "link_dependencies",
     "manifest_of",
 ]

@@ -17,7 +17,7 @@ from typing import TypedDict
 
 from signalint.check import CheckRun
 from signalint.model import CheckResult, Issue
-from signalint.workspaces import Package
+from signalint.workspaces import owned
 
 
 class Counts(TypedDict):
@@ -51,18 +51,6 @@ class WorkspaceSummary(TypedDict, total=False):
 def _counts(issues: Sequence[Issue]) -> Counts:
     errors = sum(1 for i in issues if i.severity == "error")
     return {"errors": errors, "warnings": len(issues) - errors, "issues": len(issues)}
-
-
-def owned(packages: Sequence[Package], issues: Sequence[Issue]) -> dict[str | None, list[Issue]]:
-    """Issues by the name of the package that holds their file (None: no package)."""
-    by_depth = sorted(packages, key=lambda p: -len(p.path))
-    owners: dict[str, str | None] = {}
-    out: dict[str | None, list[Issue]] = {}
-    for issue in issues:
-        if issue.file not in owners:
-            owners[issue.file] = next((p.name for p in by_depth if p.contains(issue.file)), None)
-        out.setdefault(owners[issue.file], []).append(issue)
-    return out
 
 
 def summarize(run: CheckRun, result: CheckResult | None = None) -> WorkspaceSummary | None:
@@ -124,4 +112,4 @@ def summarize(run: CheckRun, result: CheckResult | None = None) -> WorkspaceSumm
     return summary
 
 
-__all__ = ["PackageSummary", "WorkspaceSummary", "owned", "summarize"]
+__all__ = ["PackageSummary", "WorkspaceSummary", "summarize"]

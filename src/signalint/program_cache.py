@@ -32,9 +32,8 @@ from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import Job, run_program
 from signalint.model import EngineOutcome, Failure, IssueMemo
-from signalint.project.settle import touched_since
 from signalint.storage.check_store import CheckStore, Later, Writes, now
-from signalint.storage.entries import KEY_VERSION, ProgramRecord, digest
+from signalint.storage.entries import KEY_VERSION, RecordDraft, digest
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -189,15 +188,14 @@ async def _run(
     if store is not None:
         writes.values.update(program.remember)
     if record_key is not None and store is not None and status == "ok" and program.inputs:
-        listed = list(program.inputs)
-        inputs = store.absolute_digests(listed)
-        if len(inputs) == len(listed) and not touched_since(listed, started_ns):
-            writes.records[record_key] = ProgramRecord(
-                inputs=inputs,
-                outside=[f for f in candidates if prefix + f not in inputs],
-                checked=None if program.checked is None else list(checked_now),
-                issues=outcome.issues,
-            )
+        read = set(program.inputs)
+        writes.records[record_key] = RecordDraft(
+            inputs=program.inputs,
+            outside=[f for f in candidates if prefix + f not in read],
+            checked=None if program.checked is None else list(checked_now),
+            issues=outcome.issues,
+            started_ns=started_ns,
+        )
     done = EngineOutcome(
         engine=outcome.engine,
         status=status,

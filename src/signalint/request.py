@@ -29,7 +29,7 @@ from signalint.engines.resolve import Toolchain
 from signalint.engines.runner import Progress
 from signalint.model import Scope
 from signalint.targets import Locate, from_root, targets_of
-from signalint.workspaces import Workspace, WorkspaceError
+from signalint.workspaces import Package, Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
 # Wraps one check's engine runs: given the enabled engines, yields the
@@ -155,6 +155,14 @@ class RunRequest:
     def reported_programs(self) -> Scope:
         """Where whole-program engines' issues are reported."""
         return self.program_scope or self.scope
+
+    @property
+    def packages(self) -> tuple[Package, ...] | None:
+        """The workspace packages whose programs per-package engines check
+        (`Workspace.checked`); None without a planned workspace."""
+        if self.workspace is None:
+            return None
+        return self.workspace.checked(self.programs, self.reported_programs)
 
 
 async def resolve_revision(root: Path, since: Since) -> str:

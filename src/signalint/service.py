@@ -202,6 +202,7 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     if since is not None:
         from signalint import baseline
 
+        assert revision is not None  # `resolve` names the revision of every `since`
         only = await baseline.only_new(selected, run, since, revision, context)
     if services.history is None:
         return Checked(run, snapshot, latency_ms, only_new=only)
@@ -220,9 +221,11 @@ async def changed_paths(root: Path, config: Config) -> list[str]:
     import pathspec
 
     from signalint.changes import changed_since
+    from signalint.config import state_dir
 
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
-    return [p for p in await changed_since(root, "HEAD") if not ignored.match_file(p)]
+    changed = await changed_since(root, "HEAD", state=state_dir(root))
+    return [p for p in changed if not ignored.match_file(p)]
 
 
 def _record(

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from signalint.engines import paths
 from signalint.errors import SignalintError
-from signalint.model import Scope
+from signalint.model import Issue, Scope
 
 PNPM_FILE = "pnpm-workspace.yaml"
 MANIFEST = "package.json"
@@ -119,6 +119,22 @@ class Workspace:
             if scope.contains(p.path) or any(p.contains(t) for t in scope.targets)
         )
 
+    def affected(
+        self, changed: Iterable[str], among: Sequence[Package]
+    ) -> tuple[tuple[Package, ...], tuple[Package, ...]] | None:
+        """`among` divided into the packages a change to the `changed` files
+        can affect (those holding one and their dependents) and the others;
+        None when a changed file lies outside every package (it can affect
+        them all)."""
+        owners = {self.owner(f) for f in changed}
+        if None in owners:
+            return None
+        names = {p.name for p in self.dependents(p.name for p in owners if p is not None)}
+        return (
+            tuple(p for p in among if p.name in names),
+            tuple(p for p in among if p.name not in names),
+        )
+
     def owner(self, rel_path: str) -> Package | None:
         """The package whose directory holds `rel_path` (the deepest one)."""
         best: Package | None = None
@@ -126,6 +142,18 @@ class Workspace:
             if package.contains(rel_path) and (best is None or len(package.path) > len(best.path)):
                 best = package
         return best
+
+
+def owned(packages: Sequence[Package], issues: Sequence[Issue]) -> dict[str | None, list[Issue]]:
+    """Issues by the name of the package that holds their file (None: no package)."""
+    by_depth = sorted(packages, key=lambda p: -len(p.path))
+    owners: dict[str, str | None] = {}
+    out: dict[str | None, list[Issue]] = {}
+    for issue in issues:
+        if issue.file not in owners:
+            owners[issue.file] = next((p.name for p in by_depth if p.contains(issue.file)), None)
+        out.setdefault(owners[issue.file], []).append(issue)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -301,9 +301,11 @@ async def engine_version(
         return known
     known = package_version(os.path.realpath(resolved.path), provision)
     asked = known is None
+    command = version_command(resolved.path, timeout_s)
     if known is None:
-        result = await run(version_command(resolved.path, timeout_s))
-        known = parse_version(result.stdout) if result.exit_code == 0 else None
+        result = await run(command)
+        found = _VERSION.search(result.stdout) if result.exit_code == 0 else None
+        known = found.group(1) if found else None
     if known is None:
         return "unknown"
     if exe_key is not None:

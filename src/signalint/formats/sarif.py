@@ -129,8 +129,7 @@ def _add_packages(
     table = _package_table(workspace)
     if not table:
         return
-    from signalint.package_summary import owned
-    from signalint.workspaces import Package
+    from signalint.workspaces import Package, owned
 
     packages = [Package(name, entry["path"]) for name, entry in table.items()]
     owner = {

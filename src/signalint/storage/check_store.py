@@ -24,10 +24,12 @@ from pathlib import Path
 
 from signalint.engines.base import Engine
 from signalint.model import Issue
+from signalint.project.settle import touched_since
 from signalint.storage.entries import (
     CHECKED,
     NOT_CHECKED,
     ProgramRecord,
+    RecordDraft,
     decode_entry,
     digest,
     encode_entry,
@@ -47,7 +49,7 @@ class Writes:
 
     entries: dict[str, tuple[Issue, ...] | None] = field(default_factory=dict)
     marks: dict[str, bool] = field(default_factory=dict)
-    records: dict[str, ProgramRecord] = field(default_factory=dict)
+    records: dict[str, RecordDraft] = field(default_factory=dict)
     values: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, other: Writes) -> None:
@@ -219,9 +221,11 @@ class CheckStore:
         """Keep what a check's runs found, in one batch per kind.
 
         Entries and marks are written now, in one call: the next check
-        needs them and they are small. Records and engines' values are
-        remembered in this process now and written behind the answer
-        (serializing thousands of issues is off the answer's path).
+        needs them and they are small. A program record is made from its
+        draft now (its inputs hashed; dropped if one is unreadable or was
+        touched since its run started), remembered in this process, and
+        written behind the answer with engines' own values (serializing
+        thousands of issues is off the answer's path).
         """
         batch = Writes()
         for one in writes:
@@ -231,9 +235,13 @@ class CheckStore:
         self.results.put_many(items)
         for key, found in batch.entries.items():
             self.memory.decoded.put(key, found)
-        for key, record in batch.records.items():
-            self.memory.programs.put(key, record)
-        records, values = batch.records, batch.values
+        records: dict[str, ProgramRecord] = {}
+        for key, draft in batch.records.items():
+            record = self._record(draft)
+            if record is not None:
+                records[key] = record
+                self.memory.programs.put(key, record)
+        values = batch.values
         if records or values:
 
             def write() -> None:
@@ -241,6 +249,13 @@ class CheckStore:
                 self.results.put_many({**values, **behind})
 
             self.later(write)
+
+    def _record(self, draft: RecordDraft) -> ProgramRecord | None:
+        listed = list(draft.inputs)
+        inputs = self.absolute_digests(listed)
+        if len(inputs) != len(listed) or touched_since(listed, draft.started_ns):
+            return None
+        return ProgramRecord(inputs, draft.outside, draft.checked, draft.issues)
 
 
 __all__ = ["CheckStore", "Later", "Writes", "now"]

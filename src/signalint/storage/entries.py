@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from signalint.model import Issue
@@ -43,6 +44,20 @@ def encode_entry(issues: Sequence[Issue] | None) -> bytes:
 def decode_entry(blob: bytes) -> tuple[Issue, ...] | None:
     """The issues `encode_entry` kept, or None for a file the engine does not check."""
     return None if blob == NOT_CHECKED else tuple(load_issues(blob))
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDraft:
+    """A whole-program run's record before its inputs are hashed
+    (`check_store.CheckStore.keep`): it becomes a `ProgramRecord` only when
+    every input is readable and none was touched since the run started
+    (`started_ns`), else it is dropped."""
+
+    inputs: tuple[str, ...]  # absolute paths
+    outside: list[str]
+    checked: list[str] | None
+    issues: tuple[Issue, ...]
+    started_ns: int
 
 
 class ProgramRecord:
@@ -96,6 +111,7 @@ __all__ = [
     "KEY_VERSION",
     "NOT_CHECKED",
     "ProgramRecord",
+    "RecordDraft",
     "decode_entry",
     "digest",
     "encode_entry",
