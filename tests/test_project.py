@@ -11,7 +11,7 @@ from signalint.project.ignores import ignored_reason
 from signalint.project.markers import has_js_ts_markers
 from signalint.project.paths import PathRefused, safe_relative, target_from_cwd
 from signalint.project.roots import RootError, discover_root, find_root
-from signalint.project.walk import WalkMemo, walk
+from signalint.project.walk import ProjectFiles, WalkMemo, walk
 
 
 def touch(root: Path, *paths: str) -> None:
@@ -372,3 +372,17 @@ def test_a_walk_memo_gives_the_same_files_and_sees_every_change(tmp_path: Path) 
     # Other config patterns are another walk, not a reuse.
     assert walk(root, ["*.md"], memo=memo) == walk(root, ["*.md"])
     assert "keep.md" not in walk(root, ["*.md"], memo=memo)
+
+
+def test_the_project_listing_of_a_directory_is_its_walk_whether_or_not_known(
+    tmp_path: Path,
+) -> None:
+    touch(tmp_path, "pkg/a.ts", "pkg/sub/b.ts", "pkg0/c.ts", "pkg-x/d.ts", "top.ts", "pkg/x.log")
+    ignore = ["*.log"]
+    whole = walk(tmp_path, ignore)
+    known = ProjectFiles(tmp_path, ignore, WalkMemo(), whole)
+    unknown = ProjectFiles(tmp_path, ignore, WalkMemo(), None)
+    expected = walk(tmp_path, ignore, ("pkg",))
+    assert expected == ["pkg/a.ts", "pkg/sub/b.ts"]
+    assert known.under("pkg") == unknown.under("pkg") == expected
+    assert known.all() == unknown.all() == whole

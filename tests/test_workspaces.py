@@ -10,7 +10,7 @@ import pytest
 
 from signalint.delta import persisting
 from signalint.formats.sarif import build_log
-from signalint.model import CheckResult, Issue
+from signalint.model import CheckResult, Issue, Scope
 from signalint.workspaces import (
     Package,
     WorkspaceError,
@@ -195,6 +195,27 @@ def test_dependents_and_closure_follow_the_graph_both_ways(pnpm: Path) -> None:
         "@ws/util",
     }
     assert [p.name for p in workspace.dependents(["@ws/util"])] == ["@ws/util"]
+
+
+def test_a_change_affects_its_package_and_the_packages_that_need_it(pnpm: Path) -> None:
+    workspace = discover(pnpm)
+    among = workspace.packages
+    core = next(p for p in among if p.name == "@ws/core")
+    affected = workspace.affected([f"{core.path}/src/index.ts"], among)
+    assert affected is not None
+    checked, others = affected
+    assert {p.name for p in checked} == {"@ws/core", "@ws/app", "@ws/util"}
+    assert {p.name for p in others} == {p.name for p in among} - {p.name for p in checked}
+    assert workspace.affected(["README.md"], among) is None  # outside every package
+
+
+def test_the_packages_a_check_runs_meet_its_scope(pnpm: Path) -> None:
+    workspace = discover(pnpm)
+    core = next(p for p in workspace.packages if p.name == "@ws/core")
+    assert workspace.checked(None, Scope()) == workspace.packages
+    assert workspace.checked(None, Scope((f"{core.path}/src",))) == (core,)
+    assert workspace.checked(None, Scope((".",))) == workspace.packages
+    assert workspace.checked(["@ws/core"], Scope(("elsewhere",))) == (core,)
 
 
 def issue(file: str, line: int, message: str = "Type 'number' is not assignable") -> Issue:

@@ -194,7 +194,11 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         # program as without a workspace.
         if not (engine.spec.per_package and packages):
             program = ProgramRequest(
-                job, listing.all, reported, None, context.issue_memo, context.in_background
+                job,
+                project_files=listing.all,
+                in_scope=reported,
+                issue_memo=context.issue_memo,
+                later=context.in_background,
             )
             tasks.append(ProgramTask(engine, program))
             continue
@@ -212,11 +216,10 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             requests.append(
                 ProgramRequest(
                     dataclasses.replace(job, target=package.path),
-                    functools.partial(listing.under, package.path),
-                    functools.partial(_in_package, package.path + "/", reported),
-                    None,
-                    context.issue_memo,
-                    context.in_background,
+                    project_files=functools.partial(listing.under, package.path),
+                    in_scope=functools.partial(_in_package, package.path + "/", reported),
+                    issue_memo=context.issue_memo,
+                    later=context.in_background,
                 )
             )
         needs = workspace.needs if workspace is not None else {}

@@ -5,7 +5,8 @@ covers everything the result depends on (D1): the file's content and
 project-relative path, the engine, its version, its options, and the
 content of every config file the engine reads for that file
 (`Engine.config_files`). Only misses are run, in batches; each miss's issues
-are stored under its own key. A candidate file the engine did not check (its
+are kept under its own key (returned as `Writes`, which the runner keeps
+once the check's answer is assembled). A candidate file the engine did not check (its
 configuration does not cover it: a README for ESLint without a Markdown
 plugin) is stored as "not checked" under the same key, so it does not re-run
 either and never counts as checked.

@@ -14,6 +14,10 @@ Without a cache a run is really cold: the engine gets a fresh state
 directory (no build info, no engine cache), removed afterwards. A run that
 did not cover its whole program (`Program.gap`) is `error` and not stored.
 `files_checked` counts the project files of the scope the engine checked.
+
+Reading goes through the check's `CheckStore`; what a run found is
+returned as `Writes` (a record draft, and the engine's own values), which
+the runner keeps once the check's answer is assembled.
 """
 
 from __future__ import annotations
@@ -67,13 +71,6 @@ class ProgramRequest:
     @property
     def target(self) -> str:
         return self.job.target
-
-    def for_package(
-        self, path: str, files: Callable[[], list[str]], in_scope: Callable[[str], bool]
-    ) -> ProgramRequest:
-        """This request for the program of the package at `path`."""
-        job = dataclasses.replace(self.job, target=path)
-        return dataclasses.replace(self, job=job, project_files=files, in_scope=in_scope)
 
 
 def _remove_abandoned_cold_dirs(directory: Path) -> None:

@@ -1,0 +1,105 @@
+"""One check's view of the result store: batched reads and writes, memos, record drafts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from signalint.storage.check_store import CheckStore, Writes
+from signalint.storage.entries import RecordDraft
+from signalint.storage.memory import StoreMemory
+from signalint.storage.results import ResultCache
+from tests.factories import issue
+
+
+class Counting:
+    """The real local store, counting the calls a check makes to it."""
+
+    def __init__(self, local: ResultCache) -> None:
+        self.local = local
+        self.gets: list[list[str]] = []
+        self.puts: list[dict[str, bytes]] = []
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        self.gets.append(list(keys))
+        return self.local.get_many(keys)
+
+    def put_many(self, items: Mapping[str, bytes]) -> None:
+        self.puts.append(dict(items))
+        self.local.put_many(items)
+
+
+def view(
+    state: Path, memory: StoreMemory | None = None, later: list[Callable[[], None]] | None = None
+) -> tuple[CheckStore, Counting]:
+    local = ResultCache(state)
+    tier = Counting(local)
+    queued = later if later is not None else []
+    store = CheckStore(local, memory or StoreMemory(), queued.append, tier)
+    return store, tier
+
+
+def written(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_what_a_check_keeps_is_one_write_and_records_go_behind(
+    tmp_path: Path, settled_inputs: None
+) -> None:
+    source = written(tmp_path / "a.ts", "export const a = 1;\n")
+    later: list[Callable[[], None]] = []
+    store, tier = view(tmp_path / "state", later=later)
+    one, two = Writes(), Writes()
+    one.entries["k1"] = (issue(),)
+    one.marks["m1"] = True
+    two.entries["k2"] = None
+    two.marks["m2"] = False
+    two.records["r"] = RecordDraft((str(source),), [], None, (issue(),), time.time_ns())
+    two.values["v"] = b"engine's own"
+    store.keep([one, two])
+    assert len(tier.puts) == 1 and set(tier.puts[0]) == {"k1", "k2", "m1", "m2"}
+    assert len(later) == 1  # the record and the engine's values, behind the answer
+    later[0]()
+    assert set(tier.puts[1]) == {"r", "v"}
+    fresh, fresh_tier = view(tmp_path / "state")  # another process
+    assert fresh.entries(["k1", "k2"]) == {"k1": (issue(),), "k2": None}
+    assert fresh.marks(["m1", "m2", "absent"]) == {"m1": True, "m2": False}
+    assert [r.issues for r in fresh.records("r")] == [(issue(),)]
+    assert fresh_tier.gets == [["k1", "k2"], ["m1", "m2", "absent"], ["r"]]
+
+
+def test_entries_decoded_once_are_not_read_again_in_the_process(tmp_path: Path) -> None:
+    memory = StoreMemory()
+    first, _ = view(tmp_path / "state", memory)
+    kept = Writes()
+    kept.entries["k"] = (issue(),)
+    first.keep([kept])
+    second, tier = view(tmp_path / "state", memory)
+    assert second.entries(["k", "other"]) == {"k": (issue(),)}
+    assert tier.gets == [["other"]]
+
+
+def test_a_record_whose_input_changed_during_its_run_is_not_kept(
+    tmp_path: Path, settled_inputs: None
+) -> None:
+    steady = written(tmp_path / "a.ts", "export const a = 1;\n")
+    edited = tmp_path / "b.ts"
+    started = time.time_ns()
+    edited.write_text("export const b = 2;\n")  # written after the run started
+    later: list[Callable[[], None]] = []
+    store, tier = view(tmp_path / "state", later=later)
+    drafts = Writes()
+    inputs = (str(steady), str(edited))
+    drafts.records["touched"] = RecordDraft(inputs, [], None, (), started)
+    drafts.records["gone"] = RecordDraft((str(tmp_path / "missing.ts"),), [], None, (), 0)
+    drafts.records["kept"] = RecordDraft((str(steady),), [], None, (), started)
+    store.keep([drafts])
+    for work in later:
+        work()
+    assert {key for put in tier.puts for key in put} == {"kept"}
+    assert store.memory.programs.get("touched") is None
+    assert store.memory.programs.get("gone") is None
+    record = store.memory.programs.get("kept")
+    assert record is not None and set(record.inputs) == {str(steady)}
