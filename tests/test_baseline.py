@@ -25,6 +25,7 @@ from signalint.cli.main import main
 
 from .conftest import require_engine
 from .helpers import git, write_executable
+from .typescripts import install_typescript, typescript
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("settled_inputs")]
 
@@ -397,3 +398,64 @@ def test_mcp_check_tools_take_the_cli_selections_and_answer_the_same_baseline(
     code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
     assert code == 1
     assert document["baseline"] == found
+
+
+@pytest.mark.parametrize("major", [5, 7])
+def test_a_references_root_with_an_exports_types_entry_is_checked_at_rev(
+    tmp_path: Path,
+    major: int,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # apollo-client's shape (docs/real-world.md): a root config naming a
+    # types package reached only through an `exports` subpath, and a
+    # reference. The build wrappers of the check at REV must resolve it as
+    # the current check's do, or tsc is not ok there.
+    typescript(major)
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    root = tmp_path / "p"
+    pkg = root / "node_modules" / "pkg"
+    (pkg / "dist").mkdir(parents=True)
+    (pkg / "package.json").write_text(
+        json.dumps({"name": "pkg", "exports": {"./expect": {"types": "./dist/expect.d.ts"}}})
+    )
+    (pkg / "dist" / "expect.d.ts").write_text("declare const expectedValue: number;\n")
+    install_typescript(root, major)
+    (root / "package.json").write_text('{"name": "p", "private": true, "type": "module"}\n')
+    options = {"strict": True, "module": "NodeNext", "moduleResolution": "NodeNext"}
+    (root / "tsconfig.json").write_text(
+        json.dumps(
+            {
+                "compilerOptions": {**options, "noEmit": True, "types": ["pkg/expect"]},
+                "include": ["src/**/*.ts"],
+                "references": [{"path": "./lib"}],
+            }
+        )
+    )
+    (root / "lib").mkdir()
+    (root / "lib" / "tsconfig.json").write_text(
+        json.dumps({"compilerOptions": {**options, "composite": True}, "include": ["*.ts"]})
+    )
+    (root / "lib" / "util.ts").write_text("export const one = 1;\n")
+    (root / "src").mkdir()
+    (root / "src" / "index.ts").write_text("export const seen: number = expectedValue;\n")
+    engines = {"oxlint": False, "tsc": True, "biome": False, "eslint": False}
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    (root / ".gitignore").write_text("node_modules/\n.signalint/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "fixture")
+    source = root / "src" / "index.ts"
+    source.write_text(source.read_text() + 'export const planted: number = "s";\n')
+    in_project(Path(os.path.realpath(root)))
+
+    code, document = check_json("--new-from-rev", "HEAD", capsys=capsys)
+    assert code == 1
+    assert document["engines"]["tsc"]["status"] == "ok"
+    found = document["baseline"]
+    assert isinstance(found, dict)
+    assert found["enginesNotOkAtRev"] == [] and found["fallback"] == []
+    remaining = document["remainingIssues"]
+    assert isinstance(remaining, list)
+    assert [(i["file"], i["line"], i["rule"]) for i in remaining] == [("src/index.ts", 2, "TS2322")]

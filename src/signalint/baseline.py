@@ -34,8 +34,9 @@ same on both sides:
   `.turbo`, `*.tsbuildinfo`, coverage output...). Bounded in files and
   bytes, in path order; the answer says when the bound cut the list.
 The copy and the borrowing are `signalint.old_tree`.
-Its engine state lives in its own directory, while its result cache is the
-project's: files unchanged since REV are cache hits, and its whole-program
+Its engine state lives inside the copy (`.signalint` in its project root,
+as the current check's lives inside the project), while its result cache
+is the project's: files unchanged since REV are cache hits, and its whole-program
 records are kept per tree.
 
 Work is limited to what the change can affect: in a planned workspace,
@@ -64,6 +65,7 @@ from signalint import ids, old_tree
 from signalint.changes import changed_lines
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
+from signalint.config import state_dir
 from signalint.context import Context
 from signalint.delta import persisting
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
@@ -233,7 +235,11 @@ async def baseline(
                 if program_targets is not None and affected is None
                 else None
             ),
-            state=state / "baseline" / "state" / old.tree[:20],
+            # Engine state inside the tree at REV, where the current check's
+            # is inside the project: tsc's build wrappers then resolve
+            # packages from the tree's own node_modules links, as the
+            # current check's do (whatever `SIGNALINT_STATE_DIR` says).
+            state=state_dir(old.root, env={}),
             cache_dir=state,
             tools=current.toolchain,  # the binaries the current check ran (D22)
         )

@@ -21,9 +21,11 @@ failure, so nobody parses its sentence.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from signalint.model import Failure
+if TYPE_CHECKING:
+    # Annotation only: a root refusal at start-up loads no model.
+    from signalint.model import Failure
 
 
 class SignalintError(Exception):

@@ -12,6 +12,7 @@ tool call; the check pipeline, engines and history load on demand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,10 @@ from signalint import __version__
 from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
+from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
+from signalint.server.transport import BoundedLines
 
 INSTRUCTIONS = (
     "Signalint runs this project's own linters and type checkers "
@@ -109,7 +112,102 @@ def build_server(state: ServerState) -> Server[Any]:
     )
 
 
-async def _serve(root: Path, max_request_bytes: int) -> None:
+class _Asked:
+    """Which requests on their way to the SDK are an `initialize` or a
+    `tools/list` (small lines only), so their answers can be recorded."""
+
+    def __init__(self) -> None:
+        self.requests: dict[object, tuple[str, str | None]] = {}
+
+    def note(self, line: str) -> None:
+        if len(line) > 4096 or ("initialize" not in line and "tools/list" not in line):
+            return
+        import json
+
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(message, dict) or message.get("id") is None:
+            return
+        method, params = message.get("method"), message.get("params")
+        if method == INITIALIZE and isinstance(params, dict):
+            version = params.get("protocolVersion")
+            self.requests[message["id"]] = (
+                INITIALIZE,
+                version if isinstance(version, str) else None,
+            )
+        elif method == TOOLS_LIST and not (isinstance(params, dict) and "cursor" in params):
+            self.requests[message["id"]] = (TOOLS_LIST, None)
+
+
+class _Noted:
+    """The input lines, each shown to `asked` on its way to the SDK."""
+
+    def __init__(self, lines: BoundedLines, asked: _Asked) -> None:
+        self._lines, self._asked = lines, asked
+
+    def __aiter__(self) -> _Noted:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._lines.__anext__()
+        self._asked.note(line)
+        return line
+
+
+class _Answers:
+    """The SDK's write stream, kept by the front's bookkeeping
+    (`server.front`): drops the SDK's second answer to an `initialize` the
+    front already answered, and records the SDK's answers to `initialize`
+    and `tools/list` for the next start."""
+
+    def __init__(self, inner: Any, asked: _Asked, start: Start) -> None:
+        self._inner = inner
+        self._asked = asked
+        self._drop = set(start.handover.answered)
+        self._start = start
+
+    async def send(self, item: Any) -> None:
+        message = item.message
+        if isinstance(message, types.JSONRPCResponse):
+            if message.id in self._drop:
+                self._drop.discard(message.id)
+                return
+            asked = self._asked.requests.pop(message.id, None)
+            if asked is not None:
+                self._record(asked, message.model_dump(by_alias=True, exclude_unset=True))
+        await self._inner.send(item)
+
+    def _record(self, asked: tuple[str, str | None], response: dict[str, Any]) -> None:
+        result = response.get("result")
+        if not isinstance(result, dict):
+            return
+        method, version = asked
+        recorded = self._start.recorded
+        if method == INITIALIZE and version is not None:
+            if recorded.initialize.get(version) == result:
+                return
+            recorded.initialize[version] = result
+        elif method == TOOLS_LIST:
+            if recorded.tools == result:
+                return
+            recorded.tools = result
+        recorded.save(self._start.cache)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Answers:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
+async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     import json
     import sys
     from typing import cast
@@ -118,7 +216,7 @@ async def _serve(root: Path, max_request_bytes: int) -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    from signalint.server.transport import INVALID_REQUEST, BoundedLines, Oversized, claim_stdin
+    from signalint.server.transport import INVALID_REQUEST, Oversized
     from signalint.storage.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
@@ -147,24 +245,42 @@ async def _serve(root: Path, max_request_bytes: int) -> None:
         reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
-    wire, give_back = claim_stdin()
-    lines = BoundedLines(wire, max_request_bytes, refuse)
+    handover = start.handover
+    prelude: list[bytes | Oversized] = list(handover.replay)
+    if handover.pending is not None:
+        prelude.append(handover.pending)
+    asked = _Asked()
+    lines = _Noted(BoundedLines(handover.reader, refuse, prelude), asked)
     try:
         # The SDK reads only `async for line in stdin` of the stdin it is given.
         async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
             outbox.append(write_stream)
             ready.set()
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            answers = _Answers(write_stream, asked, start)
+            await server.run(read_stream, answers, server.create_initialization_options())
     finally:
-        give_back()
+        start.give_back()
 
 
-def serve(root: Path, max_request_bytes: int) -> int:
-    """Serve MCP on stdin/stdout for `root` until the client disconnects.
+@dataclass(frozen=True, slots=True)
+class Start:
+    """What the front (`server.front`) leaves the SDK: where it stopped
+    reading, the answers recorded for this start and where they are kept,
+    and the call that gives stdin back."""
+
+    handover: Handover
+    recorded: Recorded
+    cache: Path
+    give_back: Callable[[], None]
+
+
+def serve(root: Path, max_request_bytes: int, start: Start) -> int:
+    """Serve MCP on stdin/stdout for `root` until the client disconnects,
+    from where the front stopped (`start`).
 
     A message longer than `max_request_bytes` is refused unread (D25).
     """
     import anyio
 
-    anyio.run(_serve, root, max_request_bytes)
+    anyio.run(_serve, root, max_request_bytes, start)
     return 0

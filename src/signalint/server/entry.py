@@ -7,8 +7,10 @@ silent process waiting for JSON, and familiar verbs (`signalint-mcp check`,
 what a person typing them expects.
 
 Start-up order matters for the "start to initialize" budget: the SDK import
-is most of it, so nothing else heavy (engines, check pipeline) is imported
-before the first tool call.
+is most of it. The front (`server.front`) answers `initialize` and
+`tools/list` with the answers the SDK gave in an earlier start, while the
+SDK loads; nothing heavy (engines, check pipeline) is imported before the
+first tool call.
 """
 
 from __future__ import annotations
@@ -89,16 +91,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if warning is not None:
         sys.stderr.write(f"signalint-mcp: warning: {warning}; using the working directory\n")
     sys.stderr.write(f"signalint-mcp: project root {root}\n")
-    from signalint.server.transport import max_bytes_from
+    from signalint.server import front
+    from signalint.server.transport import LineReader, claim_stdin, max_bytes_from
 
     max_request_bytes, bad_limit = max_bytes_from(os.environ)
     if bad_limit is not None:
         sys.stderr.write(f"signalint-mcp: warning: {bad_limit}\n")
     sys.stderr.flush()
+    wire, give_back = claim_stdin()
+    reader = LineReader(lambda size: os.read(wire, size), max_request_bytes)
+    cache = front.cache_dir()
+    recorded = front.Recorded.load(front.record_key(root), cache)
+    handover = front.first_answers(reader, recorded, _write_out, front.load_in_background)
+    if handover.answered:
+        sys.stderr.write(
+            "signalint-mcp: answered the handshake with the answers recorded at an earlier start\n"
+        )
 
-    from signalint.server.app import serve
+    from signalint.server.app import Start, serve
 
-    return serve(root, max_request_bytes)
+    return serve(root, max_request_bytes, Start(handover, recorded, cache, give_back))
+
+
+def _write_out(data: bytes) -> None:
+    """Write `data` whole to stdout (the front's answers, before the SDK's writer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view) :]
 
 
 def entry() -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -204,15 +204,19 @@ Refuse = Callable[[Oversized], Awaitable[None]]
 
 
 class BoundedLines:
-    """Async iterator of the text lines of file descriptor `fd`, for the SDK's `stdio_server`.
+    """Async iterator of the text lines of `reader`, for the SDK's `stdio_server`.
 
+    `prelude` are lines already read (`server.front`), given first.
     Oversized lines are not yielded: `refuse` is awaited with each one.
     Lines are decoded as UTF-8 with replacement, as the SDK does.
     """
 
-    def __init__(self, fd: int, limit: int, refuse: Refuse) -> None:
-        self._reader = LineReader(lambda size: os.read(fd, size), limit)
+    def __init__(
+        self, reader: LineReader, refuse: Refuse, prelude: Sequence[bytes | Oversized] = ()
+    ) -> None:
+        self._reader = reader
         self._refuse = refuse
+        self._prelude = list(prelude)
 
     def __aiter__(self) -> BoundedLines:
         return self
@@ -221,7 +225,10 @@ class BoundedLines:
         import anyio.to_thread
 
         while True:
-            item = await anyio.to_thread.run_sync(self._reader.next, abandon_on_cancel=True)
+            if self._prelude:
+                item: bytes | Oversized | None = self._prelude.pop(0)
+            else:
+                item = await anyio.to_thread.run_sync(self._reader.next, abandon_on_cancel=True)
             if item is None:
                 raise StopAsyncIteration
             if isinstance(item, Oversized):
