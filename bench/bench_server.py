@@ -4,8 +4,10 @@
 
 1. Start to initialize: spawn the console script in a copy of examples/demo,
    write one `initialize` request, time until its response line arrives
-   (median of `--runs`). Also the bare SDK import for comparison: that is
-   the floor no server code can go below.
+   (median of `--runs`): at a first start (nothing recorded: the SDK
+   answers) and at a later one (the front answers with the SDK's recorded
+   answers, `server/front.py`), and the same with `tools/list` after it.
+   Also a bare interpreter and the bare SDK import, for comparison.
 2. In-server check_project on an unchanged project: one server, one warm-up
    check, then the median of `--checks` further checks, each timed from
    `tools/call` written to its response read.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -26,8 +29,13 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from signalint.engines.resolve import managed_dir
+
 REPO = Path(__file__).resolve().parent.parent
 SERVER = Path(sys.executable).with_name("signalint-mcp")
+# The managed engines, found under this process's cache home; each server
+# gets a cache home of its own (its recorded answers), so it is named.
+ENGINES = managed_dir()
 INIT = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -47,33 +55,42 @@ def receive(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
             return dict(message)
 
 
-def spawn(cwd: Path) -> subprocess.Popen[bytes]:
+def spawn(cwd: Path, cache: Path | None = None) -> subprocess.Popen[bytes]:
+    """The server in `cwd`; with `cache`, that cache home for its recorded answers."""
+    env = dict(os.environ)
+    if cache is not None:
+        env |= {"XDG_CACHE_HOME": str(cache), "SIGNALINT_ENGINES_DIR": str(ENGINES)}
     return subprocess.Popen(
         [str(SERVER)], cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
 
 
-def start_to_initialize(cwd: Path) -> float:
+def start_to_initialize(cwd: Path, cache: Path, *, tools: bool = False) -> float:
+    """Spawn to the `initialize` answer (with `tools`: to the `tools/list` answer after it)."""
     started = time.perf_counter()
-    proc = spawn(cwd)
+    proc = spawn(cwd, cache)
     assert proc.stdin is not None and proc.stdout is not None
     send(proc.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
     receive(proc.stdout, 1)
+    if tools:
+        send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(proc.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        receive(proc.stdout, 2)
     elapsed = time.perf_counter() - started
     proc.stdin.close()
     proc.wait(timeout=30)
     return elapsed
 
 
-def sdk_import() -> float:
+def interpreter(code: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import mcp.server.lowlevel"], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True)
     return time.perf_counter() - started
 
 
-def in_server_checks(cwd: Path, checks: int) -> list[float]:
-    proc = spawn(cwd)
+def in_server_checks(cwd: Path, cache: Path, checks: int) -> list[float]:
+    proc = spawn(cwd, cache)
     assert proc.stdin is not None and proc.stdout is not None
     send(proc.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
     receive(proc.stdout, 1)
@@ -104,14 +121,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
         shutil.copytree(REPO / "examples" / "demo", demo)
-        starts = [start_to_initialize(demo) for _ in range(args.runs)]
-        imports = [sdk_import() for _ in range(args.runs)]
-        checks = in_server_checks(demo, args.checks)
-    print(
-        f"start -> initialize response: median {statistics.median(starts):.3f} s "
-        f"(min {min(starts):.3f}, max {max(starts):.3f}; {args.runs} runs)"
-    )
-    print(f"python -c 'import mcp.server.lowlevel': median {statistics.median(imports):.3f} s")
+        runs = range(args.runs)
+        first = [start_to_initialize(demo, Path(tmp) / f"fresh{i}") for i in runs]
+        cache = Path(tmp) / "cache"
+        start_to_initialize(demo, cache, tools=True)  # records the SDK's answers
+        later = [start_to_initialize(demo, cache) for _ in runs]
+        first_tools = [start_to_initialize(demo, Path(tmp) / f"t{i}", tools=True) for i in runs]
+        later_tools = [start_to_initialize(demo, cache, tools=True) for _ in runs]
+        bare = [interpreter("pass") for _ in runs]
+        imports = [interpreter("import mcp.server.lowlevel") for _ in runs]
+        checks = in_server_checks(demo, cache, args.checks)
+    for label, times in (
+        ("start -> initialize answer, first start (the SDK answers)", first),
+        ("start -> initialize answer, later start (recorded answers)", later),
+        ("start -> tools/list answer, first start", first_tools),
+        ("start -> tools/list answer, later start", later_tools),
+        ("python -c pass", bare),
+        ("python -c 'import mcp.server.lowlevel'", imports),
+    ):
+        print(
+            f"{label}: median {statistics.median(times):.3f} s "
+            f"(min {min(times):.3f}, max {max(times):.3f}; {len(times)} runs)"
+        )
     print(
         f"in-server check_project, unchanged demo: median {statistics.median(checks):.3f} s "
         f"(min {min(checks):.3f}, max {max(checks):.3f}; {len(checks)} checks after a warm-up)"
