@@ -134,3 +134,26 @@ def test_stats_refuse_a_bad_project_root(
     monkeypatch.setenv("SIGNALINT_PROJECT_ROOT", str(tmp_path / "missing"))
     assert main(["stats"]) == 2
     assert "cannot be the project root" in capsys.readouterr().err
+
+
+def test_the_stats_report_counts_its_nouns() -> None:
+    from signalint.cli.stats import render
+
+    data: dict[str, Any] = {
+        "checks": 1,
+        "averagePayloadReductionPercent": 50,
+        "payloadSamples": 1,
+        "cacheHits": 1,
+        "cacheMisses": 2,
+        "cacheHitRatePercent": 33,
+        "averageLatencyMs": 10,
+        "maxLatencyMs": 10,
+        "latencySamples": 2,
+        "loopWarningsTriggered": 1,
+        "malformedLinesSkipped": 0,
+    }
+    text = render(data)
+    assert "average over 1 sample\n" in text
+    assert "1 hit, 2 misses" in text
+    assert "over 2 samples" in text and "1 distinct signature\n" in text
+    assert "(s)" not in text

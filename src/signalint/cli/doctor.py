@@ -35,6 +35,7 @@ from signalint.engines.resolve import install_hint, resolve
 from signalint.project.markers import MARKERS_HINT, project_languages
 from signalint.project.roots import discover_root
 from signalint.project.walk import walk
+from signalint.wording import count
 
 
 def _first_line(text: str | None) -> str:
@@ -236,7 +237,7 @@ def _report_clients(root: Path) -> list[str]:
     from signalint.hosts.scan import scan
 
     findings, entries = scan(root, Path.home())
-    click.echo(f"MCP clients:   {len(entries)} file(s) with a signalint entry")
+    click.echo(f"MCP clients:   {count(len(entries), 'file')} with a signalint entry")
     for path in entries:
         click.echo(f"  {path}")
     problems: list[str] = []

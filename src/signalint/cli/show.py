@@ -28,6 +28,7 @@ from signalint.model import Issue
 from signalint.snapshot import Snapshot
 from signalint.snapshot_query import snapshot_summary
 from signalint.storage.snapshots import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
+from signalint.wording import count
 
 FORMATS = ("text", "json")
 
@@ -118,10 +119,15 @@ def _find_in(snap: Snapshot, reference: str) -> Found | None:
     return Found("issue", snap, None, tuple(matches)) if matches else None
 
 
+def _minutes(seconds: float) -> str:
+    minutes = seconds / 60
+    return count(int(minutes), "minute") if minutes.is_integer() else f"{minutes:g} minutes"
+
+
 def _gone(what: str, config: Config) -> str:
     return (
         f"signalint show: {what} (unknown or expired). Checks are kept for "
-        f"{config.snapshot_ttl_s / 60:g} minutes, the newest {config.snapshot_max} "
+        f"{_minutes(config.snapshot_ttl_s)}, the newest {config.snapshot_max} "
         '("snapshots": {"max", "ttlMinutes"} in signalint.config.json); '
         "run `signalint check` for fresh ids."
     )

@@ -14,6 +14,7 @@ import click
 from signalint.config import state_dir
 from signalint.history import stats as collect_stats
 from signalint.project.roots import discover_root
+from signalint.wording import count
 
 
 def _value(value: Any, unit: str = "") -> str:
@@ -25,12 +26,13 @@ def render(data: dict[str, Any]) -> str:
     lines = [
         f"Checks retained:        {data['checks']}",
         f"Payload reduction:      {_value(data['averagePayloadReductionPercent'], '%')} "
-        f"average over {data['payloadSamples']} sample(s)",
-        f"Cache:                  {data['cacheHits']} hit(s), {data['cacheMisses']} miss(es), "
+        f"average over {count(data['payloadSamples'], 'sample')}",
+        f"Cache:                  {count(data['cacheHits'], 'hit')}, "
+        f"{count(data['cacheMisses'], 'miss')}, "
         f"hit rate {_value(data['cacheHitRatePercent'], '%')}",
         f"Latency:                average {_value(data['averageLatencyMs'], ' ms')}, "
-        f"max {_value(data['maxLatencyMs'], ' ms')} over {data['latencySamples']} sample(s)",
-        f"Loop warnings:          {data['loopWarningsTriggered']} distinct signature(s)",
+        f"max {_value(data['maxLatencyMs'], ' ms')} over {count(data['latencySamples'], 'sample')}",
+        f"Loop warnings:          {count(data['loopWarningsTriggered'], 'distinct signature')}",
         f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
     ]
     if data["checks"] == 0:

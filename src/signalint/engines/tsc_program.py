@@ -23,6 +23,7 @@ from pathlib import Path
 from signalint.engines import paths
 from signalint.engines.base import Memory, Program
 from signalint.engines.tsc_build import BuildPlan, read_report, references, resolve_extends
+from signalint.wording import count
 
 
 def config_chain(root: Path, config: str) -> list[str] | None:
@@ -100,8 +101,8 @@ def build_program(
         names = ", ".join(os.path.relpath(c, plan.root) for c in report.missed)
         said = next(iter(report.reasons.values()), "")
         gap = (
-            f"tsc did not type-check {len(report.missed)} project(s) of the reference graph: "
-            f"{names}" + (f"; tsc said: {said}" if said else "")
+            f"tsc did not type-check {count(len(report.missed), 'project')} of the reference "
+            f"graph: {names}" + (f"; tsc said: {said}" if said else "")
         )
     return Program(tuple(union), gap=gap, remember=remember)
 

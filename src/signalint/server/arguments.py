@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from signalint.server.schemas import Schema
+from signalint.wording import count
 
 
 class ArgumentError(ValueError):
@@ -117,7 +118,7 @@ def _check(schema: Schema, value: Any, parent: str, key: str | int) -> None:
     elif kind == "array":
         field = _name(parent, key)
         if len(value) < schema.get("minItems", 0):
-            raise ArgumentError(field, f"needs at least {schema['minItems']} item(s)")
+            raise ArgumentError(field, f"needs at least {count(schema['minItems'], 'item')}")
         if len(value) > schema.get("maxItems", len(value)):
             raise ArgumentError(
                 field, f"has {len(value)} items; at most {schema['maxItems']} are accepted"
