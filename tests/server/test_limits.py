@@ -176,3 +176,22 @@ async def test_an_over_limit_field_is_refused_naming_it_and_the_limit(root: Path
         assert other.error and other.data["field"] == "source"
         assert "longer than 100 characters" in other.data["message"]
         assert [row[:2] for row in await live(client)] == [("src/a.ts", 1)]
+
+
+def test_a_line_that_is_not_a_message_is_answered_and_the_server_keeps_serving(
+    root: Path, tmp_path: Path
+) -> None:
+    # JSON-RPC 2.0: -32700 for a line that is not JSON, -32600 for JSON that
+    # is not a message, both with a null id; the SDK alone drops them.
+    stderr = tmp_path / "server.stderr"
+    for wire in start(root, stderr):
+        wire.write(b"this is not json")
+        wire.write(b'{"hello": "world"}')
+        ping = {"name": "ping", "arguments": {}}
+        wire.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ping})
+        # In order: unanswered lines would make the ping's answer come first.
+        parse, invalid, pong = wire.receive(), wire.receive(), wire.receive()
+        assert parse["id"] is None and parse["error"]["code"] == -32700
+        assert invalid["id"] is None and invalid["error"]["code"] == -32600
+        assert pong["id"] == 1 and pong["result"]["structuredContent"]["pong"] is True
+    assert "could not parse with -32700" in stderr.read_text()

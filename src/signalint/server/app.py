@@ -12,7 +12,7 @@ tool call; the check pipeline, engines and history load on demand.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
-from signalint.server.transport import BoundedLines
+from signalint.server.transport import INVALID_REQUEST, PARSE_ERROR, BoundedLines
 
 INSTRUCTIONS = (
     "Signalint runs this project's own linters and type checkers "
@@ -156,6 +156,64 @@ class _Noted:
         return line
 
 
+class _Unparsed:
+    """The SDK's read stream, answering what the SDK could not parse.
+
+    The SDK's stdio transport turns a line it cannot read as a JSON-RPC
+    message into an exception on the read stream, and its dispatcher drops
+    it silently: the client then waits for an answer that never comes.
+    JSON-RPC 2.0 says to answer: -32700 (parse error) for a line that is not
+    JSON, -32600 (invalid request) for JSON that is not a message; the id is
+    null, since it cannot be read from such a line. The SDK offers no hook
+    for this, so this wrapper does it; every other item passes unchanged.
+    """
+
+    def __init__(self, inner: Any, answer: Callable[[int, str], Awaitable[None]]) -> None:
+        self._inner = inner
+        self._answer = answer
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            errors = getattr(item, "errors", None)
+            kinds = {e.get("type") for e in errors()} if callable(errors) else set()
+            if "json_invalid" in kinds:
+                await self._answer(PARSE_ERROR, "Parse error: the line is not JSON")
+            else:
+                await self._answer(
+                    INVALID_REQUEST,
+                    "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message",
+                )
+
+    def __aiter__(self) -> _Unparsed:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Unparsed:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
 class _Answers:
     """The SDK's write stream, kept by the front's bookkeeping
     (`server.front`): drops the SDK's second answer to an `initialize` the
@@ -216,7 +274,7 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    from signalint.server.transport import INVALID_REQUEST, Oversized
+    from signalint.server.transport import Oversized
     from signalint.storage.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
@@ -245,6 +303,12 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
         reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
+    async def unparsed(code: int, message: str) -> None:
+        say(f"answered a line it could not parse with {code}")
+        error = types.ErrorData(code=code, message=message)
+        reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+        await outbox[0].send(SessionMessage(reply))
+
     handover = start.handover
     prelude: list[bytes | Oversized] = list(handover.replay)
     if handover.pending is not None:
@@ -257,7 +321,8 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
             outbox.append(write_stream)
             ready.set()
             answers = _Answers(write_stream, asked, start)
-            await server.run(read_stream, answers, server.create_initialization_options())
+            incoming = _Unparsed(read_stream, unparsed)
+            await server.run(incoming, answers, server.create_initialization_options())
     finally:
         start.give_back()
 

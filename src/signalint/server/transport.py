@@ -40,6 +40,7 @@ HEAD: Final = 64 * 1024
 TAIL: Final = 1024
 # JSON-RPC 2.0 "Invalid Request".
 INVALID_REQUEST: Final = -32600
+PARSE_ERROR: Final = -32700
 
 RequestId = int | str
 
