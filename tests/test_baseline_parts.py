@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -262,3 +263,30 @@ def test_check_selections_keep_the_cli_semantics_under_camel_case_names() -> Non
     assert chosen.since == Since(None, "main", names=("newFromRev", "newFromMergeBase"))
     assert chosen.since.option == "newFromMergeBase"
     assert checking.selection({"changed": False}, "paths") == checking.Selection()
+
+
+def test_the_old_tree_s_dependencies_link_workspace_packages_to_their_old_selves(
+    tmp_path: Path,
+) -> None:
+    root, old = tmp_path / "work", tmp_path / "old"
+    for tree in (root, old):
+        (tree / "pkgs" / "b").mkdir(parents=True)
+    modules = root / "node_modules"
+    (modules / "a").mkdir(parents=True)
+    (modules / ".bin").mkdir()
+    (modules / "@s").mkdir()
+    (modules / "@s" / "b").symlink_to("../../pkgs/b", target_is_directory=True)
+    # An older Signalint linked node_modules whole.
+    (old / "node_modules").symlink_to(modules, target_is_directory=True)
+    old_tree.link_dependencies(root, old)
+    mirrored = old / "node_modules"
+    assert mirrored.is_dir() and not mirrored.is_symlink()
+    assert os.readlink(mirrored / "a") == str(modules / "a")
+    assert os.readlink(mirrored / ".bin") == str(modules / ".bin")
+    assert os.readlink(mirrored / "@s" / "b") == str(old / "pkgs" / "b")
+    # Refreshed on each use: what the working tree dropped goes.
+    shutil.rmtree(modules / "a")
+    (modules / "@s" / "b").unlink()
+    old_tree.link_dependencies(root, old)
+    assert sorted(os.listdir(mirrored)) == [".bin", "@s"]
+    assert os.listdir(mirrored / "@s") == []

@@ -344,3 +344,27 @@ def test_a_path_outside_every_package_is_type_checked_with_the_root_config(
     checked = check(workspace, paths=["scripts"])
     assert checked.run.package_runs == ()
     assert keys(checked.result.issues) == Counter([("scripts/tool.ts", "TS2322")])
+
+
+def test_at_rev_a_package_reads_the_revision_s_sibling_not_the_working_tree_s(
+    workspace: Path, capsys: pytest.CaptureFixture[str], in_project: Callable[[Path], Path]
+) -> None:
+    # app imports @ws/core through node_modules (a workspace link). A change
+    # to core's return type makes a new error in app: at the revision, app
+    # must be checked against the revision's core, or the error would look
+    # present there already and be called unchanged.
+    core = workspace / "packages" / "core" / "src" / "index.ts"
+    core.write_text(core.read_text().replace("b: number): number {", "b: number): string {"))
+    core.write_text(core.read_text().replace("return a + b;", "return String(a + b);"))
+    in_project(workspace)
+    assert main(["check", "--new-from-rev", "HEAD", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    found = document["baseline"]
+    assert "packages/app" in found["checkedAtRev"]
+    assert found["enginesNotOkAtRev"] == [] and found["fallback"] == []
+    assert [(i["file"], i["rule"]) for i in document["remainingIssues"]] == [
+        ("packages/app/src/main.ts", "TS2322")
+    ]
+    # The working tree's links are untouched.
+    link = workspace / "packages" / "app" / "node_modules" / "@ws" / "core"
+    assert os.readlink(link) == "../../../core"

@@ -24,8 +24,10 @@ being measured, so the copy has them as they are at REV. What git ignores
 is the environment the code is checked in (dependencies, generated files
 such as a build step's JSON or type declarations, local settings), the
 same on both sides:
-- every `node_modules` directory is linked in, and the root's `.venv` or
-  `venv`;
+- every `node_modules` directory is given to the copy as links to its
+  entries, except that a link to a workspace package points at that
+  package in the copy (at the revision a package reads its siblings as
+  they were then); the root's `.venv` or `venv` is linked in;
 - every other ignored file under the project root is copied in (a copy,
   not a link, so a generated source importing `./x` finds REV's `x`),
   refreshed on each use and removed once the working tree drops it;

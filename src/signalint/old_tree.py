@@ -3,8 +3,9 @@ borrows from the working tree (the policy: `signalint.baseline`).
 
 `at_revision` has a tree's files written under the state directory
 (`changes.checkout_tree`: git's plumbing and an index file of our own),
-links the working tree's `node_modules` directories and the root's virtual
-environment into the copy, and copies in the ignored files engines may
+gives the copy the working tree's `node_modules` directories (as links to
+their entries, a workspace package's link pointing at the package in the
+copy) and links the root's virtual environment into it, and copies in the ignored files engines may
 read (`borrow_files`), within bounds,
 keeping a manifest beside the copy (`<tree>.borrowed`) so files the working
 tree dropped are removed and files the revision has are never replaced.
@@ -100,8 +101,9 @@ async def at_revision(root: Path, rev: str, *, option: str, state: Path) -> OldT
 
 
 def link_dependencies(root: Path, old_root: Path) -> None:
-    """Link each `node_modules` directory of the working tree, and the root's
-    virtual environment, into the worktree."""
+    """Give the old tree the working tree's installed dependencies: each
+    `node_modules` directory (`_mirror_modules`) and the root's virtual
+    environment (linked)."""
     for name in VENV_NAMES:
         venv, link = root / name, old_root / name
         if venv.is_dir() and not os.path.lexists(link):
@@ -111,11 +113,63 @@ def link_dependencies(root: Path, old_root: Path) -> None:
         if "node_modules" in subdirs:
             rel = os.path.relpath(directory, root)
             target = old_root / rel if rel != "." else old_root
-            link = target / "node_modules"
-            if target.is_dir() and not os.path.lexists(link):
+            if target.is_dir():
                 with contextlib.suppress(OSError):
-                    link.symlink_to(Path(directory) / "node_modules", target_is_directory=True)
+                    _mirror_modules(
+                        Path(directory) / "node_modules", target / "node_modules", root, old_root
+                    )
         subdirs[:] = [d for d in subdirs if d not in _SKIPPED]
+
+
+def _mirror_modules(source: Path, target: Path, root: Path, old_root: Path) -> None:
+    """`target`, a `node_modules` of the old tree, as the working tree's
+    `source`: a directory of links to `source`'s entries (a scope directory,
+    `@scope`, mirrored the same way), except that a link to a workspace
+    package, one whose real path is a directory of the working tree outside
+    every `node_modules`, points at that package in the old tree: at the
+    revision a package reads its siblings as they were at the revision.
+    Refreshed on each use (entries the working tree dropped are removed)."""
+    if target.is_symlink():
+        target.unlink()  # linked whole by an older Signalint
+    target.mkdir(exist_ok=True)
+    wanted: dict[str, Path] = {}
+    with os.scandir(source) as entries:
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
+                _mirror_modules(path, target / entry.name, root, old_root)
+                continue
+            wanted[entry.name] = _relocated(path, root, old_root)
+    for entry in os.scandir(target):
+        if entry.name.startswith("@") and entry.is_dir(follow_symlinks=False):
+            if not (source / entry.name).is_dir():
+                shutil.rmtree(entry.path, ignore_errors=True)
+            continue
+        link = Path(entry.path)
+        if entry.name not in wanted or not entry.is_symlink():
+            _remove(link)
+        elif Path(os.readlink(link)) != wanted.pop(entry.name):
+            link.unlink()
+            wanted[entry.name] = _relocated(source / entry.name, root, old_root)
+    for name, points_to in wanted.items():
+        (target / name).symlink_to(points_to)
+
+
+def _relocated(path: Path, root: Path, old_root: Path) -> Path:
+    """Where the old tree's link for the dependency at `path` points."""
+    if path.is_symlink():
+        real = os.path.realpath(path)
+        rel = os.path.relpath(real, root)
+        if not rel.startswith("..") and "node_modules" not in Path(rel).parts:
+            return old_root / rel
+    return path
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _borrowable(rel: str) -> bool:
