@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from signalint import ids
+from signalint.files import locked
 from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult, Issue
 from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
-from signalint.storage.files import locked
 from signalint.storage.session_log import (
     MAX_BYTES,
     REPLAY_LINES,

@@ -27,7 +27,6 @@ first home is then kept, as it would be without that linter.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from signalint.config import (
 )
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
+from signalint.files import write_atomic
 from signalint.process import Command, ProcessResult, run_blocking
 
 # The homes `init` can write, in the order it tries them.
@@ -274,12 +274,6 @@ def write(root: Path, verdict: Verdict, old: str | None) -> bool:
         return True
     if _read(path) != old:
         return False  # edited since we read it: leave the user's version alone
-    temp = path.with_name(f".{path.name}.signalint-{os.getpid()}")
-    try:
-        with temp.open("w", encoding="utf-8", newline="") as fh:
-            fh.write(verdict.text)
-        os.chmod(temp, path.stat().st_mode & 0o7777)
-        os.replace(temp, path)  # atomic: never a half-written package.json
-    finally:
-        temp.unlink(missing_ok=True)
+    # In one step: never a half-written package.json; its mode bits kept.
+    write_atomic(path, verdict.text.encode(), mode=path.stat().st_mode & 0o7777)
     return True

@@ -37,10 +37,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from signalint import files
 from signalint.engines import resolve
 from signalint.engines.base import Engine
 from signalint.process import Command, run_blocking
-from signalint.storage import files
 
 Say = Callable[[str], None]
 

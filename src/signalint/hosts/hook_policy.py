@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from signalint.files import write_atomic
 from signalint.hosts.hook_events import HookEvent
-from signalint.storage.files import write_atomic
 from signalint.wording import count
 
 MAX_LISTED: Final = 12

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from signalint.errors import SignalintError
+from signalint.files import write_atomic
 from signalint.hosts import jsonc
-from signalint.storage.files import write_atomic
 
 BACKUP_SUFFIX = ".signalint-backup"
 

@@ -140,7 +140,7 @@ class Recorded:
     def save(self, directory: Path) -> None:
         """Keep the answers (whole file; a failure only loses the record),
         and only the `KEPT` most recent records beside them."""
-        from signalint.storage.files import write_atomic
+        from signalint.files import write_atomic
 
         data = {"key": self.key, "initialize": self.initialize, "tools": self.tools}
         try:

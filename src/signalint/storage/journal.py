@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from signalint.config import state_dir
-from signalint.storage.files import locked
+from signalint.files import locked
 
 PLAN: Final = "plan.json"
 ORIGINALS: Final = "originals"

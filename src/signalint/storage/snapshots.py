@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from signalint.files import write_atomic
 from signalint.model import Issue
 from signalint.snapshot import CHECK_KINDS, Snapshot, SnapshotKind, find_references
-from signalint.storage.files import write_atomic
 from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, encode_snapshot
 
 DEFAULT_MAX_COUNT = 50

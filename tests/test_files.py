@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint.storage import files
-from signalint.storage.files import LockUnavailable, locked, write_atomic
+from signalint import files
+from signalint.files import LockUnavailable, locked, write_atomic
 
 
 def test_a_write_replaces_the_file_whole_with_the_mode_and_time_asked(tmp_path: Path) -> None:
