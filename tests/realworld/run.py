@@ -66,6 +66,8 @@ from diagnostics import (
     sample,
 )
 
+from signalint.settings_home import new_file_text
+
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent.parent
 ALL_ENGINES = ("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright")
@@ -720,7 +722,9 @@ def write_settings(home: Path, config: dict[str, Any]) -> None:
         data["signalint"] = config
         home.write_text(json.dumps(data, indent=2) + "\n")
         return
-    home.write_text(json.dumps(config, indent=2) + "\n")
+    # Laid out as `init` lays it out (Prettier's way), so a project whose
+    # Biome formats JSON finds nothing to say about the runner's own file.
+    home.write_text(new_file_text(config))
 
 
 def write_config(
