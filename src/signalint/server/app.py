@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -156,7 +156,25 @@ class _Noted:
         return line
 
 
-class _Unparsed:
+class _Wrapper:
+    """A wrapper of one of the SDK's streams: closing it, entering and
+    leaving it reach the wrapped stream."""
+
+    _inner: Any
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
+class _Unparsed(_Wrapper):
     """The SDK's read stream, answering what the SDK could not parse.
 
     The SDK's stdio transport turns a line it cannot read as a JSON-RPC
@@ -202,19 +220,8 @@ class _Unparsed:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _Unparsed:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(*exc)
-        return result
-
-
-class _Answers:
+class _Answers(_Wrapper):
     """The SDK's write stream, kept by the front's bookkeeping
     (`server.front`): drops the SDK's second answer to an `initialize` the
     front already answered, and records the SDK's answers to `initialize`
@@ -252,17 +259,6 @@ class _Answers:
                 return
             recorded.tools = result
         recorded.save(self._start.cache)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Answers:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(*exc)
-        return result
 
 
 async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
