@@ -190,9 +190,9 @@ def first_answers(
         item = reader.next()
         if item is None:
             return Handover(reader, replay, answered, None, ended=True)
-        if isinstance(item, Oversized) or not item.strip():
-            if isinstance(item, Oversized):
-                return Handover(reader, replay, answered, item, ended=False)
+        if isinstance(item, Oversized):
+            return Handover(reader, replay, answered, item, ended=False)
+        if not item.strip():
             continue
         message = _message(item)
         method = None if message is None else message.get("method")
