@@ -27,7 +27,7 @@ from signalint import ids
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import Toolchain, engine_versions, toolchain
+from signalint.engines.resolve import Toolchain, engine_versions, managed_dir, toolchain
 from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
@@ -36,6 +36,7 @@ from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
 from signalint.storage.check_store import CheckStore, Writes
+from signalint.storage.entries import Anchors
 from signalint.workspaces import Package, Workspace
 
 
@@ -151,7 +152,11 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     task per enabled engine."""
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
-    store = context.store(request.cache_home, config.cache_max_rows) if request.use_cache else None
+    store = None
+    if request.use_cache:
+        anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
+        remote = config.remote_cache
+        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors)
     programs_in = request.reported_programs
     workspace, packages = request.workspace, request.packages
     enabled = [ENGINES[name] for name in config.enabled_engines]
@@ -356,8 +361,13 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     planned = await plan(request, context)
     results = await asyncio.gather(*(execute(task, planned.store) for task in planned.tasks))
     run = _assemble(planned, results, context)
-    if planned.store is not None:
-        planned.store.keep(r.writes for r in results)
+    store = planned.store
+    if store is not None:
+        store.keep(r.writes for r in results)
+        remote = store.remote_counts()
+        if remote is not None:
+            result = dataclasses.replace(run.result, remote_cache=remote.as_json())
+            run = dataclasses.replace(run, result=result)
     return run
 
 

@@ -11,7 +11,9 @@ Where the settings come from (`signalint.config_files`):
 
 Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
 `SIGNALINT_MONOREPO_MODE` (non-empty values override; invalid ones are errors),
-`SIGNALINT_COMPACT` and `SIGNALINT_STATE_DIR` (see `state_dir`).
+`SIGNALINT_COMPACT`, `SIGNALINT_REMOTE_CACHE` (the shared store's URL; the
+other `remoteCache` keys still come from the file) and `SIGNALINT_STATE_DIR`
+(see `state_dir`).
 
 Validation is strict, as the reference promises: an unknown key at any level,
 a value of the wrong type (a boolean is never accepted as a number), a bad
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,6 +51,7 @@ from signalint.config_files import (
     timeout_setting,
 )
 from signalint.engines.registry import ENGINES
+from signalint.storage.remote_url import store_options
 
 ENGINE_NAMES: Final = tuple(ENGINES)
 DEFAULT_IGNORE: Final[tuple[str, ...]] = ("node_modules/**", "dist/**", ".signalint/**")
@@ -58,6 +62,23 @@ DEFAULT_TIMEOUTS_MS: Final[Mapping[str, int]] = MappingProxyType(
 )
 PAYLOAD_MODES: Final = ("both", "text", "structured")
 MONOREPO_MODES: Final = ("off", "auto", "strict")
+
+
+_NAMESPACE: Final = re.compile(r"[A-Za-z0-9._-]{1,100}")
+REMOTE_URL_ENV: Final = "SIGNALINT_REMOTE_CACHE"
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSettings:
+    """The shared result store (`remoteCache`): its URL, whether this
+    machine only reads it, the namespace its values live under, and the
+    time budget of one batch of reads. The signing key is never a setting:
+    it comes from the environment (`storage.remote.signing_key`)."""
+
+    url: str
+    read_only: bool = False
+    namespace: str = "signalint"
+    timeout_ms: int = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +112,8 @@ class Config:
     source: Path | None
     # Diagnostics the MCP server's live buffer holds (`live.maxEntries`, D8).
     live_max_entries: int = 10_000
+    # The shared result store (`remoteCache`); None: this machine's cache only.
+    remote_cache: RemoteSettings | None = None
 
     @property
     def enabled_engines(self) -> tuple[str, ...]:
@@ -242,13 +265,55 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
             c.table(top.get("live", {}), "live", ("maxEntries",)).get("maxEntries", 10_000),
             "live.maxEntries",
         ),
+        remote_cache=_remote(c, top["remoteCache"]) if "remoteCache" in top else None,
     )
     c.done()
     return config
 
 
-_TOP_KEYS: Final = tuple(
-    ["engines", "ignore", "timeoutsMs", "mcpPayload", "monorepoMode", "snapshots", "cache", "live"]
+def _remote(c: _Checker, value: object) -> RemoteSettings | None:
+    keys = ("url", "readOnly", "namespace", "timeoutMs")
+    table = c.table(value, "remoteCache", keys)
+    url = table.get("url")
+    if not isinstance(url, str) or not url:
+        c.fail("remoteCache.url", f"expected a store URL string, got {_got(url)}")
+        url = ""
+    elif (problem := _url_problem(url)) is not None:
+        c.fail("remoteCache.url", problem)
+    namespace = table.get("namespace", "signalint")
+    if not isinstance(namespace, str) or not _NAMESPACE.fullmatch(namespace):
+        c.fail(
+            "remoteCache.namespace",
+            f"expected 1 to 100 letters, digits, '.', '_' or '-', got {_got(namespace)}",
+        )
+        namespace = "signalint"
+    settings = RemoteSettings(
+        url=url,
+        read_only=c.boolean(table.get("readOnly", False), "remoteCache.readOnly"),
+        namespace=namespace,
+        timeout_ms=c.positive_int(table.get("timeoutMs", 200), "remoteCache.timeoutMs"),
+    )
+    return settings if url else None
+
+
+def _url_problem(url: str) -> str | None:
+    try:
+        store_options(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+_TOP_KEYS: Final = (
+    "engines",
+    "ignore",
+    "timeoutsMs",
+    "mcpPayload",
+    "monorepoMode",
+    "snapshots",
+    "cache",
+    "live",
+    "remoteCache",
 )
 
 
@@ -297,7 +362,19 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
         mcp_payload=payload or config.mcp_payload,
         monorepo_mode=monorepo or config.monorepo_mode,
         compact=_env_flag(env, "SIGNALINT_COMPACT"),
+        remote_cache=_env_remote(env, config.remote_cache),
     )
+
+
+def _env_remote(env: Mapping[str, str], file: RemoteSettings | None) -> RemoteSettings | None:
+    """`SIGNALINT_REMOTE_CACHE` names the store (the file's other keys still apply)."""
+    url = env.get(REMOTE_URL_ENV, "").strip()
+    if not url:
+        return file
+    problem = _url_problem(url)
+    if problem is not None:
+        raise ConfigError(None, REMOTE_URL_ENV, problem)
+    return replace(file, url=url) if file is not None else RemoteSettings(url=url)
 
 
 def state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
@@ -321,9 +398,11 @@ __all__ = [
     "PACKAGE_FILE",
     "PACKAGE_KEY",
     "PYPROJECT_FILE",
+    "REMOTE_URL_ENV",
     "Config",
     "ConfigError",
     "EngineSetting",
+    "RemoteSettings",
     "config_source",
     "describe_source",
     "load_config",

@@ -8,7 +8,9 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 
 - what the result stores hold (`storage.memory.StoreMemory`: one local
   store per state directory, decoded entries, program records, engine
-  versions), and the view of them one check uses (`store`);
+  versions), the shared stores it reaches (`storage.remote.RemoteTier`, one
+  per `remoteCache` setting: a store that failed stays off for the
+  process), and the view of them one check uses (`store`);
 - directory listings of earlier walks, per project;
 - the last merged and sorted issue list (identical input, identical output),
   and values derived from it alone (its clustering, loop signatures, sizes);
@@ -19,14 +21,18 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from signalint.config import RemoteSettings
 from signalint.model import Issue, IssueMemo
 from signalint.project.walk import WalkMemo
 from signalint.storage.check_store import CheckStore
+from signalint.storage.entries import NO_ANCHORS, Anchors
 from signalint.storage.memory import StoreMemory
+from signalint.storage.remote import RemoteTier, open_remote
 
 T = TypeVar("T")
 
@@ -43,11 +49,29 @@ class Context:
         self.detail_sizes: dict[tuple[str, str], int] = {}
         self.issue_memo = IssueMemo()
         self._pending: set[asyncio.Future[None]] = set()
+        self._remotes: dict[RemoteSettings, RemoteTier | str] = {}
 
-    def store(self, state: Path, max_rows: int) -> CheckStore:
+    def store(
+        self,
+        state: Path,
+        max_rows: int,
+        remote: RemoteSettings | None = None,
+        anchors: Anchors = NO_ANCHORS,
+    ) -> CheckStore:
         """A check's view of the result stores of a state directory
-        (`storage.check_store`); its writes behind run in `in_background`."""
-        return CheckStore(self.stores.local(state, max_rows), self.stores, self.in_background)
+        (`storage.check_store`), with the shared store `remote` names behind
+        it; its writes behind run in `in_background`."""
+        local = self.stores.local(state, max_rows)
+        tier = None if remote is None else self.remote(remote)
+        return CheckStore(local, self.stores, self.in_background, tier, anchors)
+
+    def remote(self, settings: RemoteSettings) -> RemoteTier | None:
+        """The process's tier for a shared store, opened once (None when it
+        cannot be: the reason was warned once)."""
+        if settings not in self._remotes:
+            self._remotes[settings] = open_remote(settings, os.environ)
+        found = self._remotes[settings]
+        return found if isinstance(found, RemoteTier) else None
 
     def merged(
         self,

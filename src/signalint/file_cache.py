@@ -27,7 +27,7 @@ from signalint.engines.runner import Job, run_engine
 from signalint.model import EngineOutcome, Issue
 from signalint.project.settle import touched_since
 from signalint.storage.check_store import CheckStore, Writes
-from signalint.storage.entries import KEY_VERSION, digest
+from signalint.storage.entries import KEY_VERSION, PLATFORM, digest
 
 
 async def run_file_engine(
@@ -44,7 +44,8 @@ async def run_file_engine(
     writes = Writes()
     if store is None or not relevant or job.executable(engine).path is None:
         return (await run_engine(engine, job, relevant)).outcome, writes
-    base = digest(KEY_VERSION, engine.name, job.version, json.dumps(job.options, sort_keys=True))
+    options = json.dumps(job.options, sort_keys=True)
+    base = digest(KEY_VERSION, PLATFORM, engine.name, job.version, options)
     started_ns = time.time_ns()
     issues: list[Issue] = []
     cached = 0  # files the engine checked, answered from the cache
@@ -62,7 +63,7 @@ async def run_file_engine(
         misses = relevant
     else:
         keys = store.file_keys(engine, root, relevant, base)
-        found = store.entries(list(keys.values()))
+        found = store.entries(list(keys.values()), group=base)
         misses = [f for f in relevant if keys.get(f) not in found]
         for f in relevant:
             key = keys.get(f)

@@ -7,6 +7,7 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -271,6 +272,9 @@ class CheckResult:
     created_at: float
     files_in_scope: int | None = None
     whole_project: bool = True
+    # What the shared result store did for this check (`storage.remote`):
+    # hits, misses, writes, rejected, errors, roundTrips; None without one.
+    remote_cache: Mapping[str, int] | None = None
 
     def __repr__(self) -> str:
         return f"CheckResult({self.check_id}, {len(self.issues)} issues)"

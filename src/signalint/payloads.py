@@ -154,6 +154,8 @@ class CheckPayload(TypedDict):
     workspace: NotRequired[dict[str, object]]
     # Only what is new since a revision (`baseline.OnlyNew.block`).
     baseline: NotRequired[dict[str, object]]
+    # What the shared result store did for this check (`remoteCache`).
+    remoteCache: NotRequired[dict[str, int]]
 
 
 class SnapshotSummary(TypedDict):

@@ -37,7 +37,7 @@ from signalint.engines.resolve import Resolved
 from signalint.engines.runner import Job, run_program
 from signalint.model import EngineOutcome, Failure, IssueMemo
 from signalint.storage.check_store import CheckStore, Later, Writes, now
-from signalint.storage.entries import KEY_VERSION, RecordDraft, digest
+from signalint.storage.entries import KEY_VERSION, PLATFORM, RecordDraft, digest
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -114,11 +114,12 @@ def _record_key(
     job = request.job
     return digest(
         KEY_VERSION,
+        PLATFORM,
         "program",
         engine.name,
-        # Records hold absolute inputs: two projects with equal configs (or a
-        # shared state dir) must never share one.
-        str(request.root),
+        # The program's directory, against the check's root (`Anchors`): two
+        # checkouts of one project share records, two programs never do.
+        store.anchors.portable(str(request.root)),
         job.version,
         json.dumps(job.options, sort_keys=True),
         key.extra,

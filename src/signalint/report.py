@@ -246,7 +246,8 @@ def check_payload(
     `projectRoot`. `words` is the front end's wording of the steps in
     `nextStep` (see `next_step`). `workspace` (the per-package summary,
     `package_summary.summarize`) and `baseline` (what a check of only the
-    new issues compared with) come last when given.
+    new issues compared with) come last when given, then `remoteCache`
+    (what the shared result store did) when one is configured.
 
     This is the one builder of the check answer: the MCP tools and the
     CLI's `--format json` both get it through `service.Checked.payload`.
@@ -291,6 +292,8 @@ def check_payload(
         payload["workspace"] = dict(workspace)
     if baseline is not None:
         payload["baseline"] = dict(baseline)
+    if result.remote_cache is not None:
+        payload["remoteCache"] = dict(result.remote_cache)
     ordered = laid_out(payload, _CHECK_ORDER)
     return compact_keys(ordered) if compact else ordered
 

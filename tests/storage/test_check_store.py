@@ -21,7 +21,7 @@ class Counting:
         self.gets: list[list[str]] = []
         self.puts: list[dict[str, bytes]] = []
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
         self.gets.append(list(keys))
         return self.local.get_many(keys)
 
@@ -36,7 +36,8 @@ def view(
     local = ResultCache(state)
     tier = Counting(local)
     queued = later if later is not None else []
-    store = CheckStore(local, memory or StoreMemory(), queued.append, tier)
+    store = CheckStore(local, memory or StoreMemory(), queued.append)
+    store.results = tier
     return store, tier
 
 
@@ -62,7 +63,9 @@ def test_what_a_check_keeps_is_one_write_and_records_go_behind(
     assert len(tier.puts) == 1 and set(tier.puts[0]) == {"k1", "k2", "m1", "m2"}
     assert len(later) == 1  # the record and the engine's values, behind the answer
     later[0]()
-    assert set(tier.puts[1]) == {"r", "v"}
+    assert set(tier.puts[1]) == {"r"}
+    # The engine's own values describe this machine: the local store only.
+    assert store.local.get_many(["v"]) == {"v": b"engine's own"}
     fresh, fresh_tier = view(tmp_path / "state")  # another process
     assert fresh.entries(["k1", "k2"]) == {"k1": (issue(),), "k2": None}
     assert fresh.marks(["m1", "m2", "absent"]) == {"m1": True, "m2": False}

@@ -16,7 +16,7 @@ class Memory:
         self.data = dict(data or {})
         self.asked: list[list[str]] = []
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
         self.asked.append(list(keys))
         return {k: self.data[k] for k in keys if k in self.data}
 

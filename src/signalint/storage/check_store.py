@@ -6,10 +6,15 @@ may reuse results, and hands it to the engines' cached runs
 keys hold and give it what to keep. They never touch a database, a codec
 or the process's memos themselves; this is the one place that does.
 
-Results go through `results`, a `tier.ResultTier` (the local SQLite store,
-or tiers stacked in front of farther stores): every read is one batch, a
-store that fails answers a miss. File digests and engine versions are the
-local store's (they describe this machine's files and executables).
+Results go through `results`, a `tier.ResultTier`: the local SQLite store,
+with the remote tier behind it when one is configured (`remote`). Every
+read is one batch and a store that fails answers a miss. Engines' own
+values (`Program.remember`), file digests and engine versions stay in the
+local store (they describe this machine's files and executables). After a
+check, each group of per-file entries it read whole (one engine's batch) is
+also kept as the remote tier's pack when it changed since this state
+directory last sent it (`remote.RemoteTier.put_pack`). Program records are
+written against `anchors`, so they hold no absolute path.
 Values already decoded and records already loaded are remembered in the
 process's `StoreMemory`. Writes that are off the answer's path run behind
 (`later`).
@@ -27,7 +32,9 @@ from signalint.model import Issue
 from signalint.project.settle import touched_since
 from signalint.storage.entries import (
     CHECKED,
+    NO_ANCHORS,
     NOT_CHECKED,
+    Anchors,
     ProgramRecord,
     RecordDraft,
     decode_entry,
@@ -35,8 +42,9 @@ from signalint.storage.entries import (
     encode_entry,
 )
 from signalint.storage.memory import StoreMemory
+from signalint.storage.remote import RemoteCounts, RemoteTier
 from signalint.storage.results import ResultCache
-from signalint.storage.tier import ResultTier
+from signalint.storage.tier import ResultTier, Tiers
 
 Later = Callable[[Callable[[], None]], None]
 
@@ -92,24 +100,40 @@ class CheckStore:
         local: ResultCache,
         memory: StoreMemory,
         later: Later = now,
-        results: ResultTier | None = None,
+        remote: RemoteTier | None = None,
+        anchors: Anchors = NO_ANCHORS,
     ) -> None:
         self.local = local
         self.memory = memory
         self.later = later
-        self.results: ResultTier = results if results is not None else local
+        self.remote = remote
+        self.anchors = anchors
+        self.results: ResultTier = local if remote is None else Tiers([local, remote])
+        self._remote_before = None if remote is None else remote.counts.copy()
+        # Per group, the keys of the batch read whole (`entries`).
+        self._groups: dict[str, list[str]] = {}
+        self._sent = 0  # values `keep` handed to the remote tier
 
     # What the stores know of this machine.
 
     @property
     def empty(self) -> bool:
-        """Whether the local store holds no result yet (every lookup would miss)."""
-        return not self.local.has_results()
+        """Whether every lookup would miss: no remote tier, and no result
+        in the local store yet."""
+        return self.remote is None and not self.local.has_results()
 
     def detached(self) -> CheckStore:
         """A view with its own local store object, for digests in a worker
         thread (a store object's memo is not shared across threads)."""
         return CheckStore(ResultCache(self.local.path.parent), StoreMemory(), self.later)
+
+    def remote_counts(self) -> RemoteCounts | None:
+        """What the remote tier did since this view was made (None without one)."""
+        if self.remote is None or self._remote_before is None:
+            return None
+        counts = self.remote.counts.since(self._remote_before)
+        counts.writes = self._sent  # those behind the answer are not done yet
+        return counts
 
     def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
         """sha256 hex of each readable file's content, by the given relative path."""
@@ -166,14 +190,24 @@ class CheckStore:
         configs = _Configs(self, root)
         return {f: digest(base, "member", f, configs.fingerprint(engine, f)) for f in files}
 
-    def entries(self, keys: Sequence[str]) -> dict[str, tuple[Issue, ...] | None]:
-        """The per-file entries found, by key: issues, or None for "not checked"."""
+    def entries(self, keys: Sequence[str], group: str = "") -> dict[str, tuple[Issue, ...] | None]:
+        """The per-file entries found, by key: issues, or None for "not checked".
+
+        `group` names a batch read whole (one engine's files, see
+        `storage.tier`); its keys are remembered for the pack `keep` sends.
+        """
+        if group:
+            self._groups[group] = list(keys)
         decoded = self.memory.decoded
         found = {k: decoded[k] for k in keys if k in decoded}
-        stored = self.results.get_many([k for k in keys if k not in found])
+        stored = self.results.get_many([k for k in keys if k not in found], group)
         for key, blob in stored.items():
-            found[key] = decode_entry(blob)
-            decoded.put(key, found[key])
+            try:
+                entry = decode_entry(blob)
+            except (ValueError, KeyError, TypeError):
+                continue  # signed but unreadable (another encoding): a miss
+            found[key] = entry
+            decoded.put(key, entry)
         return found
 
     def marks(self, keys: Sequence[str]) -> dict[str, bool]:
@@ -189,9 +223,10 @@ class CheckStore:
         programs = self.memory.programs
         missing = [k for k in keys if programs.get(k) is None]
         for key, blob in self.results.get_many(missing).items():
-            record = ProgramRecord.load(blob)
-            record.loaded = True
-            programs.put(key, record)
+            record = self._load(blob)
+            if record is not None:
+                record.loaded = True
+                programs.put(key, record)
 
     def records(self, key: str) -> Iterator[ProgramRecord]:
         """The remembered record, then the stored one (read only if the first is stale)."""
@@ -202,8 +237,15 @@ class CheckStore:
             if loaded:
                 return  # it came from the store in this check: nothing newer there
         blob = self.results.get_many([key]).get(key)
-        if blob is not None:
-            yield ProgramRecord.load(blob)
+        record = None if blob is None else self._load(blob)
+        if record is not None:
+            yield record
+
+    def _load(self, blob: bytes) -> ProgramRecord | None:
+        try:
+            return ProgramRecord.load(blob, self.anchors)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # signed but unreadable (another encoding): a miss
 
     def confirm(self, key: str, record: ProgramRecord) -> None:
         """`record` was proven fresh: remember it."""
@@ -213,7 +255,7 @@ class CheckStore:
     # Raw values (an engine's own memory, `engines.base.Memory`).
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
-        return self.results.get_many(keys)
+        return self.local.get_many(keys)
 
     # Writing.
 
@@ -242,13 +284,42 @@ class CheckStore:
                 records[key] = record
                 self.memory.programs.put(key, record)
         values = batch.values
-        if records or values:
+        packs = self._packs()
+        if self.remote is not None and self.remote.writable:
+            self._sent += len(items) + len(records)
+        if records or values or packs:
 
             def write() -> None:
-                behind = {key: record.dump() for key, record in records.items()}
-                self.results.put_many({**values, **behind})
+                anchors = self.anchors
+                self.results.put_many({k: r.dump(anchors) for k, r in records.items()})
+                self.local.put_many(values)
+                for group, items in packs.items():
+                    self._send_pack(group, items)
 
             self.later(write)
+
+    def _packs(self) -> dict[str, dict[str, tuple[Issue, ...] | None]]:
+        """Per group read whole in this check, its entries now known."""
+        if self.remote is None or not self.remote.writable:
+            return {}
+        decoded = self.memory.decoded
+        return {
+            group: {k: decoded[k] for k in keys if k in decoded}
+            for group, keys in self._groups.items()
+        }
+
+    def _send_pack(self, group: str, entries: dict[str, tuple[Issue, ...] | None]) -> None:
+        """Send a group's pack unless this state directory sent the same one."""
+        remote = self.remote
+        if remote is None or not entries:
+            return
+        marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
+        sent = digest(*sorted(entries)).encode()
+        if self.local.get_many([marker]).get(marker) == sent:
+            return
+        if remote.packed.get(group) != frozenset(entries):  # read as it is: no need
+            remote.put_pack(group, {k: encode_entry(v) for k, v in entries.items()})
+        self.local.put_many({marker: sent})
 
     def _record(self, draft: RecordDraft) -> ProgramRecord | None:
         listed = list(draft.inputs)

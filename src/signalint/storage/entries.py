@@ -11,12 +11,20 @@ of value:
 - a whole-program engine's `ProgramRecord`: what one run read (inputs with
   content hashes), the candidates it did not read, the files it checked,
   and its issues.
+
+Neither holds an absolute path once stored: a record writes its paths
+against `Anchors` (the project root, the managed engines), so a checkout
+at another path, on another machine, finds the same values under the same
+keys. Keys name the platform (`PLATFORM`): engines may answer differently
+on another system.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import platform
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -26,6 +34,7 @@ from signalint.storage.issue_codec import ENCODING_VERSION, dump_issues, load_is
 
 # 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
 KEY_VERSION: Final = f"4:{ENCODING_VERSION}"
+PLATFORM: Final = f"{sys.platform}-{platform.machine()}"
 CHECKED: Final = b"+"
 # Not JSON, so it can never be mistaken for an issue list.
 NOT_CHECKED: Final = b"-"
@@ -44,6 +53,38 @@ def encode_entry(issues: Sequence[Issue] | None) -> bytes:
 def decode_entry(blob: bytes) -> tuple[Issue, ...] | None:
     """The issues `encode_entry` kept, or None for a file the engine does not check."""
     return None if blob == NOT_CHECKED else tuple(load_issues(blob))
+
+
+class Anchors:
+    """Absolute directories that stored paths are written against, each with
+    its token: a path under one is kept as the token and the rest of the path;
+    any other path stays absolute (it names the same file only on a machine
+    laid out alike)."""
+
+    def __init__(self, directories: dict[str, str]) -> None:
+        # token -> absolute directory; the longest directory wins.
+        pairs = [(d.rstrip("/") + "/", f"@{t}/") for t, d in directories.items() if d]
+        self._pairs = sorted(pairs, key=lambda p: -len(p[0]))
+
+    def portable(self, path: str) -> str:
+        for directory, token in self._pairs:
+            if path.startswith(directory):
+                return token + path[len(directory) :]
+            if path + "/" == directory:
+                return token.rstrip("/")
+        return path
+
+    def absolute(self, path: str) -> str:
+        if path.startswith("@"):
+            for directory, token in self._pairs:
+                if path.startswith(token):
+                    return directory + path[len(token) :]
+                if path == token.rstrip("/"):
+                    return directory.rstrip("/")
+        return path
+
+
+NO_ANCHORS: Final = Anchors({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,25 +132,35 @@ class ProgramRecord:
             self._raw = None
         return self._issues
 
-    def dump(self) -> bytes:
+    def dump(self, anchors: Anchors = NO_ANCHORS) -> bytes:
+        """The stored form, with paths written against `anchors`."""
+        checked = self.checked
         record = {
-            "inputs": self.inputs,
+            "inputs": {anchors.portable(p): d for p, d in self.inputs.items()},
             "outside": self.outside,
-            "checked": self.checked,
+            "checked": None if checked is None else [anchors.portable(p) for p in checked],
             "issues": dump_issues(self.issues).decode(),
         }
         return json.dumps(record).encode()
 
     @classmethod
-    def load(cls, blob: bytes) -> ProgramRecord:
+    def load(cls, blob: bytes, anchors: Anchors = NO_ANCHORS) -> ProgramRecord:
+        """A record `dump` wrote, its paths made absolute again through `anchors`."""
         record = json.loads(blob)
-        return cls(record["inputs"], record["outside"], record["checked"], raw=record["issues"])
+        inputs = {anchors.absolute(p): d for p, d in record["inputs"].items()}
+        checked = record["checked"]
+        if checked is not None:
+            checked = [anchors.absolute(p) for p in checked]
+        return cls(inputs, record["outside"], checked, raw=record["issues"])
 
 
 __all__ = [
     "CHECKED",
     "KEY_VERSION",
     "NOT_CHECKED",
+    "NO_ANCHORS",
+    "PLATFORM",
+    "Anchors",
     "ProgramRecord",
     "RecordDraft",
     "decode_entry",

@@ -129,8 +129,9 @@ class ResultCache:
     def enabled(self) -> bool:
         return self._enabled
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
-        """The stored values of those `keys` that are present; marks them recently used."""
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
+        """The stored values of those `keys` that are present; marks them recently
+        used (`group` is for tiers that read batches whole: not this one)."""
         unique = list(dict.fromkeys(keys))
 
         def op(conn: sqlite3.Connection) -> dict[str, bytes]:

@@ -8,6 +8,10 @@ write, and says so once itself. `Tiers` reads the nearest tier first, asks
 the next one only for what is still missing (one call per tier per batch),
 and copies what a farther tier had into the nearer ones; a write goes to
 every tier.
+
+A read may name its `group` (the batch's engine, version and options): a
+tier that keeps whole groups in one value (`remote.RemoteTier`) answers it
+in one round trip; others ignore it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Protocol
 class ResultTier(Protocol):
     """A store of engine results by key; see the module docstring."""
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
         """The values of the `keys` it holds (a failure is a miss)."""
         ...
 
@@ -34,13 +38,13 @@ class Tiers:
     def __init__(self, tiers: Sequence[ResultTier]) -> None:
         self.tiers = tuple(tiers)
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
         found: dict[str, bytes] = {}
         missing = list(dict.fromkeys(keys))
         for depth, tier in enumerate(self.tiers):
             if not missing:
                 break
-            hits = tier.get_many(missing)
+            hits = tier.get_many(missing, group)
             if hits:
                 found.update(hits)
                 for nearer in self.tiers[:depth]:

@@ -1,0 +1,316 @@
+"""The remote result tier: engine results shared across machines (a `tier.ResultTier`).
+
+Results are content-addressed (D1, D2) and their keys and values hold no
+absolute path, so a project checked out anywhere, on any machine, can reuse
+what another checkout found. This tier keeps them in a shared store reached
+through OpenDAL (the `opendal` package, the extra `signalint[remote]`):
+Redis, S3, GCS, the GitHub Actions cache, a shared directory, WebDAV.
+
+Trust: every value is sealed with `SIGNALINT_REMOTE_CACHE_KEY`
+(`sealed.Seal`: HMAC-SHA256 over its name and content); a value that does
+not open is a miss, counted as rejected, never served. `readOnly` reads
+and never writes (for runs whose code is not trusted, such as pull requests
+from forks).
+
+Round trips: a check reads one engine's entries as one batch, and each
+batch names a group (the engine, its version and options). A writer also
+keeps a pack per group: every entry of its last check of that group in one
+value. A read takes the group's pack (one round trip) and asks for what it
+lacks one entry each, all at once (a second round trip); a group nobody
+packed yet has nothing to ask for.
+
+Faults never fail a check or change a result: every batch of reads has a
+time budget (`timeoutMs`); a store that fails or is slow is reported once
+on stderr and left alone for the rest of the process (local only). Writes
+run behind the answer on the tier's own event loop, bounded in size, and
+are waited for at exit for at most `FLUSH_S` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import dataclasses
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from signalint.config import RemoteSettings
+from signalint.storage.entries import digest
+from signalint.storage.remote_url import store_options, url_label
+from signalint.storage.sealed import MIN_KEY_BYTES, Rejected, Seal, pack, unpack
+
+T = TypeVar("T")
+
+KEY_ENV: Final = "SIGNALINT_REMOTE_CACHE_KEY"
+FLUSH_S: Final = 2.0
+# Sealed bytes waiting to be written; past this, new writes are dropped.
+MAX_PENDING_BYTES: Final = 256 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class RemoteCounts:
+    """What the remote tier did: per key hits and misses, entries written,
+    values rejected (did not verify), store errors, and read round trips."""
+
+    hits: int = 0
+    misses: int = 0
+    writes: int = 0
+    rejected: int = 0
+    errors: int = 0
+    round_trips: int = 0
+
+    def since(self, before: RemoteCounts) -> RemoteCounts:
+        return RemoteCounts(
+            *(getattr(self, f.name) - getattr(before, f.name) for f in dataclasses.fields(self))
+        )
+
+    def copy(self) -> RemoteCounts:
+        return dataclasses.replace(self)
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "writes": self.writes,
+            "rejected": self.rejected,
+            "errors": self.errors,
+            "roundTrips": self.round_trips,
+        }
+
+
+def signing_key(env: Mapping[str, str]) -> bytes:
+    """The signing key from `SIGNALINT_REMOTE_CACHE_KEY`; ValueError saying
+    why there is none (unset, or shorter than 32 bytes)."""
+    raw = env.get(KEY_ENV, "")
+    if not raw:
+        raise ValueError(f"{KEY_ENV} is not set (the key that signs shared results)")
+    key = raw.encode()
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(f"{KEY_ENV} has {len(key)} bytes; at least {MIN_KEY_BYTES} are required")
+    return key
+
+
+def _warn(message: str) -> None:
+    print(f"signalint: {message}", file=sys.stderr, flush=True)
+
+
+def open_remote(
+    settings: RemoteSettings, env: Mapping[str, str], warn: Callable[[str], None] = _warn
+) -> RemoteTier | str:
+    """The remote tier `settings` name, or why there is none (also warned)."""
+    label = url_label(settings.url)
+    try:
+        return RemoteTier(settings, signing_key(env), warn)
+    except ImportError:
+        reason = "the opendal package is not installed (pip install 'signalint[remote]')"
+    except Exception as exc:  # a bad key, or a store OpenDAL cannot open
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    warn(f"remote cache {label} is off: {reason}")
+    return reason
+
+
+class _Loop:
+    """An event loop on a daemon thread: the store's client is asynchronous,
+    and a check must be able to stop waiting for it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=self.loop.run_forever, name="signalint-remote")
+        thread.daemon = True
+        thread.start()
+
+    def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, self.loop)
+
+
+class RemoteTier:
+    """Results in a shared store, sealed; see the module docstring."""
+
+    def __init__(
+        self,
+        settings: RemoteSettings,
+        secret: bytes,
+        warn: Callable[[str], None] = _warn,
+    ) -> None:
+        import opendal  # the optional extra: only a configured remote cache needs it
+
+        self.settings = settings
+        self.label = url_label(settings.url)
+        self.counts = RemoteCounts()
+        self.off_reason: str | None = None
+        # Per group, the keys of the pack read in this process.
+        self.packed: dict[str, frozenset[str]] = {}
+        self._seal = Seal(secret)
+        self._warn = warn
+        self._timeout_s = settings.timeout_ms / 1000
+        self._not_found: type[Exception] = opendal.exceptions.NotFound
+        scheme, options = store_options(settings.url)
+        options["root"] = options.get("root", "/").rstrip("/") + f"/{settings.namespace}/"
+        self._store = opendal.AsyncOperator(scheme, **options)
+        self._loop = _Loop()
+        self._pending: set[concurrent.futures.Future[int]] = set()
+        self._pending_bytes = 0
+        self._lock = threading.Lock()
+        self._flush_registered = False
+
+    @property
+    def writable(self) -> bool:
+        return self.off_reason is None and not self.settings.read_only
+
+    # Reading.
+
+    def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
+        """The verified values of `keys` the store holds, within the time budget."""
+        if self.off_reason is not None or not keys:
+            return {}
+        future = self._loop.submit(self._read(keys, group))
+        try:
+            found, rejected, trips, packed = future.result(self._timeout_s)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            self._fail(f"no answer within {self.settings.timeout_ms} ms")
+            return {}
+        except Exception as exc:  # any store failure is a miss, never a failed check
+            self._fail(_describe(exc))
+            return {}
+        if packed is not None:
+            self.packed[group] = packed
+        counts = self.counts
+        counts.round_trips += trips
+        counts.rejected += rejected
+        counts.hits += len(found)
+        counts.misses += len(keys) - len(found)
+        return found
+
+    async def _read(
+        self, keys: Sequence[str], group: str
+    ) -> tuple[dict[str, bytes], int, int, frozenset[str] | None]:
+        found: dict[str, bytes] = {}
+        rejected = trips = 0
+        packed: frozenset[str] | None = None
+        if group:
+            name = _pack_name(group)
+            trips += 1
+            blob = await self._get(name)
+            if blob is None:
+                return found, rejected, trips, packed  # nobody kept this group
+            try:
+                entries = unpack(self._seal.open(name, blob))
+            except Rejected:
+                rejected += 1
+                entries = {}
+            packed = frozenset(entries)
+            found = {k: entries[k] for k in keys if k in entries}
+        rest = [k for k in keys if k not in found]
+        if rest:
+            trips += 1
+            names = [_entry_name(k) for k in rest]
+            blobs = await asyncio.gather(*(self._get(n) for n in names))
+            for key, name, blob in zip(rest, names, blobs, strict=True):
+                if blob is None:
+                    continue
+                try:
+                    found[key] = self._seal.open(name, blob)
+                except Rejected:
+                    rejected += 1
+        return found, rejected, trips, packed
+
+    async def _get(self, name: str) -> bytes | None:
+        try:
+            return bytes(await self._store.read(name))
+        except self._not_found:
+            return None
+
+    # Writing (behind the answer).
+
+    def put_many(self, items: Mapping[str, bytes], group: str = "") -> None:
+        """Keep entries, each under its own name (written behind)."""
+        if items and self.writable:
+            sealed = {_entry_name(k): v for k, v in items.items()}
+            self._write({n: self._seal.close(n, v) for n, v in sealed.items()}, len(items))
+
+    def put_pack(self, group: str, items: Mapping[str, bytes]) -> None:
+        """Keep every entry of a group's batch as its pack (written behind)."""
+        if items and self.writable:
+            name = _pack_name(group)
+            self._write({name: self._seal.close(name, pack(items))}, 0)
+
+    def _write(self, values: dict[str, bytes], entries: int) -> None:
+        size = sum(map(len, values.values()))
+        with self._lock:
+            if self._pending_bytes + size > MAX_PENDING_BYTES:
+                return  # bounded: a store this far behind loses the newest writes
+            self._pending_bytes += size
+            if not self._flush_registered:
+                atexit.register(self.flush)
+                self._flush_registered = True
+        future = self._loop.submit(self._put(values, entries))
+        with self._lock:
+            self._pending.add(future)
+
+        def done(finished: concurrent.futures.Future[int]) -> None:
+            with self._lock:
+                self._pending.discard(finished)
+                self._pending_bytes -= size
+            if finished.cancelled():
+                return
+            failure = finished.exception()
+            if failure is not None:
+                self._fail(_describe(failure))
+            else:
+                self.counts.writes += finished.result()
+
+        future.add_done_callback(done)
+
+    async def _put(self, values: dict[str, bytes], entries: int) -> int:
+        await asyncio.gather(*(self._store.write(n, v) for n, v in values.items()))
+        return entries
+
+    def flush(self, deadline_s: float = FLUSH_S) -> None:
+        """Wait for writes still running, at most `deadline_s`; drop the rest."""
+        with self._lock:
+            pending = list(self._pending)
+        if not pending:
+            return
+        _, late = concurrent.futures.wait(pending, timeout=deadline_s)
+        if late:
+            for future in late:
+                future.cancel()
+            self._fail(f"{len(late)} writes not finished within {deadline_s:g} s, dropped")
+
+    def _fail(self, reason: str) -> None:
+        self.counts.errors += 1
+        if self.off_reason is None:
+            self.off_reason = reason
+            self._warn(
+                f"remote cache {self.label} is unavailable ({reason}); "
+                "going on with the local cache only"
+            )
+
+
+def _entry_name(key: str) -> str:
+    return f"entry/{key}"
+
+
+def _pack_name(group: str) -> str:
+    return f"pack/{digest('pack', group)}"
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+__all__ = [
+    "FLUSH_S",
+    "KEY_ENV",
+    "RemoteCounts",
+    "RemoteSettings",
+    "RemoteTier",
+    "open_remote",
+    "signing_key",
+]
