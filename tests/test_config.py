@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint.config import ConfigError, load_config, state_dir
+from signalint.config import ConfigError, RemoteSettings, load_config, state_dir
 from signalint.engines.registry import ENGINES
 
 NO_ENV: dict[str, str] = {}
@@ -278,3 +278,29 @@ def test_pyproject_problems_are_all_named_with_the_table_path(tmp_path: Path) ->
         "tool.signalint.ignore[1]",
         "tool.signalint.monorepoMode",
     ]
+
+
+def test_remote_cache_settings_and_their_refusals(tmp_path: Path) -> None:
+    write_json(tmp_path, {"remoteCache": {"url": "redis://cache:6379", "readOnly": True}})
+    remote = load_config(tmp_path, NO_ENV).remote_cache
+    assert remote == RemoteSettings("redis://cache:6379", read_only=True)
+    # The environment names the store; the file's other keys still apply.
+    env = {"SIGNALINT_REMOTE_CACHE": "fs:///srv/shared"}
+    assert load_config(tmp_path, env).remote_cache == RemoteSettings(
+        "fs:///srv/shared", read_only=True
+    )
+    bad = {"url": "ftp://x", "namespace": "a/b", "timeoutMs": 0, "readonly": True}
+    write_json(tmp_path, {"remoteCache": bad})
+    err = refusal(tmp_path)
+    named = [location for location, _ in err.problems]
+    assert named == [
+        "remoteCache.readonly",
+        "remoteCache.url",
+        "remoteCache.namespace",
+        "remoteCache.timeoutMs",
+    ]
+    assert "accepted keys here: url, readOnly, namespace, timeoutMs" in str(err)
+    assert "accepted: redis://, rediss://, s3://" in str(err)
+    write_json(tmp_path, {})
+    err = refusal(tmp_path, {"SIGNALINT_REMOTE_CACHE": "http://cache"})
+    assert err.location == "SIGNALINT_REMOTE_CACHE" and "unsupported store" in str(err)

@@ -29,6 +29,7 @@ EMPTY = {
     "maxLatencyMs": None,
     "loopWarningsTriggered": 0,
     "malformedLinesSkipped": 0,
+    "remoteCache": None,
 }
 
 
@@ -95,6 +96,20 @@ def test_stats_aggregate_latency_cache_and_payload(tmp_path: Path) -> None:
     assert "max 30.0 ms" in human
 
 
+def test_stats_sum_what_the_shared_store_did(tmp_path: Path) -> None:
+    session = Session(tmp_path / ".signalint")
+    first = {"hits": 3, "misses": 1, "writes": 1, "rejected": 0, "errors": 0, "roundTrips": 2}
+    second = {"hits": 0, "misses": 4, "writes": 0, "rejected": 2, "errors": 1, "roundTrips": 1}
+    record(session, 1, [], latency_ms=1, remote=first)
+    record(session, 2, [], latency_ms=1, remote=second)
+    record(session, 3, [], latency_ms=1)  # no shared store for this one
+    summed = stats(tmp_path / ".signalint")["remoteCache"]
+    assert summed == {k: first[k] + second[k] for k in first}
+    assert "Remote cache:           3 hits, 5 misses, 1 write, 2 rejected, 1 error" in (
+        run_cli(tmp_path).output
+    )
+
+
 def test_stats_count_distinct_loop_signatures(tmp_path: Path) -> None:
     session = Session(tmp_path / ".signalint")
     for n, issues in enumerate([[issue()], [], [issue()], [], [issue()], [], [issue()]]):
@@ -151,8 +166,15 @@ def test_the_stats_report_counts_its_nouns() -> None:
         "latencySamples": 2,
         "loopWarningsTriggered": 1,
         "malformedLinesSkipped": 0,
-    }
+        "remoteCache": {
+            "hits": 1, "misses": 2, "writes": 1, "rejected": 0, "errors": 1, "roundTrips": 1
+        },
+    }  # fmt: skip
     text = render(data)
+    assert (
+        "Remote cache:           1 hit, 2 misses, 1 write, 0 rejected, 1 error, 1 round trip\n"
+        in text
+    )
     assert "average over 1 sample\n" in text
     assert "1 hit, 2 misses" in text
     assert "over 2 samples" in text and "1 distinct signature\n" in text

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from signalint import ids
 from signalint.files import locked
@@ -227,15 +227,24 @@ def metrics_record(
     cache_misses: int = 0,
     payload_before: int = 0,
     payload_after: int = 0,
+    remote: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """The `metrics` object of a check record, as `stats` reads it."""
-    return {
+    """The `metrics` object of a check record, as `stats` reads it; `remote`
+    is what the shared result store did (`remoteCache`), when one is set."""
+    metrics: dict[str, Any] = {
         "latencyMs": None if latency_ms is None else round(latency_ms, 3),
         "cacheHits": cache_hits,
         "cacheMisses": cache_misses,
         "payloadBytesBefore": payload_before,
         "payloadBytesAfter": payload_after,
     }
+    if remote is not None:
+        metrics["remoteCache"] = dict(remote)
+    return metrics
+
+
+# The counters of a check answer's `remoteCache` (`storage.remote.RemoteCounts`).
+REMOTE_COUNTS: Final = ("hits", "misses", "writes", "rejected", "errors", "roundTrips")
 
 
 def _number(value: object) -> float | None:
@@ -268,6 +277,7 @@ def stats(state_dir: Path) -> dict[str, Any]:
     reductions: list[float] = []
     latencies: list[float] = []
     hits = misses = 0
+    remote: dict[str, int] | None = None
     for record in checks.values():
         metrics = record.get("metrics")
         if not isinstance(metrics, dict):
@@ -283,6 +293,11 @@ def stats(state_dir: Path) -> dict[str, Any]:
             latencies.append(latency)
         hits += int(_number(metrics.get("cacheHits")) or 0)
         misses += int(_number(metrics.get("cacheMisses")) or 0)
+        counts = metrics.get("remoteCache")
+        if isinstance(counts, dict):
+            remote = remote or dict.fromkeys(REMOTE_COUNTS, 0)
+            for name in REMOTE_COUNTS:
+                remote[name] += int(_number(counts.get(name)) or 0)
     lookups = hits + misses
     return {
         "checks": len(checks),
@@ -298,4 +313,6 @@ def stats(state_dir: Path) -> dict[str, Any]:
             {r["loopWarning"] for r in checks.values() if isinstance(r.get("loopWarning"), str)}
         ),
         "malformedLinesSkipped": malformed,
+        # Summed over the checks that had a shared store; None: none had.
+        "remoteCache": remote,
     }

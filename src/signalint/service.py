@@ -261,6 +261,7 @@ def _record(
         cache_misses=sum(o.cache_misses for o in outcomes),
         payload_before=before,
         payload_after=after,
+        remote=result.remote_cache,
     )
     found = context.derived(issues, "signatures", lambda: signatures(issues))
     kind = snapshot.kind

@@ -179,11 +179,36 @@ def doctor(no_run: bool) -> int:
         click.echo(line)
     if config is not None:
         problems += _report_engines(root, config, files, run=not no_run)
+        problems += _report_remote(config)
     problems += _report_clients(root)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)
     click.echo("FAILED" if problems else "PASSED")
     return 1 if problems else 0
+
+
+def _report_remote(config: Config) -> list[str]:
+    """The shared result store: key set, reachable, a signed round trip."""
+    settings = config.remote_cache
+    if settings is None:
+        click.echo("remote cache:  none (remoteCache / SIGNALINT_REMOTE_CACHE not set)")
+        return []
+    import os
+
+    from signalint.storage.remote import open_remote
+    from signalint.storage.remote_url import url_label
+
+    mode = "read-only" if settings.read_only else "read-write"
+    label = f"{url_label(settings.url)} (namespace {settings.namespace}, {mode})"
+    reasons: list[str] = []
+    tier = open_remote(settings, os.environ, reasons.append)
+    problem = tier if isinstance(tier, str) else tier.probe()
+    if problem is not None:
+        click.echo(f"remote cache:  {label}: {problem}")
+        return [f"the remote cache {url_label(settings.url)} is not usable: {problem}"]
+    proof = "a signed read" if settings.read_only else "a signed round trip"
+    click.echo(f"remote cache:  {label}: ok ({proof})")
+    return []
 
 
 def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) -> list[str]:

@@ -21,6 +21,16 @@ def _value(value: Any, unit: str = "") -> str:
     return "n/a" if value is None else f"{value}{unit}"
 
 
+def _remote(counts: dict[str, int] | None) -> str:
+    if counts is None:
+        return "not used"
+    return (
+        f"{count(counts['hits'], 'hit')}, {count(counts['misses'], 'miss')}, "
+        f"{count(counts['writes'], 'write')}, {counts['rejected']} rejected, "
+        f"{count(counts['errors'], 'error')}, {count(counts['roundTrips'], 'round trip')}"
+    )
+
+
 def render(data: dict[str, Any]) -> str:
     """The human report for a `history.stats` aggregate."""
     lines = [
@@ -33,6 +43,7 @@ def render(data: dict[str, Any]) -> str:
         f"Latency:                average {_value(data['averageLatencyMs'], ' ms')}, "
         f"max {_value(data['maxLatencyMs'], ' ms')} over {count(data['latencySamples'], 'sample')}",
         f"Loop warnings:          {count(data['loopWarningsTriggered'], 'distinct signature')}",
+        f"Remote cache:           {_remote(data['remoteCache'])}",
         f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
     ]
     if data["checks"] == 0:

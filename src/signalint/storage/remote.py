@@ -32,6 +32,7 @@ import asyncio
 import atexit
 import concurrent.futures
 import dataclasses
+import os
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -42,6 +43,7 @@ from signalint.config import RemoteSettings
 from signalint.storage.entries import digest
 from signalint.storage.remote_url import store_options, url_label
 from signalint.storage.sealed import MIN_KEY_BYTES, Rejected, Seal, pack, unpack
+from signalint.wording import count
 
 T = TypeVar("T")
 
@@ -280,7 +282,29 @@ class RemoteTier:
         if late:
             for future in late:
                 future.cancel()
-            self._fail(f"{len(late)} writes not finished within {deadline_s:g} s, dropped")
+            self._fail(f"{count(len(late), 'write')} not finished within {deadline_s:g} s, dropped")
+
+    def probe(self) -> str | None:
+        """A signed round trip through the store (`doctor`): what went wrong, or None.
+
+        A read-only tier only reads (a key nobody wrote): it never writes.
+        """
+        key = digest("probe", os.urandom(16).hex())
+        if not self.settings.read_only:
+            self.put_many({key: b"probe"})
+            self.flush(max(FLUSH_S, 5 * self._timeout_s))
+        found = self.get_many([key])
+        if self.off_reason is not None:
+            return self.off_reason
+        if self.settings.read_only:
+            return None
+        if found.get(key) != b"probe":
+            return "a value written was not read back"
+        self._loop.submit(self._delete(_entry_name(key)))
+        return None
+
+    async def _delete(self, name: str) -> None:
+        await self._store.delete(name)
 
     def _fail(self, reason: str) -> None:
         self.counts.errors += 1

@@ -1,0 +1,171 @@
+"""Two machines, one shared result store: the real CLI, real engines, a real Redis.
+
+A "machine" is a copy of the demo project at its own absolute path with its
+own state directory; both reach one redis-server on a loopback port. The
+second machine must answer exactly as the first (and as a check without any
+cache) while starting no engine process; tampered values, a store that
+stops or hangs, and `readOnly` never change an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.services import Redis, redis_server
+
+pytestmark = pytest.mark.real
+
+SIGNALINT = str(Path(sys.executable).parent / "signalint")
+KEY = "a-test-signing-key-of-at-least-32-bytes"
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[Redis]:
+    with redis_server(tmp_path) as server:
+        yield server
+
+
+def machine(demo_project: Path, tmp_path: Path, name: str) -> Path:
+    """Another checkout of the demo project, at another absolute path."""
+    target = tmp_path / name / "checkout"
+    shutil.copytree(demo_project, target, ignore=shutil.ignore_patterns(".signalint"))
+    return target
+
+
+def check(
+    root: Path, url: str | None, *extra: str, traced: bool = False, **env: str
+) -> tuple[int, dict[str, Any], str, list[str]]:
+    """`signalint check --format json` in `root`: exit code, answer, stderr,
+    and each process it started, as strace shows its execve (when `traced`)."""
+    environment = {**os.environ, "SIGNALINT_REMOTE_CACHE_KEY": KEY, **env}
+    environment.pop("SIGNALINT_STATE_DIR", None)
+    if url is not None:
+        environment["SIGNALINT_REMOTE_CACHE"] = url
+    argv = [SIGNALINT, "check", "--format", "json", *extra]
+    trace = root.parent / "trace.txt"
+    strace = shutil.which("strace") if traced else None
+    if traced and strace is None:
+        message = "strace is not installed (.ci/run installs it with apt-get)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    if strace is not None:
+        argv = [strace, "-f", "-qq", "-s", "2000", "-e", "trace=execve", "-o", str(trace), *argv]
+    done = subprocess.run(argv, cwd=root, env=environment, capture_output=True, text=True)
+    started: list[str] = []
+    if strace is not None:
+        text = trace.read_text()
+        started = [line for line in text.splitlines() if line.endswith(") = 0")]
+    return done.returncode, json.loads(done.stdout), done.stderr, started[1:]
+
+
+def issues(answer: dict[str, Any]) -> tuple[int, str]:
+    """What an answer found: its issue count, and the fingerprint over every
+    issue's id (engine, file, position, rule, message)."""
+    return answer["totalIssues"], answer["fingerprint"]
+
+
+def test_a_second_machine_answers_from_the_shared_store_without_starting_an_engine(
+    demo_project: Path, tmp_path: Path, redis: Redis
+) -> None:
+    first, second = machine(demo_project, tmp_path, "a"), machine(demo_project, tmp_path, "b")
+    cold_code, cold, _, _ = check(first, None, "--no-cache")
+    code_a, answer_a, stderr_a, _ = check(first, redis.url)
+    assert stderr_a == ""
+    assert answer_a["remoteCache"]["writes"] > 0
+    code_b, answer_b, stderr_b, started = check(second, redis.url, traced=True)
+    assert stderr_b == ""
+    assert started == []  # no engine, no version look-up: every answer came from Redis
+    assert code_b == code_a == cold_code == 1
+    assert issues(answer_b) == issues(answer_a) == issues(cold)
+    remote = answer_b["remoteCache"]
+    assert remote["misses"] == 0 and remote["hits"] > 0 and remote["rejected"] == 0
+    # One round trip per engine: a pack for each linter, the tsc record.
+    assert remote["roundTrips"] == len(answer_b["engines"])
+
+
+def test_after_an_edit_the_other_machine_reruns_only_that_file(
+    demo_project: Path, tmp_path: Path, redis: Redis
+) -> None:
+    first, second = machine(demo_project, tmp_path, "a"), machine(demo_project, tmp_path, "b")
+    check(first, redis.url)
+    edited = second / "src" / "cart.ts"
+    edited.write_text(edited.read_text() + "\nexport const added = 1;\n")
+    os.utime(edited, (1_700_000_000, 1_700_000_000))  # settled, as a real edit is
+    code, answer, stderr, started = check(second, redis.url, traced=True)
+    assert stderr == ""
+    cold_code, cold, _, _ = check(second, None, "--no-cache")
+    assert code == cold_code and issues(answer) == issues(cold)
+    # The linters that check the edited file re-ran it alone (the demo's
+    # ESLint config covers JavaScript only: the shared mark says so), and
+    # tsc re-ran its program.
+    linted = {path for line in started for path in re.findall(r'"(src/[^"]+)"', line)}
+    assert linted == {"src/cart.ts"}
+    for engine in ("oxlint", "biome", "tsc"):
+        assert any(f"/.bin/{engine}" in line for line in started), engine
+    assert not any("eslint" in line for line in started)
+
+
+def test_tampered_values_are_rejected_and_engines_rerun(
+    demo_project: Path, tmp_path: Path, redis: Redis
+) -> None:
+    first, second = machine(demo_project, tmp_path, "a"), machine(demo_project, tmp_path, "b")
+    check(first, redis.url)
+    for key in redis.stored_keys():
+        name = key.decode()
+        redis.command("SET", name, "SGL1" + "0" * 64 + "[]")  # a forged, well-formed value
+    code, answer, _, _ = check(second, redis.url)
+    _, cold, _, _ = check(second, None, "--no-cache")
+    assert issues(answer) == issues(cold) and code == 1
+    assert answer["remoteCache"]["rejected"] > 0 and answer["remoteCache"]["hits"] == 0
+
+
+@pytest.mark.parametrize("fault", ["stopped", "hung"])
+def test_a_store_that_stops_or_hangs_changes_nothing_but_one_warning(
+    demo_project: Path, tmp_path: Path, redis: Redis, fault: str
+) -> None:
+    first, second = machine(demo_project, tmp_path, "a"), machine(demo_project, tmp_path, "b")
+    code_a, answer_a, _, _ = check(first, redis.url)
+    if fault == "stopped":
+        redis.stop()
+    else:
+        redis.pause()
+    try:
+        code, answer, stderr, _ = check(second, redis.url)
+    finally:
+        if fault == "hung":
+            redis.resume()
+    assert code == code_a and issues(answer) == issues(answer_a)
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and "is unavailable" in lines[0], stderr
+    assert redis.url.removeprefix("redis://") in lines[0]
+    assert answer["remoteCache"]["errors"] == 1
+
+
+def test_read_only_machines_read_and_write_nothing(
+    demo_project: Path, tmp_path: Path, redis: Redis
+) -> None:
+    first, second = machine(demo_project, tmp_path, "a"), machine(demo_project, tmp_path, "b")
+    check(first, redis.url)
+    before = sorted(redis.stored_keys())
+    (second / "signalint.config.json").write_text(
+        json.dumps({**json.loads((second / "signalint.config.json").read_text()),
+                    "remoteCache": {"url": redis.url, "readOnly": True}})
+    )  # fmt: skip
+    edited = second / "src" / "cart.ts"
+    edited.write_text(edited.read_text() + "\nexport const readOnly = 2;\n")
+    os.utime(edited, (1_700_000_000, 1_700_000_000))
+    _, answer, stderr, _ = check(second, None)
+    assert stderr == ""
+    assert answer["remoteCache"]["hits"] > 0 and answer["remoteCache"]["writes"] == 0
+    assert sorted(redis.stored_keys()) == before
