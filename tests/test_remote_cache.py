@@ -169,3 +169,24 @@ def test_read_only_machines_read_and_write_nothing(
     assert stderr == ""
     assert answer["remoteCache"]["hits"] > 0 and answer["remoteCache"]["writes"] == 0
     assert sorted(redis.stored_keys()) == before
+
+
+def test_python_programs_are_shared_with_the_project_environment_inside_the_checkout(
+    tmp_path: Path, redis: Redis, real_engines: dict[str, Path]
+) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "engines" / "mypy"
+    checkouts = []
+    for name in ("a", "b"):
+        root = tmp_path / name / "checkout"
+        shutil.copytree(fixture, root)
+        settings = {"engines": {"mypy": True, "pyright": True, "ruff": True}}
+        (root / "signalint.config.json").write_text(json.dumps(settings))
+        # Each checkout has its own virtual environment, at its own path.
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")])
+        checkouts.append(root)
+    code_a, answer_a, _, _ = check(checkouts[0], redis.url)
+    assert set(answer_a["engines"]) == {"mypy", "pyright", "ruff"}
+    code_b, answer_b, stderr, started = check(checkouts[1], redis.url, traced=True)
+    assert stderr == "" and started == []
+    assert code_b == code_a and issues(answer_b) == issues(answer_a)
+    assert answer_b["remoteCache"]["misses"] == 0

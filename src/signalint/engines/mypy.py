@@ -310,7 +310,7 @@ class MypyEngine(EngineDefaults):
                     configs.append(rel)
         python = pyenv.interpreter(ctx.root, ctx.python)
         # Without a project interpreter mypy resolves imports in its own.
-        stamp = pyenv.environment_stamp(python or _own_python(ctx.executable))
+        stamp = pyenv.environment_stamp(python or _own_python(ctx.executable), ctx.root)
         extra = json.dumps({"env": stamp, "MYPYPATH": os.environ.get("MYPYPATH", "")})
         return ProgramKey(configs=tuple(configs), extra=extra)
 

@@ -46,18 +46,25 @@ def site_packages(python: Path) -> list[str]:
     return found
 
 
-def environment_stamp(python: Path | None) -> str:
+def environment_stamp(python: Path | None, root: Path | None = None) -> str:
     """A digest of what is installed for `python`: "" when there is none.
 
     Covers the interpreter's path, and per `site-packages` directory the
     sorted names of its distributions (`*.dist-info`, `*.egg-info`, egg
-    links) and the names and contents of its `.pth` files.
+    links) and the names and contents of its `.pth` files. Paths inside
+    `root` count relative to it, so a project's own virtual environment
+    stamps alike wherever the project is checked out.
     """
     if python is None:
         return ""
-    digest = hashlib.sha256(os.path.realpath(python).encode())
+    inside = f"{os.path.realpath(root)}/" if root is not None else None
+
+    def seen(path: str) -> str:
+        return "@root/" + path[len(inside) :] if inside and path.startswith(inside) else path
+
+    digest = hashlib.sha256(seen(os.path.realpath(python)).encode())
     for directory in site_packages(python):
-        digest.update(b"\0" + directory.encode())
+        digest.update(b"\0" + seen(os.path.realpath(directory)).encode())
         try:
             names = sorted(
                 entry.name

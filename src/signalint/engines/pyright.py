@@ -349,7 +349,7 @@ class PyrightEngine(EngineDefaults):
         there takes over), the chain it reads now, and the environment."""
         configs = list(CONFIG_NAMES)
         configs += [c for c in config_chain(ctx.root) if c not in configs]
-        stamp = pyenv.environment_stamp(interpreter(ctx))
+        stamp = pyenv.environment_stamp(interpreter(ctx), ctx.root)
         return ProgramKey(configs=tuple(configs), extra=json.dumps({"env": stamp}))
 
     def program(
