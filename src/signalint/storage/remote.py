@@ -22,8 +22,10 @@ packed yet has nothing to ask for.
 Faults never fail a check or change a result: every batch of reads has a
 time budget (`timeoutMs`); a store that fails or is slow is reported once
 on stderr and left alone for the rest of the process (local only). Writes
-run behind the answer on the tier's own event loop, bounded in size, and
-are waited for at exit for at most `FLUSH_S` seconds.
+run behind the answer on the tier's own event loop, in small batches,
+bounded in size; at exit they are waited for while batches keep finishing,
+at most `FLUSH_S` seconds, and given up as soon as none finishes within the
+read budget (a store that went down or hangs costs one budget, not more).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import dataclasses
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -49,6 +52,8 @@ T = TypeVar("T")
 
 KEY_ENV: Final = "SIGNALINT_REMOTE_CACHE_KEY"
 FLUSH_S: Final = 2.0
+# Values written in one request wave (a flush waits while waves finish).
+WRITE_BATCH: Final = 64
 # Sealed bytes waiting to be written; past this, new writes are dropped.
 MAX_PENDING_BYTES: Final = 256 * 1024 * 1024
 
@@ -233,15 +238,23 @@ class RemoteTier:
         """Keep entries, each under its own name (written behind)."""
         if items and self.writable:
             sealed = {_entry_name(k): v for k, v in items.items()}
-            self._write({n: self._seal.close(n, v) for n, v in sealed.items()}, len(items))
+            self._write({n: self._seal.close(n, v) for n, v in sealed.items()}, entries=True)
 
     def put_pack(self, group: str, items: Mapping[str, bytes]) -> None:
         """Keep every entry of a group's batch as its pack (written behind)."""
         if items and self.writable:
             name = _pack_name(group)
-            self._write({name: self._seal.close(name, pack(items))}, 0)
+            self._write({name: self._seal.close(name, pack(items))}, entries=False)
 
-    def _write(self, values: dict[str, bytes], entries: int) -> None:
+    def _write(self, values: dict[str, bytes], entries: bool) -> None:
+        """Write sealed values behind, in small batches (so a flush sees
+        progress); `entries`: they count as written entries (not a pack)."""
+        names = list(values)
+        for start in range(0, len(names), WRITE_BATCH):
+            batch = {n: values[n] for n in names[start : start + WRITE_BATCH]}
+            self._submit(batch, len(batch) if entries else 0)
+
+    def _submit(self, values: dict[str, bytes], entries: int) -> None:
         size = sum(map(len, values.values()))
         with self._lock:
             if self._pending_bytes + size > MAX_PENDING_BYTES:
@@ -273,16 +286,30 @@ class RemoteTier:
         return entries
 
     def flush(self, deadline_s: float = FLUSH_S) -> None:
-        """Wait for writes still running, at most `deadline_s`; drop the rest."""
-        with self._lock:
-            pending = list(self._pending)
-        if not pending:
-            return
-        _, late = concurrent.futures.wait(pending, timeout=deadline_s)
-        if late:
-            for future in late:
-                future.cancel()
-            self._fail(f"{count(len(late), 'write')} not finished within {deadline_s:g} s, dropped")
+        """Wait for the writes still running while the store makes progress:
+        at most `deadline_s` in all, and never longer than the read budget
+        (`timeoutMs`) without one finishing (a store that is down or hung);
+        the rest are dropped."""
+        end = time.monotonic() + deadline_s
+        while True:
+            with self._lock:
+                pending = set(self._pending)
+            if not pending:
+                return
+            left = end - time.monotonic()
+            if left <= 0:
+                reason = f"not finished within {deadline_s:g} s"
+                break
+            wait = min(self._timeout_s, left)
+            done, _ = concurrent.futures.wait(
+                pending, timeout=wait, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            if not done:
+                reason = f"no write finished within {self.settings.timeout_ms} ms"
+                break
+        for future in pending:
+            future.cancel()
+        self._fail(f"{reason}; {count(len(pending), 'batch')} of writes dropped")
 
     def probe(self) -> str | None:
         """A signed round trip through the store (`doctor`): what went wrong, or None.
