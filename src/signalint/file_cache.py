@@ -73,7 +73,7 @@ async def run_file_engine(
                 cached += 1
         if misses:
             marks = store.membership_keys(engine, root, misses, base)
-            verdicts = store.marks(list(marks.values()))
+            verdicts = store.marks(list(marks.values()), group=base)
             unchecked = {f for f in misses if verdicts.get(marks[f]) is False}
             if unchecked:
                 writes.entries.update({keys[f]: None for f in unchecked if f in keys})

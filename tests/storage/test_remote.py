@@ -261,3 +261,34 @@ def test_an_s3_compatible_store_round_trip(tmp_path: Path) -> None:
         assert reader.get_many(["k"], "g") == {"k": b"value"}
         assert reader.probe() is None
     assert warnings == []
+
+
+def test_a_check_reads_each_batch_in_one_round_trip_and_packs_entries_with_marks(
+    tmp_path: Path,
+) -> None:
+    from signalint.storage.check_store import CheckStore, Writes
+    from signalint.storage.memory import StoreMemory
+    from signalint.storage.results import ResultCache
+    from tests.factories import issue
+
+    url = f"fs://{tmp_path / 'shared'}"
+    warnings: list[str] = []
+    keys = [f"entry{i}" for i in range(2000)]
+    marks = [f"mark{i}" for i in range(2000)]
+    # Machine A, nothing shared yet: two batches (entries, then marks for
+    # the misses), one round trip each, however many keys.
+    first = CheckStore(ResultCache(tmp_path / "a"), StoreMemory(), remote=tier(url, warnings))
+    assert first.entries(keys, group="g") == {} and first.marks(marks, group="g") == {}
+    assert first.remote is not None and first.remote.counts.round_trips == 2
+    found = Writes()
+    found.entries.update({k: (issue(),) if i % 2 else None for i, k in enumerate(keys)})
+    found.marks.update({m: i % 2 == 1 for i, m in enumerate(marks)})
+    first.keep([found])
+    first.remote.flush()  # as at exit: while batches keep finishing
+    # Machine B: the group's pack holds both, one round trip each.
+    second = CheckStore(ResultCache(tmp_path / "b"), StoreMemory(), remote=tier(url, warnings))
+    assert second.entries(keys, group="g") == found.entries
+    assert second.marks(marks, group="g") == found.marks
+    assert second.remote is not None and second.remote.counts.round_trips == 2
+    assert second.remote_counts() == second.remote.counts
+    assert warnings == []

@@ -47,6 +47,8 @@ from signalint.storage.results import ResultCache
 from signalint.storage.tier import ResultTier, Tiers
 
 Later = Callable[[Callable[[], None]], None]
+# A group's pack: its per-file entries, and its membership marks as stored.
+_Pack = tuple[dict[str, tuple[Issue, ...] | None], dict[str, bytes]]
 
 
 @dataclass(slots=True)
@@ -110,8 +112,11 @@ class CheckStore:
         self.anchors = anchors
         self.results: ResultTier = local if remote is None else Tiers([local, remote])
         self._remote_before = None if remote is None else remote.counts.copy()
-        # Per group, the keys of the batch read whole (`entries`).
+        # Per group, the keys of the batch read whole (`entries`), the
+        # membership keys asked (`marks`), and every mark known in this check.
         self._groups: dict[str, list[str]] = {}
+        self._mark_groups: dict[str, list[str]] = {}
+        self._marks: dict[str, bool] = {}
         self._sent = 0  # values `keep` handed to the remote tier
 
     # What the stores know of this machine.
@@ -210,10 +215,18 @@ class CheckStore:
             decoded.put(key, entry)
         return found
 
-    def marks(self, keys: Sequence[str]) -> dict[str, bool]:
-        """Membership marks found, by key: whether the engine checks that path."""
-        found = self.results.get_many(keys)
-        return {k: v == CHECKED for k, v in found.items() if v in (CHECKED, NOT_CHECKED)}
+    def marks(self, keys: Sequence[str], group: str = "") -> dict[str, bool]:
+        """Membership marks found, by key: whether the engine checks that path.
+
+        `group` is the one its entries were read under: the group's pack
+        also carries the marks this check knew (`keep`).
+        """
+        if group:
+            self._mark_groups[group] = list(keys)
+        found = self.results.get_many(keys, group)
+        marks = {k: v == CHECKED for k, v in found.items() if v in (CHECKED, NOT_CHECKED)}
+        self._marks.update(marks)
+        return marks
 
     # Program records (whole-program engines).
 
@@ -277,6 +290,7 @@ class CheckStore:
         self.results.put_many(items)
         for key, found in batch.entries.items():
             self.memory.decoded.put(key, found)
+        self._marks.update(batch.marks)
         records: dict[str, ProgramRecord] = {}
         for key, draft in batch.records.items():
             record = self._record(draft)
@@ -298,27 +312,31 @@ class CheckStore:
 
             self.later(write)
 
-    def _packs(self) -> dict[str, dict[str, tuple[Issue, ...] | None]]:
-        """Per group read whole in this check, its entries now known."""
+    def _packs(self) -> dict[str, _Pack]:
+        """Per group read whole in this check: its entries and marks now known."""
         if self.remote is None or not self.remote.writable:
             return {}
-        decoded = self.memory.decoded
-        return {
-            group: {k: decoded[k] for k in keys if k in decoded}
-            for group, keys in self._groups.items()
-        }
+        decoded, known = self.memory.decoded, self._marks
+        packs: dict[str, _Pack] = {}
+        for group, keys in self._groups.items():
+            asked = self._mark_groups.get(group, ())
+            marks = {k: CHECKED if known[k] else NOT_CHECKED for k in asked if k in known}
+            packs[group] = ({k: decoded[k] for k in keys if k in decoded}, marks)
+        return packs
 
-    def _send_pack(self, group: str, entries: dict[str, tuple[Issue, ...] | None]) -> None:
+    def _send_pack(self, group: str, pack: _Pack) -> None:
         """Send a group's pack unless this state directory sent the same one."""
         remote = self.remote
+        entries, marks = pack
         if remote is None or not entries:
             return
         marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
-        sent = digest(*sorted(entries)).encode()
+        sent = digest(*sorted(entries), "marks", *sorted(marks)).encode()
         if self.local.get_many([marker]).get(marker) == sent:
             return
-        if remote.packed.get(group) != frozenset(entries):  # read as it is: no need
-            remote.put_pack(group, {k: encode_entry(v) for k, v in entries.items()})
+        if remote.packed.get(group) != frozenset(entries).union(marks):  # read as it is
+            items = {k: encode_entry(v) for k, v in entries.items()}
+            remote.put_pack(group, {**items, **marks})
         self.local.put_many({marker: sent})
 
     def _record(self, draft: RecordDraft) -> ProgramRecord | None:

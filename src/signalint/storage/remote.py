@@ -17,7 +17,8 @@ batch names a group (the engine, its version and options). A writer also
 keeps a pack per group: every entry of its last check of that group in one
 value. A read takes the group's pack (one round trip) and asks for what it
 lacks one entry each, all at once (a second round trip); a group nobody
-packed yet has nothing to ask for.
+packed yet has nothing to ask for, and at most `MAX_SINGLE_READS` are
+asked one by one (the rest are misses: their engine runs).
 
 Faults never fail a check or change a result: every batch of reads has a
 time budget (`timeoutMs`); a store that fails or is slow is reported once
@@ -51,7 +52,9 @@ from signalint.wording import count
 T = TypeVar("T")
 
 KEY_ENV: Final = "SIGNALINT_REMOTE_CACHE_KEY"
-FLUSH_S: Final = 2.0
+FLUSH_S: Final = 60.0
+# Entries one batch asks for one by one (what its group's pack lacks).
+MAX_SINGLE_READS: Final = 512
 # Values written in one request wave (a flush waits while waves finish).
 WRITE_BATCH: Final = 64
 # Sealed bytes waiting to be written; past this, new writes are dropped.
@@ -161,6 +164,7 @@ class RemoteTier:
         self._loop = _Loop()
         self._pending: set[concurrent.futures.Future[int]] = set()
         self._pending_bytes = 0
+        self._writing = asyncio.Lock()
         self._lock = threading.Lock()
         self._flush_registered = False
 
@@ -212,7 +216,10 @@ class RemoteTier:
                 entries = {}
             packed = frozenset(entries)
             found = {k: entries[k] for k in keys if k in entries}
-        rest = [k for k in keys if k not in found]
+        # Beyond a pack, a few entries are asked one by one; many would not
+        # fit the budget, and running their engine costs less than losing
+        # the store for the rest of the process.
+        rest = [k for k in keys if k not in found][:MAX_SINGLE_READS]
         if rest:
             trips += 1
             names = [_entry_name(k) for k in rest]
@@ -282,7 +289,8 @@ class RemoteTier:
         future.add_done_callback(done)
 
     async def _put(self, values: dict[str, bytes], entries: int) -> int:
-        await asyncio.gather(*(self._store.write(n, v) for n, v in values.items()))
+        async with self._writing:  # one batch at a time: steady progress for `flush`
+            await asyncio.gather(*(self._store.write(n, v) for n, v in values.items()))
         return entries
 
     def flush(self, deadline_s: float = FLUSH_S) -> None:
