@@ -155,8 +155,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     store = None
     if request.use_cache:
         anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
-        remote = config.remote_cache
-        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors)
+        remote, packs = config.remote_cache, "" if scope.whole_project else None
+        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
     programs_in = request.reported_programs
     workspace, packages = request.workspace, request.packages
     enabled = [ENGINES[name] for name in config.enabled_engines]

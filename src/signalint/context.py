@@ -57,13 +57,15 @@ class Context:
         max_rows: int,
         remote: RemoteSettings | None = None,
         anchors: Anchors = NO_ANCHORS,
+        packs: str | None = "",
     ) -> CheckStore:
         """A check's view of the result stores of a state directory
         (`storage.check_store`), with the shared store `remote` names behind
-        it; its writes behind run in `in_background`."""
+        it (and the packs it reads and keeps there, `packs`); its writes
+        behind run in `in_background`."""
         local = self.stores.local(state, max_rows)
         tier = None if remote is None else self.remote(remote)
-        return CheckStore(local, self.stores, self.in_background, tier, anchors)
+        return CheckStore(local, self.stores, self.in_background, tier, anchors, packs)
 
     def remote(self, settings: RemoteSettings) -> RemoteTier | None:
         """The process's tier for a shared store, opened once (None when it

@@ -104,8 +104,14 @@ class CheckStore:
         later: Later = now,
         remote: RemoteTier | None = None,
         anchors: Anchors = NO_ANCHORS,
+        packs: str | None = "",
     ) -> None:
         self.local = local
+        # Which packs this check reads and keeps: "" the whole project's, a
+        # name for a fixed part of it (a CI shard), None for a check of some
+        # paths only (it reads the whole project's and keeps none: its
+        # batches are partial).
+        self._pack_scope = packs
         self.memory = memory
         self.later = later
         self.remote = remote
@@ -201,6 +207,7 @@ class CheckStore:
         `group` names a batch read whole (one engine's files, see
         `storage.tier`); its keys are remembered for the pack `keep` sends.
         """
+        group = self._scoped(group)
         if group:
             self._groups[group] = list(keys)
         decoded = self.memory.decoded
@@ -221,6 +228,7 @@ class CheckStore:
         `group` is the one its entries were read under: the group's pack
         also carries the marks this check knew (`keep`).
         """
+        group = self._scoped(group)
         if group:
             self._mark_groups[group] = list(keys)
         found = self.results.get_many(keys, group)
@@ -312,9 +320,12 @@ class CheckStore:
 
             self.later(write)
 
+    def _scoped(self, group: str) -> str:
+        return f"{group}\x1f{self._pack_scope}" if group and self._pack_scope else group
+
     def _packs(self) -> dict[str, _Pack]:
         """Per group read whole in this check: its entries and marks now known."""
-        if self.remote is None or not self.remote.writable:
+        if self.remote is None or not self.remote.writable or self._pack_scope is None:
             return {}
         decoded, known = self.memory.decoded, self._marks
         packs: dict[str, _Pack] = {}
