@@ -68,7 +68,11 @@ class CheckRun:
 
     A shard's run (`shard` set, `signalint.shards`) covers only its part:
     `packages` are the packages it owns, `all_packages` those of the whole
-    check, and `parts` the engines that had work in this shard.
+    check, and `parts` the engines that had work in this shard. Its result
+    holds only the issues in the files it owns; `elsewhere` are those its
+    per-package programs reported in files another shard owns (a
+    dependency's sources read by a dependent's program), which that
+    shard's own programs normally report too.
     """
 
     result: CheckResult
@@ -82,6 +86,7 @@ class CheckRun:
     shard: Shard | None = None
     all_packages: tuple[Package, ...] = ()
     parts: frozenset[str] = frozenset()
+    elsewhere: tuple[Issue, ...] = ()
 
     def __repr__(self) -> str:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
@@ -442,6 +447,15 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
     seen: dict[str, Issue] = {}
     filtered_out = 0
+    # A shard keeps a per-package program's issue only in a file it owns:
+    # two shards' programs can read (and report) the same dependency file.
+    division = planned.division
+    divided = (
+        set()
+        if division is None
+        else {t.engine.name for t in planned.tasks if isinstance(t, PackagesTask)}
+    )
+    elsewhere: dict[str, Issue] = {}
     for outcome in outcomes:
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
@@ -453,6 +467,10 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             if not within.contains(issue.file):
                 filtered_out += 1
                 continue
+            if outcome.engine in divided and division is not None:
+                if not division.owns_file(issue.file):
+                    elsewhere[issue.issue_id] = issue
+                    continue
             seen[issue.issue_id] = issue
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
@@ -479,4 +497,5 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         shard=request.shard,
         all_packages=request.packages or (),
         parts=planned.parts,
+        elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
     )

@@ -12,9 +12,10 @@ writers the unsharded check uses, so the report equals the unsharded
 check's: the same issues, clusters, counts and order; only `checkId` is
 new (it names no retained snapshot). From the shards:
 
-- issues: the union (a whole-program issue two packages' programs both
-  report is one issue, as in the unsharded check), sorted; the
-  fingerprint is recomputed;
+- issues: the union, sorted, with any issue a shard's per-package
+  program reported in a file another shard owns (`elsewhere`) that no
+  shard reported (one issue, as in the unsharded check); the fingerprint
+  is recomputed;
 - engine outcomes: from the shards where the engine had work (`parts`):
   the worst status (`error` when any failed, or when it ran in some and
   was missing in others; `disabled` when missing in all), their distinct
@@ -235,12 +236,14 @@ def _outcomes(outputs: Sequence[ShardOutput]) -> dict[str, EngineOutcome]:
     return merged
 
 
-def _json_issues(out: ShardOutput) -> list[Issue]:
-    records = out.block.get("issues")
+def _records(out: ShardOutput, key: str) -> list[Issue]:
+    """The issues the shard block lists under `key` (`issues`, `elsewhere`)."""
+    records = out.block.get(key)
     if not isinstance(records, list):
-        raise MergeError(f"{out.name}: its shard block lists no `issues`")
+        raise MergeError(f"{out.name}: its shard block lists no `{key}`")
+    where = "shard" if out.format == "json" else "properties.signalintShard"
     try:
-        return [read_issue(r, f"shard.issues[{n}]") for n, r in enumerate(records)]
+        return [read_issue(r, f"{where}.{key}[{n}]") for n, r in enumerate(records)]
     except BlockError as exc:
         raise MergeError(f"{out.name}: {exc}") from exc
 
@@ -373,7 +376,10 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
     outcomes = _outcomes(outputs)
     unique: dict[str, Issue] = {}
     for out in outputs:
-        for issue in _json_issues(out) if form == "json" else _sarif_issues(out):
+        for issue in _records(out, "issues") if form == "json" else _sarif_issues(out):
+            unique.setdefault(issue.issue_id, issue)
+    for out in outputs:
+        for issue in _records(out, "elsewhere"):
             unique.setdefault(issue.issue_id, issue)
     issues = tuple(sorted(unique.values(), key=Issue.sort_key))
     filtered = [out.block["filteredOut"] for out in outputs]

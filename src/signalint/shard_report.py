@@ -10,7 +10,10 @@ the check was asked (`targets`) and the shard's own result: every engine
 outcome in full, whether the engine had work in this shard (`parts`), the
 files in scope, the filtered-out count, the workspace summary of the
 packages it owns with every package of the check in check order, and (JSON
-only: SARIF lists them as results) every issue in full.
+only: SARIF lists them as results) every issue in full. `elsewhere` lists
+in full the issues its per-package programs reported in files another
+shard owns (`check.CheckRun.elsewhere`): `merge` adds any of them that no
+shard reported.
 
 `block` writes one; `read_block`, `read_issue` and `read_outcome` read
 them back, refusing anything that is not what `block` writes with a
@@ -114,6 +117,7 @@ def block(
     }
     if with_issues:
         out["issues"] = [issue_record(i) for i in result.issues]
+    out["elsewhere"] = [issue_record(i) for i in run.elsewhere]
     return out
 
 
@@ -214,6 +218,7 @@ def read_block(data: object, where: str) -> dict[str, Any]:
         _field(data, key, int, where)
     _field(data, "wholeProject", bool, where)
     _optional(data, "filteredOut", int, where)
+    _field(data, "elsewhere", list, where)
     for key in ("targets", "parts", "packages"):
         if not all(isinstance(v, str) for v in _field(data, key, list, where)):
             raise BlockError(f"{where}.{key} is not a list of strings")
