@@ -152,9 +152,9 @@ def _without_run_ids(log: dict[str, Any]) -> dict[str, Any]:
     return log
 
 
-def _all_issues(run_cli: Run) -> tuple[Counter[str], dict[str, Any]]:
+def _all_issues_of(run_cli: Run, *args: str) -> tuple[Counter[str], dict[str, Any]]:
     """Every issue of the whole check (its SARIF log lists them all) by id, and the log."""
-    _, out = _check(run_cli, "--format", "sarif")
+    _, out = _check(run_cli, *args, "--format", "sarif")
     log = json.loads(out)
     ids = Counter(
         r["partialFingerprints"][sarif.FINGERPRINT_KEY]
@@ -169,7 +169,7 @@ def _all_issues(run_cli: Run) -> tuple[Counter[str], dict[str, Any]]:
 def test_the_shards_report_every_issue_of_the_whole_check_exactly_once(
     project: Path, run_cli: Run, tmp_path: Path, n: int
 ) -> None:
-    whole, log = _all_issues(run_cli)
+    whole, log = _all_issues_of(run_cli)
     assert whole, "the fixture has issues to divide"
     shards = [json.loads(p.read_text()) for p in _shards(run_cli, n, "json", tmp_path)]
     together: Counter[str] = Counter()
@@ -231,6 +231,38 @@ def test_merging_the_shards_gives_the_whole_checks_output(
     assert len(merged_ids) == len(set(merged_ids))
     for path in paths:
         validator.validate(json.loads(path.read_text()))
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("scope", ["paths", "changed"])
+def test_shards_divide_exactly_what_the_same_scoped_check_covers(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch, scope: str
+) -> None:
+    root = _demo(tmp_path)
+    monkeypatch.chdir(root)
+    if scope == "changed":
+        with (root / "src" / "legacy.js").open("a") as handle:
+            handle.write("\nvar again = 1;\n")
+        args = ["--changed"]
+    else:
+        args = ["src/cart.ts", "src/legacy.js"]
+    whole, _ = _all_issues_of(run_cli, *args)
+    _, out = _check(run_cli, *args)
+    expected = json.loads(out)
+    if scope == "paths":
+        # tsc reports its whole program: the summed filtered-out count is tested too.
+        assert expected["filteredOutIssueCount"] > 0
+    paths = []
+    together: Counter[str] = Counter()
+    for i in (1, 2):
+        _, shard = _check(run_cli, *args, "--shard", f"{i}/2")
+        paths.append(tmp_path / f"{i}.json")
+        paths[-1].write_text(shard)
+        together.update(r["issueId"] for r in json.loads(shard)["shard"]["issues"])
+    assert together == whole
+    code, merged, err = run_cli("merge", *map(str, paths))
+    assert code == 1, err
+    assert _without_check_id(json.loads(merged)) == _without_check_id(expected)
 
 
 @pytest.mark.real
