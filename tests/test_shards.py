@@ -530,3 +530,28 @@ def test_an_issue_only_another_shards_program_reported_is_merged_once(
     assert merged["totalIssues"] == len(issues)
     expected = ids.fingerprint(i.issue_id for i in issues)
     assert merged["fingerprint"] == expected
+
+
+@pytest.mark.real
+def test_merge_sums_what_the_shared_store_did_for_each_shard(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(_demo(tmp_path / "checkout"))
+    store = tmp_path / "store"
+    store.mkdir()
+    monkeypatch.setenv("SIGNALINT_REMOTE_CACHE", store.as_uri().replace("file:", "fs:", 1))
+    monkeypatch.setenv("SIGNALINT_REMOTE_CACHE_KEY", "k" * 40)
+    paths, counts = [], Counter[str]()
+    for i in (1, 2):
+        code, out, err = run_cli("check", "--shard", f"{i}/2")
+        assert code in (0, 1), err
+        shard = json.loads(out)
+        assert shard["remoteCache"] == shard["shard"]["remoteCache"]
+        counts.update(shard["remoteCache"])
+        paths.append(tmp_path / f"{i}.json")
+        paths[-1].write_text(out)
+    assert counts["writes"] > 0, "the shards wrote to the shared store"
+    _, out, err = run_cli("merge", *map(str, paths))
+    merged = json.loads(out)
+    assert merged["remoteCache"] == {key: counts[key] for key in merged["remoteCache"]}
+    assert set(merged["remoteCache"]) == set(counts)

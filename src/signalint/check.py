@@ -437,6 +437,10 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     return run
 
 
+def _owns(division: Division | None, rel_path: str) -> bool:
+    return division is None or division.owns_file(rel_path)
+
+
 def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:
     """The check's answer from its tasks' results: coverage settled, issues
     filtered to the scope, merged (D20) and fingerprinted."""
@@ -467,10 +471,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             if not within.contains(issue.file):
                 filtered_out += 1
                 continue
-            if outcome.engine in divided and division is not None:
-                if not division.owns_file(issue.file):
-                    elsewhere[issue.issue_id] = issue
-                    continue
+            if outcome.engine in divided and not _owns(division, issue.file):
+                elsewhere[issue.issue_id] = issue
+                continue
             seen[issue.issue_id] = issue
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)

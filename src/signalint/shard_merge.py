@@ -22,7 +22,8 @@ new (it names no retained snapshot). From the shards:
   messages and coverage gaps joined, files checked, cache counts and
   durations summed; an engine with work in no shard keeps the first
   shard's outcome;
-- files in scope and the filtered-out count: summed;
+- files in scope, the filtered-out count and the shared store's counts
+  (`remoteCache`): summed;
 - the workspace summary: each package from the shard that owns it, in the
   check's package order, with the merged status of the engines shared by
   every package, its counts and status recomputed from the merged issues.
@@ -30,6 +31,7 @@ new (it names no retained snapshot). From the shards:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -398,6 +400,14 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
         files_in_scope=sum(int(out.block["filesInScope"]) for out in outputs),
         whole_project=bool(outputs[0].block["wholeProject"]),
     )
+    remote: dict[str, int] | None = None
+    for out in outputs:
+        counts_of = out.block.get("remoteCache")
+        if counts_of is not None:
+            remote = remote or {}
+            for key, value in counts_of.items():
+                remote[key] = remote.get(key, 0) + value
+    result = dataclasses.replace(result, remote_cache=remote)
     workspace = _workspace(outputs, outcomes, issues)
     versions = _sarif_versions(outputs) if form == "sarif" else {}
     filtered_out = None if all(f is None for f in filtered) else sum(f or 0 for f in filtered)

@@ -9,7 +9,8 @@ together into the unsharded answer. A shard's output therefore carries a
 the check was asked (`targets`) and the shard's own result: every engine
 outcome in full, whether the engine had work in this shard (`parts`), the
 files in scope, the filtered-out count, the workspace summary of the
-packages it owns with every package of the check in check order, and (JSON
+packages it owns with every package of the check in check order, what
+the shared result store did for it (`remoteCache`, when one is set), and (JSON
 only: SARIF lists them as results) every issue in full. `elsewhere` lists
 in full the issues its per-package programs reported in files another
 shard owns (`check.CheckRun.elsewhere`): `merge` adds any of them that no
@@ -114,6 +115,7 @@ def block(
         "outcomes": {name: outcome_record(o) for name, o in sorted(result.outcomes.items())},
         "packages": [p.name for p in run.all_packages],
         "workspace": None if workspace is None else dict(workspace),
+        "remoteCache": None if result.remote_cache is None else dict(result.remote_cache),
     }
     if with_issues:
         out["issues"] = [issue_record(i) for i in result.issues]
@@ -224,6 +226,9 @@ def read_block(data: object, where: str) -> dict[str, Any]:
             raise BlockError(f"{where}.{key} is not a list of strings")
     _field(data, "outcomes", dict, where)
     _optional(data, "workspace", dict, where)
+    remote = _optional(data, "remoteCache", dict, where) or {}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in remote.values()):
+        raise BlockError(f"{where}.remoteCache is not a set of counts")
     return data
 
 
