@@ -555,3 +555,33 @@ def test_merge_sums_what_the_shared_store_did_for_each_shard(
     merged = json.loads(out)
     assert merged["remoteCache"] == {key: counts[key] for key in merged["remoteCache"]}
     assert set(merged["remoteCache"]) == set(counts)
+
+
+def test_an_engines_outcome_is_combined_from_the_shards_where_it_had_work() -> None:
+    from signalint.model import Failure
+    from signalint.shard_merge import combine
+
+    ok = EngineOutcome("tsc", "ok", files_checked=3, cache_hits=1, cache_misses=2)
+    idle = EngineOutcome("tsc", "ok", message="its program is checked by shard 1 of 2")
+    missing = EngineOutcome(
+        "tsc", "disabled", message="not installed", failure=Failure("missing", "install it")
+    )
+    failed = EngineOutcome("tsc", "error", message="timed out", files_checked=1)
+    # Only the shards with work count: an idle shard's outcome is not the engine's.
+    assert combine("tsc", [idle, ok], [False, True]) == ok
+    summed = combine("tsc", [ok, ok], [True, True])
+    assert (summed.status, summed.files_checked, summed.cache_hits, summed.cache_misses) == (
+        "ok",
+        6,
+        2,
+        4,
+    )
+    assert combine("tsc", [ok, failed], [True, True]).status == "error"
+    assert combine("tsc", [ok, failed], [True, True]).message == "timed out"
+    both_missing = combine("tsc", [missing, missing], [True, True])
+    assert (both_missing.status, both_missing.message) == ("disabled", "not installed")
+    assert both_missing.failure == missing.failure
+    # Ran in one shard, missing in the other: not a full check.
+    assert combine("tsc", [ok, missing], [True, True]).status == "error"
+    # No shard had work: every shard says the same, the first one stands.
+    assert combine("tsc", [idle, idle], [False, False]) == idle
