@@ -266,6 +266,63 @@ def test_shards_divide_exactly_what_the_same_scoped_check_covers(
 
 
 @pytest.mark.real
+@pytest.mark.parametrize("form", ["json", "sarif"])
+@pytest.mark.parametrize("change", ["demo", "packages", "outside packages"])
+def test_shards_compared_with_a_revision_merge_into_the_whole_checks_answer(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch, form: str, change: str
+) -> None:
+    root = PROJECTS["demo" if change == "demo" else "workspace"](tmp_path)
+    monkeypatch.chdir(root)
+    # New issues in two files, beside the ones already committed. In the
+    # workspace a change inside packages is checked at the revision for
+    # the packages it can affect; one outside every package affects all.
+    edits = {
+        "demo": ("src/user.ts", "src/cart.ts"),
+        "packages": ("packages/util/src/index.ts", "packages/app/src/main.ts"),
+        "outside packages": ("packages/util/src/index.ts", "scripts/tool.ts"),
+    }[change]
+    for name in edits:
+        with (root / name).open("a") as handle:
+            handle.write('export const late: string = 1 == 1 ? 1 : "b";\n')
+    args = ("--new-from-rev", "HEAD", "--format", form)
+    code, whole = _check(run_cli, *args)
+    expected = json.loads(whole)
+    paths = []
+    for i in (1, 2, 3):
+        _, out = _check(run_cli, *args, "--shard", f"{i}/3")
+        paths.append(tmp_path / f"{i}.{form}")
+        paths[-1].write_text(out)
+    merged_code, out, err = run_cli("merge", *map(str, paths))
+    assert merged_code == code, err
+    merged = json.loads(out)
+    if form == "json":
+        assert expected["baseline"]["new"] > 0 and expected["baseline"]["unchanged"] > 0
+        assert _without_check_id(merged) == _without_check_id(expected)
+    else:
+        states = Counter(r.get("baselineState") for run in expected["runs"] for r in run["results"])
+        assert states["new"] > 0 and states["unchanged"] > 0
+        assert _without_run_ids(merged) == _without_run_ids(expected)
+
+
+def test_merge_refuses_shards_compared_with_different_revisions(
+    tmp_path: Path, run_cli: Run
+) -> None:
+    issues = _some_issues()
+    one = json.loads(_shard_output(issues[:3], 1, 2))
+    two = json.loads(_shard_output(issues[3:], 2, 2))
+    for data, commit in ((one, "a" * 40), (two, "b" * 40)):
+        data["shard"]["baseline"] = {"rev": "HEAD", "commit": commit, "mergeBase": False}
+        data["shard"]["unchangedIssueIds"] = []
+        data["shard"]["elsewhereStates"] = {}
+    first = _write(tmp_path, "one.json", json.dumps(one))
+    code, _, err = run_cli("merge", first, _write(tmp_path, "two.json", json.dumps(two)))
+    assert code == 2 and "two.json" in err and "b" * 40 in err
+    del two["shard"]["baseline"]
+    code, _, err = run_cli("merge", first, _write(tmp_path, "plain.json", json.dumps(two)))
+    assert code == 2 and "one.json was checked against a revision" in err
+
+
+@pytest.mark.real
 def test_merge_writes_the_report_to_a_file_in_compact_keys(
     tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -298,16 +355,6 @@ def test_a_bad_shard_is_refused_naming_the_option_and_what_it_accepts(
     assert "1 <= I <= N" in err and repr(text) in err
     with pytest.raises(ShardError):
         parse(text)
-
-
-def test_a_shard_is_not_compared_with_a_revision(
-    demo_copy: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(demo_copy)
-    for option in ("--new-from-rev", "--new-from-merge-base"):
-        code, _, err = run_cli("check", "--shard", "1/2", option, "HEAD")
-        assert code == 2
-        assert "--shard" in err and option in err
 
 
 def _paths(count: int) -> list[str]:

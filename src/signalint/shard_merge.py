@@ -82,13 +82,24 @@ class ShardOutput:
 @dataclass(frozen=True, slots=True)
 class Merged:
     """The whole check rebuilt: its result, clustering, workspace summary,
-    filtered-out count and (SARIF) engine versions."""
+    filtered-out count and (SARIF) engine versions.
+
+    Checked against a revision: `judged` is the result the report counts
+    (the new issues; `result` is the same for JSON, every issue for
+    SARIF), `baseline` the merged `baseline` block, and for SARIF `states`
+    each issue's `baselineState` and `fallback` the engines judged by
+    changed lines.
+    """
 
     result: CheckResult
     clustering: Clustering
     workspace: dict[str, Any] | None
     filtered_out: int | None
     versions: dict[str, str | None]
+    judged: CheckResult
+    baseline: dict[str, Any] | None = None
+    states: dict[str, str] | None = None
+    fallback: dict[str, dict[str, object]] | None = None
 
 
 def read(path: Path, name: str | None = None) -> ShardOutput:
@@ -170,6 +181,20 @@ def check_set(outputs: Sequence[ShardOutput], wanted: Format | None) -> Format:
                     f"{out.name} {what} than {first.name} ({key}: {out.block[key]} and "
                     f"{first.block[key]}): merge the shards of one check"
                 )
+        mine, theirs = out.block.get("baseline"), first.block.get("baseline")
+        if (mine is None) != (theirs is None):
+            with_rev = out.name if mine is not None else first.name
+            raise MergeError(
+                f"{with_rev} was checked against a revision (--new-from-rev) and the other "
+                "shards were not: merge the shards of one check"
+            )
+        if mine is not None and theirs is not None:
+            for key in ("rev", "commit", "mergeBase"):
+                if mine.get(key) != theirs.get(key):
+                    raise MergeError(
+                        f"{out.name} was compared with {mine.get('commit')} and {first.name} "
+                        f"with {theirs.get('commit')}: merge the shards of one check"
+                    )
         if out.compact != first.compact:
             raise MergeError(
                 f"{out.name} and {first.name} use different key styles (--compact): "
@@ -371,18 +396,97 @@ def _workspace(
     }
 
 
+def _states(out: ShardOutput) -> dict[str, str]:
+    """The SARIF `baselineState` of each result of a shard's log, by issue id."""
+    from signalint.formats.sarif import FINGERPRINT_KEY
+
+    states: dict[str, str] = {}
+    for run in out.document["runs"]:
+        for entry in run.get("results") or []:
+            state = entry.get("baselineState")
+            if state not in ("new", "unchanged"):
+                raise MergeError(
+                    f"{out.name}: a result has no baselineState new or unchanged, but the "
+                    "shard was checked against a revision"
+                )
+            states[str(entry["partialFingerprints"][FINGERPRINT_KEY])] = state
+    return states
+
+
+def _fallback(outputs: Sequence[ShardOutput]) -> dict[str, dict[str, object]]:
+    """Per engine, the changed-lines rule the SARIF runs name (`signalintBaselineFallback`)."""
+    found: dict[str, dict[str, object]] = {}
+    for out in outputs:
+        for run in out.document["runs"]:
+            named = (run.get("properties") or {}).get("signalintBaselineFallback")
+            engine = ((run.get("tool") or {}).get("driver") or {}).get("name")
+            if isinstance(named, dict) and isinstance(engine, str):
+                found.setdefault(engine, dict(named))
+    return found
+
+
+def _baseline_block(
+    outputs: Sequence[ShardOutput], new: int, unchanged: int, package_paths: Sequence[str]
+) -> dict[str, Any]:
+    """One `baseline` block from the shards' (module docstring)."""
+    blocks = [out.block["baseline"] for out in outputs]
+    first = blocks[0]
+    order = {path: n for n, path in enumerate(package_paths)}
+    names = {name: n for n, name in enumerate(outputs[0].block["packages"])}
+
+    def union(key: str, rank: Mapping[str, int]) -> list[Any]:
+        seen = list(dict.fromkeys(v for b in blocks for v in b.get(key) or []))
+        return sorted(seen, key=lambda v: (rank.get(v, len(rank)), seen.index(v)))
+
+    fallback: dict[str, Any] = {}
+    for b in blocks:
+        for entry in b.get("fallback") or []:
+            fallback.setdefault(str(entry["engine"]), entry)
+    return {
+        "rev": first["rev"],
+        "commit": first["commit"],
+        "mergeBase": first["mergeBase"],
+        "new": new,
+        "unchanged": unchanged,
+        "checkedAtRev": union("checkedAtRev", order),
+        "reusedPackages": union("reusedPackages", names),
+        "enginesNotOkAtRev": sorted({e for b in blocks for e in b.get("enginesNotOkAtRev") or []}),
+        "fallback": [fallback[e] for e in sorted(fallback)],
+        "borrowedIgnoredFiles": max(int(b.get("borrowedIgnoredFiles") or 0) for b in blocks),
+        "borrowedAllIgnoredFiles": all(b.get("borrowedAllIgnoredFiles", True) for b in blocks),
+    }
+
+
 def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple[Format, Merged]:
     """The whole check rebuilt from its shards' outputs (module docstring)."""
     form = check_set(outputs, wanted)
     outputs = sorted(outputs, key=lambda o: o.index)
     outcomes = _outcomes(outputs)
+    since = "baseline" in outputs[0].block
     unique: dict[str, Issue] = {}
+    states: dict[str, str] = {}
     for out in outputs:
         for issue in _records(out, "issues") if form == "json" else _sarif_issues(out):
             unique.setdefault(issue.issue_id, issue)
+        if since and form == "sarif":
+            states.update(_states(out))
+    listed = set(unique)
+    unchanged_ids = {i for out in outputs for i in out.block.get("unchangedIssueIds") or []}
+    # What some shard reported itself (the JSON lists only new issues, and
+    # names the unchanged ones) is not taken from another's `elsewhere`.
+    reported = listed | unchanged_ids
     for out in outputs:
+        elsewhere_states = out.block.get("elsewhereStates") or {}
         for issue in _records(out, "elsewhere"):
-            unique.setdefault(issue.issue_id, issue)
+            if issue.issue_id in reported or issue.issue_id in unique:
+                continue
+            state = elsewhere_states.get(issue.issue_id)
+            if since and form == "json" and state != "new":
+                unchanged_ids.add(issue.issue_id)  # the JSON lists only new issues
+                continue
+            unique[issue.issue_id] = issue
+            if state is not None:
+                states[issue.issue_id] = state
     issues = tuple(sorted(unique.values(), key=Issue.sort_key))
     filtered = [out.block["filteredOut"] for out in outputs]
     root = (
@@ -390,6 +494,13 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
         if form == "json"
         else _sarif_root(outputs[0])
     )
+    remote: dict[str, int] | None = None
+    for out in outputs:
+        counts_of = out.block.get("remoteCache")
+        if counts_of is not None:
+            remote = remote or {}
+            for key, value in counts_of.items():
+                remote[key] = remote.get(key, 0) + value
     result = CheckResult(
         check_id=ids.new_check_id(),
         fingerprint=ids.fingerprint(unique),
@@ -399,19 +510,37 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
         created_at=time.time(),
         files_in_scope=sum(int(out.block["filesInScope"]) for out in outputs),
         whole_project=bool(outputs[0].block["wholeProject"]),
+        remote_cache=remote,
     )
-    remote: dict[str, int] | None = None
-    for out in outputs:
-        counts_of = out.block.get("remoteCache")
-        if counts_of is not None:
-            remote = remote or {}
-            for key, value in counts_of.items():
-                remote[key] = remote.get(key, 0) + value
-    result = dataclasses.replace(result, remote_cache=remote)
-    workspace = _workspace(outputs, outcomes, issues)
+    # What the report counts: with a revision, only the new issues.
+    judged = result
+    if since and form == "sarif":
+        new = tuple(i for i in issues if states.get(i.issue_id) == "new")
+        judged = dataclasses.replace(
+            result, issues=new, fingerprint=ids.fingerprint(i.issue_id for i in new)
+        )
+    workspace = _workspace(outputs, outcomes, judged.issues)
+    baseline = None
+    if since:
+        paths = [str(p["path"]) for p in (workspace or {}).get("packages") or []]
+        if form == "json":
+            baseline = _baseline_block(outputs, len(issues), len(unchanged_ids), paths)
+        else:
+            new_count = len(judged.issues)
+            baseline = _baseline_block(outputs, new_count, len(issues) - new_count, paths)
     versions = _sarif_versions(outputs) if form == "sarif" else {}
     filtered_out = None if all(f is None for f in filtered) else sum(f or 0 for f in filtered)
-    return form, Merged(result, cluster(issues), workspace, filtered_out, versions)
+    return form, Merged(
+        result,
+        cluster(judged.issues),
+        workspace,
+        filtered_out,
+        versions,
+        judged=judged,
+        baseline=baseline,
+        states=states if since and form == "sarif" else None,
+        fallback=_fallback(outputs) if since and form == "sarif" else None,
+    )
 
 
 def render(form: Format, merged: Merged, *, compact: bool = False) -> str:
@@ -419,7 +548,13 @@ def render(form: Format, merged: Merged, *, compact: bool = False) -> str:
     if form == "sarif":
         from signalint.formats import sarif
 
-        return sarif.render(merged.result, versions=merged.versions, workspace=merged.workspace)
+        return sarif.render(
+            merged.result,
+            versions=merged.versions,
+            workspace=merged.workspace,
+            baseline_states=merged.states,
+            baseline_fallback=merged.fallback,
+        )
     from signalint.formats.commands import command_words
     from signalint.formats.json_format import dump
     from signalint.report import check_payload
@@ -430,6 +565,7 @@ def render(form: Format, merged: Merged, *, compact: bool = False) -> str:
         compact=compact,
         filtered_out=merged.filtered_out,
         workspace=merged.workspace,
+        baseline=merged.baseline,
         words=command_words,
     )
     return dump(payload)

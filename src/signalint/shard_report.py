@@ -24,7 +24,7 @@ them back, refusing anything that is not what `block` writes with a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
 from signalint.check import CheckRun
 from signalint.model import (
@@ -36,6 +36,9 @@ from signalint.model import (
     OutcomeStatus,
     Severity,
 )
+
+if TYPE_CHECKING:
+    from signalint.baseline import Baseline
 
 # Bumped when the block changes shape; `merge` refuses other versions.
 BLOCK_VERSION = 1
@@ -98,8 +101,18 @@ def block(
     workspace: Mapping[str, object] | None,
     *,
     with_issues: bool,
+    baseline: Mapping[str, object] | None = None,
+    found: Baseline | None = None,
+    states: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The shard block of a shard's check (`run.shard` must be set)."""
+    """The shard block of a shard's check (`run.shard` must be set).
+
+    A check of what is new since a revision passes its `baseline` block
+    and what it found there (`baseline.Baseline`), and `states`, each of
+    its issues' SARIF `baselineState`: `elsewhere` issues then carry theirs
+    in `elsewhereStates`, the ids of its unchanged issues are listed
+    (`unchangedIssueIds`: the JSON lists only the new ones), and `result`
+    holds the new issues only."""
     shard = run.shard
     if shard is None:
         raise ValueError("a shard block describes a shard's check")
@@ -120,6 +133,18 @@ def block(
     if with_issues:
         out["issues"] = [issue_record(i) for i in result.issues]
     out["elsewhere"] = [issue_record(i) for i in run.elsewhere]
+    if baseline is not None and found is not None:
+        from signalint.baseline import split
+
+        parts = split(run.elsewhere, found)
+        out["baseline"] = dict(baseline)
+        out["unchangedIssueIds"] = sorted(
+            i for i, state in (states or {}).items() if state == "unchanged"
+        )
+        out["elsewhereStates"] = {
+            **{i.issue_id: "new" for i in parts.new},
+            **{i.issue_id: "unchanged" for i in parts.unchanged},
+        }
     return out
 
 
@@ -226,6 +251,12 @@ def read_block(data: object, where: str) -> dict[str, Any]:
             raise BlockError(f"{where}.{key} is not a list of strings")
     _field(data, "outcomes", dict, where)
     _optional(data, "workspace", dict, where)
+    if _optional(data, "baseline", dict, where) is not None:
+        if not all(isinstance(v, str) for v in _field(data, "unchangedIssueIds", list, where)):
+            raise BlockError(f"{where}.unchangedIssueIds is not a list of issue ids")
+        states = _field(data, "elsewhereStates", dict, where)
+        if not all(v in ("new", "unchanged") for v in states.values()):
+            raise BlockError(f"{where}.elsewhereStates holds a state other than new or unchanged")
     remote = _optional(data, "remoteCache", dict, where) or {}
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in remote.values()):
         raise BlockError(f"{where}.remoteCache is not a set of counts")

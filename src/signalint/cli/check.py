@@ -70,16 +70,22 @@ def _engine_versions(
 def _shard_block(
     checked: service.Checked, workspace: Mapping[str, object] | None, *, with_issues: bool
 ) -> dict[str, object]:
-    """What a shard's output carries for `signalint merge` (`shard_report`)."""
+    """What a shard's output carries for `signalint merge` (`shard_report`):
+    with `--new-from-rev`, the new issues (the SARIF log has every issue
+    with its state) and the shard's `baseline` block."""
     from signalint.shard_report import block
 
+    only = checked.only_new
     return block(
         checked.run,
-        checked.result,
+        checked.result if only is None else only.result,
         checked.targets,
         checked.filtered_out,
         workspace,
         with_issues=with_issues,
+        baseline=None if only is None else only.block,
+        found=None if only is None else only.found,
+        states=None if only is None else only.states,
     )
 
 
@@ -189,13 +195,6 @@ def check(
         raise click.UsageError(f"{' and '.join(chosen)} cannot be combined: choose one scope")
     if new_from_rev is not None and new_from_merge_base is not None:
         raise click.UsageError("--new-from-rev and --new-from-merge-base cannot be combined")
-    if shard is not None and (new_from_rev is not None or new_from_merge_base is not None):
-        option = "--new-from-rev" if new_from_rev is not None else "--new-from-merge-base"
-        raise click.UsageError(
-            f"--shard and {option} cannot be combined: a shard's issues are compared with the "
-            "revision only as a whole check; shard the full check and let code scanning "
-            "compare the merged SARIF with the base branch (docs/ci.md)"
-        )
     root = discover_root()
     config = load_config(root)
     changed_paths: list[str] | None = None

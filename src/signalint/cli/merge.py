@@ -74,7 +74,7 @@ def merge_command(
         from signalint.files import write_atomic
 
         write_atomic(output, text.encode("utf-8"))
-    result = merged.result
+    result = merged.judged
     from signalint.service import engine_problems
 
     for line in engine_problems(result):
