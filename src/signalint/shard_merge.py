@@ -26,7 +26,13 @@ new (it names no retained snapshot). From the shards:
   (`remoteCache`): summed;
 - the workspace summary: each package from the shard that owns it, in the
   check's package order, with the merged status of the engines shared by
-  every package, its counts and status recomputed from the merged issues.
+  every package, its counts and status recomputed from the merged issues;
+- checked against a revision (`--new-from-rev`, every shard against the
+  same commit): the new issues (JSON) or every issue with its
+  `baselineState` (SARIF); the `baseline` block with `new` and
+  `unchanged` counted over the whole check, `checkedAtRev` and
+  `reusedPackages` joined in the check's order, the engines not ok at the
+  revision and the changed-lines fallbacks joined.
 """
 
 from __future__ import annotations
