@@ -210,10 +210,13 @@ def check_set(outputs: Sequence[ShardOutput], wanted: Format | None) -> Format:
     if missing:
         named = ", ".join(str(i) for i in missing)
         given = ", ".join(str(i) for i in sorted(seen))
-        raise MergeError(
-            f"shard {named} of {first.count} is missing (given: shard {given}): "
-            f"merge every shard's output"
+        what = (
+            f"shard {named} of {first.count} is"
+            if len(missing) == 1
+            else (f"shards {named} of {first.count} are")
         )
+        shown = f"shard {given}" if len(seen) == 1 else f"shards {given}"
+        raise MergeError(f"{what} missing (given: {shown}): merge every shard's output")
     return first.format
 
 
