@@ -12,6 +12,7 @@ The quick tier checks the division itself, the argument errors and
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import shutil
@@ -28,8 +29,9 @@ from signalint.check import CheckRun
 from signalint.cli.main import main
 from signalint.cluster import cluster
 from signalint.formats import json_format, sarif
-from signalint.model import EngineOutcome, Issue
-from signalint.shard_report import block, issue_record
+from signalint.model import EngineOutcome, Failure, Issue
+from signalint.shard_merge import combine
+from signalint.shard_report import block, issue_record, read_issue
 from signalint.shards import Shard, ShardError, bucket, divide, parse
 from signalint.workspaces import Package
 
@@ -553,8 +555,6 @@ def test_a_shard_record_keeps_every_field_of_its_issue() -> None:
         fixable=True,
         also_reported_by=("eslint",),
     )
-    from signalint.shard_report import read_issue
-
     again = read_issue(issue_record(full), "issue")
     assert again == full and again.also_reported_by == ("eslint",)
 
@@ -605,9 +605,6 @@ def test_merge_sums_what_the_shared_store_did_for_each_shard(
 
 
 def test_an_engines_outcome_is_combined_from_the_shards_where_it_had_work() -> None:
-    from signalint.model import Failure
-    from signalint.shard_merge import combine
-
     ok = EngineOutcome("tsc", "ok", files_checked=3, cache_hits=1, cache_misses=2)
     idle = EngineOutcome("tsc", "ok", message="its program is checked by shard 1 of 2")
     missing = EngineOutcome(
@@ -632,3 +629,14 @@ def test_an_engines_outcome_is_combined_from_the_shards_where_it_had_work() -> N
     assert combine("tsc", [ok, missing], [True, True]).status == "error"
     # No shard had work: every shard says the same, the first one stands.
     assert combine("tsc", [idle, idle], [False, False]) == idle
+
+
+def test_merge_reads_one_shard_from_stdin(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    issues = _some_issues()
+    one = _write(tmp_path, "1.json", _shard_output(issues[:2], 1, 2))
+    monkeypatch.setattr("sys.stdin", io.StringIO(_shard_output(issues[2:], 2, 2)))
+    code, out, err = run_cli("merge", one, "-")
+    assert code == 1, err
+    assert json.loads(out)["totalIssues"] == len(issues)
