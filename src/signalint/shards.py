@@ -16,7 +16,8 @@ The division (docs/ci.md):
    far, ties to the lowest index: the shards' loads stay even however
    few packages there are.
 2. Files outside every package (all files, without a workspace) go by a
-   hash of their project-relative path (SHA-256), modulo N.
+   hash of their project-relative path (`bucket`: the first eight bytes
+   of a SHA-256, modulo N).
 3. A whole-program engine's program that is not a package's own (tsc on
    the root's tsconfig.json, mypy, Pyright) goes by a hash of the engine
    name and the program's project-relative directory, modulo N; so two
