@@ -12,6 +12,7 @@ The quick tier checks the division itself, the argument errors and
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import json
 import os
@@ -640,3 +641,16 @@ def test_merge_reads_one_shard_from_stdin(
     code, out, err = run_cli("merge", one, "-")
     assert code == 1, err
     assert json.loads(out)["totalIssues"] == len(issues)
+
+
+def test_files_and_programs_land_where_docs_ci_md_says() -> None:
+    def h(key: str, n: int) -> int:
+        return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n + 1
+
+    for n in (2, 3, 7):
+        divisions = [divide(Shard(i, n), (), ()) for i in range(1, n + 1)]
+        for path in _paths(50):
+            assert [d.shard.index for d in divisions if d.owns_file(path)] == [h(f"file:{path}", n)]
+        for engine in ("tsc", "mypy"):
+            owner = [d.shard.index for d in divisions if d.owns_program(engine, ".")]
+            assert owner == [h(f"program:{engine}:.", n)]
