@@ -244,6 +244,11 @@ async def baseline(
             state=state_dir(old.root, env={}),
             cache_dir=state,
             tools=current.toolchain,  # the binaries the current check ran (D22)
+            # A shard's files and programs keep their shard at the revision
+            # (paths and programs hash alike there); a workspace's packages
+            # were dealt by their current sizes, so its revision is checked
+            # for the shard's packages as chosen above.
+            shard=request.shard if workspace is None else None,
         )
         old_run = await run_check(at_rev, context or Context())
         issues, outcomes = old_run.result.issues, old_run.result.outcomes

@@ -35,6 +35,7 @@ from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
+from signalint.shards import Division, Shard, divide
 from signalint.storage.check_store import CheckStore, Writes
 from signalint.storage.entries import Anchors
 from signalint.workspaces import Package, Workspace
@@ -64,6 +65,14 @@ class CheckRun:
     per-package engines' runs; `workspace_warning` says why planning fell
     back to the root (`monorepoMode` auto). `toolchain` is what the engines
     ran (`resolve.Toolchain`).
+
+    A shard's run (`shard` set, `signalint.shards`) covers only its part:
+    `packages` are the packages it owns, `all_packages` those of the whole
+    check, and `parts` the engines that had work in this shard. Its result
+    holds only the issues in the files it owns; `elsewhere` are those its
+    per-package programs reported in files another shard owns (a
+    dependency's sources read by a dependent's program), which that
+    shard's own programs normally report too.
     """
 
     result: CheckResult
@@ -74,6 +83,10 @@ class CheckRun:
     package_runs: tuple[PackageRun, ...] = ()
     workspace_warning: str | None = None
     toolchain: Toolchain | None = None
+    shard: Shard | None = None
+    all_packages: tuple[Package, ...] = ()
+    parts: frozenset[str] = frozenset()
+    elsewhere: tuple[Issue, ...] = ()
 
     def __repr__(self) -> str:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
@@ -119,13 +132,24 @@ class PackagesTask:
     needs: Mapping[str, Sequence[str]]
 
 
-Task = FileTask | ProgramTask | PackagesTask
+@dataclass(frozen=True, slots=True)
+class ElsewhereTask:
+    """A whole-program engine whose program another shard runs."""
+
+    engine: Engine
+    shard: int
+    count: int
+
+
+Task = FileTask | ProgramTask | PackagesTask | ElsewhereTask
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Everything a check runs, decided before any engine starts: the walked
-    files, the packages checked, one task per enabled engine."""
+    files, the packages checked, one task per enabled engine. A shard's
+    plan (`division` set) holds its own part: `owned` are its files,
+    `packages` its packages, `parts` the engines with work in it."""
 
     request: RunRequest
     files: list[str]
@@ -135,6 +159,9 @@ class Plan:
     tools: Toolchain
     packages: tuple[Package, ...] | None
     tasks: tuple[Task, ...]
+    division: Division | None = None
+    owned: tuple[str, ...] = ()
+    parts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +195,20 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     listing = ProjectFiles(root, config.ignore, memo, files if scope.whole_project else None)
     ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
     walked = frozenset(files)
+    # A shard runs its part only: its files, its packages, the programs it owns.
+    division: Division | None = None
+    owned, owned_packages = files, packages
+    if request.shard is not None:
+        division = divide(
+            request.shard,
+            workspace.packages if workspace is not None else (),
+            files,
+            (p.name for p in packages or ()),
+        )
+        owned = [f for f in files if division.owns_file(f)]
+        if packages is not None:
+            owned_packages = tuple(p for p in packages if division.owns_package(p))
+    parts: set[str] = set()
 
     def reported(rel_path: str) -> bool:
         """Whether issues in this project file would be reported: in scope, not
@@ -193,11 +234,18 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             version=versions.get(name, "unknown"),
         )
         if not engine.spec.whole_program:
-            tasks.append(FileTask(engine, job, files))
+            tasks.append(FileTask(engine, job, owned))
+            if owned:
+                parts.add(name)
             continue
         # A workspace check of paths outside every package runs the root's
         # program as without a workspace.
         if not (engine.spec.per_package and packages):
+            if division is not None and not division.owns_program(name, job.target):
+                home = division.program_shard(name, job.target)
+                tasks.append(ElsewhereTask(engine, home, division.shard.count))
+                continue
+            parts.add(name)
             program = ProgramRequest(
                 job,
                 project_files=listing.all,
@@ -209,7 +257,10 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             continue
         skipped: list[PackageRun] = []
         requests: list[ProgramRequest] = []
-        for package in packages:
+        assert owned_packages is not None  # a division keeps a workspace's packages
+        if owned_packages:
+            parts.add(name)
+        for package in owned_packages:
             if engine.detect(root / package.path) is None:
                 note = f"no {name} configuration in {package.path}/"
                 skipped.append(PackageRun(package, name, None, note))
@@ -228,13 +279,28 @@ async def plan(request: RunRequest, context: Context) -> Plan:
                 )
             )
         needs = workspace.needs if workspace is not None else {}
-        tasks.append(PackagesTask(engine, packages, tuple(requests), tuple(skipped), needs))
-    return Plan(request, files, walked, ignored, store, tools, packages, tuple(tasks))
+        tasks.append(PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs))
+    return Plan(
+        request,
+        files,
+        walked,
+        ignored,
+        store,
+        tools,
+        owned_packages,
+        tuple(tasks),
+        division,
+        tuple(owned),
+        frozenset(parts),
+    )
 
 
 async def execute(task: Task, store: CheckStore | None) -> TaskResult:
     """Run one task of the plan, reusing what `store` holds (None: run everything)."""
     engine = task.engine
+    if isinstance(task, ElsewhereTask):
+        where = f"its program is checked by shard {task.shard} of {task.count}"
+        return TaskResult(EngineOutcome(engine.name, "ok", message=where), Writes())
     if isinstance(task, PackagesTask):
         runs = await _in_dependency_order(engine, store, task)
         writes = Writes()
@@ -371,6 +437,10 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     return run
 
 
+def _owns(division: Division | None, rel_path: str) -> bool:
+    return division is None or division.owns_file(rel_path)
+
+
 def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:
     """The check's answer from its tasks' results: coverage settled, issues
     filtered to the scope, merged (D20) and fingerprinted."""
@@ -381,6 +451,15 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     verdicts: dict[str, bool] = {}  # per file: many issues share a file
     seen: dict[str, Issue] = {}
     filtered_out = 0
+    # A shard keeps a per-package program's issue only in a file it owns:
+    # two shards' programs can read (and report) the same dependency file.
+    division = planned.division
+    divided = (
+        set()
+        if division is None
+        else {t.engine.name for t in planned.tasks if isinstance(t, PackagesTask)}
+    )
+    elsewhere: dict[str, Issue] = {}
     for outcome in outcomes:
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
@@ -392,6 +471,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             if not within.contains(issue.file):
                 filtered_out += 1
                 continue
+            if outcome.engine in divided and not _owns(division, issue.file):
+                elsewhere[issue.issue_id] = issue
+                continue
             seen[issue.issue_id] = issue
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
@@ -402,8 +484,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         outcomes={o.engine: o for o in outcomes},
         issues=issues,
         created_at=time.time(),
-        files_in_scope=len(planned.files),
-        whole_project=scope.whole_project,
+        # A shard is a part of the project: an engine with no file in it lost nothing.
+        files_in_scope=len(planned.files if planned.division is None else planned.owned),
+        whole_project=scope.whole_project and planned.division is None,
     )
     return CheckRun(
         result=result,
@@ -414,4 +497,8 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         package_runs=tuple(run for r in results for run in r.package_runs),
         workspace_warning=request.workspace_warning,
         toolchain=planned.tools,
+        shard=request.shard,
+        all_packages=request.packages or (),
+        parts=planned.parts,
+        elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
     )

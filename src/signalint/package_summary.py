@@ -12,7 +12,7 @@ one of those engines did not run ok, else `issues_found`, `not_checked`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 from signalint.check import CheckRun
@@ -48,9 +48,20 @@ class WorkspaceSummary(TypedDict, total=False):
     warning: str
 
 
-def _counts(issues: Sequence[Issue]) -> Counts:
+def counts(issues: Sequence[Issue]) -> Counts:
     errors = sum(1 for i in issues if i.severity == "error")
     return {"errors": errors, "warnings": len(issues) - errors, "issues": len(issues)}
+
+
+def package_status(engines: Mapping[str, PackageEngine], issues: Sequence[Issue]) -> str:
+    """A package's status from its engines' entries and its issues (module docstring)."""
+    if any(e["status"] in ("error", "disabled") for e in engines.values()):
+        return "error"
+    if issues:
+        return "issues_found"
+    if all(e["status"] == "skipped" for e in engines.values()):
+        return "not_checked"
+    return "clean"
 
 
 def summarize(run: CheckRun, result: CheckResult | None = None) -> WorkspaceSummary | None:
@@ -84,32 +95,21 @@ def summarize(run: CheckRun, result: CheckResult | None = None) -> WorkspaceSumm
     for package in run.packages:
         engines = {**shared, **runs.get(package.name, {})}
         issues = by_package.get(package.name, [])
-        failed = any(e["status"] in ("error", "disabled") for e in engines.values())
-        unchecked = all(e["status"] == "skipped" for e in engines.values())
-        status = (
-            "error"
-            if failed
-            else "issues_found"
-            if issues
-            else "not_checked"
-            if unchecked
-            else "clean"
-        )
         packages.append(
             {
                 "name": package.name,
                 "path": package.path,
-                "status": status,
-                "counts": _counts(issues),
+                "status": package_status(engines, issues),
+                "counts": counts(issues),
                 "engines": dict(sorted(engines.items())),
             }
         )
     summary: WorkspaceSummary = {
         "source": run.workspace.source,
         "packages": packages,
-        "outsidePackages": _counts(by_package.get(None, [])),
+        "outsidePackages": counts(by_package.get(None, [])),
     }
     return summary
 
 
-__all__ = ["PackageSummary", "WorkspaceSummary", "summarize"]
+__all__ = ["PackageSummary", "WorkspaceSummary", "counts", "package_status", "summarize"]

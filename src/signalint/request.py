@@ -28,6 +28,7 @@ from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain
 from signalint.engines.runner import Progress
 from signalint.model import Scope
+from signalint.shards import Shard
 from signalint.targets import Locate, from_root, targets_of
 from signalint.workspaces import Package, Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
@@ -75,7 +76,8 @@ class CheckRequest:
     packages to check with everything they need, `changed` the
     project-relative files changed against HEAD (`service.changed_paths`);
     either replaces `paths`. `since` narrows the answer to what is new
-    since a revision. `kind` is what the snapshot records.
+    since a revision. `kind` is what the snapshot records. `shard` checks
+    only that shard's part of all this (`signalint.shards`).
 
     How: `use_cache=False` runs every engine and stores nothing;
     `progress` wraps the engine runs; `compact` is the key style the
@@ -90,6 +92,7 @@ class CheckRequest:
     packages: Sequence[str] = ()
     changed: Sequence[str] | None = None
     since: Since | None = None
+    shard: Shard | None = None
     use_cache: bool = True
     progress: ProgressScope = field(default=no_progress, compare=False)
     compact: bool = False
@@ -117,7 +120,8 @@ class RunRequest:
     `program_scope` (default: `scope`) is where whole-program engines'
     issues are reported (`check --changed` reports the programs that
     contain the changed files). `workspace_warning` says why planning fell
-    back to the root; it is passed through to the answer.
+    back to the root; it is passed through to the answer. `shard` runs
+    only that shard's part of the check (`shards.divide`).
 
     `use_cache=False` runs every engine and stores nothing; `progress`
     receives (engine, "start" | "done"). `state` is where engines keep
@@ -135,6 +139,7 @@ class RunRequest:
     programs: tuple[str, ...] | None = None
     program_scope: Scope | None = None
     workspace_warning: str | None = None
+    shard: Shard | None = None
     use_cache: bool = True
     progress: Progress | None = field(default=None, compare=False)
     state: Path | None = None
@@ -209,6 +214,7 @@ async def resolve(request: CheckRequest) -> tuple[RunRequest, str | None]:
         programs=None if programs is None else tuple(programs),
         program_scope=program_scope,
         workspace_warning=planned.warning,
+        shard=request.shard,
         use_cache=request.use_cache,
     )
     return run, revision

@@ -24,7 +24,18 @@ from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.project.roots import discover_root
 from signalint.report import compact_keys, fails_priority, nothing_checked_message
+from signalint.shards import Shard, ShardError, parse
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+
+
+def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
+    """`--shard I/N`: shard I (from 1) of N (`signalint.shards`)."""
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ShardError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
 
 
 def _engine_versions(
@@ -54,6 +65,28 @@ def _engine_versions(
         return {name: await lookup(name) for name in result.outcomes}
 
     return asyncio.run(lookup_all())
+
+
+def _shard_block(
+    checked: service.Checked, workspace: Mapping[str, object] | None, *, with_issues: bool
+) -> dict[str, object]:
+    """What a shard's output carries for `signalint merge` (`shard_report`):
+    with `--new-from-rev`, the new issues (the SARIF log has every issue
+    with its state) and the shard's `baseline` block."""
+    from signalint.shard_report import block
+
+    only = checked.only_new
+    return block(
+        checked.run,
+        checked.result if only is None else only.result,
+        checked.targets,
+        checked.filtered_out,
+        workspace,
+        with_issues=with_issues,
+        baseline=None if only is None else only.block,
+        found=None if only is None else only.found,
+        states=None if only is None else only.states,
+    )
 
 
 @click.command()
@@ -115,6 +148,15 @@ def _engine_versions(
     metavar="BRANCH",
     help="Like --new-from-rev, with the merge base of HEAD and BRANCH (pull requests).",
 )
+@click.option(
+    "--shard",
+    callback=_shard_option,
+    metavar="I/N",
+    help="Check only shard I of N (1 <= I <= N) of what this check covers: workspace "
+    "packages dealt out by size, other files by a hash of their path, each type checker's "
+    "program in one shard. `signalint merge` joins the shards' json or sarif outputs "
+    "into the unsharded report (docs/ci.md).",
+)
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -125,6 +167,7 @@ def check(
     changed: bool,
     new_from_rev: str | None,
     new_from_merge_base: str | None,
+    shard: Shard | None,
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
@@ -181,6 +224,7 @@ def check(
                 packages=packages,
                 changed=changed_paths,
                 since=since,
+                shard=shard,
                 use_cache=not no_cache,
                 progress=progress_line,
             ),
@@ -203,10 +247,14 @@ def check(
     if output_format == "json":
         # The one check payload builder, as the MCP tools use it (nextStep
         # worded for the CLI): no second rendering of the same answer.
-        payload = checked.payload(words=command_words)
+        payload: Mapping[str, object] = checked.payload(words=command_words)
+        if shard is not None:
+            payload = {**payload, "shard": _shard_block(checked, workspace, with_issues=True)}
         output = json_format.dump(compact_keys(payload) if use_compact else payload)
     elif output_format == "sarif":
         options = {"versions": _engine_versions(result, config, context), "workspace": workspace}
+        if shard is not None:
+            options["shard"] = _shard_block(checked, workspace, with_issues=False)
         if states is not None:
             options["baseline_states"] = states
             options["baseline_fallback"] = fallback

@@ -33,6 +33,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "check",
         "Run the enabled engines and report ranked diagnostics.",
     ),
+    "merge": (
+        "signalint.cli.merge",
+        "merge_command",
+        "Join the json or sarif outputs of `check --shard I/N` into the whole check's report.",
+    ),
     "init": (
         "signalint.cli.init",
         "init",

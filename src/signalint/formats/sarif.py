@@ -14,6 +14,14 @@ an engine that failed at the revision (its states come from the lines
 changed since then) says so in its properties, `signalintBaselineFallback`
 (`rule`, `reason`: its failure there), and so does each of its results
 (`signalintBaselineRule`).
+
+Each run has its own `automationDetails.id`, `signalint/<engine>/`, so a
+code-scanning service that keys analyses by category sees one category per
+engine. A shard's log (`check --shard I/N`) names its shard in every id,
+`signalint/shard-I-of-N/<engine>/`, so the logs of several shards can be
+uploaded side by side, and carries its shard block in the log's
+`properties.signalintShard` (`shard_report`), from which `signalint merge`
+rebuilds the log of the whole check.
 """
 
 from __future__ import annotations
@@ -34,6 +42,16 @@ SARIF_SCHEMA = (
 )
 SRCROOT = "%SRCROOT%"
 FINGERPRINT_KEY = "signalintIssueId/v1"
+SHARD_KEY = "signalintShard"
+
+
+def automation_id(engine: str, shard: Mapping[str, Any] | None = None) -> str:
+    """The run's `automationDetails.id`: `signalint/<engine>/`, or in shard I
+    of N `signalint/shard-I-of-N/<engine>/` (a trailing slash: the whole id
+    is the category, with no run part)."""
+    if shard is None:
+        return f"signalint/{engine}/"
+    return f"signalint/shard-{shard['index']}-of-{shard['count']}/{engine}/"
 
 
 def _root_uri(project_root: str) -> str:
@@ -153,6 +171,7 @@ def build_log(
     *,
     workspace: Mapping[str, Any] | None = None,
     baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
+    shard: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as a dict. Engines are runs in name order; issues keep
     `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
@@ -161,7 +180,8 @@ def build_log(
     `check --new-from-rev`); issues it does not name get none. `workspace`
     is the JSON `workspace` block of a workspace check (`_add_packages`).
     `baseline_fallback` maps the engines whose states come from the
-    changed-lines rule to `{rule, reason}` (module docstring)."""
+    changed-lines rule to `{rule, reason}` (module docstring). `shard` is
+    the shard block of a shard's check (`shard_report.block`)."""
     by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
     for issue in sorted(result.issues, key=Issue.sort_key):
         by_engine.setdefault(issue.engine, []).append(issue)
@@ -186,6 +206,7 @@ def build_log(
             properties["signalintBaselineFallback"] = dict(fallback)
         runs.append(
             {
+                "automationDetails": {"id": automation_id(engine, shard)},
                 "tool": {"driver": driver},
                 "invocations": [_invocation(result.outcomes.get(engine))],
                 "originalUriBaseIds": {SRCROOT: {"uri": _root_uri(result.project_root)}},
@@ -202,7 +223,10 @@ def build_log(
             }
         )
     _add_packages(runs, result.issues, workspace)
-    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs}
+    log: dict[str, Any] = {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": runs}
+    if shard is not None:
+        log["properties"] = {SHARD_KEY: dict(shard)}
+    return log
 
 
 def render(
@@ -213,11 +237,13 @@ def render(
     baseline_states: Mapping[str, str] | None = None,
     workspace: Mapping[str, Any] | None = None,
     baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
+    shard: Mapping[str, Any] | None = None,
 ) -> str:
     """The SARIF log as JSON (indent 2), ending in a newline.
 
     `versions` maps engine names to the versions that ran (None: unknown);
-    `baseline_states`, `workspace` and `baseline_fallback` see `build_log`.
+    `baseline_states`, `workspace`, `baseline_fallback` and `shard` see
+    `build_log`.
     `clustering` is accepted for a uniform signature and unused: SARIF lists
     every issue, uncapped.
     """
@@ -227,5 +253,6 @@ def render(
         baseline_states,
         workspace=workspace,
         baseline_fallback=baseline_fallback,
+        shard=shard,
     )
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
