@@ -13,7 +13,8 @@ absolute path with its own, empty state directory. Reported, median of
   before every run), with B's remote hits, misses and round trips;
 - B after a one-file edit on its side: which engines ran, on which files;
 - a store that is down (nothing listens) or hung (accepts, never answers):
-  a warm check on A with it configured, against A with no remote cache;
+  a warm check on A with it configured, against A with no remote cache, and
+  B's first check (it must read) with it, against B with none;
 - round trips and B's wall for `--more` files (one run each).
 """
 
@@ -159,6 +160,13 @@ def main() -> None:
                 warm_store_down=lambda: check(a, dead)[0],
                 warm_store_hung=lambda: check(a, hung)[0],
             )
+            # B must read (its state wiped): the store's budget is paid once.
+            cold_faults = interleaved(
+                args.runs,
+                b_local_only=lambda: check(wiped(b), None)[0],
+                b_store_down=lambda: check(wiped(b), dead)[0],
+                b_store_hung=lambda: check(wiped(b), hung)[0],
+            )
             hung_listener.close()
             edited = b / "src" / "file01500.ts" if args.files > 1500 else b / "src" / "file00001.ts"
             edited.write_text(edited.read_text() + "\nexport const edited = 1;\n")
@@ -191,6 +199,10 @@ def main() -> None:
     base_wall = faults["warm_local_only"]
     for name in ("warm_local_only", "warm_store_down", "warm_store_hung"):
         print(f"| {name} | {faults[name]:.2f} | {faults[name] - base_wall:+.2f} |")
+    print("\n| store | B's first check, s | added |\n| --- | --- | --- |")
+    base_wall = cold_faults["b_local_only"]
+    for name in ("b_local_only", "b_store_down", "b_store_hung"):
+        print(f"| {name} | {cold_faults[name]:.2f} | {cold_faults[name] - base_wall:+.2f} |")
     print(f"\n## {args.more} files, one run each\n")
     print(f"A fill: {wall_fill:.2f} s, {big_filled['remoteCache']}")
     print(f"B from the store: {wall_big_b:.2f} s, {big_second['remoteCache']}, equal: "

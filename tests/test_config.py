@@ -302,5 +302,10 @@ def test_remote_cache_settings_and_their_refusals(tmp_path: Path) -> None:
     assert "accepted keys here: url, readOnly, namespace, timeoutMs" in str(err)
     assert "accepted: redis://, rediss://, s3://" in str(err)
     write_json(tmp_path, {})
+    env = {"SIGNALINT_REMOTE_CACHE": "fs:///srv/shared", "SIGNALINT_REMOTE_CACHE_READ_ONLY": "1"}
+    assert load_config(tmp_path, env).remote_cache == RemoteSettings(
+        "fs:///srv/shared", read_only=True
+    )
+    assert load_config(tmp_path, {"SIGNALINT_REMOTE_CACHE_READ_ONLY": "1"}).remote_cache is None
     err = refusal(tmp_path, {"SIGNALINT_REMOTE_CACHE": "http://cache"})
     assert err.location == "SIGNALINT_REMOTE_CACHE" and "unsupported store" in str(err)

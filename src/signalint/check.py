@@ -182,7 +182,12 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     store = None
     if request.use_cache:
         anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
-        remote, packs = config.remote_cache, "" if scope.whole_project else None
+        # Packs: the whole project's, or a shard's own (its files are the same
+        # each run); a check of some paths keeps none (its batches are partial).
+        packs = None if not scope.whole_project else ""
+        if packs is not None and request.shard is not None:
+            packs = f"shard {request.shard.label}"
+        remote = config.remote_cache
         store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
     programs_in = request.reported_programs
     workspace, packages = request.workspace, request.packages

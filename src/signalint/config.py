@@ -12,8 +12,8 @@ Where the settings come from (`signalint.config_files`):
 Environment overrides are applied last: `SIGNALINT_MCP_PAYLOAD`,
 `SIGNALINT_MONOREPO_MODE` (non-empty values override; invalid ones are errors),
 `SIGNALINT_COMPACT`, `SIGNALINT_REMOTE_CACHE` (the shared store's URL; the
-other `remoteCache` keys still come from the file) and `SIGNALINT_STATE_DIR`
-(see `state_dir`).
+other `remoteCache` keys still come from the file),
+`SIGNALINT_REMOTE_CACHE_READ_ONLY` and `SIGNALINT_STATE_DIR` (see `state_dir`).
 
 Validation is strict, as the reference promises: an unknown key at any level,
 a value of the wrong type (a boolean is never accepted as a number), a bad
@@ -367,14 +367,19 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
 
 
 def _env_remote(env: Mapping[str, str], file: RemoteSettings | None) -> RemoteSettings | None:
-    """`SIGNALINT_REMOTE_CACHE` names the store (the file's other keys still apply)."""
+    """`SIGNALINT_REMOTE_CACHE` names the store (the file's other keys still
+    apply); `SIGNALINT_REMOTE_CACHE_READ_ONLY=1` makes it read-only (a CI job
+    for untrusted code says so without editing the project's settings)."""
     url = env.get(REMOTE_URL_ENV, "").strip()
-    if not url:
-        return file
-    problem = _url_problem(url)
-    if problem is not None:
-        raise ConfigError(None, REMOTE_URL_ENV, problem)
-    return replace(file, url=url) if file is not None else RemoteSettings(url=url)
+    settings = file
+    if url:
+        problem = _url_problem(url)
+        if problem is not None:
+            raise ConfigError(None, REMOTE_URL_ENV, problem)
+        settings = replace(file, url=url) if file is not None else RemoteSettings(url=url)
+    if settings is not None and _env_flag(env, "SIGNALINT_REMOTE_CACHE_READ_ONLY"):
+        settings = replace(settings, read_only=True)
+    return settings
 
 
 def state_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:

@@ -292,3 +292,38 @@ def test_a_check_reads_each_batch_in_one_round_trip_and_packs_entries_with_marks
     assert second.remote is not None and second.remote.counts.round_trips == 2
     assert second.remote_counts() == second.remote.counts
     assert warnings == []
+
+
+def test_a_check_of_some_paths_keeps_no_pack_and_a_shard_keeps_its_own(tmp_path: Path) -> None:
+    from signalint.storage.check_store import CheckStore, Writes
+    from signalint.storage.memory import StoreMemory
+    from signalint.storage.results import ResultCache
+
+    url = f"fs://{tmp_path / 'shared'}"
+    warnings: list[str] = []
+    everything = {f"e{i}": None for i in range(10)}
+
+    def machine(name: str, packs: str | None) -> CheckStore:
+        remote = tier(url, warnings)
+        return CheckStore(ResultCache(tmp_path / name), StoreMemory(), remote=remote, packs=packs)
+
+    whole = machine("whole", "")
+    whole.entries(list(everything), group="g")
+    whole.keep([Writes(entries=dict(everything))])
+    # A check of one path reads the whole project's pack, keeps none.
+    some = machine("some", None)
+    assert some.entries(["e1"], group="g") == {"e1": None}
+    some.keep([Writes(entries={"e1": None})])
+    shard = machine("shard", "shard 1/2")
+    assert shard.entries(["e1", "e2"], group="g") == {}  # no pack of its own yet
+    shard.keep([Writes(entries={"e1": None, "e2": None})])
+    for store in (whole, some, shard):
+        assert store.remote is not None
+        store.remote.flush()
+    fresh = machine("fresh", "")
+    assert fresh.entries(list(everything), group="g") == everything
+    assert fresh.remote is not None and fresh.remote.counts.round_trips == 1
+    again = machine("again", "shard 1/2")
+    assert again.entries(["e1", "e2"], group="g") == {"e1": None, "e2": None}
+    assert again.remote is not None and again.remote.counts.round_trips == 1
+    assert warnings == []
