@@ -129,12 +129,26 @@ class _Loop:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        thread = threading.Thread(target=self.loop.run_forever, name="signalint-remote")
-        thread.daemon = True
-        thread.start()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="signalint-remote")
+        self._thread.daemon = True
+        self._thread.start()
 
     def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         return asyncio.run_coroutine_threadsafe(work, self.loop)
+
+    def stop(self) -> None:
+        """Cancel what still runs and stop the loop before the interpreter
+        finalizes: the store client calling back into a finalizing
+        interpreter aborts the process."""
+
+        def cancel_all() -> None:
+            for task in asyncio.all_tasks(self.loop):
+                task.cancel()
+            self.loop.call_soon(self.loop.stop)
+
+        if self._thread.is_alive():
+            self.loop.call_soon_threadsafe(cancel_all)
+            self._thread.join(1.0)
 
 
 class RemoteTier:
@@ -162,11 +176,11 @@ class RemoteTier:
         options["root"] = options.get("root", "/").rstrip("/") + f"/{settings.namespace}/"
         self._store = opendal.AsyncOperator(scheme, **options)
         self._loop = _Loop()
+        atexit.register(self.close)
         self._pending: set[concurrent.futures.Future[int]] = set()
         self._pending_bytes = 0
         self._writing = asyncio.Lock()
         self._lock = threading.Lock()
-        self._flush_registered = False
 
     @property
     def writable(self) -> bool:
@@ -267,9 +281,6 @@ class RemoteTier:
             if self._pending_bytes + size > MAX_PENDING_BYTES:
                 return  # bounded: a store this far behind loses the newest writes
             self._pending_bytes += size
-            if not self._flush_registered:
-                atexit.register(self.flush)
-                self._flush_registered = True
         future = self._loop.submit(self._put(values, entries))
         with self._lock:
             self._pending.add(future)
@@ -318,6 +329,11 @@ class RemoteTier:
         for future in pending:
             future.cancel()
         self._fail(f"{reason}; {count(len(pending), 'batch')} of writes dropped")
+
+    def close(self) -> None:
+        """Flush (as `flush`) and stop the tier's loop; registered at exit."""
+        self.flush()
+        self._loop.stop()
 
     def probe(self) -> str | None:
         """A signed round trip through the store (`doctor`): what went wrong, or None.
