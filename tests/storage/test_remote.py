@@ -327,3 +327,28 @@ def test_a_check_of_some_paths_keeps_no_pack_and_a_shard_keeps_its_own(tmp_path:
     assert again.entries(["e1", "e2"], group="g") == {"e1": None, "e2": None}
     assert again.remote is not None and again.remote.counts.round_trips == 1
     assert warnings == []
+
+
+@pytest.mark.real
+def test_processes_that_used_the_store_exit_cleanly(tmp_path: Path) -> None:
+    """The store client must not call back into a finalizing interpreter: a
+    process that read and wrote, then exited, used to abort (exit 134) about
+    one time in fifteen on a loaded machine (less on a quiet one, so this
+    test catches a regression often, not always). Forty processes, none may."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "use_store.py"
+    with redis_server(tmp_path) as redis:
+        script.write_text(
+            "from signalint.config import RemoteSettings\n"
+            "from signalint.storage.remote import RemoteTier\n"
+            f"tier = RemoteTier(RemoteSettings({redis.url!r}), b'k' * 32)\n"
+            "keys = [f'{i:064x}' for i in range(300)]\n"
+            "tier.get_many(keys, 'g')\n"
+            "tier.get_many(keys[:10])\n"
+            "tier.put_many({k: b'v' * 100 for k in keys})\n"
+            "tier.put_pack('g', {k: b'v' for k in keys})\n"
+        )
+        codes = [subprocess.run([sys.executable, str(script)]).returncode for _ in range(40)]
+    assert codes == [0] * 40
