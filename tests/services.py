@@ -1,9 +1,10 @@
-"""Real services the tests start on a free loopback port: Redis and an S3-compatible server.
+"""Real services the tests start on a free loopback port: Redis, S3, WebDAV.
 
 Redis is Debian's `redis-server` (`.ci/run` installs it), started without
-persistence; the S3-compatible server is moto's standalone server (a test
-dependency). Locally a missing `redis-server` skips the tests that need it;
-under CI (CI=true) it fails them, so a set-up that lost it cannot pass.
+persistence; the S3-compatible server is moto's standalone server and the
+WebDAV server WsgiDAV (both test dependencies). Locally a missing
+`redis-server` skips the tests that need it; under CI (CI=true) it fails
+them, so a set-up that lost it cannot pass.
 """
 
 from __future__ import annotations
@@ -131,4 +132,24 @@ def s3_server(bucket: str) -> Iterator[str]:
         process.wait(10)
 
 
-__all__ = ["Redis", "free_port", "redis_server", "s3_server"]
+@contextmanager
+def webdav_server(directory: Path) -> Iterator[str]:
+    """WsgiDAV serving `directory` without authentication; yields the store URL."""
+    port = free_port()
+    wsgidav = str(Path(sys.executable).parent / "wsgidav")
+    args = [wsgidav, "--host", "127.0.0.1", "--port", str(port), "--root", str(directory)]
+    process = subprocess.Popen(
+        [*args, "--auth", "anonymous"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait_for_port(port, process)
+        yield f"webdav://127.0.0.1:{port}/results"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+__all__ = ["Redis", "free_port", "redis_server", "s3_server", "webdav_server"]

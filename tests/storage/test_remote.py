@@ -18,7 +18,7 @@ from signalint.config import RemoteSettings
 from signalint.storage.remote import RemoteTier, open_remote, signing_key
 from signalint.storage.remote_url import store_options, url_label
 from signalint.storage.sealed import Rejected, Seal, pack, unpack
-from tests.services import redis_server, s3_server
+from tests.services import redis_server, s3_server, webdav_server
 
 KEY = b"k" * 32
 ENV = {"SIGNALINT_REMOTE_CACHE_KEY": KEY.decode()}
@@ -250,9 +250,11 @@ def test_redis_round_trip_packs_and_a_stopped_server(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
-def test_an_s3_compatible_store_round_trip(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["s3", "webdav"])
+def test_s3_and_webdav_stores_round_trip(tmp_path: Path, store: str) -> None:
     warnings: list[str] = []
-    with s3_server("signalint-test") as url:
+    server = s3_server("signalint-test") if store == "s3" else webdav_server(tmp_path)
+    with server as url:
         writer = tier(url, warnings)
         writer.put_many({"k": b"value"})
         writer.put_pack("g", {"k": b"value"})

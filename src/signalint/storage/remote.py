@@ -23,23 +23,26 @@ asked one by one (the rest are misses: their engine runs).
 Faults never fail a check or change a result: every batch of reads has a
 time budget (`timeoutMs`); a store that fails or is slow is reported once
 on stderr and left alone for the rest of the process (local only). Writes
-run behind the answer on the tier's own event loop, in small batches,
-bounded in size; at exit they are waited for while batches keep finishing,
-at most `FLUSH_S` seconds, and given up as soon as none finishes within the
-read budget (a store that went down or hangs costs one budget, not more).
+run behind the answer on the tier's own threads, in small batches,
+bounded in size; before the first write a store that has not answered a
+read yet is asked one (a store that is down costs one read budget, not
+more). At exit writes are waited for while batches keep finishing, at most
+`FLUSH_S` seconds, and given up when none finished for `STALL_S`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import dataclasses
+import functools
 import os
+import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
@@ -55,8 +58,14 @@ KEY_ENV: Final = "SIGNALINT_REMOTE_CACHE_KEY"
 FLUSH_S: Final = 60.0
 # Entries one batch asks for one by one (what its group's pack lacks).
 MAX_SINGLE_READS: Final = 512
-# Values written in one request wave (a flush waits while waves finish).
+# A flush gives up when no batch of writes finished for this long (or the
+# read budget, if longer): the store answered a read, so it is not down.
+STALL_S: Final = 2.0
+# Values one writer writes in a row (a flush waits while batches finish), and
+# the threads that read and write side by side.
 WRITE_BATCH: Final = 64
+READERS: Final = 32
+WRITERS: Final = 8
 # Sealed bytes waiting to be written; past this, new writes are dropped.
 MAX_PENDING_BYTES: Final = 256 * 1024 * 1024
 
@@ -123,32 +132,37 @@ def open_remote(
     return reason
 
 
-class _Loop:
-    """An event loop on a daemon thread: the store's client is asynchronous,
-    and a check must be able to stop waiting for it."""
+class _Workers:
+    """Daemon threads that run the store client's blocking calls.
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="signalint-remote")
-        self._thread.daemon = True
-        self._thread.start()
+    The synchronous client releases the GIL while it waits, so a batch of
+    reads runs side by side; nothing calls back into Python from the
+    client's own threads (its asynchronous form did, and a call landing
+    while the interpreter finalized aborted the process). Daemon threads
+    never hold up an exit: a call stuck on a hung store is abandoned.
+    """
 
-    def submit(self, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(work, self.loop)
+    def __init__(self, name: str, count: int) -> None:
+        self._queue: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]]
+        self._queue = queue.SimpleQueue()
+        for n in range(count):
+            thread = threading.Thread(target=self._work, name=f"{name}-{n}", daemon=True)
+            thread.start()
 
-    def stop(self) -> None:
-        """Cancel what still runs and stop the loop before the interpreter
-        finalizes: the store client calling back into a finalizing
-        interpreter aborts the process."""
+    def submit(self, call: Callable[[], T]) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put((call, future))
+        return future
 
-        def cancel_all() -> None:
-            for task in asyncio.all_tasks(self.loop):
-                task.cancel()
-            self.loop.call_soon(self.loop.stop)
-
-        if self._thread.is_alive():
-            self.loop.call_soon_threadsafe(cancel_all)
-            self._thread.join(1.0)
+    def _work(self) -> None:
+        while True:
+            call, future = self._queue.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as exc:  # handed to the waiting side
+                future.set_exception(exc)
 
 
 class RemoteTier:
@@ -174,12 +188,14 @@ class RemoteTier:
         self._not_found: type[Exception] = opendal.exceptions.NotFound
         scheme, options = store_options(settings.url)
         options["root"] = options.get("root", "/").rstrip("/") + f"/{settings.namespace}/"
-        self._store = opendal.AsyncOperator(scheme, **options)
-        self._loop = _Loop()
-        atexit.register(self.close)
+        self._store = opendal.Operator(scheme, **options)
+        # Reads and writes apart: writes behind never delay the next read.
+        self._readers = _Workers("signalint-remote-read", READERS)
+        self._writers = _Workers("signalint-remote-write", WRITERS)
+        atexit.register(self.flush)
         self._pending: set[concurrent.futures.Future[int]] = set()
         self._pending_bytes = 0
-        self._writing = asyncio.Lock()
+        self._alive = False  # a read answered in this process
         self._lock = threading.Lock()
 
     @property
@@ -192,11 +208,10 @@ class RemoteTier:
         """The verified values of `keys` the store holds, within the time budget."""
         if self.off_reason is not None or not keys:
             return {}
-        future = self._loop.submit(self._read(keys, group))
+        deadline = time.monotonic() + self._timeout_s
         try:
-            found, rejected, trips, packed = future.result(self._timeout_s)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
+            found, rejected, trips, packed = self._read(keys, group, deadline)
+        except TimeoutError:
             self._fail(f"no answer within {self.settings.timeout_ms} ms")
             return {}
         except Exception as exc:  # any store failure is a miss, never a failed check
@@ -204,6 +219,7 @@ class RemoteTier:
             return {}
         if packed is not None:
             self.packed[group] = packed
+        self._alive = True
         counts = self.counts
         counts.round_trips += trips
         counts.rejected += rejected
@@ -211,8 +227,8 @@ class RemoteTier:
         counts.misses += len(keys) - len(found)
         return found
 
-    async def _read(
-        self, keys: Sequence[str], group: str
+    def _read(
+        self, keys: Sequence[str], group: str, deadline: float
     ) -> tuple[dict[str, bytes], int, int, frozenset[str] | None]:
         found: dict[str, bytes] = {}
         rejected = trips = 0
@@ -220,7 +236,7 @@ class RemoteTier:
         if group:
             name = _pack_name(group)
             trips += 1
-            blob = await self._get(name)
+            (blob,) = self._gather([name], deadline)
             if blob is None:
                 return found, rejected, trips, packed  # nobody kept this group
             try:
@@ -237,7 +253,7 @@ class RemoteTier:
         if rest:
             trips += 1
             names = [_entry_name(k) for k in rest]
-            blobs = await asyncio.gather(*(self._get(n) for n in names))
+            blobs = self._gather(names, deadline)
             for key, name, blob in zip(rest, names, blobs, strict=True):
                 if blob is None:
                     continue
@@ -247,9 +263,20 @@ class RemoteTier:
                     rejected += 1
         return found, rejected, trips, packed
 
-    async def _get(self, name: str) -> bytes | None:
+    def _gather(self, names: Sequence[str], deadline: float) -> list[bytes | None]:
+        """Read `names` side by side; TimeoutError past `deadline`."""
+        futures = [self._readers.submit(functools.partial(self._get, n)) for n in names]
+        left = deadline - time.monotonic()
+        _, late = concurrent.futures.wait(futures, timeout=max(left, 0))
+        if late:
+            for future in late:
+                future.cancel()
+            raise TimeoutError
+        return [future.result() for future in futures]
+
+    def _get(self, name: str) -> bytes | None:
         try:
-            return bytes(await self._store.read(name))
+            return bytes(self._store.read(name))
         except self._not_found:
             return None
 
@@ -269,7 +296,15 @@ class RemoteTier:
 
     def _write(self, values: dict[str, bytes], entries: bool) -> None:
         """Write sealed values behind, in small batches (so a flush sees
-        progress); `entries`: they count as written entries (not a pack)."""
+        progress); `entries`: they count as written entries (not a pack).
+
+        A store that has not answered a read in this process is asked one
+        first, within the read budget: one that is down costs that budget,
+        not a stalled flush."""
+        if not self._alive:
+            self.get_many([_PROBE])
+            if self.off_reason is not None:
+                return
         names = list(values)
         for start in range(0, len(names), WRITE_BATCH):
             batch = {n: values[n] for n in names[start : start + WRITE_BATCH]}
@@ -281,7 +316,7 @@ class RemoteTier:
             if self._pending_bytes + size > MAX_PENDING_BYTES:
                 return  # bounded: a store this far behind loses the newest writes
             self._pending_bytes += size
-        future = self._loop.submit(self._put(values, entries))
+        future = self._writers.submit(functools.partial(self._put, values, entries))
         with self._lock:
             self._pending.add(future)
 
@@ -299,16 +334,15 @@ class RemoteTier:
 
         future.add_done_callback(done)
 
-    async def _put(self, values: dict[str, bytes], entries: int) -> int:
-        async with self._writing:  # one batch at a time: steady progress for `flush`
-            await asyncio.gather(*(self._store.write(n, v) for n, v in values.items()))
+    def _put(self, values: dict[str, bytes], entries: int) -> int:
+        for name, value in values.items():
+            self._store.write(name, value)
         return entries
 
     def flush(self, deadline_s: float = FLUSH_S) -> None:
         """Wait for the writes still running while the store makes progress:
-        at most `deadline_s` in all, and never longer than the read budget
-        (`timeoutMs`) without one finishing (a store that is down or hung);
-        the rest are dropped."""
+        at most `deadline_s` in all, and never `STALL_S` (or the read budget,
+        if longer) without one finishing; the rest are dropped."""
         end = time.monotonic() + deadline_s
         while True:
             with self._lock:
@@ -319,21 +353,16 @@ class RemoteTier:
             if left <= 0:
                 reason = f"not finished within {deadline_s:g} s"
                 break
-            wait = min(self._timeout_s, left)
+            wait = min(max(self._timeout_s, STALL_S), left)
             done, _ = concurrent.futures.wait(
                 pending, timeout=wait, return_when=concurrent.futures.FIRST_COMPLETED
             )
             if not done:
-                reason = f"no write finished within {self.settings.timeout_ms} ms"
+                reason = f"no write finished within {wait:g} s"
                 break
         for future in pending:
             future.cancel()
         self._fail(f"{reason}; {count(len(pending), 'batch')} of writes dropped")
-
-    def close(self) -> None:
-        """Flush (as `flush`) and stop the tier's loop; registered at exit."""
-        self.flush()
-        self._loop.stop()
 
     def probe(self) -> str | None:
         """A signed round trip through the store (`doctor`): what went wrong, or None.
@@ -351,11 +380,10 @@ class RemoteTier:
             return None
         if found.get(key) != b"probe":
             return "a value written was not read back"
-        self._loop.submit(self._delete(_entry_name(key)))
+        delete = functools.partial(self._store.delete, _entry_name(key))
+        with contextlib.suppress(Exception):  # leaving the probe behind is harmless
+            self._writers.submit(delete).result(self._timeout_s)
         return None
-
-    async def _delete(self, name: str) -> None:
-        await self._store.delete(name)
 
     def _fail(self, reason: str) -> None:
         self.counts.errors += 1
@@ -365,6 +393,9 @@ class RemoteTier:
                 f"remote cache {self.label} is unavailable ({reason}); "
                 "going on with the local cache only"
             )
+
+
+_PROBE: Final = digest("liveness probe")
 
 
 def _entry_name(key: str) -> str:
