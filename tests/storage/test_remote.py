@@ -309,19 +309,21 @@ def test_a_check_of_some_paths_keeps_no_pack_and_a_shard_keeps_its_own(tmp_path:
         remote = tier(url, warnings)
         return CheckStore(ResultCache(tmp_path / name), StoreMemory(), remote=remote, packs=packs)
 
+    def kept(store: CheckStore, entries: dict[str, None]) -> None:
+        store.keep([Writes(entries=entries)])
+        assert store.remote is not None
+        store.remote.flush()  # as at exit
+
     whole = machine("whole", "")
     whole.entries(list(everything), group="g")
-    whole.keep([Writes(entries=dict(everything))])
+    kept(whole, dict(everything))
     # A check of one path reads the whole project's pack, keeps none.
     some = machine("some", None)
     assert some.entries(["e1"], group="g") == {"e1": None}
-    some.keep([Writes(entries={"e1": None})])
+    kept(some, {"e1": None})
     shard = machine("shard", "shard 1/2")
     assert shard.entries(["e1", "e2"], group="g") == {}  # no pack of its own yet
-    shard.keep([Writes(entries={"e1": None, "e2": None})])
-    for store in (whole, some, shard):
-        assert store.remote is not None
-        store.remote.flush()
+    kept(shard, {"e1": None, "e2": None})
     fresh = machine("fresh", "")
     assert fresh.entries(list(everything), group="g") == everything
     assert fresh.remote is not None and fresh.remote.counts.round_trips == 1
