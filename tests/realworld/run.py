@@ -40,6 +40,7 @@ import os
 import platform
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
@@ -213,6 +214,9 @@ class RepoResult:
     # `check --new-from-rev HEAD` with every planted edit in the working tree
     # (`new_from_rev_step`); empty when the run did not get that far.
     new_from_rev: dict[str, Any] = field(default_factory=dict)
+    # Machine A fills a shared Redis, machine B (a copy at another path)
+    # answers from it (`shared_cache_step`); empty when not run.
+    shared_cache: dict[str, Any] = field(default_factory=dict)
     tree_changes: list[str] = field(default_factory=list)
     git_status_changes: list[str] = field(default_factory=list)
     # Which run measured it: a merged report keeps other runs' repositories.
@@ -812,6 +816,8 @@ def check_repo(
     mirror: Path | None,
     timeouts: dict[str, int],
     reuse_native: bool,
+    redis: RedisServer | None = None,
+    no_redis: str = "",
 ) -> RepoResult:
     result = RepoResult(repo)
     env, clone, project, base, known, sources = prepare(repo, cache, exe, mirror, result)
@@ -884,6 +890,15 @@ def check_repo(
         for change in snapshot_changes(tree_before, tree_snapshot(clone))
         if change.split(" ", 1)[1] != home
     ]
+    if redis is None:
+        result.shared_cache = {"skipped": no_redis or "no redis-server"}
+        return result
+    try:
+        result.shared_cache = shared_cache_step(repo, cache, exe, env, clone, natives, redis)
+    except Exception as exc:  # the step must not lose the repository's other results
+        result.shared_cache = {"error": f"{type(exc).__name__}: {exc}"}
+    slowest = max((row.native_s for row in result.rows), default=0.0)
+    result.shared_cache["native_slowest_s"] = round(slowest, 2)
     return result
 
 
@@ -986,9 +1001,13 @@ def _list_diff(before: list[str], after: list[str]) -> list[str]:
     ]
 
 
-def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]) -> dict[str, Any]:
+def planted(
+    plant: dict[str, str], project: Path, exe: Path, env: dict[str, str], trace: bool = False
+) -> dict[str, Any]:
     """Append the planted text, check (cache on), restore the file byte for
-    byte (`--new-from-rev HEAD` with the planted edits: `new_from_rev_step`)."""
+    byte (`--new-from-rev HEAD` with the planted edits: `new_from_rev_step`).
+    With `trace`, the check runs under strace and the outcome lists the
+    commands it started (`spawns`; None without strace)."""
     path = project / plant["file"]
     original = path.read_bytes()
     stat = path.stat()
@@ -996,7 +1015,10 @@ def planted(plant: dict[str, str], project: Path, exe: Path, env: dict[str, str]
     outcome: dict[str, Any] = {**plant, "found": False, "at": []}
     try:
         path.write_bytes(original + plant["text"].encode())
-        ran = signalint(exe, project, env, "check", "--format", "sarif")
+        if trace:
+            ran, outcome["spawns"] = traced(exe, project, env, "check", "--format", "sarif")
+        else:
+            ran = signalint(exe, project, env, "check", "--format", "sarif")
         runs = parse_sarif(ran.stdout, project)
         engine_run = runs.get(plant["engine"])
         hits = [
@@ -1099,6 +1121,295 @@ def new_from_rev_step(
     return outcome
 
 
+# --- a second machine on a shared cache -------------------------------------
+
+# The signing key both machines share (the remote tier wants at least 32 bytes).
+REMOTE_KEY = "signalint-real-world-tier-signing-key-0123456789"
+LINTERS = ("oxlint", "biome", "eslint", "ruff")
+
+
+class RedisServer:
+    """One `redis-server` for the whole run, on a free loopback port, without
+    persistence; `flush` empties it between repositories."""
+
+    def __init__(self, executable: str, workdir: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        argv = [executable, "--port", str(self.port), "--bind", "127.0.0.1"]
+        argv += ["--save", "", "--appendonly", "no", "--dir", str(workdir)]
+        self.process = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        deadline = time.monotonic() + 20
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"redis-server did not listen on {self.port}") from None
+                time.sleep(0.05)
+        self.version = run([executable, "--version"], workdir, dict(os.environ)).stdout.strip()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}"
+
+    def command(self, *words: str) -> bytes:
+        """One command in Redis's inline protocol; the first part of the reply."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as conn:
+            conn.sendall(" ".join(words).encode() + b"\r\n")
+            return conn.recv(1 << 16)
+
+    def flush(self) -> None:
+        reply = self.command("FLUSHALL")
+        if not reply.startswith(b"+OK"):
+            raise RuntimeError(f"redis FLUSHALL answered {reply[:80]!r}")
+
+    def keys(self) -> int:
+        return int(self.command("DBSIZE").decode().strip().lstrip(":") or 0)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def start_redis(cache: Path) -> tuple[RedisServer | None, str]:
+    """A redis-server for the shared-cache step, or None and why not."""
+    executable = shutil.which("redis-server", path=f"{os.environ.get('PATH', '')}:/usr/bin")
+    if executable is None:
+        return None, "redis-server is not installed"
+    try:
+        return RedisServer(executable, cache / "redis"), ""
+    except (OSError, RuntimeError) as exc:
+        return None, f"redis-server did not start: {exc}"
+
+
+def machine_copy(clone: Path, target: Path) -> dict[str, Any]:
+    """Another checkout of the clone at `target`, as a second machine has it:
+    the working tree copied, the installed dependencies (every node_modules,
+    the root's `.venv`) and `.git` hard-linked (nothing writes into them in
+    place), no `.signalint`. An install names the path it was made at: a
+    virtual environment's console-script shebangs, `pyvenv.cfg`, an editable
+    install's `.pth` file and `direct_url.json`, pnpm's shell shims in
+    `node_modules/.bin` (their NODE_PATH). Those files are rewritten with
+    `target`, as an install at `target` would have written them (new files:
+    the originals keep theirs). Returns whether there is a `.venv` and the
+    rewritten files."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    linked: list[Path] = []
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        skipped = {n for n in names if n == ".signalint"}
+        for name in names:
+            if name in ("node_modules", ".git") or (Path(directory) == clone and name == VENV):
+                linked.append(Path(directory) / name)
+                skipped.add(name)
+        return skipped
+
+    shutil.copytree(clone, target, symlinks=True, ignore=ignore)
+    for source in linked:
+        dest = target / source.relative_to(clone)
+        done = subprocess.run(["cp", "-a", "-l", str(source), str(dest)], check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"cp -al {source} failed with {done.returncode}")
+    rewritten: list[str] = []
+    venv = target / VENV
+    candidates: list[Path] = []
+    for source in linked:
+        bin_dir = target / source.relative_to(clone) / ".bin"
+        if source.name == "node_modules" and bin_dir.is_dir():
+            candidates += sorted(bin_dir.iterdir())  # pnpm's shims name their NODE_PATH
+    if venv.is_dir():
+        candidates += [venv / "pyvenv.cfg", *sorted((venv / "bin").iterdir())]
+    for site in sorted(venv.glob("lib/python*/site-packages")):
+        candidates += sorted(site.glob("*.pth")) + sorted(site.glob("__editable__*.py"))
+        candidates += sorted(site.glob("*.dist-info/direct_url.json"))
+    old, new = str(clone).encode(), str(target).encode()
+    for path in candidates:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1 << 20:
+            continue
+        data = path.read_bytes()
+        if old not in data:
+            continue
+        mode = path.stat().st_mode
+        path.unlink()  # a hard link to the original: write a new file
+        path.write_bytes(data.replace(old, new))
+        path.chmod(mode)
+        rewritten.append(path.relative_to(target).as_posix())
+    return {"venv": venv.is_dir(), "rewritten": rewritten}
+
+
+def _remote_answer(ran: Ran) -> dict[str, Any]:
+    """What a `check --format json` run says about itself and the shared store."""
+    out: dict[str, Any] = {"seconds": round(ran.seconds, 2), "exit": ran.exit_code}
+    out["stderr"] = [line for line in ran.stderr.splitlines() if line.strip()][:6]
+    try:
+        answer = json.loads(ran.stdout)
+    except ValueError:
+        out["error"] = f"no JSON (exit {ran.exit_code}): {ran.stderr.strip()[:300]}"
+        return out
+    out["issues"] = answer.get("totalIssues")
+    out["fingerprint"] = answer.get("fingerprint")
+    out["remote"] = answer.get("remoteCache")
+    engines = answer.get("engines") or {}
+    if isinstance(engines, dict):
+        out["outcomes"] = {
+            str(name): str(item.get("status") or item.get("outcome") or "?")
+            if isinstance(item, dict)
+            else str(item)
+            for name, item in engines.items()
+        }
+    return out
+
+
+def _files_named(commands: list[str], project: Path) -> list[str]:
+    """The project files (relative paths) the linter commands were given."""
+    named: set[str] = set()
+    for command in commands:
+        words = command.split()
+        if words[0] not in LINTERS:
+            continue
+        for word in words[1:]:
+            path = Path(word) if Path(word).is_absolute() else project / word
+            if path.is_file() and path.is_relative_to(project) and "node_modules" not in word:
+                named.add(path.relative_to(project).as_posix())
+    return sorted(named)
+
+
+def shared_cache_step(
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    env: dict[str, str],
+    clone: Path,
+    natives: dict[str, Parsed],
+    redis: RedisServer,
+) -> dict[str, Any]:
+    """Machine A (the clone, its state wiped) fills an empty Redis; machine B
+    (a copy at another path, own empty state) checks: timed, then under
+    strace (the processes it started), then in SARIF, compared with the
+    native engines (with multiplicity) and with A's SARIF; then each planted
+    edit on B, with B's state kept, under strace."""
+    project = clone / repo.project
+    remote_env = {
+        **env,
+        "SIGNALINT_REMOTE_CACHE": redis.url,
+        "SIGNALINT_REMOTE_CACHE_KEY": REMOTE_KEY,
+    }
+    outcome: dict[str, Any] = {"store": redis.version.split(" sha=")[0]}
+    redis.flush()
+    shutil.rmtree(project / ".signalint", ignore_errors=True)
+    log(f"{repo.name}: machine A fills the shared cache")
+    outcome["a"] = _remote_answer(signalint(exe, project, remote_env, "check", "--format", "json"))
+    outcome["stored_keys"] = redis.keys()
+    failures: dict[str, list[str]] = {}
+    a_sarif = signalint(exe, project, remote_env, "check", "--format", "sarif")
+    a_keys = _all_keys(a_sarif.stdout, project, failures, "machine A")
+
+    b_root = cache / "machine-b" / repo.name
+    log(f"{repo.name}: machine B at {b_root}")
+    outcome["copy"] = machine_copy(clone, b_root)
+    b_project = b_root / repo.project
+    b_state = b_project / ".signalint"
+    try:
+        shutil.rmtree(b_state, ignore_errors=True)
+        outcome["b"] = _remote_answer(
+            signalint(exe, b_project, remote_env, "check", "--format", "json")
+        )
+        shutil.rmtree(b_state, ignore_errors=True)
+        traced_ran, commands = traced(exe, b_project, remote_env, "check", "--format", "json")
+        outcome["b_traced"] = _remote_answer(traced_ran)
+        outcome["b_spawns"] = commands
+        shutil.rmtree(b_state, ignore_errors=True)
+        b_sarif = signalint(exe, b_project, remote_env, "check", "--format", "sarif")
+        b_keys = _all_keys(b_sarif.stdout, b_project, failures, "machine B")
+        diff = compare(a_keys, b_keys)
+        outcome["b_total"], outcome["a_total"] = sum(b_keys.values()), sum(a_keys.values())
+        outcome["b_equal_a"] = diff.missing_count == 0 and diff.extra_count == 0
+        outcome["b_vs_a"] = [f"only on A {k}" for k in sorted(diff.missing)[:5]]
+        outcome["b_vs_a"] += [f"only on B {k}" for k in sorted(diff.extra)[:5]]
+        engines: dict[str, Any] = {}
+        for engine, native in natives.items():
+            a_row, b_row = EngineRow(engine), EngineRow(engine)
+            _compare_row(a_row, native, a_sarif, project)
+            _compare_row(b_row, native, b_sarif, b_project)
+            a_c, b_c = a_row.comparison, b_row.comparison
+            engines[engine] = {
+                "native": b_c.native if b_c else None,
+                "b": b_c.ours if b_c else None,
+                "missing": b_c.missing_count if b_c else None,
+                "extra": b_c.extra_count if b_c else None,
+                "a_missing": a_c.missing_count if a_c else None,
+                "a_extra": a_c.extra_count if a_c else None,
+                "same_as_a": bool(
+                    a_c and b_c and a_c.missing == b_c.missing and a_c.extra == b_c.extra
+                ),
+                "status": b_row.signalint_status,
+                "missing_sample": b_row.missing_sample,
+                "extra_sample": b_row.extra_sample,
+            }
+        outcome["engines"] = engines
+        outcome["failures"] = failures
+        plants: list[dict[str, Any]] = []
+        for plant in repo.plants:
+            log(f"{repo.name}: planted edit on machine B ({plant['file']})")
+            done = planted(plant, b_project, exe, remote_env, trace=True)
+            done["linted_files"] = _files_named(done.get("spawns") or [], b_project)
+            plants.append(done)
+        outcome["plants"] = plants
+    finally:
+        shutil.rmtree(b_root, ignore_errors=True)
+    return outcome
+
+
+def shared_cache_only(
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    earlier: RepoResult | None,
+    redis: RedisServer,
+    reuse_native: bool,
+) -> RepoResult:
+    """Only the shared-cache step (`--only-shared-cache`), on the repository
+    prepared as in a whole run, every compared engine enabled; native results
+    come from the stored runs with `--reuse-native`. The other measurements
+    are the earlier run's, if any."""
+    result = earlier if earlier is not None else RepoResult(repo)
+    env, clone, project, base, known, _ = prepare(repo, cache, exe, mirror, RepoResult(repo))
+    write_config(project, base, repo, repo.engines, timeouts, known)
+    natives: dict[str, Parsed] = {}
+    slowest = 0.0
+    notes: list[str] = []
+    for engine in repo.engines:
+        log(f"{repo.name}: native {engine}")
+        try:
+            native = native_run(repo, clone, project, engine, env, cache, reuse_native)
+        except RuntimeError as exc:
+            notes.append(f"native {engine} failed: {exc}")
+            continue
+        natives[engine] = native.parsed
+        slowest = max(slowest, native.seconds)
+    result.shared_cache = shared_cache_step(repo, cache, exe, env, clone, natives, redis)
+    result.shared_cache["native_slowest_s"] = round(slowest, 2)
+    result.shared_cache["notes"] = notes
+    return result
+
+
 # --- report ---------------------------------------------------------------
 
 
@@ -1121,10 +1432,19 @@ def machine() -> str:
 
 
 def signalint_commit(exe: Path) -> str:
-    # The checkout an editable install points to: the venv's parent.
-    checkout = exe.resolve().parent.parent.parent
-    head = run(["git", "rev-parse", "--short", "HEAD"], checkout, dict(os.environ))
-    if head.exit_code != 0:
+    # The checkout an editable install points to: the venv's parent, else the
+    # directory above the `src` an editable install's `.pth` file names.
+    venv = exe.resolve().parent.parent
+    checkouts = [venv.parent]
+    for pth in sorted(venv.glob("lib/python*/site-packages/*signalint*.pth")):
+        named = pth.read_text().strip().splitlines()
+        if named and named[0].startswith("/"):
+            checkouts.insert(0, Path(named[0]).parent)
+    for checkout in checkouts:
+        head = run(["git", "rev-parse", "--short", "HEAD"], checkout, dict(os.environ))
+        if head.exit_code == 0:
+            break
+    else:
         return "unknown"
     dirty = run(["git", "status", "--porcelain", "--", "src"], checkout, dict(os.environ))
     branch = run(["git", "rev-parse", "--abbrev-ref", "HEAD"], checkout, dict(os.environ))
@@ -1258,6 +1578,8 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
     out.append("")
     out.extend(_render_new_from_rev(results))
     out.append("")
+    out.extend(_render_shared_cache(results))
+    out.append("")
     out.append("### Differences and engine messages")
     out.append("")
     any_detail = False
@@ -1287,6 +1609,11 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
         if details:
             any_detail = True
             out.append(f"- **{r.repo.name} / `--new-from-rev HEAD`**")
+            out.extend(f"  - {line}" for line in details)
+        details = _shared_cache_details(r.shared_cache)
+        if details:
+            any_detail = True
+            out.append(f"- **{r.repo.name} / second machine on a shared cache**")
             out.extend(f"  - {line}" for line in details)
         for label, notes in r.failures.items():
             any_detail = True
@@ -1352,6 +1679,187 @@ def _render_new_from_rev(results: list[RepoResult]) -> list[str]:
             f"rows: {'; '.join(elsewhere)}."
         )
     return out
+
+
+def _engine_of(command: str) -> str:
+    """The engine a traced command runs (`python -m mypy` included), else its
+    program's name."""
+    words = command.split()
+    if words[0].startswith("python") and len(words) > 2 and words[1] == "-m":
+        return words[2] if words[2] in BINARIES else words[0]
+    return words[0]
+
+
+def _started(commands: list[str] | None) -> str:
+    """The processes a traced check started: engine runs with counts and
+    `--version` probes, then the names of any other programs."""
+    if commands is None:
+        return "n/a (no strace)"
+    if not commands:
+        return "none"
+    engine_runs: Counter[str] = Counter()
+    probes: set[str] = set()
+    others: set[str] = set()
+    for command in commands:
+        name = _engine_of(command)
+        if name not in BINARIES:
+            others.add(name)
+        elif command.endswith(" --version"):
+            probes.add(name)
+        else:
+            engine_runs[name] += 1
+    parts = [f"{name} x{n}" if n > 1 else name for name, n in sorted(engine_runs.items())]
+    text = ("engine runs: " + ", ".join(parts)) if parts else "no engine run"
+    if probes:
+        text += f"; `--version` probes: {', '.join(sorted(probes))}"
+    if others:
+        text += f"; other programs: {', '.join(sorted(others))}"
+    return text
+
+
+def _remote_cell(answer: dict[str, Any]) -> str:
+    remote = answer.get("remote")
+    if not isinstance(remote, dict):
+        return "no `remoteCache` in the answer"
+    cell = f"{remote.get('hits')} / {remote.get('misses')} / {remote.get('roundTrips')}"
+    for name in ("rejected", "errors"):
+        if remote.get(name):
+            cell += f", {name} **{remote[name]}**"
+    return cell
+
+
+def _native_cell(engines: dict[str, Any]) -> str:
+    """`yes` when B equals every native engine; else each engine's missing
+    and extra counts, and whether machine A's local check had the same."""
+    if all(e.get("missing") == 0 and e.get("extra") == 0 for e in engines.values()):
+        return "yes"
+    parts = []
+    for name, e in engines.items():
+        if e.get("missing") == 0 and e.get("extra") == 0:
+            continue
+        same = "as A" if e.get("same_as_a") else f"**A: {e.get('a_missing')} / {e.get('a_extra')}**"
+        parts.append(f"{name} {e.get('missing')} missing / {e.get('extra')} extra ({same})")
+    return "no: " + "; ".join(parts)
+
+
+def _plant_cells(plants: list[dict[str, Any]]) -> tuple[str, str]:
+    started: list[str] = []
+    reported: list[str] = []
+    for plant in plants:
+        where = f"`{plant['file']}`"
+        cell = f"{where}: {_started(plant.get('spawns'))}"
+        others = [f for f in plant.get("linted_files") or [] if f != plant["file"]]
+        if plant.get("linted_files"):
+            cell += "; linted " + (
+                "only that file" if not others else f"**also {', '.join(others[:3])}**"
+            )
+        started.append(cell)
+        verdict = "yes" if plant.get("found") else "**NO**"
+        if plant.get("engine_error"):
+            verdict += f" (engine error: {_brief(plant['engine_error'])})"
+        reported.append(f"{plant['engine']} `{plant['rule']}`: {verdict}")
+    return "<br>".join(started) or "no planted edit", "<br>".join(reported) or "-"
+
+
+def _render_shared_cache(results: list[RepoResult]) -> list[str]:
+    out = ["### Second machine on a shared cache", ""]
+    out.append(
+        "One `redis-server` for the run (emptied before each repository), one signing key. "
+        "Machine A is the clone with its `.signalint/` removed: `signalint check --format json` "
+        "fills Redis. Machine B is a copy of the clone at another absolute path (dependencies "
+        "hard-linked; the installed files that name the install's path, such as a `.venv`'s "
+        "shebangs and editable `.pth` files or pnpm's shims, rewritten with B's path, as an "
+        "install there writes them) "
+        "with an empty state: the same check (wall time), again under strace (processes "
+        "started), again in SARIF, compared with the native engines with multiplicity "
+        "(missing / extra) and with A's SARIF. Then each planted edit on B, B's state kept, "
+        "under strace. Hits / misses / round trips are B's untraced check's `remoteCache`."
+    )
+    out.append("")
+    out.append(
+        "| repo | A fills s | slowest native alone s | B answers s | B hits / misses / round trips "
+        "| processes B started | B = native | B = A | planted edit on B: processes started "
+        "| planted issue reported |"
+    )
+    out.append("| --- | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |")
+    elsewhere: list[str] = []
+    for r in results:
+        step = r.shared_cache
+        if r.error and not step:
+            continue
+        if not step:
+            out.append(f"| {r.repo.name} | not run | | | | | | | | |")
+            continue
+        if step.get("skipped") or step.get("error"):
+            why = step.get("skipped") or f"failed: {_brief(step['error'])}"
+            out.append(f"| {r.repo.name} | {why} | | | | | | | | |")
+            continue
+        a, b = step.get("a") or {}, step.get("b") or {}
+        slowest = float(step.get("native_slowest_s") or 0.0)
+        plants, reported = _plant_cells(step.get("plants") or [])
+        if step.get("run_at") and step["run_at"] != r.run_at:
+            elsewhere.append(
+                f"{r.repo.name} (run of {step['run_at']} UTC, Signalint {step.get('signalint')})"
+            )
+        out.append(
+            f"| {r.repo.name} | {_s(float(a.get('seconds') or 0.0))} "
+            f"| {_s(slowest) if slowest else '-'} | {_s(float(b.get('seconds') or 0.0))} "
+            f"| {_remote_cell(b)} | {_started(step.get('b_spawns'))} "
+            f"| {_native_cell(step.get('engines') or {})} "
+            f"| {'yes' if step.get('b_equal_a') else '**NO**'} | {plants} | {reported} |"
+        )
+    if elsewhere:
+        out.append("")
+        out.append(
+            "Measured by a later `--only-shared-cache` run than the repository's other "
+            f"rows: {'; '.join(elsewhere)}."
+        )
+    return out
+
+
+def _shared_cache_details(step: dict[str, Any]) -> list[str]:
+    """What a reader needs besides the table: A's and B's answers when they
+    differ, stderr, the rewritten environment files, engine differences."""
+    if not step or step.get("skipped") or step.get("error"):
+        return []
+    lines: list[str] = []
+    a, b, traced_b = step.get("a") or {}, step.get("b") or {}, step.get("b_traced") or {}
+    for label, answer in (("A", a), ("B", b), ("B under strace", traced_b)):
+        if answer.get("error"):
+            lines.append(f"{label}: {answer['error']}")
+        lines += [f"{label} stderr: `{line[:300]}`" for line in answer.get("stderr") or []]
+    if a.get("fingerprint") != b.get("fingerprint") or a.get("issues") != b.get("issues"):
+        lines.append(
+            f"A answered {a.get('issues')} issues (fingerprint {str(a.get('fingerprint'))[:12]}),"
+            f" B {b.get('issues')} ({str(b.get('fingerprint'))[:12]})"
+        )
+    lines += [f"`{line}`" for line in step.get("b_vs_a") or []]
+    remote_a = a.get("remote") or {}
+    lines.append(
+        f"A wrote {remote_a.get('writes')} values ({step.get('stored_keys')} keys in Redis); "
+        f"A's and B's issues: {step.get('a_total')} / {step.get('b_total')}"
+    )
+    rewritten = (step.get("copy") or {}).get("rewritten") or []
+    if rewritten:
+        lines.append(
+            f"B's copy: {len(rewritten)} installed files named A's path and were rewritten: "
+            + ", ".join(f"`{p}`" for p in rewritten[:6])
+            + (f", ... {len(rewritten) - 6} more" if len(rewritten) > 6 else "")
+        )
+    engine_commands = [c for c in step.get("b_spawns") or [] if _engine_of(c) in BINARIES]
+    lines += [f"B started `{_brief(c)}`" for c in engine_commands[:8]]
+    for name, e in (step.get("engines") or {}).items():
+        if not e.get("same_as_a"):
+            lines += [f"{name} on B, missing `{m}`" for m in e.get("missing_sample") or []]
+            lines += [f"{name} on B, extra `{m}`" for m in e.get("extra_sample") or []]
+    for label, notes in (step.get("failures") or {}).items():
+        lines += [f"{label}: engine not ok: {_brief(n)}" for n in notes]
+    for plant in step.get("plants") or []:
+        for command in (plant.get("spawns") or [])[:6]:
+            if _engine_of(command) in BINARIES:
+                lines.append(f"planted `{plant['file']}`: B started `{_brief(command)}`")
+    lines += [f"note: {n}" for n in step.get("notes") or []]
+    return lines
 
 
 def _fallback_cell(fallback: dict[str, Any]) -> str:
@@ -1498,6 +2006,7 @@ def to_json(results: list[RepoResult]) -> dict[str, Any]:
                 "warm_spawns": r.warm_spawns,
                 "plants": r.plants,
                 "new_from_rev": r.new_from_rev,
+                "shared_cache": r.shared_cache,
                 "tree_changes": r.tree_changes,
                 "git_status_changes": r.git_status_changes,
                 "init_engines": r.init_engines,
@@ -1533,6 +2042,7 @@ def from_json(data: Any, repos: dict[str, Repo], cache: Path, run_at: str) -> li
             warm_spawns=entry.get("warm_spawns"),
             plants=list(entry.get("plants") or []),
             new_from_rev=dict(entry.get("new_from_rev") or {}),
+            shared_cache=dict(entry.get("shared_cache") or {}),
             tree_changes=list(entry.get("tree_changes") or []),
             git_status_changes=list(entry.get("git_status_changes") or []),
             run_at=str(entry.get("run_at") or run_at),
@@ -1685,8 +2195,17 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the --new-from-rev HEAD step (with the planted edits); with --merge, "
         "each repository keeps the earlier run's other results",
     )
+    parser.add_argument(
+        "--only-shared-cache",
+        action="store_true",
+        help="run only the second-machine step (machine A fills a shared redis-server, a copy "
+        "at another path answers from it); with --merge, each repository keeps the earlier "
+        "run's other results",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
+    if args.only_new_from_rev and args.only_shared_cache:
+        parser.error("--only-new-from-rev and --only-shared-cache are separate runs")
 
     exe = args.signalint.absolute()
     if not exe.exists():
@@ -1729,6 +2248,31 @@ def main(argv: list[str] | None = None) -> int:
         repos = [repo for repo in repos if repo.engines]
     mirror = args.git_mirror.absolute() if args.git_mirror else None
 
+    redis: RedisServer | None = None
+    no_redis = ""
+    if not args.setup_only and not args.only_new_from_rev:
+        redis, no_redis = start_redis(cache)
+        if redis is None and args.only_shared_cache:
+            raise SystemExit(f"--only-shared-cache: {no_redis}")
+    try:
+        return _run_all(args, repos, previous, order, cache, exe, mirror, timeouts, redis, no_redis)
+    finally:
+        if redis is not None:
+            redis.stop()
+
+
+def _run_all(
+    args: argparse.Namespace,
+    repos: list[Repo],
+    previous: list[RepoResult],
+    order: list[str],
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    redis: RedisServer | None,
+    no_redis: str,
+) -> int:
     started = dt.datetime.now(dt.UTC)
     run_at = f"{started:%Y-%m-%d %H:%M}"
     signalint_at = signalint_commit(exe)
@@ -1749,8 +2293,20 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(done)
                 # The earlier run's measurements keep that run's stamp.
                 own_stamp = earlier is None
+            elif args.only_shared_cache and redis is not None:
+                earlier = next((r for r in previous if r.repo.name == repo.name), None)
+                done = shared_cache_only(
+                    repo, cache, exe, mirror, timeouts, earlier, redis, args.reuse_native
+                )
+                done.shared_cache.update(run_at=run_at, signalint=signalint_at)
+                results.append(done)
+                own_stamp = earlier is None
             else:
-                results.append(check_repo(repo, cache, exe, mirror, timeouts, args.reuse_native))
+                results.append(
+                    check_repo(
+                        repo, cache, exe, mirror, timeouts, args.reuse_native, redis, no_redis
+                    )
+                )
         except Exception as exc:  # one repository's failure must not lose the others
             log(f"{repo.name}: {type(exc).__name__}: {exc}")
             results.append(RepoResult(repo, error=f"{type(exc).__name__}: {exc}"))
