@@ -1156,23 +1156,36 @@ class RedisServer:
                 time.sleep(0.05)
         self.version = run([executable, "--version"], workdir, dict(os.environ)).stdout.strip()
 
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
+    def url(self, db: int = 0) -> str:
+        return f"redis://127.0.0.1:{self.port}/{db}"
 
-    def command(self, *words: str) -> bytes:
-        """One command in Redis's inline protocol; the first part of the reply."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as conn:
-            conn.sendall(" ".join(words).encode() + b"\r\n")
-            return conn.recv(1 << 16)
+    def call(self, *commands: list[str | bytes]) -> list[Any]:
+        """Commands in RESP, pipelined on one connection: their replies."""
+        payload = bytearray()
+        for words in commands:
+            payload += b"*%d\r\n" % len(words)
+            for word in words:
+                data = word.encode() if isinstance(word, str) else word
+                payload += b"$%d\r\n%s\r\n" % (len(data), data)
+        with socket.create_connection(("127.0.0.1", self.port), timeout=30) as conn:
+            conn.sendall(payload)
+            with conn.makefile("rb") as reader:
+                return [_redis_reply(reader) for _ in commands]
 
     def flush(self) -> None:
-        reply = self.command("FLUSHALL")
-        if not reply.startswith(b"+OK"):
-            raise RuntimeError(f"redis FLUSHALL answered {reply[:80]!r}")
+        self.call(["FLUSHALL"])
 
-    def keys(self) -> int:
-        return int(self.command("DBSIZE").decode().strip().lstrip(":") or 0)
+    def size(self, db: int) -> int:
+        return int(self.call(["SELECT", str(db)], ["DBSIZE"])[1])
+
+    def copy_db(self, source: int, target: int) -> None:
+        """Database `target` becomes a copy of `source`, so each run of machine
+        B reads the store as A left it, not what an earlier run of B wrote."""
+        keys = self.call(["SELECT", str(source)], ["KEYS", "*"])[1]
+        copies: list[list[str | bytes]] = [["COPY", k, k, "DB", str(target)] for k in keys]
+        self.call(["SELECT", str(target)], ["FLUSHDB"], ["SELECT", str(source)], *copies)
+        if self.size(target) != len(keys):
+            raise RuntimeError(f"redis: copied {self.size(target)} of {len(keys)} keys")
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -1182,6 +1195,25 @@ class RedisServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(10)
+
+
+def _redis_reply(reader: Any) -> Any:
+    """One RESP reply read from `reader` (a binary file)."""
+    line: bytes = reader.readline()
+    kind, rest = line[:1], line[1:].rstrip(b"\r\n")
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise RuntimeError(f"redis: {rest.decode()}")
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        size = int(rest)
+        return None if size < 0 else reader.read(size + 2)[:-2]
+    if kind == b"*":
+        count = int(rest)
+        return None if count < 0 else [_redis_reply(reader) for _ in range(count)]
+    raise RuntimeError(f"redis: unexpected reply {line[:80]!r}")
 
 
 def start_redis(cache: Path) -> tuple[RedisServer | None, str]:
@@ -1302,21 +1334,27 @@ def shared_cache_step(
     (a copy at another path, own empty state) checks: timed, then under
     strace (the processes it started), then in SARIF, compared with the
     native engines (with multiplicity) and with A's SARIF; then each planted
-    edit on B, with B's state kept, under strace."""
+    edit on B, with B's state kept, under strace. Each run of B reads the
+    store as A left it."""
     project = clone / repo.project
-    remote_env = {
-        **env,
-        "SIGNALINT_REMOTE_CACHE": redis.url,
-        "SIGNALINT_REMOTE_CACHE_KEY": REMOTE_KEY,
-    }
+
+    def on(db: int) -> dict[str, str]:
+        """The environment of a check on Redis database `db`."""
+        return {
+            **env,
+            "SIGNALINT_REMOTE_CACHE": redis.url(db),
+            "SIGNALINT_REMOTE_CACHE_KEY": REMOTE_KEY,
+        }
+
     outcome: dict[str, Any] = {"store": redis.version.split(" sha=")[0]}
     redis.flush()
     shutil.rmtree(project / ".signalint", ignore_errors=True)
     log(f"{repo.name}: machine A fills the shared cache")
-    outcome["a"] = _remote_answer(signalint(exe, project, remote_env, "check", "--format", "json"))
-    outcome["stored_keys"] = redis.keys()
+    outcome["a"] = _remote_answer(signalint(exe, project, on(0), "check", "--format", "json"))
+    outcome["stored_keys"] = redis.size(0)
     failures: dict[str, list[str]] = {}
-    a_sarif = signalint(exe, project, remote_env, "check", "--format", "sarif")
+    # Local state answers this one (A's own check again): its SARIF.
+    a_sarif = signalint(exe, project, on(0), "check", "--format", "sarif")
     a_keys = _all_keys(a_sarif.stdout, project, failures, "machine A")
 
     b_root = cache / "machine-b" / repo.name
@@ -1325,16 +1363,18 @@ def shared_cache_step(
     b_project = b_root / repo.project
     b_state = b_project / ".signalint"
     try:
+        # Each run of B starts from an empty state and a copy of the store as
+        # A left it (databases 1 to 3): what one run of B writes (results it
+        # had to compute) must not answer the next.
+        for db in (1, 2, 3):
+            redis.copy_db(0, db)
+        outcome["b"] = _remote_answer(signalint(exe, b_project, on(1), "check", "--format", "json"))
         shutil.rmtree(b_state, ignore_errors=True)
-        outcome["b"] = _remote_answer(
-            signalint(exe, b_project, remote_env, "check", "--format", "json")
-        )
-        shutil.rmtree(b_state, ignore_errors=True)
-        traced_ran, commands = traced(exe, b_project, remote_env, "check", "--format", "json")
+        traced_ran, commands = traced(exe, b_project, on(2), "check", "--format", "json")
         outcome["b_traced"] = _remote_answer(traced_ran)
         outcome["b_spawns"] = commands
         shutil.rmtree(b_state, ignore_errors=True)
-        b_sarif = signalint(exe, b_project, remote_env, "check", "--format", "sarif")
+        b_sarif = signalint(exe, b_project, on(3), "check", "--format", "sarif")
         b_keys = _all_keys(b_sarif.stdout, b_project, failures, "machine B")
         diff = compare(a_keys, b_keys)
         outcome["b_total"], outcome["a_total"] = sum(b_keys.values()), sum(a_keys.values())
@@ -1366,7 +1406,7 @@ def shared_cache_step(
         plants: list[dict[str, Any]] = []
         for plant in repo.plants:
             log(f"{repo.name}: planted edit on machine B ({plant['file']})")
-            done = planted(plant, b_project, exe, remote_env, trace=True)
+            done = planted(plant, b_project, exe, on(3), trace=True)
             done["linted_files"] = _files_named(done.get("spawns") or [], b_project)
             plants.append(done)
         outcome["plants"] = plants
@@ -1773,7 +1813,10 @@ def _render_shared_cache(results: list[RepoResult]) -> list[str]:
         "with an empty state: the same check (wall time), again under strace (processes "
         "started), again in SARIF, compared with the native engines with multiplicity "
         "(missing / extra) and with A's SARIF. Then each planted edit on B, B's state kept, "
-        "under strace. Hits / misses / round trips are B's untraced check's `remoteCache`."
+        "under strace. Each run of B starts from an empty state and reads a copy of the store "
+        "as A left it (another Redis database), so what one run of B computed and wrote does "
+        "not answer the next. Hits / misses / round trips are B's untraced check's "
+        "`remoteCache`."
     )
     out.append("")
     out.append(
@@ -1834,6 +1877,8 @@ def _shared_cache_details(step: dict[str, Any]) -> list[str]:
             f" B {b.get('issues')} ({str(b.get('fingerprint'))[:12]})"
         )
     lines += [f"`{line}`" for line in step.get("b_vs_a") or []]
+    if traced_b.get("remote") != b.get("remote"):
+        lines.append(f"B under strace: hits / misses / round trips {_remote_cell(traced_b)}")
     remote_a = a.get("remote") or {}
     lines.append(
         f"A wrote {remote_a.get('writes')} values ({step.get('stored_keys')} keys in Redis); "
