@@ -27,6 +27,18 @@ processes it spawned when `strace` is available), planted edits that must be
 reported, and whether anything outside `.signalint/` changed (`git status
 --porcelain --ignored` and a file snapshot outside `node_modules`).
 
+Last, when `redis-server` is installed, a second machine on a shared cache
+(`shared_cache_step`): one Redis for the run, emptied per repository;
+machine A (the clone, its state removed) fills it; machine B, a copy of the
+clone at another path with its own empty state, answers from it (wall time,
+`remoteCache` counts, the processes it started under strace, diagnostics
+against the native engines and A's), then checks each planted edit.
+`--only-new-from-rev` and `--only-shared-cache` run one of those steps alone
+and, with `--merge latest`, keep the earlier run's other results:
+
+    python tests/realworld/run.py --signalint .venv/bin/signalint --reuse-native \
+        --merge latest --only-shared-cache
+
 Results go to `docs/real-world.md` (between the generated-results markers; the
 text around them is kept) and to a JSON file in the cache directory.
 """
