@@ -1376,8 +1376,8 @@ def shared_cache_step(
     b_state = b_project / ".signalint"
     try:
         # Each run of B starts from an empty state and a copy of the store as
-        # A left it (databases 1 to 3): what one run of B writes (results it
-        # had to compute) must not answer the next.
+        # A left it (databases 1 to 3; 4 for the planted edits): what one run
+        # of B writes (results it had to compute) must not answer the next.
         for db in (1, 2, 3):
             redis.copy_db(0, db)
         outcome["b"] = _remote_answer(signalint(exe, b_project, on(1), "check", "--format", "json"))
@@ -1415,15 +1415,28 @@ def shared_cache_step(
             }
         outcome["engines"] = engines
         outcome["failures"] = failures
+        # Each planted edit starts from B's state as step 4 left it and from
+        # the store as A left it: an earlier edit's check (its local records,
+        # the whole-program records it wrote back) must not decide what the
+        # next one runs.
+        kept_state = b_root.parent / f"{repo.name}.state"
+        shutil.rmtree(kept_state, ignore_errors=True)
+        if b_state.is_dir():
+            shutil.copytree(b_state, kept_state, symlinks=True)
         plants: list[dict[str, Any]] = []
         for plant in repo.plants:
             log(f"{repo.name}: planted edit on machine B ({plant['file']})")
-            done = planted(plant, b_project, exe, on(3), trace=True)
+            shutil.rmtree(b_state, ignore_errors=True)
+            if kept_state.is_dir():
+                shutil.copytree(kept_state, b_state, symlinks=True)
+            redis.copy_db(0, 4)
+            done = planted(plant, b_project, exe, on(4), trace=True)
             done["linted_files"] = _files_named(done.get("spawns") or [], b_project)
             plants.append(done)
         outcome["plants"] = plants
     finally:
         shutil.rmtree(b_root, ignore_errors=True)
+        shutil.rmtree(b_root.parent / f"{repo.name}.state", ignore_errors=True)
     return outcome
 
 
@@ -1824,10 +1837,10 @@ def _render_shared_cache(results: list[RepoResult]) -> list[str]:
         "install there writes them) "
         "with an empty state: the same check (wall time), again under strace (processes "
         "started), again in SARIF, compared with the native engines with multiplicity "
-        "(missing / extra) and with A's SARIF. Then each planted edit on B, B's state kept, "
-        "under strace. Each run of B starts from an empty state and reads a copy of the store "
-        "as A left it (another Redis database), so what one run of B computed and wrote does "
-        "not answer the next. Hits / misses / round trips are B's untraced check's "
+        "(missing / extra) and with A's SARIF. Then each planted edit on B under strace, "
+        "each from B's state as the SARIF check left it. Each run of B reads a copy of the "
+        "store as A left it (another Redis database), so what one run of B computed and "
+        "wrote does not answer the next. Hits / misses / round trips are B's untraced check's "
         "`remoteCache`."
     )
     out.append("")
