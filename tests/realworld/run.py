@@ -1910,6 +1910,8 @@ def _shared_cache_details(step: dict[str, Any]) -> list[str]:
         f"A's and B's issues: {step.get('a_total')} / {step.get('b_total')}"
     )
     rewritten = (step.get("copy") or {}).get("rewritten") or []
+    # What decides a cache key first: `.pth` files, then the other files.
+    rewritten = sorted(rewritten, key=lambda path: not path.endswith(".pth"))
     if rewritten:
         lines.append(
             f"B's copy: {len(rewritten)} installed files named A's path and were rewritten: "
@@ -1925,9 +1927,9 @@ def _shared_cache_details(step: dict[str, Any]) -> list[str]:
     for label, notes in (step.get("failures") or {}).items():
         lines += [f"{label}: engine not ok: {_brief(n)}" for n in notes]
     for plant in step.get("plants") or []:
-        for command in (plant.get("spawns") or [])[:6]:
-            if _engine_of(command) in BINARIES:
-                lines.append(f"planted `{plant['file']}`: B started `{_brief(command)}`")
+        others = [f for f in plant.get("linted_files") or [] if f != plant["file"]]
+        if others:
+            lines.append(f"planted `{plant['file']}`: B also linted {', '.join(others)}")
     lines += [f"note: {n}" for n in step.get("notes") or []]
     return lines
 
