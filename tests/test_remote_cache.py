@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.services import Redis, redis_server
+from tests.typescripts import install_typescript, typescript
 
 pytestmark = pytest.mark.real
 
@@ -181,8 +182,11 @@ def test_python_programs_are_shared_with_the_project_environment_inside_the_chec
         shutil.copytree(fixture, root)
         settings = {"engines": {"mypy": True, "pyright": True, "ruff": True}}
         (root / "signalint.config.json").write_text(json.dumps(settings))
-        # Each checkout has its own virtual environment, at its own path.
+        # Each checkout has its own virtual environment, at its own path,
+        # with the project installed editable (a .pth names its sources).
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")])
+        for site in (root / ".venv" / "lib").glob("python*/site-packages"):
+            (site / "_editable_impl_fixture.pth").write_text(f"{root / 'app'}\n")
         checkouts.append(root)
     code_a, answer_a, _, _ = check(checkouts[0], redis.url)
     assert set(answer_a["engines"]) == {"mypy", "pyright", "ruff"}
@@ -190,3 +194,35 @@ def test_python_programs_are_shared_with_the_project_environment_inside_the_chec
     assert stderr == "" and started == []
     assert code_b == code_a and issues(answer_b) == issues(answer_a)
     assert answer_b["remoteCache"]["misses"] == 0
+
+
+def test_a_project_typescript_behind_a_pnpm_shim_needs_no_version_probe(
+    tmp_path: Path, redis: Redis
+) -> None:
+    """pnpm writes `node_modules/.bin/tsc` as a shell script, not a link into
+    the package: its version is read from the package the script runs, so
+    the second machine does not start `tsc --version` either."""
+    typescript(5)
+    checkouts = []
+    for name in ("a", "b"):
+        root = tmp_path / name / "checkout"
+        (root / "src").mkdir(parents=True)
+        install_typescript(root, 5)
+        shim = root / "node_modules" / ".bin" / "tsc"
+        shim.unlink()
+        shim.write_text(
+            '#!/bin/sh\nbasedir=$(dirname "$0")\nexec node "$basedir/../typescript/bin/tsc" "$@"\n'
+        )
+        shim.chmod(0o755)
+        (root / "tsconfig.json").write_text(
+            json.dumps({"compilerOptions": {"strict": True, "noEmit": True}, "include": ["src"]})
+        )
+        (root / "src" / "a.ts").write_text('export const x: number = "text";\n')
+        engines = {"tsc": True, "oxlint": False, "biome": False, "eslint": False}
+        (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+        checkouts.append(root)
+    code_a, answer_a, _, _ = check(checkouts[0], redis.url)
+    assert answer_a["totalIssues"] == 1
+    code_b, answer_b, stderr, started = check(checkouts[1], redis.url, traced=True)
+    assert stderr == "" and started == []
+    assert code_b == code_a and issues(answer_b) == issues(answer_a)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from signalint.engines.resolve import project_python
@@ -52,15 +53,23 @@ def environment_stamp(python: Path | None, root: Path | None = None) -> str:
     Covers the interpreter's path, and per `site-packages` directory the
     sorted names of its distributions (`*.dist-info`, `*.egg-info`, egg
     links) and the names and contents of its `.pth` files. Paths inside
-    `root` count relative to it, so a project's own virtual environment
+    `root` count relative to it, in those files too (an editable install of
+    the project names its `src`), so a project's own virtual environment
     stamps alike wherever the project is checked out.
     """
     if python is None:
         return ""
     inside = f"{os.path.realpath(root)}/" if root is not None else None
+    spelled = {f"{root}/", inside} if inside is not None else set()
 
     def seen(path: str) -> str:
         return "@root/" + path[len(inside) :] if inside and path.startswith(inside) else path
+
+    def portable(content: bytes) -> bytes:
+        for prefix in sorted(p for p in spelled if p):
+            content = content.replace(prefix.encode(), b"@root/")
+            content = re.sub(re.escape(prefix[:-1].encode()) + rb"(?=\r?\n|$)", b"@root", content)
+        return content
 
     digest = hashlib.sha256(seen(os.path.realpath(python)).encode())
     for directory in site_packages(python):
@@ -77,7 +86,7 @@ def environment_stamp(python: Path | None, root: Path | None = None) -> str:
             digest.update(b"\0" + name.encode())
             if name.endswith(".pth"):
                 try:
-                    digest.update(Path(directory, name).read_bytes())
+                    digest.update(portable(Path(directory, name).read_bytes()))
                 except OSError:
                     digest.update(b"?")
     return digest.hexdigest()

@@ -333,6 +333,30 @@ def package_version(real: str, provision: Provision) -> str | None:
     virtual environment (pip); None when neither is found."""
     if provision.installer == "pip":
         return _dist_version(real, provision.package)
+    for target in (real, *_shim_targets(real)):
+        found = _npm_version(target, provision.package)
+        if found is not None:
+            return found
+    return None
+
+
+def _shim_targets(real: str) -> list[str]:
+    """The scripts a package manager's shell shim runs (pnpm writes
+    `node_modules/.bin/tsc` as a `#!/bin/sh` script that execs
+    `"$basedir/../typescript/bin/tsc"`), resolved; [] for anything else."""
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return []
+    if not head.startswith(b"#!"):
+        return []
+    base = os.path.dirname(real)
+    named = re.findall(rb'"\$basedir/([^"$]+)"', head)
+    return [os.path.normpath(os.path.join(base, os.fsdecode(rel))) for rel in named]
+
+
+def _npm_version(real: str, package: str) -> str | None:
     directory = os.path.dirname(real)
     for _ in range(6):
         try:
@@ -341,7 +365,7 @@ def package_version(real: str, provision: Provision) -> str | None:
         except (OSError, ValueError):
             directory = os.path.dirname(directory)
             continue
-        if isinstance(manifest, dict) and manifest.get("name") == provision.package:
+        if isinstance(manifest, dict) and manifest.get("name") == package:
             found = manifest.get("version")
             return found if isinstance(found, str) else None
         directory = os.path.dirname(directory)
