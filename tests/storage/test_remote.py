@@ -303,14 +303,14 @@ def test_a_check_of_some_paths_keeps_no_pack_and_a_shard_keeps_its_own(tmp_path:
 
     url = f"fs://{tmp_path / 'shared'}"
     warnings: list[str] = []
-    everything = {f"e{i}": None for i in range(10)}
+    everything: dict[str, None] = {f"e{i}": None for i in range(10)}
 
     def machine(name: str, packs: str | None) -> CheckStore:
         remote = tier(url, warnings)
         return CheckStore(ResultCache(tmp_path / name), StoreMemory(), remote=remote, packs=packs)
 
     def kept(store: CheckStore, entries: dict[str, None]) -> None:
-        store.keep([Writes(entries=entries)])
+        store.keep([Writes(entries=dict(entries))])
         assert store.remote is not None
         store.remote.flush()  # as at exit
 
