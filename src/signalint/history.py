@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from signalint import ids
 from signalint.files import locked
@@ -28,6 +28,7 @@ from signalint.loops import STATE_VERSION, CheckKind, LoopTracker, Warnings
 from signalint.model import CheckResult, Issue
 from signalint.payloads import LoopStatus
 from signalint.report import issue_detail
+from signalint.storage.remote import REMOTE_COUNTS
 from signalint.storage.session_log import (
     MAX_BYTES,
     REPLAY_LINES,
@@ -241,10 +242,6 @@ def metrics_record(
     if remote is not None:
         metrics["remoteCache"] = dict(remote)
     return metrics
-
-
-# The counters of a check answer's `remoteCache` (`storage.remote.RemoteCounts`).
-REMOTE_COUNTS: Final = ("hits", "misses", "writes", "rejected", "errors", "roundTrips")
 
 
 def _number(value: object) -> float | None:

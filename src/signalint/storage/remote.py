@@ -91,14 +91,17 @@ class RemoteCounts:
         return dataclasses.replace(self)
 
     def as_json(self) -> dict[str, int]:
-        return {
-            "hits": self.hits,
-            "misses": self.misses,
-            "writes": self.writes,
-            "rejected": self.rejected,
-            "errors": self.errors,
-            "roundTrips": self.round_trips,
-        }
+        """The counters as the check answer's `remoteCache` names them."""
+        return {_json_name(f.name): getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+def _json_name(field: str) -> str:
+    head, *rest = field.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+# The keys of a check answer's `remoteCache`, in order.
+REMOTE_COUNTS: Final = tuple(_json_name(f.name) for f in dataclasses.fields(RemoteCounts))
 
 
 def signing_key(env: Mapping[str, str]) -> bytes:
@@ -414,6 +417,7 @@ def _describe(exc: BaseException) -> str:
 __all__ = [
     "FLUSH_S",
     "KEY_ENV",
+    "REMOTE_COUNTS",
     "RemoteCounts",
     "RemoteSettings",
     "RemoteTier",
