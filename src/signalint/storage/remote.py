@@ -191,7 +191,11 @@ class RemoteTier:
         self._not_found: type[Exception] = opendal.exceptions.NotFound
         scheme, options = store_options(settings.url)
         options["root"] = options.get("root", "/").rstrip("/") + f"/{settings.namespace}/"
-        self._store = opendal.Operator(scheme, **options)
+        # A temporary failure is tried again, briefly (two writers creating
+        # one WebDAV collection at once: one of them is refused); the read
+        # budget still bounds what a check waits.
+        retry = opendal.layers.RetryLayer(max_times=2, min_delay=0.01, max_delay=0.1)
+        self._store = opendal.Operator(scheme, **options).layer(retry)
         # Reads and writes apart: writes behind never delay the next read.
         self._readers = _Workers("signalint-remote-read", READERS)
         self._writers = _Workers("signalint-remote-write", WRITERS)
