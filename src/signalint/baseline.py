@@ -243,6 +243,7 @@ async def baseline(
             # current check's do (whatever `SIGNALINT_STATE_DIR` says).
             state=state_dir(old.root, env={}),
             cache_dir=state,
+            warm=False,
             tools=current.toolchain,  # the binaries the current check ran (D22)
             # A shard's files and programs keep their shard at the revision
             # (paths and programs hash alike there); a workspace's packages

@@ -237,6 +237,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             resolved=tools.engines.get(name),
             python=tools.python,
             version=versions.get(name, "unknown"),
+            # `--no-cache` is the cold reference: every engine runs cold.
+            warm=context.warm if request.warm and request.use_cache else None,
         )
         if not engine.spec.whole_program:
             tasks.append(FileTask(engine, job, owned))

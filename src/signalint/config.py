@@ -82,6 +82,17 @@ class RemoteSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DaemonSettings:
+    """Warm engines (`daemon`): how long a project's daemon waits idle
+    before it stops (`idleMinutes`), and the resident memory all of a
+    process's warm workers may hold together (`memoryMb`); past it the
+    least recently used workers are stopped."""
+
+    idle_minutes: int = 30
+    memory_mb: int = 4096
+
+
+@dataclass(frozen=True, slots=True)
 class EngineSetting:
     """Whether an engine runs, plus its engine-specific options.
 
@@ -114,6 +125,8 @@ class Config:
     live_max_entries: int = 10_000
     # The shared result store (`remoteCache`); None: this machine's cache only.
     remote_cache: RemoteSettings | None = None
+    # Warm engines (`daemon`): the daemon's idle stop, the workers' memory.
+    daemon: DaemonSettings = DaemonSettings()
 
     @property
     def enabled_engines(self) -> tuple[str, ...]:
@@ -266,9 +279,18 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
             "live.maxEntries",
         ),
         remote_cache=_remote(c, top["remoteCache"]) if "remoteCache" in top else None,
+        daemon=_daemon(c, top.get("daemon", {})),
     )
     c.done()
     return config
+
+
+def _daemon(c: _Checker, value: object) -> DaemonSettings:
+    table = c.table(value, "daemon", ("idleMinutes", "memoryMb"))
+    return DaemonSettings(
+        idle_minutes=c.positive_int(table.get("idleMinutes", 30), "daemon.idleMinutes"),
+        memory_mb=c.positive_int(table.get("memoryMb", 4096), "daemon.memoryMb"),
+    )
 
 
 def _remote(c: _Checker, value: object) -> RemoteSettings | None:
@@ -314,6 +336,7 @@ _TOP_KEYS: Final = (
     "cache",
     "live",
     "remoteCache",
+    "daemon",
 )
 
 

@@ -15,7 +15,9 @@ Nothing in Signalint keeps module-level memo state; it lives here.
 - the last merged and sorted issue list (identical input, identical output),
   and values derived from it alone (its clustering, loop signatures, sizes);
 - issues whole-program engines made before (`model.IssueMemo`);
-- background writes still running (a CLI process waits for them at exit).
+- background writes still running (a CLI process waits for them at exit);
+- the kept-warm engine workers (`warm.pool.WarmPool`), in a process that
+  checks more than once (the MCP server, the daemon); None elsewhere.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from signalint.storage.check_store import CheckStore
 from signalint.storage.entries import NO_ANCHORS, Anchors
 from signalint.storage.memory import StoreMemory
 from signalint.storage.remote import RemoteTier, open_remote
+from signalint.warm.pool import WarmPool
 
 T = TypeVar("T")
 
@@ -40,8 +43,9 @@ T = TypeVar("T")
 class Context:
     """One process's (or one server's) memos; see the module docstring."""
 
-    def __init__(self, stores: StoreMemory | None = None) -> None:
+    def __init__(self, stores: StoreMemory | None = None, warm: WarmPool | None = None) -> None:
         self.stores = stores or StoreMemory()
+        self.warm = warm
         self._walks: dict[Path, WalkMemo] = {}
         self._last_merge: tuple[tuple[Issue, ...], tuple[tuple[Issue, ...], str]] | None = None
         self._derived: tuple[tuple[Issue, ...], dict[str, object]] | None = None

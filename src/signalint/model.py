@@ -15,6 +15,7 @@ from signalint import ids
 
 Severity = Literal["error", "warning"]
 OutcomeStatus = Literal["ok", "error", "disabled"]
+Served = Literal["cold", "warm", "fallback"]
 CheckStatus = Literal["clean", "issues_found", "error"]
 FailureKind = Literal[
     "timeout", "output_limit", "crashed", "bad_output", "config_error", "missing", "incomplete"
@@ -236,6 +237,10 @@ class EngineOutcome:
     cache_misses: int = 0
     coverage_gap: str | None = None
     failure: Failure | None = None
+    # Which path answered the engine's run: "cold" (its process), "warm" (a
+    # kept-warm worker), "fallback" (a worker failed; cold answered); None
+    # when nothing ran (every result came from the cache).
+    served: Served | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task

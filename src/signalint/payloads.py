@@ -17,7 +17,7 @@ it (`report.compact_keys`), applied last.
 from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict, TypeVar, cast
 
-from signalint.model import CheckStatus, FailureKind, OutcomeStatus, Severity
+from signalint.model import CheckStatus, FailureKind, OutcomeStatus, Served, Severity
 
 P = TypeVar("P", bound=Mapping[str, object])
 
@@ -102,6 +102,7 @@ class EngineEntry(TypedDict):
     failure: NotRequired[FailureEntry]
     filesChecked: int
     coverageGap: NotRequired[str]
+    served: NotRequired[Served]
 
 
 class LoopEntry(TypedDict):

@@ -186,3 +186,116 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
 def run_blocking(command: Command, *, output_limit: int | None = None) -> ProcessResult:
     """`run` for synchronous callers (version lookups, `engines install`)."""
     return asyncio.run(run(command, output_limit=output_limit))
+
+
+class Child:
+    """A long-lived child (a warm engine worker) started through `start`.
+
+    It has pipes on stdin and stdout (stderr goes to a file or is dropped)
+    and its own session, so `stop` ends its whole process group. Every
+    worker Signalint runs exits when its stdin reaches end of file, which
+    is what a killed parent leaves it; `stop` closes stdin first, then
+    kills the group after `grace_s`.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process, argv: tuple[str, ...]) -> None:
+        self._proc = proc
+        self.argv = argv
+        self.pid = proc.pid
+        self.started = time.monotonic()
+        assert proc.stdin is not None and proc.stdout is not None
+        self.stdin: asyncio.StreamWriter = proc.stdin
+        self.stdout: asyncio.StreamReader = proc.stdout
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.returncode is None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._proc.returncode
+
+    def rss_bytes(self) -> int:
+        """Resident memory of every live process of the child's group."""
+        return groups_rss({self.pid})[self.pid]
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """End the child and everything it started; waits for the child."""
+        with contextlib.suppress(Exception):
+            self.stdin.close()
+        if self._proc.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._proc.wait(), timeout=grace_s)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._proc.wait(), timeout=10)
+
+    def kill(self) -> None:
+        """End the group now, without waiting (interpreter exit, signal handlers)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+
+
+async def start(
+    command: Command, *, stderr_to: Path | None = None, stream_limit: int = 1 << 26
+) -> Child | ProcessResult:
+    """Start a long-lived child for `command` (argv, cwd, env added to ours).
+
+    Returns the `Child`, or a `ProcessResult` saying why it could not start
+    (missing executable, start error), like `run`. `stderr_to` receives the
+    child's stderr (appended), else it is discarded. `stream_limit` bounds
+    one line read from its stdout.
+    """
+    env = {**os.environ, **command.env} if command.env else None
+    log = None
+    try:
+        if stderr_to is not None:
+            stderr_to.parent.mkdir(parents=True, exist_ok=True)
+            log = stderr_to.open("ab")
+        proc = await asyncio.create_subprocess_exec(
+            *command.argv,
+            cwd=str(command.cwd),
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log if log is not None else asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+            limit=stream_limit,
+        )
+    except FileNotFoundError:
+        return ProcessResult(command.argv, None, "", "", 0.0, missing=True)
+    except OSError as exc:
+        return ProcessResult(command.argv, None, "", "", 0.0, start_error=exc.strerror or str(exc))
+    finally:
+        if log is not None:
+            log.close()
+    return Child(proc, command.argv)
+
+
+def groups_rss(pgids: set[int]) -> dict[int, int]:
+    """Resident bytes of the live processes of each group in `pgids`
+    (Linux `/proc`, read once; a group that cannot be read counts 0)."""
+    totals = dict.fromkeys(pgids, 0)
+    if not pgids:
+        return totals
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return totals
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+            # After the command name (which may hold spaces and parentheses):
+            # state, ppid, pgrp, ...; rss, in pages, is the 22nd of them.
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            group = int(fields[2])
+            if group in totals:
+                totals[group] += int(fields[21]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    return totals

@@ -45,11 +45,13 @@ COMPACT_KEYS: dict[str, str] = {
 
 
 def engine_status(outcome: EngineOutcome) -> EngineEntry:
-    """`{status, message?, failure?, filesChecked, coverageGap?}` (D17).
+    """`{status, message?, failure?, filesChecked, coverageGap?, served?}` (D17).
 
     `filesChecked` is always present (0 for a disabled engine); `message`,
     `failure` (`{kind, fix?}`: what kind of failure, and the setting or
-    command that fixes it) and `coverageGap` are left out when unset.
+    command that fixes it), `coverageGap` and `served` (which path ran the
+    engine: "cold", "warm" or "fallback"; absent when the cache answered
+    everything) are left out when unset.
     """
     entry: EngineEntry = {
         "status": outcome.status,
@@ -64,6 +66,8 @@ def engine_status(outcome: EngineOutcome) -> EngineEntry:
         entry["failure"] = failure
     if outcome.coverage_gap is not None:
         entry["coverageGap"] = outcome.coverage_gap
+    if outcome.served is not None:
+        entry["served"] = outcome.served
     return entry
 
 

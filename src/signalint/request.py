@@ -129,7 +129,9 @@ class RunRequest:
     result cache lives (default: `state`); `tools` the toolchain to run
     (`resolve.Toolchain`), by default the engines resolved for `root`. A
     baseline check of an old tree shares the project's cache, not its
-    engine state, and runs the current check's toolchain (D22).
+    engine state, and runs the current check's toolchain (D22). `warm`
+    lets the process's kept-warm workers answer (`Context.warm`); a
+    baseline tree, checked once, runs cold.
     """
 
     root: Path
@@ -145,6 +147,7 @@ class RunRequest:
     state: Path | None = None
     cache_dir: Path | None = None
     tools: Toolchain | None = None
+    warm: bool = True
 
     @property
     def state_dir(self) -> Path:

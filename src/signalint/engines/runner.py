@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, Protocol
 
 from signalint import process
 from signalint.config_files import timeout_setting
@@ -37,7 +38,7 @@ from signalint.engines.base import (
     WholeProgram,
 )
 from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
-from signalint.model import EngineOutcome, Failure, FailureKind, Issue, IssueMemo
+from signalint.model import EngineOutcome, Failure, FailureKind, Issue, IssueMemo, Served
 from signalint.process import Command
 
 EXCERPT_CHARS = 300
@@ -107,6 +108,26 @@ def _failure(
 Progress = Callable[[str, str], None]
 
 
+class WarmAnswer(Protocol):
+    """A warm pool's answer (`warm.pool.WarmAnswer`): the result, or None
+    when the cold path must run."""
+
+    @property
+    def result(self) -> process.ProcessResult | None: ...
+
+    @property
+    def served(self) -> Literal["warm", "fallback"]: ...
+
+
+class Warm(Protocol):
+    """Where an engine's command may be answered by a kept-warm worker
+    (`warm.pool.WarmPool`); None from `answer`: it is not served warm."""
+
+    async def answer(
+        self, engine: str, ctx: EngineContext, command: Command
+    ) -> WarmAnswer | None: ...
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class EngineRun:
     """An engine's outcome plus the raw results it was parsed from.
@@ -155,6 +176,9 @@ class Job:
     # The engine's version as cache keys name it; set when the check may
     # reuse results ("unknown" when it cannot be told).
     version: str = "unknown"
+    # Kept-warm workers that may answer the engine's commands (the MCP
+    # server's and the daemon's pool); None: every command runs cold.
+    warm: Warm | None = None
 
     def executable(self, engine: Engine) -> Resolved:
         return self.resolved or resolve(engine, self.root)
@@ -193,6 +217,7 @@ async def run_engine(
     relevant = [f for f in files if engine.relevant(f)]
     results: list[process.ProcessResult] = []
     linted: set[str] | None = None
+    served: list[Served] = []
 
     def outcome(
         status: str,
@@ -210,6 +235,7 @@ async def run_engine(
             duration_ms=(time.monotonic() - started) * 1000,
             files_checked=len(relevant) if linted is None else len(linted),
             failure=failure,
+            served=_served(served),
         )
         return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
@@ -229,9 +255,16 @@ async def run_engine(
     ctx = job.context(resolved.path, issue_memo)
     root = job.root
 
-    async def attempt(command: Command) -> process.ProcessResult | EngineRun:
-        """Run `command`: its result when the output may be parsed, else the failed run."""
-        result = await process.run(command)
+    async def attempt(command: Command, warm: bool = False) -> process.ProcessResult | EngineRun:
+        """Run `command` (through a warm worker if `warm` and the job has
+        one that serves it): its result when the output may be parsed,
+        else the failed run."""
+        answer = await job.warm.answer(engine.name, ctx, command) if warm and job.warm else None
+        if answer is not None and answer.result is not None:
+            result = answer.result
+        else:
+            result = await process.run(command)
+        served.append("cold" if answer is None else answer.served)
         results.append(result)
         if result.missing:
             return outcome(
@@ -290,7 +323,7 @@ async def run_engine(
     issues: list[Issue] = []
     checked: list[str] = []
     for command in commands:
-        result = await attempt(command)
+        result = await attempt(command, warm=True)
         if isinstance(result, EngineRun):
             return result
         abnormal = result.exit_code not in command.ok_exit_codes
@@ -310,6 +343,14 @@ async def run_engine(
     if linted is not None:
         linted.update(checked if reports else relevant)
     return outcome("ok", issues)
+
+
+def _served(runs: Sequence[Served]) -> Served | None:
+    """How an engine's main commands were answered, all told: "fallback"
+    if a warm worker failed and the cold path answered any of them, else
+    "warm" if a worker answered any, else "cold"; None when none ran."""
+    order: tuple[Served, ...] = ("fallback", "warm", "cold")
+    return next((kind for kind in order if kind in runs), None)
 
 
 async def run_program(

@@ -321,6 +321,8 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
             await server.run(incoming, answers, server.create_initialization_options())
     finally:
         start.give_back()
+        if "context" in state.__dict__ and state.context.warm is not None:
+            await state.context.warm.close()
 
 
 @dataclass(frozen=True, slots=True)

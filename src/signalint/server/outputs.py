@@ -55,10 +55,15 @@ CHECK_ERROR_PROPERTIES: Final[dict[str, Schema]] = {
 }
 ERROR_REQUIRED: Final = ["status", "code", "message"]
 
-# {status, filesChecked, message?, failure?: {kind, fix?}, coverageGap?} per engine (D17).
+# {status, filesChecked, message?, failure?: {kind, fix?}, coverageGap?, served?}
+# per engine (D17).
 ENGINE_STATUS: Final[Schema] = {
     "type": "object",
-    "properties": {"status": {"enum": ["ok", "error", "disabled"]}, "failure": _object("kind")},
+    "properties": {
+        "status": {"enum": ["ok", "error", "disabled"]},
+        "failure": _object("kind"),
+        "served": {"enum": ["cold", "warm", "fallback"]},
+    },
     "required": ["status", "filesChecked"],
 }
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}

@@ -106,10 +106,13 @@ class ServerState:
 
     @cached_property
     def context(self) -> Context:
-        """This server's memory between checks (caches, decoded issues, programs)."""
+        """This server's memory between checks (caches, decoded issues,
+        programs) and its kept-warm engine workers (`warm.pool`), started
+        lazily by the first check that runs each engine."""
         from signalint.context import Context
+        from signalint.warm.pool import open_pool
 
-        return Context()
+        return Context(warm=open_pool(self.root, self.startup_config))
 
     @cached_property
     def history(self) -> Session:

@@ -1,0 +1,324 @@
+"""The warm pool: long-lived engine workers, one per engine and program.
+
+A process that checks more than once (the MCP server, the daemon) keeps a
+`WarmPool` in its `Context`. The runner offers it each engine command it
+is about to start cold (`answer`); the pool hands the command to the
+engine's `Driver` (one module per engine in this package, listed in
+`warm.registry`), which keeps a worker for it and answers with the
+`ProcessResult` the cold command would have produced: same stdout, same
+exit code, so the adapter parses a warm answer exactly as a cold one
+(D23). `None` means the pool did not answer and the cold path runs.
+
+What the pool guarantees around every driver:
+
+- **Identity.** A driver names each command's worker by a `WorkerKey`:
+  `slot` (which worker: engine, project, program) and `state` (everything
+  whose change needs a fresh worker: the executable, the config chain's
+  content, the environment the engine sees). A slot whose state changed
+  is stopped and started again (a config change restarts the worker).
+- **Failure.** A worker that crashes or answers garbage (`WorkerFailed`)
+  is restarted once and asked again; if that fails too, or the worker
+  hangs past the command's timeout (it is killed), the cold path answers
+  and the outcome says so (`served="fallback"`). Never a stale answer: a
+  driver that cannot tell its worker is current raises `WorkerFailed`.
+- **Memory.** After each answer the workers' resident memory (each
+  worker's whole process group) is summed; past `memory_bytes` the least
+  recently used workers are stopped, and the one that just answered too if
+  it alone is over.
+- **No process left behind.** Workers run in their own process groups
+  through the one subprocess door (`process.start`), and exit when their
+  stdin closes, which is what a killed parent leaves them; `close` stops
+  them all, `kill_all` does so synchronously (exit and signal handlers).
+
+The pool belongs to one event loop (the workers' pipes do): asked from
+another loop it stops its workers and starts afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from signalint import process
+from signalint.config import Config, DaemonSettings, state_dir
+from signalint.engines.base import EngineContext
+from signalint.process import Child, Command, ProcessResult
+
+Served = Literal["warm", "fallback"]
+# `SIGNALINT_DAEMON=0`: no warm workers and no daemon; every engine runs cold.
+DISABLE_ENV = "SIGNALINT_DAEMON"
+
+
+class WorkerFailed(Exception):
+    """A worker crashed, closed its pipe, or answered what the driver cannot
+    read, or cannot vouch that its answer is current."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerKey:
+    """Which worker answers a command (`slot`) and what it must have been
+    started with to be reused (`state`)."""
+
+    slot: str
+    state: str
+
+
+class Session(Protocol):
+    """One running worker as its driver talks to it."""
+
+    child: Child
+    # The engine's version or the worker's protocol, for `daemon status`.
+    label: str
+
+    async def ask(self, command: Command) -> ProcessResult:
+        """The cold command's result, answered by the worker; raises
+        `WorkerFailed` when it cannot."""
+        ...
+
+    async def close(self) -> None:
+        """Ask the worker to exit, then stop its group."""
+        ...
+
+
+class Driver(Protocol):
+    """How one engine is kept warm (a module per engine in `warm/`)."""
+
+    engine: str
+
+    def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
+        """The worker for `command`, or None when it is not served warm."""
+        ...
+
+    async def open(self, ctx: EngineContext, command: Command, log: Path) -> Session:
+        """Start a worker for `command`'s slot (its stderr appended to
+        `log`); raises `WorkerFailed` when it cannot."""
+        ...
+
+
+@dataclass(slots=True)
+class WarmCounts:
+    """What the pool did since it was made: answers given warm, workers
+    started, restarts (a worker replaced after a crash, hang, memory stop
+    or config change) and fallbacks (the cold path answered instead)."""
+
+    warm: int = 0
+    started: int = 0
+    restarts: int = 0
+    fallbacks: int = 0
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "warmAnswers": self.warm,
+            "workersStarted": self.started,
+            "restarts": self.restarts,
+            "fallbacks": self.fallbacks,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerInfo:
+    """One live worker, as `daemon status` lists it."""
+
+    engine: str
+    slot: str
+    label: str
+    pid: int
+    rss_bytes: int
+    uptime_s: float
+    restarts: int
+    answers: int
+
+
+@dataclass(slots=True)
+class _Slot:
+    engine: str
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    session: Session | None = None
+    state: str = ""
+    restarts: int = 0
+    answers: int = 0
+    used: float = 0.0
+    # Why the next start is a restart (the worker before it was lost).
+    lost: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WarmAnswer:
+    """What the pool did with one command: `result` is the warm answer, or
+    None when the cold path must run (`served` is then "fallback")."""
+
+    result: ProcessResult | None
+    served: Served
+
+
+class WarmPool:
+    """A process's warm workers (module docstring)."""
+
+    def __init__(
+        self,
+        memory_bytes: int,
+        log_dir: Path,
+        drivers: Mapping[str, Driver] | None = None,
+    ) -> None:
+        self.memory_bytes = memory_bytes
+        self.log_dir = log_dir
+        self._drivers = drivers
+        self._slots: dict[str, _Slot] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.counts = WarmCounts()
+
+    def drivers(self) -> Mapping[str, Driver]:
+        if self._drivers is None:
+            from signalint.warm.registry import drivers
+
+            self._drivers = drivers()
+        return self._drivers
+
+    def serves(self, engine: str) -> bool:
+        return engine in self.drivers()
+
+    async def answer(self, engine: str, ctx: EngineContext, command: Command) -> WarmAnswer | None:
+        """A warm answer to `command`, a fallback, or None when `engine`'s
+        command is not served warm at all (module docstring)."""
+        driver = self.drivers().get(engine)
+        if driver is None:
+            return None
+        key = driver.key(ctx, command)
+        if key is None:
+            return None
+        await self._own_loop()
+        slot = self._slots.get(key.slot)
+        if slot is None:
+            slot = self._slots[key.slot] = _Slot(engine)
+        async with slot.lock:
+            slot.used = time.monotonic()
+            if slot.session is not None and slot.state != key.state:
+                await self._stop(slot, lost=True)
+            for _ in range(2):
+                if slot.session is None or not slot.session.child.alive:
+                    if slot.session is not None:
+                        await self._stop(slot, lost=True)
+                    try:
+                        await self._open(slot, driver, ctx, command, key)
+                    except WorkerFailed:
+                        slot.lost = True
+                        continue
+                assert slot.session is not None
+                try:
+                    result = await asyncio.wait_for(
+                        slot.session.ask(command), timeout=command.timeout_s
+                    )
+                except TimeoutError:
+                    # A hang: asking again would wait as long; cold answers now.
+                    await self._stop(slot, lost=True)
+                    break
+                except WorkerFailed:
+                    await self._stop(slot, lost=True)
+                    continue
+                slot.answers += 1
+                self.counts.warm += 1
+                await self._bound_memory(slot)
+                return WarmAnswer(result, "warm")
+        self.counts.fallbacks += 1
+        return WarmAnswer(None, "fallback")
+
+    async def _open(
+        self, slot: _Slot, driver: Driver, ctx: EngineContext, command: Command, key: WorkerKey
+    ) -> None:
+        log = self.log_dir / f"{driver.engine}.log"
+        slot.session = await driver.open(ctx, command, log)
+        slot.state = key.state
+        self.counts.started += 1
+        if slot.lost:
+            slot.restarts += 1
+            self.counts.restarts += 1
+            slot.lost = False
+
+    async def _stop(self, slot: _Slot, *, lost: bool) -> None:
+        session, slot.session = slot.session, None
+        slot.lost = slot.lost or lost
+        if session is not None:
+            try:
+                await asyncio.wait_for(session.close(), timeout=5)
+            except Exception:
+                session.child.kill()
+
+    async def _bound_memory(self, current: _Slot) -> None:
+        live = [s for s in self._slots.values() if s.session is not None]
+        sizes = process.groups_rss({s.session.child.pid for s in live if s.session})
+        total = sum(sizes.values())
+        # Least recently used first; the worker that just answered last.
+        for slot in sorted(live, key=lambda s: (s is current, s.used)):
+            if total <= self.memory_bytes:
+                return
+            assert slot.session is not None
+            total -= sizes.get(slot.session.child.pid, 0)
+            await self._stop(slot, lost=True)
+
+    async def _own_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is loop:
+            return
+        if self._loop is not None:
+            # The workers' pipes belong to the old loop: they cannot be reused.
+            self.kill_all()
+            self._slots.clear()
+        self._loop = loop
+
+    def workers(self) -> list[WorkerInfo]:
+        """The live workers, for `daemon status`."""
+        live = [(name, s) for name, s in self._slots.items() if s.session is not None]
+        sizes = process.groups_rss({s.session.child.pid for _, s in live if s.session})
+        now = time.monotonic()
+        out: list[WorkerInfo] = []
+        for name, slot in live:
+            session = slot.session
+            assert session is not None
+            child = session.child
+            out.append(
+                WorkerInfo(
+                    engine=slot.engine,
+                    slot=name,
+                    label=session.label,
+                    pid=child.pid,
+                    rss_bytes=sizes.get(child.pid, 0),
+                    uptime_s=now - child.started,
+                    restarts=slot.restarts,
+                    answers=slot.answers,
+                )
+            )
+        return out
+
+    async def close(self) -> None:
+        """Stop every worker (waits for them)."""
+        for slot in list(self._slots.values()):
+            await self._stop(slot, lost=False)
+        self._slots.clear()
+
+    def kill_all(self) -> None:
+        """Kill every worker's group now, without waiting."""
+        for slot in self._slots.values():
+            if slot.session is not None:
+                slot.session.child.kill()
+                slot.session = None
+
+
+def open_pool(root: Path, config: Config | None) -> WarmPool | None:
+    """The pool of a process that checks `root` more than once, unless
+    `SIGNALINT_DAEMON=0` says to run every engine cold; its workers log to
+    the state directory's `warm/` and together hold at most
+    `daemon.memoryMb` (`config`; the default when it could not be read)."""
+    if os.environ.get(DISABLE_ENV, "").strip() == "0":
+        return None
+    settings = config.daemon if config is not None else DaemonSettings()
+    pool = WarmPool(settings.memory_mb * 1024 * 1024, state_dir(root) / "warm")
+    # A server or daemon that exits any way but through `close` (an
+    # unhandled exception, `sys.exit` in a handler) still ends its workers.
+    atexit.register(pool.kill_all)
+    return pool
