@@ -157,7 +157,7 @@ def bench_project(
 ) -> None:
     times: dict[str, float] = {}
     for name, argv in native.items():
-        times[name] = median([timed(lambda: quiet(argv, root)) for _ in range(runs)])
+        times[name] = median([timed(lambda: quiet(argv, root)) for _ in range(runs)])  # noqa: B023
     t = max(times.values())
     slowest = max(times, key=lambda n: times[n])
     print(f"\n## {label}")
