@@ -1,0 +1,128 @@
+"""An LSP client on a worker's pipes: pygls's client attached to a `process.Child`.
+
+Warm workers that are language servers are started through the one
+subprocess door (`process.start`: argv, their own process group, stderr to
+the pool's log), so pygls must not spawn them itself. pygls's
+`JsonRPCClient.start_io` does spawn; its `start_tcp` shows the other way in,
+which this module follows with the child's pipes instead of a socket: give
+the protocol a writer (`protocol.set_writer(child.stdin)`) and run pygls's
+own reader loop (`pygls.io_.run_async`) on `child.stdout`. The rest is
+pygls's `BaseLanguageClient` and lsprotocol's types.
+
+Two small additions where pygls's client, made for tests, assumes it owns
+the process:
+
+- The end of the reader loop (the server closed stdout, crashed, or sent a
+  frame that ends the stream) fails every pending request with
+  `WorkerFailed`; pygls leaves that to the process watcher `start_io`
+  installs.
+- Results of the methods in `raw` stay plain JSON (dicts and lists), read
+  by the caller: lsprotocol's typed structuring refuses some answers
+  servers send in practice (Pyright answers `textDocument/diagnostic` for
+  a file it does not track with an "unchanged" report without a
+  `resultId`), and pygls otherwise turns untyped results into namedtuples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import cattrs
+from pygls.io_ import run_async
+from pygls.lsp._base_client import BaseLanguageClient
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
+
+from signalint.process import Child
+from signalint.warm.pool import WorkerFailed
+
+_log = logging.getLogger(__name__)
+
+
+def _plain_converter() -> cattrs.Converter:
+    """pygls's converter, except that untyped results stay plain JSON."""
+    converter: cattrs.Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(JsonRPCResponseMessage, lambda obj, cls: cls(**obj))
+    return converter
+
+
+class _Protocol(LanguageServerProtocol):
+    """lsprotocol's types for every method but those whose results stay raw."""
+
+    raw: frozenset[str] = frozenset()
+
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in self.raw:
+            return None
+        return super().get_result_type(method)
+
+
+class LspClient:
+    """A pygls client speaking to `child` over its stdin and stdout."""
+
+    def __init__(self, child: Child, raw: frozenset[str] = frozenset()) -> None:
+        protocol = type("Protocol", (_Protocol,), {"raw": raw})
+        self.child = child
+        self.client = BaseLanguageClient(
+            "signalint", "1", protocol_cls=protocol, converter_factory=_plain_converter
+        )
+        self.closed: str | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    def on(self, method: str, handler: Callable[[Any], Any]) -> None:
+        """Answer or receive `method` from the server with `handler(params)`."""
+
+        def answer(params: Any) -> Any:  # pygls marks the function it is given
+            return handler(params)
+
+        self.client.feature(method)(answer)
+
+    def attach(self) -> None:
+        """Start reading the server's messages (module docstring)."""
+        self.client.protocol.set_writer(self.child.stdin)
+        self._reader = asyncio.create_task(
+            run_async(
+                stop_event=self.client._stop_event,
+                reader=self.child.stdout,
+                protocol=self.client.protocol,
+                logger=_log,
+            )
+        )
+        self._reader.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        problem = None if task.cancelled() else task.exception()
+        self.closed = f"the server's output ended ({problem or 'end of file'})"
+        pending = self.client.protocol._request_futures
+        for future in list(pending.values()):
+            if not future.done():
+                future.set_exception(WorkerFailed(self.closed))
+        pending.clear()
+
+    def notify(self, method: str, params: Any) -> None:
+        if self.closed is not None:
+            raise WorkerFailed(self.closed)
+        self.client.protocol.notify(method, params)
+
+    async def request(self, method: str, params: Any) -> Any:
+        """The server's result for `method`; `WorkerFailed` when it answers
+        an error or its output ends first."""
+        if self.closed is not None:
+            raise WorkerFailed(self.closed)
+        try:
+            return await self.client.protocol.send_request_async(method, params)
+        except WorkerFailed:
+            raise
+        except Exception as exc:
+            raise WorkerFailed(f"{method} failed: {exc}") from exc
+
+    async def close(self) -> None:
+        """Stop reading (the child itself is stopped by its owner)."""
+        self.client._stop_event.set()
+        if self._reader is not None and not self._reader.done():
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader
