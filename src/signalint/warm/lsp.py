@@ -12,10 +12,10 @@ pygls's `BaseLanguageClient` and lsprotocol's types.
 Two small additions where pygls's client, made for tests, assumes it owns
 the process:
 
-- The end of the reader loop (the server closed stdout, crashed, or sent a
-  frame that ends the stream) fails every pending request with
-  `WorkerFailed`; pygls leaves that to the process watcher `start_io`
-  installs.
+- The end of the reader loop (the server closed stdout or crashed) and
+  any message pygls cannot read or handle fail every pending request, and
+  every later one, with `WorkerFailed`; pygls leaves the first to the
+  process watcher `start_io` installs and logs the second and reads on.
 - Results of the methods in `raw` stay plain JSON (dicts and lists), read
   by the caller: lsprotocol's typed structuring refuses some answers
   servers send in practice (Pyright answers `textDocument/diagnostic` for
@@ -33,7 +33,7 @@ from typing import Any
 
 import cattrs
 from pygls.io_ import run_async
-from pygls.lsp._base_client import BaseLanguageClient
+from pygls.lsp.client import LanguageClient
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
 
 from signalint.process import Child
@@ -66,7 +66,7 @@ class LspClient:
     def __init__(self, child: Child, raw: frozenset[str] = frozenset()) -> None:
         protocol = type("Protocol", (_Protocol,), {"raw": raw})
         self.child = child
-        self.client = BaseLanguageClient(
+        self.client = LanguageClient(
             "signalint", "1", protocol_cls=protocol, converter_factory=_plain_converter
         )
         self.closed: str | None = None
@@ -89,13 +89,19 @@ class LspClient:
                 reader=self.child.stdout,
                 protocol=self.client.protocol,
                 logger=_log,
+                error_handler=lambda exc, _source: self._fail(f"the server sent garbage ({exc})"),
             )
         )
         self._reader.add_done_callback(self._ended)
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         problem = None if task.cancelled() else task.exception()
-        self.closed = f"the server's output ended ({problem or 'end of file'})"
+        self._fail(f"the server's output ended ({problem or 'end of file'})")
+
+    def _fail(self, why: str) -> None:
+        """From now on every request fails with `why`, pending ones too."""
+        if self.closed is None:
+            self.closed = why
         pending = self.client.protocol._request_futures
         for future in list(pending.values()):
             if not future.done():

@@ -94,6 +94,7 @@ _STARTING = re.compile(r"Pyright language server (\S+) starting")
 # How long the server may take to list the files it tracks (at start, and
 # after a checked file was added or deleted) before the answer is refused.
 TRACKING_TIMEOUT_S = 120.0
+INITIALIZE_TIMEOUT_S = 60.0
 _WILDCARDS = frozenset("*?[")
 
 
@@ -252,7 +253,7 @@ class PyrightSession:
                 diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=True)
             ),
         )
-        await self._lsp.request(
+        initialize = self._lsp.request(
             "initialize",
             types.InitializeParams(
                 capabilities=capabilities,
@@ -261,6 +262,10 @@ class PyrightSession:
                 workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=self._root.name)],
             ),
         )
+        try:
+            await asyncio.wait_for(initialize, timeout=INITIALIZE_TIMEOUT_S)
+        except TimeoutError as exc:
+            raise WorkerFailed("pyright-langserver did not answer initialize") from exc
         self._lsp.notify("initialized", types.InitializedParams())
         self._inputs = self._hash_inputs()
         self._checked = checked_files(self._root)
