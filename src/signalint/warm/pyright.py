@@ -49,6 +49,11 @@ adapter's `program` superset: the project's Python files and those under
 - Inputs are hashed again after the pulls: a file that changed meanwhile
   makes the answer unvouched (`WorkerFailed`).
 
+Not served warm (the cold command runs): a project whose nearest config
+file lies above the root (the CLI, run in the root, finds it there; the
+language server, whose workspace is the root, does not), and a
+`pyrightconfig.json` pyright cannot parse (the cold run says so).
+
 The worker's `WorkerKey.state` holds the executable (and its package
 manifest: the Pyright version), the content of every config file the
 chain reads or could read, and the Python environment stamp, so a change
@@ -424,7 +429,7 @@ class PyrightDriver:
         if server is None:
             return None
         chain = config_chain(ctx.root)
-        if _config_broken(ctx.root, chain):
+        if _config_broken(ctx.root, chain) or (chain and chain[0].startswith("../")):
             return None
         configs = {rel: _digest(ctx.root / rel) for rel in dict.fromkeys([*CONFIG_NAMES, *chain])}
         state = {
