@@ -16,10 +16,11 @@ import json
 import os
 import signal
 import tempfile
+import tomllib
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -77,10 +78,33 @@ def _write(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def make_project(root: Path, users: int = 3) -> Path:
-    """A small typed project: `src/lib.py` imported by every `src/useN.py`."""
+def write_config(root: Path, config: dict[str, Any]) -> None:
+    """The Pyright config in whichever form the project has (JSON by default)."""
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists():
+        lines = ['[project]\nname = "p"\nversion = "0"\n\n[tool.pyright]']
+        lines += [f"{key} = {json.dumps(value)}" for key, value in config.items()]
+        pyproject.write_text("\n".join(lines) + "\n")
+    else:
+        _write(root, "pyrightconfig.json", json.dumps(config, indent=2))
+
+
+def read_config(root: Path) -> dict[str, Any]:
+    pyproject = root / "pyproject.toml"
+    if pyproject.exists():
+        table: dict[str, Any] = tomllib.loads(pyproject.read_text())["tool"]["pyright"]
+        return table
+    loaded: dict[str, Any] = json.loads((root / "pyrightconfig.json").read_text())
+    return loaded
+
+
+def make_project(root: Path, users: int = 3, form: str = "pyrightconfig.json") -> Path:
+    """A small typed project: `src/lib.py` imported by every `src/useN.py`,
+    configured in `form` (pyrightconfig.json or pyproject.toml)."""
     root.mkdir(parents=True, exist_ok=True)
-    _write(root, "pyrightconfig.json", json.dumps(CONFIG, indent=2))
+    if form == "pyproject.toml":
+        (root / "pyproject.toml").write_text("")
+    write_config(root, CONFIG)
     _write(root, "src/__init__.py", "")
     _write(root, "src/generated/__init__.py", "")
     _write(root, "src/generated/gen.py", GEN)
@@ -220,10 +244,10 @@ def apply(root: Path, edit: str, step: int) -> None:
             text.replace("NAME:", "TITLE:") if "NAME:" in text else text.replace("TITLE:", "NAME:")
         )
     elif edit == "config":
-        config = json.loads((root / "pyrightconfig.json").read_text())
+        config = read_config(root)
         current = config.get("reportUnusedVariable")
         config["reportUnusedVariable"] = "error" if current == "warning" else "warning"
-        (root / "pyrightconfig.json").write_text(json.dumps(config, indent=2))
+        write_config(root, config)
     elif edit == "generated":
         gen = root / "src" / "generated" / "gen.py"
         text = gen.read_text()
@@ -259,16 +283,22 @@ def test_random_edit_sequences_answer_warm_as_cold(edits: list[str]) -> None:
 
 
 @pytest.mark.real
-def test_each_kind_of_edit_answers_warm_as_cold(project: Path) -> None:
-    """Every edit of the differential once, in a fixed order."""
+@pytest.mark.parametrize("form", ["pyrightconfig.json", "pyproject.toml"])
+def test_each_kind_of_edit_answers_warm_as_cold(tmp_path: Path, form: str) -> None:
+    """Every edit of the differential once, in a fixed order; configured
+    either way Pyright reads."""
+    require_engine("pyright")
+    project = make_project(tmp_path / "proj", form=form)
 
     async def body(warm: WarmPool) -> None:
         await warm_equals_cold(project, warm)
         for step, edit in enumerate(EDITS):
             apply(project, edit, step)
             await warm_equals_cold(project, warm)
-        # A config edit restarts the worker; content edits do not.
+        # Content edits, added and deleted modules are told to the server;
+        # the config edit alone starts a new one.
         assert warm.counts.fallbacks == 0
+        assert warm.counts.started == 2 and warm.counts.restarts == 1
 
     run(body)
 
@@ -323,6 +353,24 @@ def test_a_server_that_answers_garbage_falls_back_to_cold(
         assert warm.counts.fallbacks == 1 and warm.counts.warm == 0
 
     run(body)
+
+
+@pytest.mark.real
+def test_a_config_above_the_root_is_left_to_the_cold_run(tmp_path: Path) -> None:
+    """The CLI run in the root finds a config above it; the language server,
+    whose workspace is the root, would not: the driver does not serve it."""
+    require_engine("pyright")
+    above = tmp_path / "above"
+    (above / ".git").mkdir(parents=True)
+    (above / "pyrightconfig.json").write_text('{"typeCheckingMode": "strict"}')
+    root = above / "proj"
+    _write(root, "pkg/__init__.py", "")
+    _write(root, "pkg/a.py", "def f(x):\n    return x\n")
+    ctx = context(root.resolve())
+    assert warm_pyright.DRIVER.key(ctx, ENGINE.command(ctx, [], None)) is None
+    (above / "pyrightconfig.json").unlink()
+    _write(root, "pyrightconfig.json", '{"typeCheckingMode": "strict"}')
+    assert warm_pyright.DRIVER.key(ctx, ENGINE.command(ctx, [], None)) is not None
 
 
 @pytest.mark.real
