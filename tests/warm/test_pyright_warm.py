@@ -374,6 +374,30 @@ def test_a_config_above_the_root_is_left_to_the_cold_run(tmp_path: Path) -> None
 
 
 @pytest.mark.real
+def test_a_server_tracking_other_files_than_the_checked_ones_is_not_trusted(
+    tmp_path: Path,
+) -> None:
+    """An `include` outside the root: pyright tracks a file `checked_files`
+    does not list. The first check falls back to cold, later ones run cold
+    without starting servers again, and both equal cold."""
+    require_engine("pyright")
+    _write(tmp_path, "shared/extra.py", "x: int = 'shared'\n")
+    root = make_project(tmp_path / "proj")
+    write_config(root, {**CONFIG, "include": ["src", "../shared"]})
+
+    async def body(warm: WarmPool) -> None:
+        first = await check(root, Context(warm=warm))
+        second = await check(root, Context(warm=warm))
+        cold = await check(root)
+        assert first.result.outcomes["pyright"].served == "fallback"
+        assert second.result.outcomes["pyright"].served == "cold"
+        assert issues(first) == issues(second) == issues(cold)
+        assert warm.counts.started == 0 and warm.counts.fallbacks == 1
+
+    run(body)
+
+
+@pytest.mark.real
 def test_the_server_exits_when_its_stdin_closes(project: Path, tmp_path: Path) -> None:
     ctx = context(project)
     command = ENGINE.command(ctx, [], None)

@@ -166,6 +166,12 @@ def _plain_diagnostic(file: str, raw: Any) -> dict[str, Any] | None:
     return out
 
 
+class FilesDiffer(WorkerFailed):
+    """The server tracks another number of files than `checked_files` lists
+    (an `include` outside the root, a pattern read differently): its
+    answers cannot be vouched for, whatever the edits."""
+
+
 @dataclass(slots=True)
 class _File:
     """The last pulled report of one checked file."""
@@ -292,7 +298,7 @@ class PyrightSession:
             except TimeoutError:
                 continue
         if self._found[-1] != len(self._checked):
-            raise WorkerFailed(
+            raise FilesDiffer(
                 f"pyright tracks {self._found[-1]} files where {len(self._checked)} are checked"
             )
 
@@ -421,7 +427,18 @@ class PyrightDriver:
 
     engine = "pyright"
 
+    def __init__(self) -> None:
+        # Slot -> the state whose server tracked other files than the ones
+        # checked (`FilesDiffer`): not served warm until the state changes.
+        self._refused: dict[str, str] = {}
+
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
+        key = self._key(ctx, command)
+        if key is None or self._refused.get(key.slot) == key.state:
+            return None
+        return key
+
+    def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         cold = ENGINE.command(ctx, [], None)
         if command.argv != cold.argv or command.cwd != ctx.root:
             return None
@@ -452,11 +469,14 @@ class PyrightDriver:
         )
         if isinstance(started, ProcessResult):
             raise WorkerFailed(f"pyright-langserver could not start: {started.start_error}")
+        key = self._key(ctx, command)
         session = PyrightSession(started, ctx, _pythonpath(command))
         try:
             await session.start()
-        except BaseException:
+        except BaseException as exc:
             await session.close()
+            if isinstance(exc, FilesDiffer) and key is not None:
+                self._refused[key.slot] = key.state
             raise
         return session
 
