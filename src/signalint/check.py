@@ -28,7 +28,7 @@ from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain, engine_versions, managed_dir, toolchain
-from signalint.engines.runner import Job
+from signalint.engines.runner import Job, combined_served
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
@@ -392,6 +392,7 @@ def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
         cache_misses=sum(o.cache_misses for _, o in done),
         coverage_gap="; ".join(gaps) or None,
         failure=failure,
+        served=combined_served([o.served for _, o in done if o.served is not None]),
     )
 
 

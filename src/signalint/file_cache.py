@@ -106,5 +106,6 @@ async def run_file_engine(
         cache_hits=len(relevant) - len(misses),
         cache_misses=len(misses),
         failure=outcome.failure,
+        served=outcome.served,
     )
     return done, writes

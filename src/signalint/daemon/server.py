@@ -284,6 +284,14 @@ async def serve(root: Path, log: IO[str]) -> int:
         log.write(f"signalint daemon: {exc}; using the default daemon settings\n")
         config = None
     daemon = Daemon(root, where, config, log)
+    # Load the command code now, so the first forwarded check does not pay
+    # for it (`start` returns once this is done and the socket answers).
+    import signalint.cli.check
+    import signalint.cli.group
+    import signalint.cli.hooks
+    import signalint.hosts.hook_run
+    import signalint.service  # noqa: F401
+
     try:
         listening = _listen(where)
     except (OSError, Refused) as exc:

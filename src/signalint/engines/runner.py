@@ -235,7 +235,7 @@ async def run_engine(
             duration_ms=(time.monotonic() - started) * 1000,
             files_checked=len(relevant) if linted is None else len(linted),
             failure=failure,
-            served=_served(served),
+            served=combined_served(served),
         )
         return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
@@ -345,7 +345,7 @@ async def run_engine(
     return outcome("ok", issues)
 
 
-def _served(runs: Sequence[Served]) -> Served | None:
+def combined_served(runs: Sequence[Served]) -> Served | None:
     """How an engine's main commands were answered, all told: "fallback"
     if a warm worker failed and the cold path answered any of them, else
     "warm" if a worker answered any, else "cold"; None when none ran."""
