@@ -597,3 +597,56 @@ def test_start_refuses_what_is_not_a_socket_at_the_socket_s_place(
     where.socket.mkdir(parents=True)
     assert main(["daemon", "start"]) == 1
     assert f"not using the daemon: {where.socket} is not a socket" in capsys.readouterr().err
+
+
+# --- stats: warm answers, fallbacks and restarts (real Ruff, fake workers) --
+
+
+@pytest.mark.real
+def test_stats_count_warm_answers_fallbacks_and_restarts_of_recorded_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from signalint import service
+    from signalint.config import load_config
+    from signalint.context import Context
+    from signalint.history import Session, stats
+    from signalint.server.words import tool_words
+    from signalint.warm.pool import WarmPool
+    from tests.warm import fake_driver
+
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    config = load_config(root)
+    state = state_dir(root, {})
+    served: list[str | None] = []
+
+    async def checks() -> None:
+        good = WarmPool(1 << 30, tmp_path / "logs", drivers=fake_driver.drivers())
+        broken = WarmPool(1 << 30, tmp_path / "logs", drivers=fake_driver.drivers(broken=True))
+        history = Session(state)
+        # Each check edits a.py first, so Ruff runs (a cache hit runs nothing).
+        for n, pool in enumerate((good, None, broken, good)):
+            (root / "a.py").write_text(f"import os\nx = {n}\n")
+            checked = await service.check(
+                service.CheckRequest(root, config),
+                service.Services(Context(warm=pool), history=history, words=tool_words),
+            )
+            served.append(checked.result.outcomes["ruff"].served)
+        await good.close()
+        await broken.close()
+
+    asyncio.run(checks())
+    assert served == ["warm", "cold", "fallback", "warm"]
+    data = stats(state)
+    assert data["checks"] == 4
+    # The broken worker was restarted once, then the cold path answered.
+    assert (data["warmAnswers"], data["warmFallbacks"], data["warmRestarts"]) == (2, 1, 1)
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    assert main(["stats"]) == 0
+    assert "Warm engines:           2 warm answers, 1 fallback, 1 restart\n" in (
+        capsys.readouterr().out
+    )
