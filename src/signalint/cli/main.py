@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a bug: say so in one line, not in a traceback
         if os.environ.get(DEBUG_VARIABLE, "") == "1":
+            import traceback
+
             traceback.print_exc()
         click.echo(
             f"signalint: internal error: {type(exc).__name__}: {exc} (a bug in Signalint; "
