@@ -333,9 +333,9 @@ def run_cli(root: Path, *args: str, env: dict[str, str] | None = None, stdin: st
     )
 
 
-def ping(root: Path) -> dict[str, Any] | None:
+def hello(root: Path) -> dict[str, Any] | None:
     try:
-        return client.ask(place(root, clean_env()), {"op": "ping"})
+        return client.ask(place(root, clean_env()), {"op": "hello"})
     except (OSError, wire.WireError, client.Refused):
         return None
 
@@ -359,7 +359,7 @@ def fake_daemon(root: Path) -> Iterator[int]:
     )
     try:
         deadline = time.monotonic() + 60
-        while ping(root) is None:
+        while hello(root) is None:
             assert proc.poll() is None, (root / "daemon-test.log").read_text()
             assert time.monotonic() < deadline, "the daemon did not answer"
             time.sleep(0.05)
@@ -415,7 +415,7 @@ def test_start_status_stop(tmp_path: Path) -> None:
         assert (where.socket.stat().st_mode & 0o777) == 0o600
         again = run_cli(root, "daemon", "start")
         assert again.returncode == 0 and "a daemon already runs for" in again.stdout
-        pid = ping(root)["pid"]  # type: ignore[index]
+        pid = hello(root)["pid"]  # type: ignore[index]
         assert f"(pid {pid})" in again.stdout
 
         text = run_cli(root, "daemon", "status")
@@ -503,7 +503,7 @@ def test_the_daemon_stops_after_its_idle_time(tmp_path: Path) -> None:
     require_engine("ruff")
     root = write_project(tmp_path / "p", {**RUFF_ONLY, "daemon": {"idleMinutes": 0.03}})
     assert run_cli(root, "daemon", "start").returncode == 0
-    pid = ping(root)["pid"]  # type: ignore[index]
+    pid = hello(root)["pid"]  # type: ignore[index]
     assert status(root)["idleStopS"] == pytest.approx(1.8)
     # A check restarts the idle time; status requests do not.
     assert run_cli(root, "check").returncode == 1

@@ -41,10 +41,10 @@ def _where() -> tuple[Path, Place]:
         raise DaemonError(str(exc)) from None
 
 
-def _ping(where: Place) -> dict[str, Any] | None:
-    """The running daemon's ping answer, or None when none answers."""
+def _hello(where: Place) -> dict[str, Any] | None:
+    """The running daemon's answer to hello, or None when none answers."""
     try:
-        return ask(where, {"op": "ping"})
+        return ask(where, {"op": "hello"})
     except Refused as exc:
         raise DaemonError(f"not using the daemon: {exc}") from None
     except (OSError, wire.WireError):
@@ -109,7 +109,7 @@ def start() -> int:
     if disabled(os.environ):
         raise DaemonError("SIGNALINT_DAEMON=0 disables the daemon: unset it to start one")
     root, where = _where()
-    running = _ping(where)
+    running = _hello(where)
     if running is not None and running.get("stamp") != stamp():
         click.echo(f"stopping the daemon for {root}: it runs other code (Signalint reinstalled)")
         _stop(where, running)
@@ -126,7 +126,7 @@ def start() -> int:
         raise DaemonError(f"cannot start the daemon: {exc}") from None
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
-        answer = _ping(where)
+        answer = _hello(where)
         if answer is not None:
             note = f"; {where.note}" if where.note else ""
             click.echo(f"daemon started for {root} (pid {answer.get('pid')}{note})")
@@ -135,7 +135,7 @@ def start() -> int:
         if code is not None:
             said = _log_tail(where.log, since)
             if code == 3:  # another start won the race
-                again = _ping(where)
+                again = _hello(where)
                 if again is not None:
                     click.echo(f"a daemon already runs for {root} (pid {again.get('pid')})")
                     return 0
@@ -160,7 +160,7 @@ def _stop(where: Place, running: dict[str, Any]) -> None:
 def stop() -> int:
     """Stop the project's daemon and every warm worker it runs."""
     root, where = _where()
-    running = _ping(where)
+    running = _hello(where)
     if running is None:
         click.echo(f"no daemon runs for {root}")
         return 0

@@ -6,7 +6,7 @@ It holds one `Context(warm=open_pool(root, config))` for its life and one
 asyncio loop, to which the workers' pipes belong. It listens on the
 project's Unix socket (`daemon.place`: mode 0600, and a connection whose
 peer is another user, by SO_PEERCRED, is closed unanswered) and answers
-`ping`, `status`, `stop` and `run` (`daemon.wire`).
+`hello`, `status`, `stop` and `run` (`daemon.wire`).
 
 A `run` request is a forwarded CLI invocation (`daemon.client`). Requests
 run one at a time, in a worker thread: the request's environment and
@@ -17,7 +17,7 @@ in-process; its coroutines run on the daemon's loop with the daemon's
 daemon's is answered `stale` and runs in-process.
 
 It stops after `daemon.idleMinutes` without a `run` request (status and
-pings do not count), on `stop`, and on SIGTERM/SIGINT, stopping every
+hellos do not count), on `stop`, and on SIGTERM/SIGINT, stopping every
 worker first; a daemon that is killed leaves workers whose stdin reaches
 end of file, and they exit by themselves. One daemon per project: it holds
 an exclusive lock on `daemon.lock` in the state directory for its life.
@@ -157,7 +157,7 @@ class Daemon:
 
     async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message.get("op")
-        if op == "ping":
+        if op == "hello":
             return {"pid": os.getpid(), "root": str(self.root), "stamp": self.stamp}
         if op == "status":
             return self.status()

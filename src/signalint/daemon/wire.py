@@ -5,7 +5,7 @@ answer per connection, both ends this package) and the forwarding client
 must stay on the standard library: each message is a 4-byte big-endian
 length followed by that many bytes of UTF-8 JSON (an object).
 
-Requests: `{"op": "ping"|"status"|"stop"}`, or `{"op": "run", "stamp",
+Requests: `{"op": "hello"|"status"|"stop"}`, or `{"op": "run", "stamp",
 "argv", "cwd", "env", "stdin" (latin-1 text of the bytes), "stdinEncoding",
 "stdoutTty"}`. Answers to `run`: `{"stdout", "stderr", "code"}`, or
 `{"stale": true}` when the client's code stamp is not the daemon's.
