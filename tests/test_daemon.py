@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -333,9 +334,9 @@ def run_cli(root: Path, *args: str, env: dict[str, str] | None = None, stdin: st
     )
 
 
-def hello(root: Path) -> dict[str, Any] | None:
+def hello(root: Path, **env: str) -> dict[str, Any] | None:
     try:
-        return client.ask(place(root, clean_env()), {"op": "hello"})
+        return client.ask(place(root, clean_env(**env)), {"op": "hello"})
     except (OSError, wire.WireError, client.Refused):
         return None
 
@@ -345,13 +346,13 @@ def status(root: Path) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def fake_daemon(root: Path) -> Iterator[int]:
+def fake_daemon(root: Path, **env: str) -> Iterator[int]:
     """The daemon with the fake warm driver serving Ruff; yields its pid."""
     log = (root / "daemon-test.log").open("ab")
     proc = subprocess.Popen(
         [sys.executable, "-c", BOOT.format(repo=str(REPO), root=str(root))],
         cwd=root,
-        env=clean_env(),
+        env=clean_env(**env),
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=log,
@@ -359,7 +360,7 @@ def fake_daemon(root: Path) -> Iterator[int]:
     )
     try:
         deadline = time.monotonic() + 60
-        while hello(root) is None:
+        while hello(root, **env) is None:
             assert proc.poll() is None, (root / "daemon-test.log").read_text()
             assert time.monotonic() < deadline, "the daemon did not answer"
             time.sleep(0.05)
@@ -650,3 +651,103 @@ def test_stats_count_warm_answers_fallbacks_and_restarts_of_recorded_checks(
     assert "Warm engines:           2 warm answers, 1 fallback, 1 restart\n" in (
         capsys.readouterr().out
     )
+
+
+# --- real engines kept warm by the daemon (once their drivers are registered)
+
+# Engine -> (fixture under tests/fixtures/engines, a source file to edit, a comment).
+REAL_WARM = {
+    "tsc": ("tsc/project", "src/a.ts", "// edited\n"),
+    "eslint": ("eslint", "src/a.js", "// edited\n"),
+    "mypy": ("mypy", "app/util.py", "# edited\n"),
+    "pyright": ("pyright", "src/app/core.py", "# edited\n"),
+}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("engine", sorted(REAL_WARM))
+def test_a_real_engine_kept_warm_by_the_daemon_answers_as_in_process(
+    tmp_path: Path, engine: str
+) -> None:
+    from signalint.warm.registry import drivers
+
+    if engine not in drivers():
+        pytest.skip(f"no warm driver for {engine} is registered yet")
+    require_engine(engine)
+    fixture, edited, comment = REAL_WARM[engine]
+    root = tmp_path / engine
+    shutil.copytree(REPO / "tests" / "fixtures" / "engines" / fixture, root)
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), False)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": {**engines, engine: True}}))
+    (root / ".git").mkdir(exist_ok=True)
+    root = Path(os.path.realpath(root))
+
+    def both() -> tuple[Any, Any]:
+        """The check in-process (cold) and through the daemon, from the same start."""
+        alone = run_cli(root, "check", "--format", "json", "--no-daemon")
+        for name in ("cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm"):
+            (root / ".signalint" / name).unlink(missing_ok=True)
+        through = run_cli(root, "check", "--format", "json")
+        assert through.returncode == alone.returncode, through.stderr
+        assert json.loads(through.stdout)["engines"][engine]["served"] == "warm"
+        assert json.loads(alone.stdout)["engines"][engine]["served"] == "cold"
+        return comparable(through.stdout), comparable(alone.stdout)
+
+    assert run_cli(root, "daemon", "start").returncode == 0
+    try:
+        through, alone = both()
+        assert through == alone
+        (root / edited).write_text((root / edited).read_text() + comment)
+        through, alone = both()
+        assert through == alone
+        workers = [w["pid"] for w in status(root)["workers"]]
+        assert [w["engine"] for w in status(root)["workers"]] == [engine]
+    finally:
+        stop_daemon(root)
+    assert wait_until_dead(workers, 15) == []
+
+
+NOBODY = 65534
+KNOCK = """
+import json, socket, struct, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.connect(sys.argv[1])
+body = json.dumps({"op": "status"}).encode()
+try:
+    sock.sendall(struct.pack(">I", len(body)) + body)
+    print("answered" if sock.recv(4) else "closed")
+except OSError:  # closed before the request was even sent
+    print("closed")
+"""
+
+
+@pytest.mark.real
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to connect as another user")
+def test_the_daemon_does_not_answer_another_user_even_through_an_open_socket(
+    tmp_path: Path,
+) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    shared = Path(tempfile.mkdtemp(prefix="signalint-peer-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)  # another user may reach the socket's directory
+        with fake_daemon(root, SIGNALINT_STATE_DIR=str(shared)):
+            sock = shared / "daemon.sock"
+            sock.chmod(0o666)  # and the socket itself: only SO_PEERCRED stands
+            # An interpreter the other user may run (ours may sit under /root).
+            python = shutil.which("python3", path="/usr/bin:/bin")
+            if python is None:
+                pytest.skip("no system python3 for another user")
+            knock = subprocess.run(
+                [python, "-I", "-c", KNOCK, str(sock)],
+                user=NOBODY,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
+            assert knock.stdout.strip() == "closed", knock.stderr
+            said = (root / "daemon-test.log").read_text()
+            assert f"refused a connection from user {NOBODY}" in said
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

@@ -185,6 +185,10 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
         except (OSError, wire.WireError) as exc:
             _say(f"the daemon did not answer ({exc}); running in-process")
             return None
+        except KeyboardInterrupt:
+            # As in-process; the daemon finishes the command, its answer unread.
+            sys.stderr.write("Interrupted.\n")
+            return 130
     if answer.get("stale"):
         _say("the daemon runs other code (Signalint was reinstalled): stopping it; in-process")
         with contextlib.suppress(OSError, Refused, wire.WireError):

@@ -201,6 +201,8 @@ class Daemon:
             sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
             sys.stdout, sys.stderr = out, err
             code = main(argv)
+        except SystemExit as exc:  # as the interpreter would exit with it
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
         except OSError as exc:  # the working directory vanished
             err.write(f"signalint: {exc}\n")
             code = 2
