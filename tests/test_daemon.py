@@ -531,6 +531,13 @@ def test_a_signalled_or_killed_daemon_leaves_no_worker_behind(tmp_path: Path, si
         info = status(root)
         assert info["counts"]["warmAnswers"] == 1 and info["workers"][0]["answers"] == 1
         assert info["workers"][0]["version"] == "fake 1.0"
+        assert info["workers"][0]["rssBytes"] > 0
+        shown = run_cli(root, "daemon", "status").stdout
+        assert f"worker:   ruff fake 1.0  pid {workers[0]}  " in shown
+        assert (
+            "0 restarts  1 answer\n" in shown
+            and "warm:     1 warm answer, 1 worker started" in shown
+        )
         os.kill(pid, signum)
         assert wait_until_dead([pid], 15) == []
         # Killed: the workers see their stdin end and exit by themselves.

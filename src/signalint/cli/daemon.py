@@ -23,6 +23,7 @@ from signalint.daemon.client import Refused, ask, disabled
 from signalint.daemon.place import Place, PlaceError, place, stamp
 from signalint.errors import SignalintError
 from signalint.project.roots import discover_root
+from signalint.wording import count
 
 START_TIMEOUT_S = 30.0
 
@@ -152,7 +153,10 @@ def _stop(where: Place, running: dict[str, Any]) -> None:
         ask(where, {"op": "stop"})
     pid = running.get("pid")
     deadline = time.monotonic() + 30
-    while isinstance(pid, int) and not _gone(pid) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        # By its pid, or (a daemon that did not say it) until nobody answers.
+        if _gone(pid) if isinstance(pid, int) else _hello(where) is None:
+            return
         time.sleep(0.05)
 
 
@@ -173,7 +177,7 @@ def _render(data: dict[str, Any]) -> str:
     lines = [
         f"daemon:   pid {data['pid']}, up {_duration(data['uptimeS'])}, "
         f"idle {_duration(data['idleS'])} (stops after {_duration(data['idleStopS'])} idle), "
-        f"{data['requests']} requests",
+        f"{count(data['requests'], 'request')}",
         f"root:     {data['root']}",
         f"socket:   {data['socket']}",
     ]
@@ -186,8 +190,9 @@ def _render(data: dict[str, Any]) -> str:
         lines.append("warm:     off (SIGNALINT_DAEMON=0 when it started)")
     else:
         lines.append(
-            f"warm:     {counts['warmAnswers']} warm answers, {counts['workersStarted']} "
-            f"workers started, {counts['restarts']} restarts, {counts['fallbacks']} fallbacks"
+            f"warm:     {count(counts['warmAnswers'], 'warm answer')}, "
+            f"{count(counts['workersStarted'], 'worker')} started, "
+            f"{count(counts['restarts'], 'restart')}, {count(counts['fallbacks'], 'fallback')}"
         )
     workers = data["workers"]
     if not workers:
@@ -195,7 +200,8 @@ def _render(data: dict[str, Any]) -> str:
     for w in workers:
         lines.append(
             f"worker:   {w['engine']} {w['version']}  pid {w['pid']}  {_mib(w['rssBytes'])}  "
-            f"up {_duration(w['uptimeS'])}  {w['restarts']} restarts  {w['answers']} answers"
+            f"up {_duration(w['uptimeS'])}  {count(w['restarts'], 'restart')}  "
+            f"{count(w['answers'], 'answer')}"
         )
     return "\n".join(lines) + "\n"
 
