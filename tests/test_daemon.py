@@ -758,3 +758,25 @@ def test_the_daemon_does_not_answer_another_user_even_through_an_open_socket(
             assert f"refused a connection from user {NOBODY}" in said
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.mark.real
+def test_start_replaces_a_daemon_that_runs_other_code(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **_OUT)
+    old = {"pid": int(gone.stdout), "root": str(project), "stamp": "other"}
+    with listening(project, old, {"stopping": True}) as daemon:
+        started = run_cli(project, "daemon", "start")
+    assert started.returncode == 0, started.stderr
+    assert "it runs other code (Signalint reinstalled)" in started.stdout
+    assert "daemon started for" in started.stdout
+    assert [r["op"] for r in daemon.received][:2] == ["hello", "stop"]
+    assert set(r["op"] for r in daemon.received[2:]) <= {"hello"}
+    try:
+        assert hello(project) is not None
+    finally:
+        stop_daemon(project)
+
+
+_OUT: dict[str, Any] = {"capture_output": True, "text": True, "check": True}

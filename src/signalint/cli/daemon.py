@@ -128,7 +128,7 @@ def start() -> int:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         answer = _hello(where)
-        if answer is not None:
+        if answer is not None and answer.get("pid") == child.pid:  # ours, not an old one
             note = f"; {where.note}" if where.note else ""
             click.echo(f"daemon started for {root} (pid {answer.get('pid')}{note})")
             return 0
