@@ -18,7 +18,7 @@ import dataclasses
 import functools
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pathspec
@@ -28,10 +28,10 @@ from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain, engine_versions, managed_dir, toolchain
-from signalint.engines.runner import Job, combined_served
+from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
-from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
+from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, served_all
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
@@ -87,6 +87,10 @@ class CheckRun:
     all_packages: tuple[Package, ...] = ()
     parts: frozenset[str] = frozenset()
     elsewhere: tuple[Issue, ...] = ()
+    # Errors that whole-program engines found outside the scope and that
+    # their programs' previous runs did not have: what a check of some
+    # files' edit broke in the files that depend on them.
+    dependents: tuple[Issue, ...] = ()
 
     def __repr__(self) -> str:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
@@ -392,8 +396,15 @@ def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
         cache_misses=sum(o.cache_misses for _, o in done),
         coverage_gap="; ".join(gaps) or None,
         failure=failure,
-        served=combined_served([o.served for _, o in done if o.served is not None]),
+        served=served_all(o.served for _, o in done),
+        introduced=_union(o.introduced for _, o in done),
     )
+
+
+def _union(sets: Iterable[frozenset[str] | None]) -> frozenset[str] | None:
+    """Every package run's introduced ids; None when no run could tell."""
+    known = [s for s in sets if s is not None]
+    return frozenset().union(*known) if known else None
 
 
 def _merge(kept: tuple[Issue, ...]) -> tuple[tuple[Issue, ...], str]:
@@ -468,7 +479,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         else {t.engine.name for t in planned.tasks if isinstance(t, PackagesTask)}
     )
     elsewhere: dict[str, Issue] = {}
+    dependents: dict[str, Issue] = {}
     for outcome in outcomes:
+        introduced = outcome.introduced or frozenset()
         for issue in outcome.issues:
             keep = verdicts.get(issue.file)
             if keep is None:
@@ -478,6 +491,8 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             within = programs_in if outcome.engine in whole_program else scope
             if not within.contains(issue.file):
                 filtered_out += 1
+                if issue.issue_id in introduced and issue.severity == "error":
+                    dependents[issue.issue_id] = issue
                 continue
             if outcome.engine in divided and not _owns(division, issue.file):
                 elsewhere[issue.issue_id] = issue
@@ -509,4 +524,5 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         all_packages=request.packages or (),
         parts=planned.parts,
         elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
+        dependents=tuple(sorted(dependents.values(), key=Issue.sort_key)),
     )

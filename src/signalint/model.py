@@ -7,7 +7,7 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -241,12 +241,26 @@ class EngineOutcome:
     # kept-warm worker), "fallback" (a worker failed; cold answered); None
     # when nothing ran (every result came from the cache).
     served: Served | None = None
+    # A whole-program run's issue ids that its program's previous run (the
+    # record it replaces) did not have; None when there was none to compare
+    # with. A check of some files reports those outside its scope as the
+    # edit's dependents (`check.CheckRun.dependents`).
+    introduced: frozenset[str] | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task
         # when asyncio.run restores the SIGINT handler, and a full repr of
         # thousands of issues costs a noticeable part of a check.
         return f"EngineOutcome({self.engine}, {self.status}, {len(self.issues)} issues)"
+
+
+def served_all(kinds: Iterable[Served | None]) -> Served | None:
+    """How several runs of an engine were answered, all told: "fallback"
+    if a warm worker failed and cold answered any, else "warm" if a worker
+    answered any, else "cold"; None when none ran."""
+    seen = set(kinds)
+    order: tuple[Served, ...] = ("fallback", "warm", "cold")
+    return next((kind for kind in order if kind in seen), None)
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -233,9 +233,23 @@ class Child:
             await asyncio.wait_for(self._proc.wait(), timeout=10)
 
     def kill(self) -> None:
-        """End the group now, without waiting (interpreter exit, signal handlers)."""
+        """End the group now, without waiting (interpreter exit, signal
+        handlers, a pool whose event loop is gone)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+        transport = getattr(self._proc, "_transport", None)
+        loop = getattr(transport, "_loop", None)
+        if transport is not None and loop is not None and loop.is_closed():
+            # The pipes' loop is gone: closing the transport would schedule
+            # on it and fail. Close the pipes' descriptors ourselves and mark
+            # it closed so its finalizer does not try (asyncio's own flag).
+            for stream in (self.stdin.transport, self.stdout._transport):  # type: ignore[attr-defined]
+                pipe = stream.get_extra_info("pipe") if stream is not None else None
+                if pipe is not None:
+                    with contextlib.suppress(Exception):
+                        pipe.close()
+            with contextlib.suppress(Exception):
+                transport._closed = True
 
 
 async def start(

@@ -159,12 +159,14 @@ async def _run(
     candidates = sorted(f for f in request.project_files() if engine.relevant(f))
     reported = {prefix + f for f in candidates if request.in_scope(f)}
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
+    before: frozenset[str] | None = None  # the issue ids of the run the record kept
     if record_key is not None and store is not None:
         for record in store.records(record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
             now_digests = store.absolute_digests(list(record.inputs))
             if outside != record.outside or now_digests != dict(record.inputs):
                 changed = frozenset(f for f, d in record.inputs.items() if now_digests.get(f) != d)
+                before = frozenset(i.issue_id for i in record.issues)
                 continue
             store.confirm(record_key, record)
             checked = record.checked if record.checked is not None else record.inputs
@@ -204,5 +206,11 @@ async def _run(
         cache_misses=1 if store is not None else 0,
         coverage_gap=gap,
         failure=failure,
+        served=outcome.served,
+        introduced=(
+            None
+            if before is None or status != "ok"
+            else frozenset(i.issue_id for i in outcome.issues if i.issue_id not in before)
+        ),
     )
     return done, writes

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from signalint import ids
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
@@ -72,6 +73,10 @@ class Checked:
     latency_ms: float
     warnings: Warnings | None = None
     only_new: OnlyNew | None = None
+    # The errors the check's edit introduced in other files of its
+    # programs (`CheckRun.dependents`), retained as a check of their own
+    # so they can be listed; None when there are none.
+    dependents: Snapshot | None = None
 
     def __repr__(self) -> str:
         return f"Checked({self.snapshot!r})"
@@ -199,8 +204,11 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     targets = selected.scope.targets
     snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
     latency_ms = (time.monotonic() - started) * 1000
+    dependents = _dependents(run)
     if services.store is not None:
         services.store.put(snapshot)
+        if dependents is not None:
+            services.store.put(dependents)
     only: OnlyNew | None = None
     if since is not None:
         from signalint import baseline
@@ -208,13 +216,34 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
         assert revision is not None  # `resolve` names the revision of every `since`
         only = await baseline.only_new(selected, run, since, revision, context)
     if services.history is None:
-        return Checked(run, snapshot, latency_ms, only_new=only)
+        return Checked(run, snapshot, latency_ms, only_new=only, dependents=dependents)
     if services.words is None:
         raise ValueError("words: a check recorded in history needs the front end's words")
     warnings = _record(
         services.history, snapshot, latency_ms, request.compact, services.words, context, restarts
     )
-    return Checked(run, snapshot, latency_ms, warnings, only)
+    return Checked(run, snapshot, latency_ms, warnings, only, dependents)
+
+
+def _dependents(run: CheckRun) -> Snapshot | None:
+    """`run`'s dependents as a retained check of their files (whole-program
+    engines' outcomes only, nothing filtered out), or None."""
+    found = run.dependents
+    if not found:
+        return None
+    engines = {issue.engine for issue in found}
+    files = tuple(sorted({issue.file for issue in found}))
+    result = CheckResult(
+        check_id=ids.new_check_id(),
+        fingerprint=ids.fingerprint({issue.issue_id: issue for issue in found}),
+        project_root=run.result.project_root,
+        outcomes={name: o for name, o in run.result.outcomes.items() if name in engines},
+        issues=found,
+        created_at=time.time(),
+        files_in_scope=len(files),
+        whole_project=False,
+    )
+    return Snapshot(result, cluster(found), files, "files")
 
 
 async def changed_paths(root: Path, config: Config) -> list[str]:

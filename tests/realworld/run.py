@@ -229,6 +229,9 @@ class RepoResult:
     # Machine A fills a shared Redis, machine B (a copy at another path)
     # answers from it (`shared_cache_step`); empty when not run.
     shared_cache: dict[str, Any] = field(default_factory=dict)
+    # Kept-warm engines (`warm_step`): a daemon, a warm check, then each
+    # planted edit checked through it against a cold check; empty when not run.
+    warm: dict[str, Any] = field(default_factory=dict)
     tree_changes: list[str] = field(default_factory=list)
     git_status_changes: list[str] = field(default_factory=list)
     # Which run measured it: a merged report keeps other runs' repositories.
@@ -902,6 +905,11 @@ def check_repo(
         for change in snapshot_changes(tree_before, tree_snapshot(clone))
         if change.split(" ", 1)[1] != home
     ]
+    try:
+        native_times = {row.engine: row.native_s for row in result.rows}
+        result.warm = warm_step(repo, exe, env, project, native_times)
+    except Exception as exc:  # the step must not lose the repository's other results
+        result.warm = {"error": f"{type(exc).__name__}: {exc}"}
     if redis is None:
         result.shared_cache = {"skipped": no_redis or "no redis-server"}
         return result
@@ -1475,6 +1483,131 @@ def shared_cache_only(
     return result
 
 
+def _daemon_status(exe: Path, project: Path, env: dict[str, str]) -> dict[str, Any]:
+    ran = signalint(exe, project, env, "daemon", "status", "--format", "json")
+    try:
+        return dict(json.loads(ran.stdout))
+    except ValueError:
+        return {"error": _brief(ran.stderr or ran.stdout)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def warm_step(
+    repo: Repo, exe: Path, env: dict[str, str], project: Path, natives: dict[str, float]
+) -> dict[str, Any]:
+    """Kept-warm engines, as a user of the CLI meets them: `signalint daemon
+    start`, a whole check (the workers start) and a warm one, then each
+    planted edit checked alone through the daemon (timed; which path
+    answered, from the daemon's counts) and cold (`--no-cache`, no daemon),
+    compared with multiplicity; the workers' memory from `daemon status`;
+    then `daemon stop`, after which no worker may be left."""
+    outcome: dict[str, Any] = {"native_s": {k: round(v, 2) for k, v in natives.items()}}
+    started = signalint(exe, project, env, "daemon", "start")
+    if started.exit_code != 0:
+        outcome["error"] = f"daemon start: {_brief(started.stderr or started.stdout)}"
+        return outcome
+    pids: list[int] = []
+    try:
+        first = signalint(exe, project, env, "check", "--format", "json")
+        outcome["first_s"] = round(first.seconds, 2)
+        second = signalint(exe, project, env, "check", "--format", "json")
+        outcome["warm_s"] = round(second.seconds, 2)
+        plants: list[dict[str, Any]] = []
+        cold_env = {**env, "SIGNALINT_DAEMON": "0"}
+        for plant in repo.plants:
+            log(f"{repo.name}: planted edit through the daemon ({plant['file']})")
+            path = project / plant["file"]
+            original = path.read_bytes()
+            stat = path.stat()
+            line = original.count(b"\n") + 1
+            done: dict[str, Any] = {**plant}
+            before = _daemon_status(exe, project, env).get("counts") or {}
+            try:
+                path.write_bytes(original + plant["text"].encode())
+                warm = signalint(exe, project, env, "check", "--format", "sarif", plant["file"])
+                after = _daemon_status(exe, project, env).get("counts") or {}
+                cold = signalint(
+                    exe, project, cold_env, "check", "--no-cache", "--format", "sarif",
+                    plant["file"],
+                )  # fmt: skip
+            finally:
+                path.write_bytes(original)
+                os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            failures: dict[str, list[str]] = {}
+            warm_keys = _all_keys(warm.stdout, project, failures, "warm")
+            cold_keys = _all_keys(cold.stdout, project, failures, "cold")
+            diff = compare(cold_keys, warm_keys)
+            done["seconds"] = round(warm.seconds, 2)
+            done["cold_s"] = round(cold.seconds, 2)
+            done["equal"] = diff.missing_count == 0 and diff.extra_count == 0
+            done["diff"] = [f"cold only {k}" for k in sorted(diff.missing)[:5]]
+            done["diff"] += [f"warm only {k}" for k in sorted(diff.extra)[:5]]
+            done["found"] = any(
+                k.file == plant["file"] and k.rule == plant["rule"] and k.line >= line
+                for k in warm_keys
+            )
+            done["failures"] = failures
+            done["served"] = {
+                name: int(after.get(name, 0)) - int(before.get(name, 0))
+                for name in ("warmAnswers", "fallbacks", "restarts")
+            }
+            plants.append(done)
+        outcome["plants"] = plants
+        status = _daemon_status(exe, project, env)
+        workers = status.get("workers") or []
+        pids = [int(w["pid"]) for w in workers if "pid" in w]
+        outcome["workers"] = [
+            {"engine": w.get("engine"), "version": w.get("version"),
+             "rss_mib": round(int(w.get("rssBytes") or 0) / 2**20)}
+            for w in workers
+        ]  # fmt: skip
+        outcome["counts"] = status.get("counts") or {}
+    finally:
+        stopped = signalint(exe, project, env, "daemon", "stop")
+        outcome["stopped"] = stopped.exit_code == 0
+        time.sleep(1.0)
+        outcome["left_behind"] = [pid for pid in pids if _alive(pid)]
+    return outcome
+
+
+def warm_only(
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    earlier: RepoResult | None,
+    reuse_native: bool,
+) -> RepoResult:
+    """Only the kept-warm step (`--only-warm`), on the repository prepared as
+    in a whole run, every compared engine enabled; the native engines' cold
+    times come from the stored runs with `--reuse-native`. The other
+    measurements are the earlier run's, if any."""
+    result = earlier if earlier is not None else RepoResult(repo)
+    env, clone, project, base, known, _ = prepare(repo, cache, exe, mirror, RepoResult(repo))
+    write_config(project, base, repo, repo.engines, timeouts, known)
+    natives: dict[str, float] = {}
+    notes: list[str] = []
+    for engine in repo.engines:
+        log(f"{repo.name}: native {engine}")
+        try:
+            natives[engine] = native_run(
+                repo, clone, project, engine, env, cache, reuse_native
+            ).seconds
+        except RuntimeError as exc:
+            notes.append(f"native {engine} failed: {exc}")
+    result.warm = warm_step(repo, exe, env, project, natives)
+    result.warm["notes"] = notes
+    return result
+
+
 # --- report ---------------------------------------------------------------
 
 
@@ -1644,6 +1777,8 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
     out.extend(_render_new_from_rev(results))
     out.append("")
     out.extend(_render_shared_cache(results))
+    out.append("")
+    out.extend(_render_warm(results))
     out.append("")
     out.append("### Differences and engine messages")
     out.append("")
@@ -1824,6 +1959,82 @@ def _plant_cells(plants: list[dict[str, Any]]) -> tuple[str, str]:
             verdict += f" (engine error: {_brief(plant['engine_error'])})"
         reported.append(f"{plant['engine']} `{plant['rule']}`: {verdict}")
     return "<br>".join(started) or "no planted edit", "<br>".join(reported) or "-"
+
+
+def _render_warm(results: list[RepoResult]) -> list[str]:
+    out = ["### Kept-warm engines: a planted edit after a warm check", ""]
+    out.append(
+        "`signalint daemon start`, a whole check (the workers start) and a warm one; then "
+        "each planted edit is checked alone (`signalint check --format sarif FILE`) through "
+        "the daemon, timed, and again cold (`--no-cache`, `SIGNALINT_DAEMON=0`) on the same "
+        "content; the two are compared with multiplicity. The ratio is the warm check's wall "
+        "time over the slowest native engine run cold on the whole repository (the native "
+        "runs of the table above). Warm answers / fallbacks / restarts are the daemon's "
+        "counts during the edit's check; memory is each worker's resident set (its process "
+        "group) after the edits; left behind: worker processes alive after `daemon stop`."
+    )
+    out.append("")
+    out.append(
+        "| repo | first check s | warm check s | planted edit: warm s / cold s | "
+        "warm / slowest native | warm = cold | planted issue reported | "
+        "warm answers / fallbacks / restarts | workers' memory | left behind |"
+    )
+    out.append("| --- | ---: | ---: | --- | --- | --- | --- | --- | --- | --- |")
+    elsewhere: list[str] = []
+    for r in results:
+        step = r.warm
+        if r.error and not step:
+            continue
+        if not step:
+            out.append(f"| {r.repo.name} | not run | | | | | | | | |")
+            continue
+        if step.get("error"):
+            out.append(f"| {r.repo.name} | failed: {_brief(step['error'])} | | | | | | | | |")
+            continue
+        if step.get("run_at") and step["run_at"] != r.run_at:
+            elsewhere.append(
+                f"{r.repo.name} (run of {step['run_at']} UTC, Signalint {step.get('signalint')})"
+            )
+        natives = step.get("native_s") or {}
+        slowest = max((float(v) for v in natives.values()), default=0.0)
+        plants = step.get("plants") or []
+        times = ", ".join(f"{p['seconds']:.2f} / {p['cold_s']:.2f}" for p in plants) or "-"
+        ratios = (
+            ", ".join(f"{p['seconds'] / slowest:.2f}" if slowest else "-" for p in plants) or "-"
+        )
+        equal = ", ".join("yes" if p.get("equal") else "**NO**" for p in plants) or "-"
+        found = ", ".join("yes" if p.get("found") else "**NO**" for p in plants) or "-"
+        served = ", ".join(
+            "{} / {} / {}".format(*(p["served"].get(k, 0) for k in
+                                    ("warmAnswers", "fallbacks", "restarts")))
+            for p in plants
+        ) or "-"  # fmt: skip
+        memory = (
+            ", ".join(f"{w['engine']} {w['rss_mib']} MiB" for w in step.get("workers") or []) or "-"
+        )
+        left = step.get("left_behind")
+        out.append(
+            f"| {r.repo.name} | {_s(float(step.get('first_s') or 0.0))} "
+            f"| {_s(float(step.get('warm_s') or 0.0))} | {times} | {ratios} | {equal} "
+            f"| {found} | {served} | {memory} | {left or 'none'} |"
+        )
+    if elsewhere:
+        out.append("")
+        out.append(
+            "Measured by a later `--only-warm` run than the repository's other rows: "
+            f"{'; '.join(elsewhere)}."
+        )
+    details = []
+    for r in results:
+        for p in (r.warm or {}).get("plants") or []:
+            if p.get("diff") or p.get("failures"):
+                details.append(
+                    f"- {r.repo.name} {p['file']}: {'; '.join(p.get('diff') or [])} "
+                    f"{json.dumps(p.get('failures'))[:300]}"
+                )
+    if details:
+        out += ["", *details]
+    return out
 
 
 def _render_shared_cache(results: list[RepoResult]) -> list[str]:
@@ -2079,6 +2290,7 @@ def to_json(results: list[RepoResult]) -> dict[str, Any]:
                 "plants": r.plants,
                 "new_from_rev": r.new_from_rev,
                 "shared_cache": r.shared_cache,
+                "warm": r.warm,
                 "tree_changes": r.tree_changes,
                 "git_status_changes": r.git_status_changes,
                 "init_engines": r.init_engines,
@@ -2115,6 +2327,7 @@ def from_json(data: Any, repos: dict[str, Repo], cache: Path, run_at: str) -> li
             plants=list(entry.get("plants") or []),
             new_from_rev=dict(entry.get("new_from_rev") or {}),
             shared_cache=dict(entry.get("shared_cache") or {}),
+            warm=dict(entry.get("warm") or {}),
             tree_changes=list(entry.get("tree_changes") or []),
             git_status_changes=list(entry.get("git_status_changes") or []),
             run_at=str(entry.get("run_at") or run_at),
@@ -2274,10 +2487,17 @@ def main(argv: list[str] | None = None) -> int:
         "at another path answers from it); with --merge, each repository keeps the earlier "
         "run's other results",
     )
+    parser.add_argument(
+        "--only-warm",
+        action="store_true",
+        help="run only the kept-warm step (a daemon, a warm check, each planted edit checked "
+        "through it and cold); with --merge, each repository keeps the earlier run's other "
+        "results",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
-    if args.only_new_from_rev and args.only_shared_cache:
-        parser.error("--only-new-from-rev and --only-shared-cache are separate runs")
+    if sum((args.only_new_from_rev, args.only_shared_cache, args.only_warm)) > 1:
+        parser.error("--only-new-from-rev, --only-shared-cache and --only-warm are separate runs")
 
     exe = args.signalint.absolute()
     if not exe.exists():
@@ -2322,7 +2542,7 @@ def main(argv: list[str] | None = None) -> int:
 
     redis: RedisServer | None = None
     no_redis = ""
-    if not args.setup_only and not args.only_new_from_rev:
+    if not args.setup_only and not args.only_new_from_rev and not args.only_warm:
         redis, no_redis = start_redis(cache)
         if redis is None and args.only_shared_cache:
             raise SystemExit(f"--only-shared-cache: {no_redis}")
@@ -2364,6 +2584,12 @@ def _run_all(
                 done.new_from_rev.update(run_at=run_at, signalint=signalint_at)
                 results.append(done)
                 # The earlier run's measurements keep that run's stamp.
+                own_stamp = earlier is None
+            elif args.only_warm:
+                earlier = next((r for r in previous if r.repo.name == repo.name), None)
+                done = warm_only(repo, cache, exe, mirror, timeouts, earlier, args.reuse_native)
+                done.warm.update(run_at=run_at, signalint=signalint_at)
+                results.append(done)
                 own_stamp = earlier is None
             elif args.only_shared_cache and redis is not None:
                 earlier = next((r for r in previous if r.repo.name == repo.name), None)

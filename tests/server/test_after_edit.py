@@ -78,3 +78,45 @@ async def test_a_one_line_edit_answers_in_at_most_two_kilobytes(tmp_path: Path) 
     size = len(json.dumps(data, separators=(",", ":")).encode())
     print(f"after_edit_check structuredContent: {size} bytes")
     assert size <= ANSWER_BUDGET, f"after_edit_check answered {size} bytes: {data}"
+
+
+DEPENDENT_FILES = 8
+
+
+async def test_an_edit_that_breaks_other_files_names_them_as_dependents(tmp_path: Path) -> None:
+    """A changed export breaks its importers: after_edit_check of the edited
+    file says so (counts, the first few, the rest listed by check id), and
+    only errors the edit introduced, not the ones that were there before."""
+    require_engine("tsc")
+    root = write_project(tmp_path / "project")
+    src = root / "src"
+    (src / "shape.ts").write_text("export interface Shape { size: number }\n")
+    for n in range(DEPENDENT_FILES):
+        (src / f"user{n}.ts").write_text(
+            "import type { Shape } from './shape';\n"
+            f"export const s{n}: Shape = {{ size: {n} }};\n"
+        )
+    (src / "old.ts").write_text("export const old: number = 'before';\n")
+    async with connect(root) as client:
+        await client.call("check_project")
+        unrelated = await client.call("after_edit_check", {"files": ["src/shape.ts"]})
+        assert "dependents" not in unrelated.data
+        (src / "shape.ts").write_text("export interface Shape { size: string }\n")
+        after = await client.call("after_edit_check", {"files": ["src/shape.ts"]})
+        dependents = after.data["dependents"]
+        assert dependents["total"] == DEPENDENT_FILES
+        assert dependents["fileCount"] == DEPENDENT_FILES
+        shown = dependents["issues"]
+        assert len(shown) == 5 and {e["rule"] for e in shown} == {"TS2322"}
+        assert all(e["file"].startswith("src/user") for e in shown)
+        assert "src/old.ts" not in {e["file"] for e in shown}
+        assert f'"{dependents["checkId"]}"' in dependents["nextStep"]
+        listed = await client.call("list_issues", {"checkId": dependents["checkId"]})
+        assert listed.data["total"] == DEPENDENT_FILES
+        assert {i["file"] for i in listed.data["issues"]} == {
+            f"src/user{n}.ts" for n in range(DEPENDENT_FILES)
+        }
+        # Fixed again: nothing broken elsewhere.
+        (src / "shape.ts").write_text("export interface Shape { size: number }\n")
+        fixed = await client.call("after_edit_check", {"files": ["src/shape.ts"]})
+        assert "dependents" not in fixed.data

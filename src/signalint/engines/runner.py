@@ -38,7 +38,15 @@ from signalint.engines.base import (
     WholeProgram,
 )
 from signalint.engines.resolve import Resolved, install_hint, project_python, resolve
-from signalint.model import EngineOutcome, Failure, FailureKind, Issue, IssueMemo, Served
+from signalint.model import (
+    EngineOutcome,
+    Failure,
+    FailureKind,
+    Issue,
+    IssueMemo,
+    Served,
+    served_all,
+)
 from signalint.process import Command
 
 EXCERPT_CHARS = 300
@@ -235,7 +243,7 @@ async def run_engine(
             duration_ms=(time.monotonic() - started) * 1000,
             files_checked=len(relevant) if linted is None else len(linted),
             failure=failure,
-            served=combined_served(served),
+            served=served_all(served),
         )
         return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
 
@@ -343,14 +351,6 @@ async def run_engine(
     if linted is not None:
         linted.update(checked if reports else relevant)
     return outcome("ok", issues)
-
-
-def combined_served(runs: Sequence[Served]) -> Served | None:
-    """How an engine's main commands were answered, all told: "fallback"
-    if a warm worker failed and the cold path answered any of them, else
-    "warm" if a worker answered any, else "cold"; None when none ran."""
-    order: tuple[Served, ...] = ("fallback", "warm", "cold")
-    return next((kind for kind in order if kind in runs), None)
 
 
 async def run_program(

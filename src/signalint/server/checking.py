@@ -64,6 +64,8 @@ class CheckAnswer:
     snapshot: Snapshot
     full: CheckPayload
     wire: Mapping[str, Any]
+    # The edit's dependents, retained as their own check (`service.Checked`).
+    dependents: Snapshot | None = None
 
     def __repr__(self) -> str:
         return f"CheckAnswer({self.snapshot!r})"
@@ -257,4 +259,4 @@ async def run(
     full = checked.payload(words=tool_words)
     _sanitize_engines(state, full)
     wire = compact_keys(full) if state.compact else full
-    return CheckAnswer(checked.snapshot, full, wire)
+    return CheckAnswer(checked.snapshot, full, wire, checked.dependents)

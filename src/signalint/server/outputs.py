@@ -224,8 +224,10 @@ _NESTED_DELTA: Final[Schema] = {
 
 
 def after_edit_output(*, compact: bool) -> Schema:
-    """A file check plus `delta`: a comparison, or a stale marker for the baseline."""
-    return check_output(compact=compact, extra={"delta": _NESTED_DELTA})
+    """A file check plus `delta` (a comparison, or a stale marker for the
+    baseline) and `dependents` (errors the edit introduced in other files)."""
+    dependents = _object("checkId", "total", "fileCount", "issues")
+    return check_output(compact=compact, extra={"delta": _NESTED_DELTA, "dependents": dependents})
 
 
 # ---- fix transactions (server/fix_tools.py); refusals add transactionId,

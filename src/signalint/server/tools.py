@@ -9,7 +9,7 @@ whether or not compact keys are on (D16).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
 from signalint.server import checking
@@ -21,7 +21,12 @@ from signalint.server.state import ServerState
 from signalint.server.words import tool_words
 from signalint.wording import count, them
 
+if TYPE_CHECKING:
+    from signalint.snapshot import Snapshot
+
 DETAIL_LIMIT: Final = 100
+# Dependents shown in an after_edit_check answer; the rest are listed by id.
+DEPENDENTS_SHOWN: Final = 5
 
 
 def check_summary(full: CheckPayload) -> str:
@@ -84,10 +89,13 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
 
     answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
     summary = check_summary(answer.full)
+    wire = dict(answer.wire)
+    if answer.dependents is not None:
+        wire["dependents"], said = _dependents(answer.dependents)
+        summary += " " + said
     baseline_id = args.get("baselineCheckId")
     if baseline_id is None:
-        return Reply(answer.wire, summary)
-    wire = dict(answer.wire)
+        return Reply(wire, summary)
     baseline = state.snapshot(baseline_id)
     if baseline is None:
         # The new check still stands; only the comparison is stale (reference).
@@ -96,6 +104,39 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
     delta = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
+
+
+def _dependents(snap: Snapshot) -> tuple[dict[str, Any], str]:
+    """The `dependents` block: the errors an edit introduced in other files
+    of its programs, counted, the first few shown, the rest listed by the
+    check that retains them."""
+    issues = snap.result.issues
+    files = len(snap.targets)
+    block: dict[str, Any] = {
+        "checkId": snap.check_id,
+        "total": len(issues),
+        "fileCount": files,
+        "issues": [
+            {
+                "issueId": issue.issue_id,
+                "file": issue.file,
+                "line": issue.line,
+                "col": issue.col,
+                "engine": issue.engine,
+                "rule": issue.rule,
+                "summary": issue.summary,
+            }
+            for issue in issues[:DEPENDENTS_SHOWN]
+        ],
+    }
+    rest = len(issues) - DEPENDENTS_SHOWN
+    if rest > 0:
+        block["nextStep"] = (
+            f"{count(rest, 'more error')}; list {them(rest)} with list_issues "
+            f'(checkId "{snap.check_id}").'
+        )
+    said = f"The edit broke {count(len(issues), 'error')} in {count(files, 'other file')}."
+    return block, said
 
 
 def _delta_summary(delta: Delta) -> str:
