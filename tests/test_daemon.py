@@ -146,6 +146,20 @@ def test_hooks_run_forwards_its_stdin_bytes_and_leaves_them_for_an_in_process_ru
     assert sys.stdin.read().encode() == event
 
 
+def test_hooks_run_reaches_the_daemon_of_the_project_its_event_names(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = write_project(tmp_path / "elsewhere")
+    monkeypatch.chdir(elsewhere)
+    event = json.dumps({"cwd": str(project), "hook_event_name": "Stop"})
+    answer = {"stdout": "{}\n", "stderr": "", "code": 0}
+    with listening(project, answer, answer) as daemon:
+        args = ["hooks", "run", "--runtime", "claude", "--payload", event]
+        assert client.forward(args) == 0
+        assert client.forward([*args[:-2], f"--payload={event}"]) == 0
+    assert [r["argv"][-1] for r in daemon.received] == [event, f"--payload={event}"]
+
+
 @pytest.mark.parametrize(
     "args",
     [

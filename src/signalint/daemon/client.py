@@ -133,6 +133,16 @@ def _event_cwd(data: bytes) -> str | None:
     return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
 
 
+def _payload(args: Sequence[str]) -> bytes | None:
+    """The value of `--payload`, when the event is given on the command line."""
+    for i, arg in enumerate(args):
+        if arg == "--payload" and i + 1 < len(args):
+            return args[i + 1].encode("utf-8", "surrogateescape")
+        if arg.startswith("--payload="):
+            return arg.removeprefix("--payload=").encode("utf-8", "surrogateescape")
+    return None
+
+
 def _say(text: str) -> None:
     sys.stderr.write(f"signalint: {text}\n")
     sys.stderr.flush()
@@ -148,12 +158,15 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
     cwd = os.getcwd()
     stdin = b""
     root_from = cwd
-    if command == "hooks run" and not any(a.split("=")[0] == "--payload" for a in args):
-        stdin = sys.stdin.buffer.read()
-        # Whatever happens next, the command reads the same bytes in-process.
-        encoding = sys.stdin.encoding or "utf-8"
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding=encoding)
-        root_from = _event_cwd(stdin) or cwd
+    if command == "hooks run":
+        payload = _payload(args)
+        if payload is None:
+            stdin = sys.stdin.buffer.read()
+            # Whatever happens next, the command reads the same bytes in-process.
+            encoding = sys.stdin.encoding or "utf-8"
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding=encoding)
+            payload = stdin
+        root_from = _event_cwd(payload) or cwd
     root = _root(env, root_from)
     if root is None:
         return None
