@@ -1,7 +1,10 @@
 """Entry point of the `signalint` CLI.
 
 Subcommands are imported only when invoked, so `signalint --version` and
-`--help` stay fast (no engine, cache or MCP code is loaded for them).
+`--help` stay fast (no engine, cache or MCP code is loaded for them). The
+console script (`entry`) first offers `check` and `hooks run` to the
+project's daemon (`daemon.client`); this module imports click only when a
+command runs here (the click group lives in `cli.group`).
 
 `main` is the one place where problems become exit codes: a
 `SignalintError` from any command (a configuration that does not load, a
