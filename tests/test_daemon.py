@@ -782,15 +782,16 @@ def test_start_replaces_a_daemon_that_runs_other_code(
     old = {"pid": int(gone.stdout), "root": str(project), "stamp": "other"}
     with listening(project, old, {"stopping": True}) as daemon:
         started = run_cli(project, "daemon", "start")
-    assert started.returncode == 0, started.stderr
-    assert "it runs other code (Signalint reinstalled)" in started.stdout
-    assert "daemon started for" in started.stdout
-    assert [r["op"] for r in daemon.received][:2] == ["hello", "stop"]
-    assert set(r["op"] for r in daemon.received[2:]) <= {"hello"}
     try:
+        assert started.returncode == 0, started.stderr
+        assert "it runs other code (Signalint reinstalled)" in started.stdout
+        assert "daemon started for" in started.stdout
+        assert [r["op"] for r in daemon.received][:2] == ["hello", "stop"]
+        assert set(r["op"] for r in daemon.received[2:]) <= {"hello"}
         assert hello(project) is not None
     finally:
         stop_daemon(project)
+        assert hello(project) is None
 
 
 _OUT: dict[str, Any] = {"capture_output": True, "text": True, "check": True}
