@@ -14,6 +14,10 @@ run pipes a recorded Claude Code `PostToolUse` payload naming one file into
 
 Medians and the slowest run are printed in milliseconds, with `signalint
 --version` start-up for scale. The target for `warm` is 300 ms.
+
+With `--daemon` both series run again through the project's daemon
+(`signalint daemon start`; the hook is forwarded to it), after the
+in-process ones; the goal through the daemon is a 100-150 ms median.
 """
 
 from __future__ import annotations
@@ -34,7 +38,25 @@ from bench.synth import generate
 SIGNALINT = Path(sys.executable).with_name("signalint")
 
 
-def hook(root: Path, rel: str) -> float:
+def series(
+    root: Path, rel: str, runs: int, tag: str, *extra: str
+) -> tuple[list[float], list[float]]:
+    """`runs` hooks on the unchanged file, then `runs` each after an edit of
+    it (`tag` keeps each series' edits apart: a content seen before would be
+    a cache hit)."""
+    hook(root, rel, *extra)
+    warm = [hook(root, rel, *extra) for _ in range(runs)]
+    path = root / rel
+    original = path.read_text()
+    edited: list[float] = []
+    for n in range(runs):
+        path.write_text(original + f"\nexport const {tag}{n}: number = {n};\n")
+        edited.append(hook(root, rel, *extra))
+    path.write_text(original)
+    return warm, edited
+
+
+def hook(root: Path, rel: str, *extra: str) -> float:
     event = {
         "session_id": "bench",
         "cwd": str(root),
@@ -44,7 +66,7 @@ def hook(root: Path, rel: str) -> float:
     }
     started = time.perf_counter()
     done = subprocess.run(
-        [str(SIGNALINT), "hooks", "run", "--runtime", "claude"],
+        [str(SIGNALINT), "hooks", "run", "--runtime", "claude", *extra],
         input=json.dumps(event),
         capture_output=True,
         text=True,
@@ -65,6 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=600)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--daemon", action="store_true", help="also through the daemon")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = generate(Path(tmp) / "synth", args.files)
@@ -75,14 +98,13 @@ def main() -> None:
         subprocess.run(
             [str(SIGNALINT), "check"], cwd=root, capture_output=True, check=False
         )  # cold: fill the cache
-        hook(root, rel)
-        warm = [hook(root, rel) for _ in range(args.runs)]
-        path = root / rel
-        original = path.read_text()
-        edited: list[float] = []
-        for n in range(args.runs):
-            path.write_text(original + f"\nexport const edit{n}: number = {n};\n")
-            edited.append(hook(root, rel))
+        warm, edited = series(root, rel, args.runs, "alone", "--no-daemon")
+        if args.daemon:
+            subprocess.run([str(SIGNALINT), "daemon", "start"], cwd=root, check=True)
+            try:
+                through = series(root, rel, args.runs, "daemon")
+            finally:
+                subprocess.run([str(SIGNALINT), "daemon", "stop"], cwd=root, check=False)
         started = time.perf_counter()
         for _ in range(args.runs):
             subprocess.run([str(SIGNALINT), "--version"], capture_output=True, check=False)
@@ -90,6 +112,9 @@ def main() -> None:
     print(f"post-edit hook, {args.files}-file TypeScript project (oxlint + tsc), {args.runs} runs")
     print(f"  warm (file unchanged):   {summary(warm)}")
     print(f"  edited (file changed):   {summary(edited)}")
+    if args.daemon:
+        print(f"  daemon, warm:            {summary(through[0])}")
+        print(f"  daemon, edited:          {summary(through[1])}")
     print(f"  signalint --version:     mean {version_ms:7.1f} ms")
 
 

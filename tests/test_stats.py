@@ -29,6 +29,9 @@ EMPTY = {
     "maxLatencyMs": None,
     "loopWarningsTriggered": 0,
     "malformedLinesSkipped": 0,
+    "warmAnswers": 0,
+    "warmFallbacks": 0,
+    "warmRestarts": 0,
     "remoteCache": None,
 }
 
@@ -169,6 +172,7 @@ def test_the_stats_report_counts_its_nouns() -> None:
         "remoteCache": {
             "hits": 1, "misses": 2, "writes": 1, "rejected": 0, "errors": 1, "roundTrips": 1
         },
+        "warmAnswers": 1, "warmFallbacks": 2, "warmRestarts": 1,
     }  # fmt: skip
     text = render(data)
     assert (
@@ -178,4 +182,5 @@ def test_the_stats_report_counts_its_nouns() -> None:
     assert "average over 1 sample\n" in text
     assert "1 hit, 2 misses" in text
     assert "over 2 samples" in text and "1 distinct signature\n" in text
+    assert "Warm engines:           1 warm answer, 2 fallbacks, 1 restart\n" in text
     assert "(s)" not in text

@@ -88,7 +88,8 @@ class DaemonSettings:
     process's warm workers may hold together (`memoryMb`); past it the
     least recently used workers are stopped."""
 
-    idle_minutes: int = 30
+    # A number: a fraction of a minute is allowed (tests use seconds).
+    idle_minutes: float = 30
     memory_mb: int = 4096
 
 
@@ -199,6 +200,12 @@ class _Checker:
             return 1
         return value
 
+    def positive_number(self, value: object, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            self.fail(path, f"expected a positive number, got {_got(value)}")
+            return 1.0
+        return float(value)
+
     def choice(self, value: object, path: str, options: tuple[str, ...]) -> str:
         if not isinstance(value, str) or value not in options:
             self.fail(path, f"expected {_choices(options)}, got {_got(value)}")
@@ -288,7 +295,7 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
 def _daemon(c: _Checker, value: object) -> DaemonSettings:
     table = c.table(value, "daemon", ("idleMinutes", "memoryMb"))
     return DaemonSettings(
-        idle_minutes=c.positive_int(table.get("idleMinutes", 30), "daemon.idleMinutes"),
+        idle_minutes=c.positive_number(table.get("idleMinutes", 30), "daemon.idleMinutes"),
         memory_mb=c.positive_int(table.get("memoryMb", 4096), "daemon.memoryMb"),
     )
 

@@ -38,6 +38,8 @@ from signalint.storage.session_log import (
 )
 
 LOG_NAME = "session.jsonl"
+# The warm engines' counters of a check's metrics, summed by `stats`.
+WARM_COUNTS = ("warmAnswers", "warmFallbacks", "warmRestarts")
 LOCK_NAME = "session.lock"
 
 __all__ = [
@@ -229,15 +231,24 @@ def metrics_record(
     payload_before: int = 0,
     payload_after: int = 0,
     remote: Mapping[str, int] | None = None,
+    warm_answers: int = 0,
+    fallbacks: int = 0,
+    restarts: int = 0,
 ) -> dict[str, Any]:
     """The `metrics` object of a check record, as `stats` reads it; `remote`
-    is what the shared result store did (`remoteCache`), when one is set."""
+    is what the shared result store did (`remoteCache`), when one is set.
+    `warm_answers` and `fallbacks` count the check's engines answered by a
+    warm worker and by the cold path after a worker failed (their outcomes'
+    `served`); `restarts` the warm workers replaced during the check."""
     metrics: dict[str, Any] = {
         "latencyMs": None if latency_ms is None else round(latency_ms, 3),
         "cacheHits": cache_hits,
         "cacheMisses": cache_misses,
         "payloadBytesBefore": payload_before,
         "payloadBytesAfter": payload_after,
+        "warmAnswers": warm_answers,
+        "warmFallbacks": fallbacks,
+        "warmRestarts": restarts,
     }
     if remote is not None:
         metrics["remoteCache"] = dict(remote)
@@ -274,6 +285,7 @@ def stats(state_dir: Path) -> dict[str, Any]:
     reductions: list[float] = []
     latencies: list[float] = []
     hits = misses = 0
+    warm = dict.fromkeys(WARM_COUNTS, 0)
     remote: dict[str, int] | None = None
     for record in checks.values():
         metrics = record.get("metrics")
@@ -290,6 +302,8 @@ def stats(state_dir: Path) -> dict[str, Any]:
             latencies.append(latency)
         hits += int(_number(metrics.get("cacheHits")) or 0)
         misses += int(_number(metrics.get("cacheMisses")) or 0)
+        for name in WARM_COUNTS:
+            warm[name] += int(_number(metrics.get(name)) or 0)
         counts = metrics.get("remoteCache")
         if isinstance(counts, dict):
             remote = remote or dict.fromkeys(REMOTE_COUNTS, 0)
@@ -310,6 +324,9 @@ def stats(state_dir: Path) -> dict[str, Any]:
             {r["loopWarning"] for r in checks.values() if isinstance(r.get("loopWarning"), str)}
         ),
         "malformedLinesSkipped": malformed,
+        # Summed over the checks: engines answered warm, by the cold path
+        # after a worker failed, and workers restarted (`metrics_record`).
+        **warm,
         # Summed over the checks that had a shared store; None: none had.
         "remoteCache": remote,
     }

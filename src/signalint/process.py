@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -313,3 +314,21 @@ def groups_rss(pgids: set[int]) -> dict[int, int]:
         except (OSError, ValueError, IndexError):
             continue
     return totals
+
+
+def detach(argv: tuple[str, ...], *, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    """Start a process meant to outlive us (the daemon): argv, no input, its
+    own session (a terminal's hang-up or Ctrl-C does not reach it), stdout
+    and stderr appended to `log`. Not waited for; the caller may `poll` it.
+    Raises `OSError` when it cannot start."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            argv,
+            cwd=str(cwd),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            close_fds=True,
+        )

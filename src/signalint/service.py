@@ -194,8 +194,11 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     since = request.since
     selected, revision = await resolve(request)
     context = services.context or Context()
+    restarts = context.warm.counts.restarts if context.warm is not None else 0
     async with request.progress(request.config.enabled_engines) as report:
         run = await run_check(dataclasses.replace(selected, progress=report), context)
+    if context.warm is not None:
+        restarts = context.warm.counts.restarts - restarts  # during this check
     issues = run.result.issues
     clustering = context.derived(issues, "clustering", lambda: cluster(issues))
     targets = selected.scope.targets
@@ -217,7 +220,7 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     if services.words is None:
         raise ValueError("words: a check recorded in history needs the front end's words")
     warnings = _record(
-        services.history, snapshot, latency_ms, request.compact, services.words, context
+        services.history, snapshot, latency_ms, request.compact, services.words, context, restarts
     )
     return Checked(run, snapshot, latency_ms, warnings, only, dependents)
 
@@ -264,6 +267,7 @@ def _record(
     compact: bool,
     words: Words,
     context: Context,
+    restarts: int,
 ) -> Warnings:
     from signalint.history import details_bytes, metrics_record, payload_size
     from signalint.loops import signatures
@@ -291,6 +295,9 @@ def _record(
         payload_before=before,
         payload_after=after,
         remote=result.remote_cache,
+        warm_answers=sum(o.served == "warm" for o in outcomes),
+        fallbacks=sum(o.served == "fallback" for o in outcomes),
+        restarts=restarts,
     )
     found = context.derived(issues, "signatures", lambda: signatures(issues))
     kind = snapshot.kind

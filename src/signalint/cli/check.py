@@ -8,14 +8,13 @@ bad config, refused or ignored path).
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
 
-from signalint import formats, service
+from signalint import formats, runtime, service
 from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
@@ -64,7 +63,7 @@ def _engine_versions(
     async def lookup_all() -> dict[str, str | None]:
         return {name: await lookup(name) for name in result.outcomes}
 
-    return asyncio.run(lookup_all())
+    return runtime.run(lookup_all())
 
 
 def _shard_block(
@@ -157,6 +156,12 @@ def _shard_block(
     "program in one shard. `signalint merge` joins the shards' json or sarif outputs "
     "into the unsharded report (docs/ci.md).",
 )
+@click.option(
+    "--no-daemon",
+    is_flag=True,
+    help="Check in this process even when the project's daemon runs "
+    "(`signalint daemon`; SIGNALINT_DAEMON=0 does so always).",
+)
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -168,6 +173,7 @@ def check(
     new_from_rev: str | None,
     new_from_merge_base: str | None,
     shard: Shard | None,
+    no_daemon: bool,
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
@@ -185,6 +191,10 @@ def check(
     the `workspaces` field of package.json) TypeScript checks each package
     with its own tsconfig.json in dependency order, and the output gains
     a per-package summary.
+
+    When the project's daemon runs (`signalint daemon start`), the check is
+    run by it, with the engines kept warm, and prints what it would print
+    here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
     """
     chosen = [
         n
@@ -199,7 +209,7 @@ def check(
     config = load_config(root)
     changed_paths: list[str] | None = None
     if changed:
-        changed_paths = asyncio.run(service.changed_paths(root, config))
+        changed_paths = runtime.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
             return 0
@@ -210,11 +220,13 @@ def check(
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
     )
-    context = Context()  # this command's memory, shared by the check and the versions
+    # This command's memory, shared by the check and the versions (the
+    # daemon's, with its warm engines, when the daemon runs the command).
+    context = runtime.context()
     since = None
     if new_from_rev is not None or new_from_merge_base is not None:
         since = service.Since(new_from_rev, new_from_merge_base)
-    checked = asyncio.run(
+    checked = runtime.run(
         service.check(
             service.CheckRequest(
                 root,

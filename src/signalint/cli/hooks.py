@@ -150,14 +150,26 @@ def install(
     metavar="JSON",
     help="The host event as JSON (default: read it from stdin, as hosts send it).",
 )
+@click.option(
+    "--no-daemon",
+    is_flag=True,
+    help="Check in this process even when the project's daemon runs "
+    "(SIGNALINT_DAEMON=0 does so always).",
+)
 def run(
     runtime: str,
     fail_on_priority: int,
     allow_partial: bool,
     max_blocks: int,
     payload: str | None,
+    no_daemon: bool,
 ) -> int:
-    """Answer one host event with a decision in the host's JSON format (exit 0)."""
+    """Answer one host event with a decision in the host's JSON format (exit 0).
+
+    When the project's daemon runs (`signalint daemon start`) it answers,
+    with the engines kept warm; `--no-daemon` or SIGNALINT_DAEMON=0 checks in
+    this process.
+    """
     from signalint.hosts.hook_events import parse_event
     from signalint.hosts.hook_run import answer
 

@@ -1,7 +1,10 @@
 """Entry point of the `signalint` CLI.
 
 Subcommands are imported only when invoked, so `signalint --version` and
-`--help` stay fast (no engine, cache or MCP code is loaded for them).
+`--help` stay fast (no engine, cache or MCP code is loaded for them). The
+console script (`entry`) first offers `check` and `hooks run` to the
+project's daemon (`daemon.client`); this module imports click only when a
+command runs here (the click group lives in `cli.group`).
 
 `main` is the one place where problems become exit codes: a
 `SignalintError` from any command (a configuration that does not load, a
@@ -13,16 +16,14 @@ a traceback.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import click
-
-from signalint import __version__
-from signalint.errors import SignalintError
+if TYPE_CHECKING:
+    from signalint.cli.group import LazyGroup as LazyGroup
+    from signalint.cli.group import cli as cli
 
 DEBUG_VARIABLE = "SIGNALINT_DEBUG"
 
@@ -83,6 +84,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "ingest",
         "Print a Ruff, mypy, Clippy, golangci-lint, ESLint or SARIF report as a check.",
     ),
+    "daemon": (
+        "signalint.cli.daemon",
+        "daemon",
+        "Start, inspect or stop the project's daemon (warm engines for check and hooks).",
+    ),
     "fix": (
         "signalint.cli.fix",
         "fix",
@@ -91,49 +97,13 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+def __getattr__(name: str) -> Any:
+    """`cli` and `LazyGroup` live in `cli.group` (imported on first use)."""
+    if name in ("cli", "LazyGroup"):
+        from signalint.cli import group
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = COMMANDS.get(cmd_name)
-        if entry is None:
-            return None
-        module = importlib.import_module(entry[0])
-        command = getattr(module, entry[1])
-        assert isinstance(command, click.Command)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "-v", "--version", prog_name="signalint")
-def cli() -> None:
-    """Signalint runs your project's own linters and type checkers (Oxlint,
-    TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their
-    diagnostics into one schema, and ranks them in clusters, for coding
-    agents and people.
-
-    Start with `signalint init` in your project, then `signalint check`.
-    `signalint help COMMAND` shows a command's help; `signalint -v` the version.
-    """
-    _recover_fix_transactions()
-
-
-def _recover_fix_transactions() -> None:
-    """Undo a fix transaction a killed process left half applied (D9), before any command."""
-    from signalint.project.roots import RootError, find_root
-    from signalint.storage.journal import recover_and_report
-
-    try:
-        root = find_root(os.environ, os.getcwd())
-    except (RootError, OSError):
-        return  # the command itself reports an unusable root
-    recover_and_report(root, lambda text: click.echo(f"signalint: {text}", err=True))
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,6 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     `signalint help [COMMAND]` is `signalint [COMMAND] --help`, as in the reference.
     """
+    import click
+
+    from signalint.cli.group import cli
+    from signalint.errors import SignalintError
+
     args = list(argv) if argv is not None else sys.argv[1:]
     if args and args[0] == "help":
         args = [*args[1:2], "--help"]
@@ -162,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # a bug: say so in one line, not in a traceback
         if os.environ.get(DEBUG_VARIABLE, "") == "1":
+            import traceback
+
             traceback.print_exc()
         click.echo(
             f"signalint: internal error: {type(exc).__name__}: {exc} (a bug in Signalint; "
@@ -173,4 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    """The `signalint` console script: through the project's daemon when one
+    runs (`daemon.client`, decided before click or the check pipeline is
+    imported), else in-process."""
+    from signalint.daemon.client import forward
+
+    code = forward(sys.argv[1:])
+    sys.exit(main() if code is None else code)

@@ -1,7 +1,10 @@
 """`signalint stats`: aggregate the check metrics retained in the session log.
 
-Only MCP checks write the log (the CLI's own `check` does not), so empty
-stats before any MCP check are expected.
+Only MCP checks write the log (the CLI's own `check` does not, in-process
+or through the daemon: its output must be what an in-process check prints),
+so empty stats before any MCP check are expected. Warm engines: the checks'
+engines answered by a kept-warm worker, fallbacks to the cold path after a
+worker failed, and workers restarted.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def render(data: dict[str, Any]) -> str:
         f"max {_value(data['maxLatencyMs'], ' ms')} over {count(data['latencySamples'], 'sample')}",
         f"Loop warnings:          {count(data['loopWarningsTriggered'], 'distinct signature')}",
         f"Remote cache:           {_remote(data['remoteCache'])}",
+        f"Warm engines:           {count(data['warmAnswers'], 'warm answer')}, "
+        f"{count(data['warmFallbacks'], 'fallback')}, "
+        f"{count(data['warmRestarts'], 'restart')}",
         f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
     ]
     if data["checks"] == 0:

@@ -35,6 +35,7 @@ from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
 from signalint.project.paths import PathRefused
+from signalint.warm.pool import open_pool
 from signalint.watching import (
     Batch,
     Update,
@@ -97,14 +98,19 @@ def _print_updates(updates: Sequence[Update], state: CheckResult) -> None:
 class _Session:
     """One watch: the stop event, the running check (cancelled on a signal)."""
 
-    def __init__(self, root: Path, config: Config, targets: tuple[str, ...]) -> None:
+    def __init__(
+        self, root: Path, config: Config, targets: tuple[str, ...], *, warm: bool = True
+    ) -> None:
         self.root = root
         self.config = config
         self.targets = targets
         self.stop = asyncio.Event()
         self.exit_code = 0
         self._running: asyncio.Task[Any] | None = None
-        self.context = Context()  # memory kept across the session's re-checks
+        # Memory kept across the session's re-checks, with its own warm
+        # engines (a watch is long-lived; the daemon runs one request at a
+        # time, so a watch does not hold it).
+        self.context = Context(warm=open_pool(root, config) if warm else None)
 
     def on_signal(self, exit_code: int) -> None:
         self.exit_code = self.exit_code or exit_code
@@ -221,8 +227,8 @@ class _Session:
         return self.exit_code
 
 
-async def _watch(root: Path, config: Config, targets: tuple[str, ...]) -> int:
-    session = _Session(root, config, targets)
+async def _watch(root: Path, config: Config, targets: tuple[str, ...], *, warm: bool = True) -> int:
+    session = _Session(root, config, targets, warm=warm)
     loop = asyncio.get_running_loop()
     for signum, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
         loop.add_signal_handler(signum, session.on_signal, code)
@@ -231,11 +237,19 @@ async def _watch(root: Path, config: Config, targets: tuple[str, ...]) -> int:
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
+        if session.context.warm is not None:
+            await session.context.warm.close()
 
 
 @click.command()
 @click.argument("paths", nargs=-1)
-def watch(paths: Sequence[str]) -> int:
+@click.option(
+    "--no-daemon",
+    is_flag=True,
+    help="Keep no engine warm: every re-check starts its engines cold "
+    "(SIGNALINT_DAEMON=0 does so always).",
+)
+def watch(paths: Sequence[str], no_daemon: bool) -> int:
     """Check the project (or PATHS inside it), then re-check files as you edit.
 
     Prints a one-line summary of the first check, then, after each burst of
@@ -245,10 +259,14 @@ def watch(paths: Sequence[str]) -> int:
     taken); a change to a config file (signalint.config.json, tsconfig,
     .oxlintrc, biome.json, eslint.config.*, .gitignore) re-checks
     everything. Stop with Ctrl-C; no engine process is left behind.
+
+    A watch keeps its own warm engine workers for its session (not the
+    daemon's: the daemon answers one request at a time, and a watch would
+    hold it); `--no-daemon` or SIGNALINT_DAEMON=0 keeps none.
     """
     root, config, targets = open_project(paths)
     try:
-        code = asyncio.run(_watch(root, config, targets))
+        code = asyncio.run(_watch(root, config, targets, warm=not no_daemon))
     except BrokenPipeError:
         # The reader went away (`signalint watch | head`): nothing left to tell it.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

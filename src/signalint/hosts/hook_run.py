@@ -13,7 +13,6 @@ answer resolve with `signalint show` (D19).
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -70,13 +69,13 @@ def edited_targets(
 
 
 def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
-    from signalint import service
+    from signalint import runtime, service
     from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
     )
-    checked = asyncio.run(
+    checked = runtime.run(
         service.check(
             service.CheckRequest(
                 root,
@@ -85,7 +84,7 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
                 locate=service.from_root(root),
                 kind="files" if kind == "files" else "project",
             ),
-            service.Services(store=store),
+            service.Services(runtime.context(), store),
         )
     )
     store.flush()

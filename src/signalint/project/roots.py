@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -114,6 +113,8 @@ def _has_tool_table(directory: Path) -> bool:
         return False
     if b"signalint" not in text:
         return False  # cheap: most pyproject.toml files never mention us
+    import tomllib  # here: the CLI's forwarding path reads no TOML otherwise
+
     try:
         data = tomllib.loads(text.decode("utf-8", errors="replace"))
     except tomllib.TOMLDecodeError:

@@ -1,0 +1,124 @@
+"""Where a project's daemon is reached, and which code it runs.
+
+Read by the forwarding client before anything heavy is imported, so this
+module uses the standard library only.
+
+The socket is `daemon.sock` in the project's state directory. A Unix socket's
+path must fit in `sun_path` (108 bytes with its terminating NUL on Linux);
+when the state directory's path is too long the socket lives instead in a
+private runtime directory (`$XDG_RUNTIME_DIR/signalint`, else
+`/tmp/signalint-<uid>`, mode 0700 and ours, checked), named by a hash of the
+state directory, and `daemon start`/`status` say so. The lock that makes one
+daemon per project (`daemon.lock`) and its log (`daemon.log`) stay in the
+state directory, where no length limit applies.
+
+The stamp names the daemon's code: every file of the installed `signalint`
+package by path, size and modification time. A reinstall or an upgrade (or
+an edit of an editable install) changes it; the client compares its own
+with the daemon's and does not use a daemon that runs other code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+import signalint
+
+# Linux `sun_path` holds 108 bytes, the terminating NUL included.
+SOCKET_LIMIT = 107
+SOCKET_NAME = "daemon.sock"
+LOCK_NAME = "daemon.lock"
+LOG_NAME = "daemon.log"
+STATE_VARIABLE = "SIGNALINT_STATE_DIR"
+
+
+class PlaceError(Exception):
+    """No safe place for the socket (a runtime directory that is not ours)."""
+
+
+class Place:
+    """A project's daemon: its state directory and socket; `note` says why
+    the socket is not in the state directory, when it is not. (A plain
+    class: `dataclasses` costs the forwarding client milliseconds.)"""
+
+    __slots__ = ("note", "socket", "state")
+
+    def __init__(self, state: Path, socket: Path, note: str | None = None) -> None:
+        self.state = state
+        self.socket = socket
+        self.note = note
+
+    @property
+    def lock(self) -> Path:
+        return self.state / LOCK_NAME
+
+    @property
+    def log(self) -> Path:
+        return self.state / LOG_NAME
+
+
+def state_dir(root: Path, env: Mapping[str, str]) -> Path:
+    """`config.state_dir` without importing the configuration (the same rule;
+    a test holds them equal)."""
+    override = env.get(STATE_VARIABLE, "")
+    if override:
+        return Path(os.path.abspath(root / os.path.expanduser(override)))
+    return root / ".signalint"
+
+
+def _runtime_dir(env: Mapping[str, str]) -> Path:
+    """A directory only we can enter, for sockets whose natural path is too long."""
+    base = env.get("XDG_RUNTIME_DIR", "")
+    uid = os.getuid()
+    if base and os.path.isabs(base):
+        candidate = Path(base) / "signalint"
+    else:
+        candidate = Path("/tmp") / f"signalint-{uid}"
+    try:
+        candidate.mkdir(mode=0o700, parents=False, exist_ok=True)
+    except OSError as exc:
+        raise PlaceError(f"cannot make the runtime directory {candidate}: {exc}") from None
+    info = candidate.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077:
+        raise PlaceError(
+            f"the runtime directory {candidate} is not a directory of mode 0700 owned by you"
+        )
+    return candidate
+
+
+def place(root: Path, env: Mapping[str, str]) -> Place:
+    """Where `root`'s daemon is reached under `env` (module docstring)."""
+    state = state_dir(root, env)
+    natural = state / SOCKET_NAME
+    if len(os.fsencode(natural)) <= SOCKET_LIMIT:
+        return Place(state, natural)
+    digest = hashlib.blake2b(os.fsencode(state), digest_size=8).hexdigest()
+    short = _runtime_dir(env) / f"{digest}.sock"
+    note = (
+        f"the socket is {short}: the state directory's path is too long for a Unix socket "
+        f"({len(os.fsencode(natural))} bytes, at most {SOCKET_LIMIT})"
+    )
+    return Place(state, short, note)
+
+
+def stamp() -> str:
+    """A name for the installed code (module docstring)."""
+    package = Path(signalint.__file__).parent
+    digest = hashlib.blake2b(signalint.__version__.encode(), digest_size=16)
+    for directory, names, files in os.walk(package):
+        names[:] = sorted(n for n in names if n != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            rel = os.path.relpath(path, package)
+            digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()

@@ -1,0 +1,797 @@
+"""The daemon (`signalint.daemon`, `signalint daemon start|status|stop`) and
+the CLI's forwarding to it.
+
+Quick tests talk to a listener written here (the client's decisions: what
+it forwards, which sockets it refuses, what it loads); real ones start the
+daemon (`python -m signalint.daemon.server`, or the same with the fake warm
+driver of `tests/warm/fake_driver.py` installed) and run real Ruff through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signalint.cli.main import main
+from signalint.config import state_dir
+from signalint.daemon import client, wire
+from signalint.daemon.place import SOCKET_LIMIT, place
+from signalint.daemon.place import state_dir as light_state_dir
+from tests.helpers import alive, wait_until_dead
+
+from .conftest import REPO, require_engine
+
+SIGNALINT = Path(sys.executable).with_name("signalint")
+ENGINES_OFF = {"oxlint": False, "tsc": False, "biome": False, "eslint": False}
+RUFF_ONLY = {"engines": {**ENGINES_OFF, "ruff": True, "mypy": False, "pyright": False}}
+
+
+def write_project(root: Path, settings: dict[str, Any] | None = None) -> Path:
+    """A Python project with Ruff findings, and settings (Ruff only by default)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".git").mkdir(exist_ok=True)
+    (root / "a.py").write_text("import os\nx = 1\n")
+    (root / "b.py").write_text("import sys\n\n\ndef f() -> int:\n    return 1\n")
+    (root / "signalint.config.json").write_text(json.dumps(settings or RUFF_ONLY))
+    return Path(os.path.realpath(root))
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNALINT_")}
+    env.update(extra)
+    return env
+
+
+# --- a listener standing in for the daemon (quick) -------------------------
+
+
+class Listener:
+    """A Unix socket at a project's daemon place that records what it is sent
+    and answers `reply` (the daemon's side of `daemon.wire`)."""
+
+    def __init__(self, path: Path, replies: list[dict[str, Any]], mode: int = 0o600) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(os.fspath(path))
+        os.chmod(path, mode)
+        self.sock.listen(4)
+        self.sock.settimeout(0.2)
+        self.replies = replies
+        self.received: list[dict[str, Any]] = []
+        self.accepted = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        while not self.done.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.accepted += 1
+            with conn:
+                conn.settimeout(5)
+                self.received.append(wire.receive(conn))
+                reply = self.replies.pop(0) if self.replies else {"stopping": True}
+                wire.send(conn, reply)
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(5)
+        self.sock.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = write_project(tmp_path / "p")
+    monkeypatch.chdir(root)
+    for name in ("SIGNALINT_PROJECT_ROOT", "SIGNALINT_STATE_DIR", "SIGNALINT_DAEMON"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+@contextlib.contextmanager
+def listening(root: Path, *replies: dict[str, Any], mode: int = 0o600) -> Iterator[Listener]:
+    listener = Listener(place(root, os.environ).socket, list(replies), mode)
+    try:
+        yield listener
+    finally:
+        listener.close()
+
+
+def test_a_forwarded_check_writes_the_daemon_s_answer_and_exits_with_its_code(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = {"stdout": "out ✓\n", "stderr": "err\n", "code": 1}
+    with listening(project, answer) as daemon:
+        assert client.forward(["check", "--format", "json", "a.py"]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("out ✓\n", "err\n")
+    (request,) = daemon.received
+    assert request["op"] == "run" and request["argv"] == ["check", "--format", "json", "a.py"]
+    assert request["cwd"] == os.getcwd() and request["env"] == dict(os.environ)
+    assert request["stamp"] and request["stdin"] == ""
+
+
+def test_hooks_run_forwards_its_stdin_bytes_and_leaves_them_for_an_in_process_run(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    event = json.dumps({"cwd": str(project), "hook_event_name": "Stop", "é": 1}).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(event), encoding="utf-8"))
+    with listening(project, {"stdout": "{}\n", "stderr": "", "code": 0}) as daemon:
+        assert client.forward(["hooks", "run", "--runtime", "claude"]) == 0
+    assert daemon.received[0]["stdin"].encode("latin-1") == event
+    # Without a daemon the command reads the same bytes in-process.
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(event), encoding="utf-8"))
+    assert client.forward(["hooks", "run", "--runtime", "claude"]) is None
+    assert sys.stdin.read().encode() == event
+
+
+def test_hooks_run_reaches_the_daemon_of_the_project_its_event_names(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = write_project(tmp_path / "elsewhere")
+    monkeypatch.chdir(elsewhere)
+    event = json.dumps({"cwd": str(project), "hook_event_name": "Stop"})
+    answer = {"stdout": "{}\n", "stderr": "", "code": 0}
+    with listening(project, answer, answer) as daemon:
+        args = ["hooks", "run", "--runtime", "claude", "--payload", event]
+        assert client.forward(args) == 0
+        assert client.forward([*args[:-2], f"--payload={event}"]) == 0
+    assert [r["argv"][-1] for r in daemon.received] == [event, f"--payload={event}"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--no-daemon"],
+        ["hooks", "run", "--runtime", "claude", "--no-daemon", "--payload", "{}"],
+        ["check", "--help"],
+        ["watch"],
+        ["show", "abc"],
+        ["--version"],
+    ],
+)
+def test_no_daemon_help_and_other_commands_do_not_touch_the_socket(
+    project: Path, args: list[str]
+) -> None:
+    with listening(project) as daemon:
+        assert client.forward(args) is None
+    assert daemon.accepted == 0
+
+
+def test_signalint_daemon_0_does_not_touch_the_socket(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SIGNALINT_DAEMON", "0")
+    with listening(project) as daemon:
+        assert client.forward(["check"]) is None
+        assert client.forward(["hooks", "run", "--runtime", "claude", "--payload", "{}"]) is None
+    assert daemon.accepted == 0
+
+
+def test_a_socket_others_may_use_is_refused_unasked_and_said(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with listening(project, mode=0o666) as daemon:
+        assert client.forward(["check"]) is None
+    assert daemon.accepted == 0
+    assert "mode 0666; a daemon's socket has mode 0600" in capsys.readouterr().err
+
+
+def test_a_stale_socket_falls_back_in_process_silently(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = place(project, os.environ).socket
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(os.fspath(path))  # bound, never listening: what a killed daemon leaves
+    os.chmod(path, 0o600)
+    dead.close()
+    assert client.forward(["check"]) is None
+    assert capsys.readouterr().err == ""
+
+
+def test_a_daemon_running_other_code_is_asked_to_stop_and_the_check_runs_in_process(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with listening(project, {"stale": True}, {"stopping": True}) as daemon:
+        assert client.forward(["check"]) is None
+    assert [r["op"] for r in daemon.received] == ["run", "stop"]
+    assert "runs other code (Signalint was reinstalled)" in capsys.readouterr().err
+
+
+def test_a_long_state_directory_puts_the_socket_in_a_private_runtime_directory(
+    tmp_path: Path,
+) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    env = {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    (tmp_path / "run").mkdir(mode=0o700)
+    where = place(deep, env)
+    assert len(os.fsencode(deep / ".signalint" / "daemon.sock")) > SOCKET_LIMIT
+    assert where.socket.parent == tmp_path / "run" / "signalint"
+    assert len(os.fsencode(where.socket)) <= SOCKET_LIMIT
+    assert where.note is not None and "too long for a Unix socket" in where.note
+    assert (where.socket.parent.stat().st_mode & 0o777) == 0o700
+    assert where.lock.parent == deep / ".signalint"
+    # Another state directory, another socket; the same one, the same socket.
+    assert place(deep / "x", env).socket != where.socket == place(deep, env).socket
+    # A runtime directory others may enter is refused.
+    (tmp_path / "run" / "signalint").chmod(0o755)
+    with pytest.raises(Exception, match="mode 0700"):
+        place(deep, env)
+
+
+@pytest.mark.parametrize("override", ["", "state", "/tmp/elsewhere", "~/x"])
+def test_the_client_finds_the_state_directory_as_the_configuration_does(
+    tmp_path: Path, override: str
+) -> None:
+    env = {"SIGNALINT_STATE_DIR": override} if override else {}
+    assert light_state_dir(tmp_path, env) == state_dir(tmp_path, env)
+
+
+def test_bad_daemon_arguments_give_clear_errors(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["daemon", "restart"]) == 2
+    assert "No such command 'restart'" in capsys.readouterr().err
+    assert main(["daemon", "status", "--format", "xml"]) == 2
+    assert "'xml' is not one of 'text', 'json'" in capsys.readouterr().err
+    assert main(["daemon", "start", "now"]) == 2
+    assert "unexpected extra argument" in capsys.readouterr().err.lower()
+    monkeypatch.setenv("SIGNALINT_DAEMON", "0")
+    assert main(["daemon", "start"]) == 1
+    assert "SIGNALINT_DAEMON=0 disables the daemon" in capsys.readouterr().err
+
+
+def test_status_and_stop_without_a_daemon(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["daemon", "status"]) == 1
+    assert f"no daemon runs for {project}" in capsys.readouterr().out
+    assert main(["daemon", "status", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"running": False, "root": str(project)}
+    assert main(["daemon", "stop"]) == 0
+    assert f"no daemon runs for {project}" in capsys.readouterr().out
+
+
+# --- what the forwarding client loads (real: a fresh interpreter) ----------
+
+PROBE = """
+import json, sys
+sys.argv = ["signalint", "check", "--format", "json"]
+from signalint.cli import main
+code = __import__("signalint.daemon.client", fromlist=["forward"]).forward(sys.argv[1:])
+sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+sys.exit(0 if code == 0 else 9)
+"""
+# The signalint modules the forwarding path may load.
+ALLOWED = {
+    "signalint",
+    "signalint.cli",
+    "signalint.cli.main",
+    "signalint.daemon",
+    "signalint.daemon.client",
+    "signalint.daemon.place",
+    "signalint.daemon.wire",
+    "signalint.errors",
+    "signalint.project",
+    "signalint.project.markers",
+    "signalint.project.roots",
+}
+HEAVY = {"click", "asyncio", "pydantic", "mcp", "pathspec", "watchfiles", "anyio", "concurrent"}
+
+
+@pytest.mark.real
+def test_the_forwarding_client_loads_no_command_tree_pipeline_or_third_party_package(
+    project: Path,
+) -> None:
+    with listening(project, {"stdout": "{}\n", "stderr": "", "code": 0}) as daemon:
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE],
+            cwd=project,
+            env=clean_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert daemon.received[0]["argv"] == ["check", "--format", "json"]
+    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
+    loaded = set(json.loads(line.removeprefix("MODULES ")))
+    ours = {m for m in loaded if m.split(".")[0] == "signalint"}
+    assert ours <= ALLOWED, sorted(ours - ALLOWED)
+    assert not {m.split(".")[0] for m in loaded} & HEAVY
+
+
+# --- the daemon itself (real) ----------------------------------------------
+
+BOOT = """
+import sys
+sys.path.insert(0, {repo!r})
+from tests.warm import fake_driver
+fake_driver.install()
+from signalint.daemon.server import main
+main([{root!r}])
+"""
+
+
+def run_cli(root: Path, *args: str, env: dict[str, str] | None = None, stdin: str = "") -> Any:
+    return subprocess.run(
+        [str(SIGNALINT), *args],
+        cwd=root,
+        env=env or clean_env(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def hello(root: Path, **env: str) -> dict[str, Any] | None:
+    try:
+        return client.ask(place(root, clean_env(**env)), {"op": "hello"})
+    except (OSError, wire.WireError, client.Refused):
+        return None
+
+
+def status(root: Path) -> dict[str, Any]:
+    return client.ask(place(root, clean_env()), {"op": "status"})
+
+
+@contextlib.contextmanager
+def fake_daemon(root: Path, **env: str) -> Iterator[int]:
+    """The daemon with the fake warm driver serving Ruff; yields its pid."""
+    log = (root / "daemon-test.log").open("ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BOOT.format(repo=str(REPO), root=str(root))],
+        cwd=root,
+        env=clean_env(**env),
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while hello(root, **env) is None:
+            assert proc.poll() is None, (root / "daemon-test.log").read_text()
+            assert time.monotonic() < deadline, "the daemon did not answer"
+            time.sleep(0.05)
+        yield proc.pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        log.close()
+
+
+def stop_daemon(root: Path) -> None:
+    run_cli(root, "daemon", "stop")
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live processes of process group `pgid` (from /proc)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat_ = Path(f"/proc/{name}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat_[stat_.rindex(b")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != b"Z":
+            found.append(int(name))
+    return found
+
+
+def comparable(output: str) -> Any:
+    """A `check --format json` payload without what differs between two runs
+    of one check (its id, quoted in nextStep) nor how each engine was
+    answered (`served`: warm through a daemon with workers, else cold)."""
+    payload = json.loads(output)
+    check_id = payload.pop("checkId")
+    payload["nextStep"] = payload["nextStep"].replace(check_id, "ID")
+    for outcome in payload.get("engines", {}).values():
+        outcome.pop("served", None)
+    return payload
+
+
+@pytest.mark.real
+def test_start_status_stop(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    started = run_cli(root, "daemon", "start")
+    assert started.returncode == 0, started.stderr
+    assert f"daemon started for {root} (pid " in started.stdout
+    try:
+        where = place(root, clean_env())
+        assert (where.socket.stat().st_mode & 0o777) == 0o600
+        again = run_cli(root, "daemon", "start")
+        assert again.returncode == 0 and "a daemon already runs for" in again.stdout
+        pid = hello(root)["pid"]  # type: ignore[index]
+        assert f"(pid {pid})" in again.stdout
+
+        text = run_cli(root, "daemon", "status")
+        assert text.returncode == 0, text.stderr
+        assert f"pid {pid}" in text.stdout and f"root:     {root}" in text.stdout
+        assert "workers:  none running" in text.stdout  # no driver serves Ruff on main
+        data = json.loads(run_cli(root, "daemon", "status", "--format", "json").stdout)
+        assert data["pid"] == pid and data["root"] == str(root) and data["running"] is True
+        assert data["requests"] == 0 and data["idleStopS"] == 1800
+        assert set(data["counts"]) == {"warmAnswers", "workersStarted", "restarts", "fallbacks"}
+
+        checked = run_cli(root, "check", "--format", "json")
+        assert checked.returncode == 1 and json.loads(checked.stdout)["totalIssues"] > 0
+        assert status(root)["requests"] == 1
+        bypass = run_cli(root, "check", "--format", "json", "--no-daemon")
+        assert bypass.returncode == 1 and comparable(bypass.stdout) == comparable(checked.stdout)
+        off = run_cli(root, "check", env=clean_env(SIGNALINT_DAEMON="0"))
+        assert off.returncode == 1
+        assert status(root)["requests"] == 1
+    finally:
+        stopped = run_cli(root, "daemon", "stop")
+    assert stopped.returncode == 0 and f"(pid {pid})" in stopped.stdout
+    assert wait_until_dead([pid], 10) == []
+    assert not where.socket.exists()
+    gone = run_cli(root, "daemon", "status")
+    assert gone.returncode == 1 and "no daemon runs" in gone.stdout
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("output_format", ["json", "text", "sarif", "github"])
+def test_a_check_through_the_daemon_prints_what_it_prints_in_process(
+    tmp_path: Path, output_format: str
+) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    args = ("check", "--format", output_format)
+    alone = run_cli(root, *args, "--no-daemon")
+    shutil.rmtree(root / ".signalint")  # the same start: no cache, no snapshots
+    with fake_daemon(root):
+        through = run_cli(root, *args)
+        assert status(root)["requests"] == 1
+    assert through.returncode == alone.returncode == 1
+    assert through.stderr == alone.stderr
+    if output_format == "json":
+        assert comparable(through.stdout) == comparable(alone.stdout)
+        # Ruff was answered by the (fake) warm worker, as cold would have.
+        assert json.loads(through.stdout)["engines"]["ruff"]["served"] == "warm"
+        assert json.loads(alone.stdout)["engines"]["ruff"]["served"] == "cold"
+    elif output_format == "sarif":
+        check_id = re.compile(r'"signalintCheckId": "[0-9a-f]+"')
+        assert check_id.sub("", through.stdout) == check_id.sub("", alone.stdout)
+    else:
+        strip = (lambda s: s) if output_format == "github" else _without_ids
+        assert strip(through.stdout) == strip(alone.stdout)
+
+
+def _without_ids(text: str) -> str:
+    return re.sub(r"\b[0-9a-f]{16}\b", "ID", text)
+
+
+@pytest.mark.real
+def test_the_post_edit_hook_through_the_daemon_answers_as_in_process(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    event = {
+        "session_id": "s",
+        "cwd": str(root),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(root / "a.py")},
+    }
+    args = ("hooks", "run", "--runtime", "claude")
+    alone = run_cli(root, *args, "--no-daemon", stdin=json.dumps(event))
+    shutil.rmtree(root / ".signalint")  # the same start: no cache, no issues seen before
+    with fake_daemon(root):
+        through = run_cli(root, *args, stdin=json.dumps(event))
+        assert status(root)["requests"] == 1
+    assert through.returncode == alone.returncode == 0, through.stderr
+    assert "additionalContext" in through.stdout
+    assert _without_ids(through.stdout) == _without_ids(alone.stdout)
+
+
+@pytest.mark.real
+def test_the_daemon_stops_after_its_idle_time(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p", {**RUFF_ONLY, "daemon": {"idleMinutes": 0.03}})
+    assert run_cli(root, "daemon", "start").returncode == 0
+    pid = hello(root)["pid"]  # type: ignore[index]
+    assert status(root)["idleStopS"] == pytest.approx(1.8)
+    # A check restarts the idle time; status requests do not.
+    assert run_cli(root, "check").returncode == 1
+    assert wait_until_dead([pid], 20) == []
+    assert not place(root, clean_env()).socket.exists()
+    assert "stopping" in (root / ".signalint" / "daemon.log").read_text()
+
+
+def _workers(root: Path) -> list[int]:
+    checked = run_cli(root, "check", "--format", "json")
+    assert json.loads(checked.stdout)["engines"]["ruff"]["served"] == "warm"
+    found = [w["pid"] for w in status(root)["workers"]]
+    assert found and all(alive(p) for p in found)
+    return found
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_signalled_or_killed_daemon_leaves_no_worker_behind(tmp_path: Path, signum: int) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    with fake_daemon(root) as pid:
+        workers = _workers(root)
+        info = status(root)
+        assert info["counts"]["warmAnswers"] == 1 and info["workers"][0]["answers"] == 1
+        assert info["workers"][0]["version"] == "fake 1.0"
+        assert info["workers"][0]["rssBytes"] > 0
+        shown = run_cli(root, "daemon", "status").stdout
+        assert f"worker:   ruff fake 1.0  pid {workers[0]}  " in shown
+        assert (
+            "0 restarts  1 answer\n" in shown
+            and "warm:     1 warm answer, 1 worker started" in shown
+        )
+        os.kill(pid, signum)
+        assert wait_until_dead([pid], 15) == []
+        # Killed: the workers see their stdin end and exit by themselves.
+        assert wait_until_dead(workers, 15) == []
+        assert all(group_members(w) == [] for w in workers)
+    where = place(root, clean_env())
+    if signum == signal.SIGKILL:
+        assert where.socket.exists()  # stale: nobody serves it
+    else:
+        assert not where.socket.exists()
+
+
+@pytest.mark.real
+def test_a_stale_socket_falls_back_in_process_and_start_works(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    with fake_daemon(root) as pid:
+        os.kill(pid, signal.SIGKILL)
+        assert wait_until_dead([pid], 15) == []
+    assert place(root, clean_env()).socket.exists()
+    checked = run_cli(root, "check", "--format", "json")
+    assert checked.returncode == 1 and checked.stderr == ""
+    assert json.loads(checked.stdout)["engines"]["ruff"]["served"] == "cold"
+    started = run_cli(root, "daemon", "start")
+    assert started.returncode == 0 and "daemon started" in started.stdout, started.stderr
+    try:
+        assert run_cli(root, "check").returncode == 1
+        assert status(root)["requests"] == 1
+    finally:
+        stop_daemon(root)
+
+
+@pytest.mark.real
+def test_the_daemon_refuses_a_request_of_other_code_and_stops_when_asked(tmp_path: Path) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    with fake_daemon(root) as pid:
+        where = place(root, clean_env())
+        answer = client.ask(where, {"op": "run", "stamp": "other", "argv": ["check"]})
+        assert answer == {"stale": True}
+        assert status(root)["requests"] == 0
+        assert client.ask(where, {"op": "stop"})["stopping"] is True
+        assert wait_until_dead([pid], 15) == []
+
+
+@pytest.mark.real
+def test_start_says_why_the_daemon_could_not_start(tmp_path: Path) -> None:
+    import fcntl
+
+    root = write_project(tmp_path / "p")
+    where = place(root, clean_env())
+    where.state.mkdir(parents=True)
+    with where.lock.open("a") as held:  # a daemon that holds the project but does not answer
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        started = run_cli(root, "daemon", "start")
+    assert started.returncode == 1
+    assert "the daemon could not start (exit 3)" in started.stderr
+    assert f"a daemon already runs for {root}" in started.stderr
+
+
+def test_start_refuses_what_is_not_a_socket_at_the_socket_s_place(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = place(project, os.environ)
+    where.socket.mkdir(parents=True)
+    assert main(["daemon", "start"]) == 1
+    assert f"not using the daemon: {where.socket} is not a socket" in capsys.readouterr().err
+
+
+# --- stats: warm answers, fallbacks and restarts (real Ruff, fake workers) --
+
+
+@pytest.mark.real
+def test_stats_count_warm_answers_fallbacks_and_restarts_of_recorded_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from signalint import service
+    from signalint.config import load_config
+    from signalint.context import Context
+    from signalint.history import Session, stats
+    from signalint.server.words import tool_words
+    from signalint.warm.pool import WarmPool
+    from tests.warm import fake_driver
+
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    config = load_config(root)
+    state = state_dir(root, {})
+    served: list[str | None] = []
+
+    async def checks() -> None:
+        good = WarmPool(1 << 30, tmp_path / "logs", drivers=fake_driver.drivers())
+        broken = WarmPool(1 << 30, tmp_path / "logs", drivers=fake_driver.drivers(broken=True))
+        history = Session(state)
+        # Each check edits a.py first, so Ruff runs (a cache hit runs nothing).
+        for n, pool in enumerate((good, None, broken, good)):
+            (root / "a.py").write_text(f"import os\nx = {n}\n")
+            checked = await service.check(
+                service.CheckRequest(root, config),
+                service.Services(Context(warm=pool), history=history, words=tool_words),
+            )
+            served.append(checked.result.outcomes["ruff"].served)
+        await good.close()
+        await broken.close()
+
+    asyncio.run(checks())
+    assert served == ["warm", "cold", "fallback", "warm"]
+    data = stats(state)
+    assert data["checks"] == 4
+    # The broken worker was restarted once, then the cold path answered.
+    assert (data["warmAnswers"], data["warmFallbacks"], data["warmRestarts"]) == (2, 1, 1)
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    assert main(["stats"]) == 0
+    assert "Warm engines:           2 warm answers, 1 fallback, 1 restart\n" in (
+        capsys.readouterr().out
+    )
+
+
+# --- real engines kept warm by the daemon (once their drivers are registered)
+
+# Engine -> (fixture under tests/fixtures/engines, a source file to edit, a comment).
+REAL_WARM = {
+    "tsc": ("tsc/project", "src/a.ts", "// edited\n"),
+    "eslint": ("eslint", "src/a.js", "// edited\n"),
+    "mypy": ("mypy", "app/util.py", "# edited\n"),
+    "pyright": ("pyright", "src/app/core.py", "# edited\n"),
+}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("engine", sorted(REAL_WARM))
+def test_a_real_engine_kept_warm_by_the_daemon_answers_as_in_process(
+    tmp_path: Path, engine: str
+) -> None:
+    from signalint.warm.registry import drivers
+
+    if engine not in drivers():
+        pytest.skip(f"no warm driver for {engine} is registered yet")
+    require_engine(engine)
+    fixture, edited, comment = REAL_WARM[engine]
+    root = tmp_path / engine
+    shutil.copytree(REPO / "tests" / "fixtures" / "engines" / fixture, root)
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), False)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": {**engines, engine: True}}))
+    (root / ".git").mkdir(exist_ok=True)
+    root = Path(os.path.realpath(root))
+
+    def both() -> tuple[Any, Any]:
+        """The check in-process (cold) and through the daemon, from the same start."""
+        alone = run_cli(root, "check", "--format", "json", "--no-daemon")
+        for name in ("cache.sqlite", "cache.sqlite-wal", "cache.sqlite-shm"):
+            (root / ".signalint" / name).unlink(missing_ok=True)
+        through = run_cli(root, "check", "--format", "json")
+        assert through.returncode == alone.returncode, through.stderr
+        assert json.loads(through.stdout)["engines"][engine]["served"] == "warm"
+        assert json.loads(alone.stdout)["engines"][engine]["served"] == "cold"
+        return comparable(through.stdout), comparable(alone.stdout)
+
+    assert run_cli(root, "daemon", "start").returncode == 0
+    try:
+        through, alone = both()
+        assert through == alone
+        (root / edited).write_text((root / edited).read_text() + comment)
+        through, alone = both()
+        assert through == alone
+        workers = [w["pid"] for w in status(root)["workers"]]
+        assert [w["engine"] for w in status(root)["workers"]] == [engine]
+    finally:
+        stop_daemon(root)
+    assert wait_until_dead(workers, 15) == []
+
+
+NOBODY = 65534
+KNOCK = """
+import json, socket, struct, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.connect(sys.argv[1])
+body = json.dumps({"op": "status"}).encode()
+try:
+    sock.sendall(struct.pack(">I", len(body)) + body)
+    print("answered" if sock.recv(4) else "closed")
+except OSError:  # closed before the request was even sent
+    print("closed")
+"""
+
+
+@pytest.mark.real
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to connect as another user")
+def test_the_daemon_does_not_answer_another_user_even_through_an_open_socket(
+    tmp_path: Path,
+) -> None:
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    shared = Path(tempfile.mkdtemp(prefix="signalint-peer-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)  # another user may reach the socket's directory
+        with fake_daemon(root, SIGNALINT_STATE_DIR=str(shared)):
+            sock = shared / "daemon.sock"
+            sock.chmod(0o666)  # and the socket itself: only SO_PEERCRED stands
+            # An interpreter the other user may run (ours may sit under /root).
+            python = shutil.which("python3", path="/usr/bin:/bin")
+            if python is None:
+                pytest.skip("no system python3 for another user")
+            knock = subprocess.run(
+                [python, "-I", "-c", KNOCK, str(sock)],
+                user=NOBODY,
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
+            assert knock.stdout.strip() == "closed", knock.stderr
+            said = (root / "daemon-test.log").read_text()
+            assert f"refused a connection from user {NOBODY}" in said
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.mark.real
+def test_start_replaces_a_daemon_that_runs_other_code(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **_OUT)
+    old = {"pid": int(gone.stdout), "root": str(project), "stamp": "other"}
+    with listening(project, old, {"stopping": True}) as daemon:
+        started = run_cli(project, "daemon", "start")
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "it runs other code (Signalint reinstalled)" in started.stdout
+        assert "daemon started for" in started.stdout
+        assert [r["op"] for r in daemon.received][:2] == ["hello", "stop"]
+        assert set(r["op"] for r in daemon.received[2:]) <= {"hello"}
+        assert hello(project) is not None
+    finally:
+        stop_daemon(project)
+        assert hello(project) is None
+
+
+_OUT: dict[str, Any] = {"capture_output": True, "text": True, "check": True}
