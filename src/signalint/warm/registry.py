@@ -13,5 +13,7 @@ from signalint.warm.pool import Driver
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
-    found: dict[str, Driver] = {}
+    from signalint.warm import eslint
+
+    found: dict[str, Driver] = {eslint.DRIVER.engine: eslint.DRIVER}
     return found
