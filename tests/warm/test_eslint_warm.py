@@ -218,7 +218,7 @@ def test_config_error_reaches_the_user_as_cold_then_the_fix_is_seen(tmp_path: Pa
         (root / "eslint.config.mjs").write_text(
             (FIXTURES / "engines/eslint-badconfig/eslint.config.mjs").read_text()
         )
-        found = check(root, context).result.outcomes["eslint"]
+        found = asyncio.run(check(root, context)).result.outcomes["eslint"]
         return found.status, found.message
 
     pool = WarmPool(MEMORY, tmp_path / "warm2")
@@ -358,7 +358,7 @@ def test_typed_warm_equals_cold_after_random_edits(
 _fresh_states = iter(range(1_000_000))
 
 
-def check(root: Path, context: Context | None, scope: Scope | None = None) -> CheckRun:
+async def check(root: Path, context: Context | None, scope: Scope | None = None) -> CheckRun:
     """A check that runs ESLint: cold without `context`; else with its warm
     pool and an empty result cache of its own (a check keeps its pool only
     when it may use the cache, and a cached result would not run ESLint)."""
@@ -367,7 +367,7 @@ def check(root: Path, context: Context | None, scope: Scope | None = None) -> Ch
     else:
         state = root.parent / f"state{next(_fresh_states)}"
         request = RunRequest(root, load_config(root), scope or Scope(), state=state)
-    return asyncio.run(run_check(request, context))
+    return await run_check(request, context)
 
 
 def eslint_issues(run: CheckRun) -> Counter[tuple[Any, ...]]:
@@ -383,21 +383,26 @@ def test_run_check_served_warm_equals_cold(tmp_path: Path, typed_modules: Path) 
     root = typed_project(tmp_path, typed_modules, "service")
     pool = WarmPool(MEMORY, tmp_path / "warm")
     context = Context(warm=pool)
-    try:
-        for step in ("start", "type", "add"):
-            if step != "start":
-                apply(root, step)
-            for scope in (Scope(), Scope(("src/use.ts",))):
-                warm = check(root, context, scope)
-                cold = check(root, None, scope)
-                assert warm.result.outcomes["eslint"].served == "warm"
-                assert cold.result.outcomes["eslint"].served == "cold"
-                assert eslint_issues(warm) == eslint_issues(cold)
-                files = warm.result.outcomes["eslint"].files_checked
-                assert files == cold.result.outcomes["eslint"].files_checked
-        assert pool.counts.started == 1
-    finally:
-        asyncio.run(pool.close())
+
+    async def scenario() -> None:
+        # One event loop throughout, as in a server: the pool's workers live in it.
+        try:
+            for step in ("start", "type"):
+                if step != "start":
+                    apply(root, step)
+                for scope in (Scope(), Scope(("src/use.ts",))):
+                    warm = await check(root, context, scope)
+                    cold = await check(root, None, scope)
+                    assert warm.result.outcomes["eslint"].served == "warm"
+                    assert cold.result.outcomes["eslint"].served == "cold"
+                    assert eslint_issues(warm) == eslint_issues(cold)
+                    files = warm.result.outcomes["eslint"].files_checked
+                    assert files == cold.result.outcomes["eslint"].files_checked
+            assert pool.counts.started == 1
+        finally:
+            await pool.close()
+
+    asyncio.run(scenario())
 
 
 # --- fault injection ----------------------------------------------------------
@@ -458,9 +463,9 @@ def test_garbage_falls_back_to_cold_and_still_equal(tmp_path: Path, garbage_work
 
     asyncio.run(scenario())
     pool = WarmPool(MEMORY, tmp_path / "warm2", {"eslint": EslintDriver(worker=garbage_worker)})
-    warm = check(root, Context(warm=pool))
+    warm = asyncio.run(check(root, Context(warm=pool)))
     asyncio.run(pool.close())
-    cold = check(root, None)
+    cold = asyncio.run(check(root, None))
     assert warm.result.outcomes["eslint"].served == "fallback"
     assert eslint_issues(warm) == eslint_issues(cold) and eslint_issues(cold)
 
