@@ -178,7 +178,8 @@ def test_warm_answers_byte_for_byte_as_cold(tmp_path: Path) -> None:
 
 
 def test_warm_lints_what_the_flat_config_covers_with_plugins(
-    tmp_path: Path, eslint_plugins: Path
+    tmp_path: Path,
+    eslint_plugins: Path,  # noqa: F811 (the fixture imported above)
 ) -> None:
     require_engine("eslint")
     root = copy_fixture("eslint-plugins", tmp_path, eslint_plugins)
@@ -207,7 +208,9 @@ def test_config_error_reaches_the_user_as_cold_then_the_fix_is_seen(tmp_path: Pa
         assert broken.exit_code == 2 and "eslint-plugin-does-not-exist" in broken.stderr
         # The same broken config again: a fresh worker, the same answer.
         await harness.same(["a.js"])
-        (root / "eslint.config.mjs").write_text('export default [{ rules: { "no-var": "error" } }];\n')
+        (root / "eslint.config.mjs").write_text(
+            'export default [{ rules: { "no-var": "error" } }];\n'
+        )
         fixed = await harness.same(["a.js"])
         assert fixed.exit_code in (0, 1)
         await harness.pool.close()
@@ -256,15 +259,21 @@ def apply(root: Path, step: str) -> None:
         types.write_text(text)
     elif step == "rename":  # a renamed export: its importers lose their types
         text = types.read_text()
-        text = text.replace("get()", "fetchValue()") if "get()" in text else text.replace(
-            "fetchValue()", "get()"
+        text = (
+            text.replace("get()", "fetchValue()")
+            if "get()" in text
+            else text.replace("fetchValue()", "get()")
         )
         types.write_text(text)
     elif step == "lint":  # an untyped lint error added or removed
         text = plain.read_text()
-        plain.write_text(text.replace("debugger;\n", "") if "debugger" in text else text + "debugger;\n")
+        plain.write_text(
+            text.replace("debugger;\n", "") if "debugger" in text else text + "debugger;\n"
+        )
     elif step == "add":
-        extra.write_text('import { get } from "./types";\n\nget();\nexport const x = await get();\n')
+        extra.write_text(
+            'import { get } from "./types";\n\nget();\nexport const x = await get();\n'
+        )
     elif step == "delete":
         extra.unlink(missing_ok=True)
     elif step == "config":
