@@ -323,7 +323,7 @@ _steps = st.lists(
         st.sets(st.sampled_from(TYPED_FILES), min_size=1),
     ),
     min_size=2,
-    max_size=4,
+    max_size=3,
 )
 
 

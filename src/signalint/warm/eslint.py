@@ -29,16 +29,19 @@ Linted files are read fresh by `lintFiles` on every ask. Typed linting
 (typescript-eslint with `parserOptions.project` or `projectService`) keeps
 TypeScript programs inside the worker, and typescript-eslint does not see
 edits to files it is not linting at the moment (an imported type, a file
-added or deleted, edits made behind the worker's back). The choice: the
-worker hashes the content of every source file of the project before each
-ask and, when anything changed since its last ask, clears
+added or deleted, edits made behind the worker's back). The choice: once
+typescript-eslint is loaded, the worker hashes the content of every source
+file of the project before each ask and, when anything changed since its
+last ask (or it kept no hash when the programs were built), clears
 typescript-eslint's caches (`clearCaches`), so the next typed lint builds
 its program from disk exactly as a cold run does. The answer then always
-equals cold; the win on an edit is ESLint's, the config's, the plugins' and
-typescript-eslint's start (see docs/engines.md for figures), and an ask with
-no change at all reuses the programs whole. Telling TypeScript which files
-changed (an incremental update) would be faster, but goes through
-typescript-eslint's internals, which it does not offer to callers.
+equals cold, and is still fast: the rebuild happens in a Node process that
+has ESLint, the config, the plugins and TypeScript loaded and compiled
+already, which is most of a typed cold run's time (docs/engines.md has
+figures); an ask with no change at all reuses the programs whole. Telling
+TypeScript which files changed (an incremental update) would go through
+typescript-eslint's internals, which it does not offer to callers, and
+restarting the worker would pay the whole start again.
 """
 
 from __future__ import annotations

@@ -22,14 +22,16 @@
  * Freshness (D2): `lintFiles` reads every linted file from disk on each
  * ask (no cache). typescript-eslint keeps TypeScript programs (or a
  * TypeScript project service) between asks and does not notice edits to
- * files it is not linting right now; so before each ask the worker hashes
- * the content of every source file of the project (TypeScript and
- * JavaScript sources, JSON, tsconfig files; node_modules and VCS
- * directories left out: their changes come with package.json or the
- * lockfile, which restart the worker), and when anything changed since the
- * last ask it clears typescript-eslint's caches (`clearCaches` of every
- * loaded @typescript-eslint/typescript-estree), so the programs are built
- * again from disk exactly as a cold run builds them.
+ * files it is not linting right now; so once typescript-eslint is loaded,
+ * before each ask the worker hashes the content of every source file of the
+ * project (TypeScript and JavaScript sources, JSON, tsconfig files;
+ * node_modules and VCS directories left out: their changes come with
+ * package.json or the lockfile, which restart the worker), and when
+ * anything changed since the last ask, or no hash was kept when its
+ * programs were built (the ask that loaded it), it clears typescript-eslint's
+ * caches (`clearCaches` of every loaded @typescript-eslint/typescript-estree),
+ * so the programs are built again from disk exactly as a cold run builds
+ * them. A project without typescript-eslint is never hashed.
  */
 
 const crypto = require("node:crypto");
@@ -151,13 +153,18 @@ async function answer(request) {
 	} catch (error) {
 		return { stdout: "", stderr: fatalMessage(error), exitCode: 2, fatal: true };
 	}
-	const current = fingerprint();
-	if (lastFingerprint !== null && current !== lastFingerprint) {
-		for (const clear of typescriptEstrees()) clear();
+	const typed = typescriptEstrees();
+	if (typed.length > 0) {
+		// No baseline (null): the programs were built while the hash was not kept.
+		const current = fingerprint();
+		if (current !== lastFingerprint) {
+			for (const clear of typed) clear();
+		}
+		lastFingerprint = current;
 	}
-	lastFingerprint = current;
 	try {
 		const results = await engine.lintFiles(files);
+		if (typed.length === 0 && typescriptEstrees().length > 0) lastFingerprint = null;
 		const output = await formatter.format(results, {});
 		let errors = 0;
 		for (const result of results) errors += result.errorCount;
