@@ -174,7 +174,9 @@ class EslintDriver:
             cwd=ctx.root,
             timeout_s=START_TIMEOUT_S,
         )
-        child = await process.start(start, stderr_to=log)
+        # One answer line holds the whole JSON report, escaped once more.
+        limit = 4 * process.DEFAULT_OUTPUT_LIMIT
+        child = await process.start(start, stderr_to=log, stream_limit=limit)
         if isinstance(child, ProcessResult):
             raise WorkerFailed(f"the ESLint worker could not start: {child.start_error or 'node'}")
         try:
