@@ -488,3 +488,26 @@ def test_fix_commands_and_suppressions_stay_cold(tmp_path: Path) -> None:
     assert driver.key(harness.ctx, harness.command(["src/a.js"])) is not None
     (root / "eslint-suppressions.json").write_text("{}\n")
     assert driver.key(harness.ctx, harness.command(["src/a.js"])) is None
+
+
+def test_the_worker_exits_when_its_stdin_closes(tmp_path: Path) -> None:
+    """What a killed parent leaves it: EOF on stdin, idle or just after an answer."""
+    require_engine("eslint")
+    root = copy_fixture("engines/eslint", tmp_path)
+    harness = Harness(root, tmp_path / "warm")
+    driver = EslintDriver()
+    command = harness.command(["src/a.js"])
+
+    async def scenario() -> None:
+        for asked in (False, True):
+            session = await driver.open(harness.ctx, command, tmp_path / "worker.log")
+            if asked:
+                assert (await session.ask(command)).exit_code == 1
+            session.child.stdin.close()
+            for _ in range(200):
+                if not session.child.alive:
+                    break
+                await asyncio.sleep(0.05)
+            assert session.child.exit_code == 0
+
+    asyncio.run(scenario())
