@@ -9,7 +9,7 @@ from pathlib import Path
 from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
 from signalint.process import Command
-from signalint.warm.eslint import EslintDriver, eslint_package, lint_files
+from signalint.warm.eslint import EslintDriver, config_imports, eslint_package, lint_files
 
 
 def project(tmp_path: Path) -> EngineContext:
@@ -100,3 +100,36 @@ def test_config_and_manifest_content_restart_the_worker(tmp_path: Path) -> None:
     before = driver.key(ctx, deep)
     (root / "src" / "a.js").write_text("debugger;\n")
     assert driver.key(ctx, deep) == before
+
+
+def test_local_modules_a_config_imports_are_followed(tmp_path: Path) -> None:
+    ctx = project(tmp_path)
+    root = ctx.root
+    (root / "eslint.config.js").write_text(
+        'import rules from "./eslint/rules.js";\nimport x from "eslint-plugin-x";\n'
+        'const more = await import("./eslint/more");\nexport default [rules, more];\n'
+    )
+    (root / "eslint").mkdir()
+    (root / "eslint" / "rules.js").write_text(
+        'export * from "../shared.mjs";\nexport default { rules: {} };\n'
+    )
+    (root / "eslint" / "more.cjs").write_text("module.exports = {};\n")
+    (root / "eslint" / "more.js").write_text('module.exports = require("./deep/index.cjs");\n')
+    (root / "eslint" / "deep").mkdir()
+    (root / "eslint" / "deep" / "index.cjs").write_text("module.exports = {};\n")
+    (root / "shared.mjs").write_text("export const level = 'error';\n")
+    assert config_imports(root, ["eslint.config.js"]) == {
+        "eslint.config.js",
+        "eslint/rules.js",
+        "eslint/more.js",
+        "eslint/deep/index.cjs",
+        "shared.mjs",
+    }
+    driver = EslintDriver()
+    command = adapter.ENGINE.command(ctx, ["src/a.js"], None)
+    before = driver.key(ctx, command)
+    (root / "shared.mjs").write_text("export const level = 'warn';\n")
+    after = driver.key(ctx, command)
+    assert before is not None and after is not None and before.state != after.state
+    (root / "eslint" / "deep" / "index.cjs").write_text("module.exports = { a: 1 };\n")
+    assert driver.key(ctx, command) != after

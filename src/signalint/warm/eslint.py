@@ -20,10 +20,13 @@ What restarts the worker (`WorkerKey.state`, by content, D2): the ESLint
 executable's identity and the Node it runs on; the content of every
 flat-config file ESLint looks up for the files asked so far (each file's
 directory upward, `engines/eslint.py` `config_files`), present or absent;
-the root package.json and lockfiles (an install changes plugins); and the
-environment ESLint and typescript-eslint read. Files imported by a config
-file are not followed; an edit to one shows when the config file itself or
-the lockfile changes.
+the local modules those config files import, followed statically (relative
+`import`/`export ... from`, `import()` and `require()` specifiers, a few
+levels deep: `config_imports`); the root package.json and lockfiles (an
+install changes plugins); and the environment ESLint and typescript-eslint
+read. A config module reached another way (a computed path, a workspace
+package) is not followed; an edit to one shows when a followed file or the
+lockfile changes.
 
 Linted files are read fresh by `lintFiles` on every ask. Typed linting
 (typescript-eslint with `parserOptions.project` or `projectService`) keeps
@@ -51,8 +54,11 @@ import contextlib
 import hashlib
 import json
 import os
+import posixpath
+import re
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +125,44 @@ def lint_files(ctx: EngineContext, command: Command) -> list[str] | None:
     return list(argv[head:])
 
 
+# Relative module specifiers in a config file: `import x from "./a"`,
+# `export * from "../b"`, `import "./c"`, `import("./d")`, `require("./e")`.
+_SPECIFIER = re.compile(
+    r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["'](\.{1,2}/[^"'\n]+)["']"""
+)
+_MODULE_SUFFIXES = ("", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json")
+MAX_CONFIG_MODULES = 64
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def config_imports(root: Path, configs: Iterable[str]) -> set[str]:
+    """`configs` plus the project-local modules they import, followed
+    statically (module docstring), as project-relative paths."""
+    seen: set[str] = set()
+    queue = list(configs)
+    while queue and len(seen) < MAX_CONFIG_MODULES:
+        rel = queue.pop(0)
+        if rel in seen:
+            continue
+        seen.add(rel)
+        try:
+            with open(root / rel, "rb") as handle:
+                text = handle.read(MAX_CONFIG_BYTES).decode("utf-8", "replace")
+        except OSError:
+            continue
+        base = posixpath.dirname(rel)
+        for specifier in _SPECIFIER.findall(text):
+            target = posixpath.normpath(posixpath.join(base, specifier.split("?")[0]))
+            if target.startswith("..") or target.startswith("/"):
+                continue
+            candidates = [target + suffix for suffix in _MODULE_SUFFIXES]
+            candidates += [f"{target}/index{suffix}" for suffix in _MODULE_SUFFIXES[1:]]
+            found = next((c for c in candidates if (root / c).is_file()), None)
+            if found is not None and "node_modules" not in found.split("/"):
+                queue.append(found)
+    return seen
+
+
 def _digest(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -158,7 +202,8 @@ class EslintDriver:
         state = hashlib.sha256()
         node_real = os.path.realpath(node)
         parts = [f"exe={exe}", f"package={package}", f"node={node_real}:{_stat(node_real)}"]
-        parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(configs)]
+        followed = config_imports(ctx.root, sorted(configs))
+        parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(followed)]
         parts += [f"manifest:{name}={_digest(ctx.root / name)}" for name in MANIFESTS]
         parts += [f"env:{k}={v}" for k, v in sorted(os.environ.items()) if _relevant_env(k)]
         for part in parts:
