@@ -1,11 +1,12 @@
 """ESLint kept warm against cold `eslint FILE`, with typed rules, for one edit.
 
-    .venv/bin/python bench/bench_eslint_warm.py [--files 300] [--rounds 3]
+    .venv/bin/python bench/bench_eslint_warm.py [--files 300] [--rounds 3] [--mode project]
 
 A synthetic TypeScript project (in /dev/shm when there is one) of
 `--files` modules, each importing a type and a function from the one
 before it, linted by typescript-eslint's type-aware rules through its
-project service (`projectService: true`); typescript-eslint comes from the
+project service (`projectService: true`; `--mode project`: `project:
+true`); typescript-eslint comes from the
 test install (`~/.cache/signalint/test-typed`, `SIGNALINT_TEST_TYPED`), the
 ESLint from Signalint's managed engines. Each round edits one module's
 exported type (so the typed rules' answer in the module importing it
@@ -51,7 +52,7 @@ export default tseslint.config(
     files: ["**/*.ts"],
     extends: [tseslint.configs.base],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { PROJECT: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
@@ -87,10 +88,11 @@ def module(index: int, promise: bool = False) -> str:
     )
 
 
-def make_project(where: Path, count: int, modules: Path) -> Path:
+def make_project(where: Path, count: int, modules: Path, mode: str) -> Path:
     root = where / "typed"
     (root / "src").mkdir(parents=True)
-    (root / "eslint.config.mjs").write_text(CONFIG)
+    option = "projectService" if mode == "service" else "project"
+    (root / "eslint.config.mjs").write_text(CONFIG.replace("PROJECT", option))
     (root / "tsconfig.json").write_text(TSCONFIG)
     (root / "package.json").write_text('{"name": "bench", "private": true, "type": "module"}\n')
     (root / "node_modules").symlink_to(modules, target_is_directory=True)
@@ -148,6 +150,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--mode", choices=("service", "project"), default="service")
     args = parser.parse_args()
     default = Path.home() / ".cache" / "signalint" / "test-typed"
     modules = Path(os.environ.get("SIGNALINT_TEST_TYPED", str(default))) / "node_modules"
@@ -156,9 +159,10 @@ def main() -> None:
     shm = Path("/dev/shm")
     base = str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="signalint-bench-", dir=base) as where:
-        root = make_project(Path(where), args.files, modules)
+        root = make_project(Path(where), args.files, modules, args.mode)
         times = asyncio.run(measure(root, args.files, args.rounds))
-    print(f"{args.files} TypeScript modules, typed rules (project service); one edited file")
+    how = "projectService" if args.mode == "service" else "project: true"
+    print(f"{args.files} TypeScript modules, typed rules ({how}); one edited file")
     labels = {
         "cold": "cold eslint FILE",
         "warm": "warm, after an edit",
