@@ -9,7 +9,13 @@ from pathlib import Path
 from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
 from signalint.process import Command
-from signalint.warm.eslint import EslintDriver, config_imports, eslint_package, lint_files
+from signalint.warm.eslint import (
+    EslintDriver,
+    config_imports,
+    eslint_package,
+    lint_files,
+    workspace_top,
+)
 
 
 def project(tmp_path: Path) -> EngineContext:
@@ -133,3 +139,27 @@ def test_local_modules_a_config_imports_are_followed(tmp_path: Path) -> None:
     assert before is not None and after is not None and before.state != after.state
     (root / "eslint" / "deep" / "index.cjs").write_text("module.exports = { a: 1 };\n")
     assert driver.key(ctx, command) != after
+
+
+def test_a_workspace_package_watches_the_workspace_installs(tmp_path: Path) -> None:
+    top = tmp_path / "workspace"
+    top.mkdir()
+    (top / "package-lock.json").write_text("{}\n")
+    (top / "package.json").write_text('{"workspaces": ["packages/*"]}\n')
+    ctx = project(top / "packages")
+    assert workspace_top(ctx.root) == top
+    assert workspace_top(top) == top
+    driver = EslintDriver()
+    command = adapter.ENGINE.command(ctx, ["src/a.js"], None)
+    before = driver.key(ctx, command)
+    (top / "package-lock.json").write_text('{"lockfileVersion": 3}\n')
+    after = driver.key(ctx, command)
+    assert before is not None and after is not None and before.state != after.state
+    (top / "package.json").write_text('{"workspaces": ["packages/*", "apps/*"]}\n')
+    assert driver.key(ctx, command) != after
+    # A project of its own: its own lockfile, nothing above it counts.
+    (ctx.root / "package-lock.json").write_text("{}\n")
+    assert workspace_top(ctx.root) == ctx.root
+    own = driver.key(ctx, command)
+    (top / "package-lock.json").write_text('{"lockfileVersion": 2}\n')
+    assert driver.key(ctx, command) == own

@@ -26,7 +26,10 @@ levels deep: `config_imports`); the root package.json and lockfiles (an
 install changes plugins); and the environment ESLint and typescript-eslint
 read. A config module reached another way (a computed path, a workspace
 package) is not followed; an edit to one shows when a followed file or the
-lockfile changes.
+lockfile changes. For a package of a workspace (no lockfile of its own, not
+a repository's top: `workspace_top`), the package.json and lockfiles of its
+directories up to the workspace's top count too, and the sources hashed for
+typed linting (below) are the whole workspace's.
 
 Linted files are read fresh by `lintFiles` on every ask. Typed linting
 (typescript-eslint with `parserOptions.project` or `projectService`) keeps
@@ -34,7 +37,7 @@ TypeScript programs inside the worker, and typescript-eslint does not see
 edits to files it is not linting at the moment (an imported type, a file
 added or deleted, edits made behind the worker's back). The choice: once
 typescript-eslint is loaded, the worker hashes the content of every source
-file of the project before each ask and, when anything changed since its
+file of the project (of its workspace) before each ask and, when anything changed since its
 last ask (or it kept no hash when the programs were built), clears
 typescript-eslint's caches (`clearCaches`), so the next typed lint builds
 its program from disk exactly as a cold run does. The answer then always
@@ -79,8 +82,7 @@ _OPTIONS = (
     "--",
 )
 SUPPRESSIONS = "eslint-suppressions.json"
-MANIFESTS = (
-    "package.json",
+LOCKFILES = (
     "package-lock.json",
     "npm-shrinkwrap.json",
     "yarn.lock",
@@ -89,6 +91,8 @@ MANIFESTS = (
     "bun.lockb",
     ".pnp.cjs",
 )
+MANIFESTS = ("package.json", *LOCKFILES)
+MAX_WORKSPACE_DEPTH = 8
 # Environment that changes what ESLint or typescript-eslint do.
 _ENV_PREFIXES = ("ESLINT", "TSESTREE", "TYPESCRIPT_ESLINT", "NODE_")
 _ENV_NAMES = ("CI", "DEBUG", "TIMING", "PATH")
@@ -112,6 +116,29 @@ def eslint_package(executable: Path) -> Path | None:
                 return directory
             break
     return None
+
+
+def workspace_top(root: Path) -> Path:
+    """The directory whose installs and sources the project's ESLint sees:
+    `root`, or, when `root` has no lockfile and is not a repository's top,
+    the nearest ancestor that has either (a package of a workspace), within
+    `MAX_WORKSPACE_DEPTH` levels; `root` when none is found."""
+    current = root
+    for _ in range(MAX_WORKSPACE_DEPTH):
+        if (current / ".git").exists() or any((current / n).is_file() for n in LOCKFILES):
+            return current
+        if current.parent == current:
+            break
+        current = current.parent
+    return root
+
+
+def _between(root: Path, top: Path) -> list[Path]:
+    """`root` and its ancestors up to `top`, inclusive."""
+    found = [root]
+    while found[-1] != top and found[-1].parent != found[-1]:
+        found.append(found[-1].parent)
+    return found
 
 
 def lint_files(ctx: EngineContext, command: Command) -> list[str] | None:
@@ -204,7 +231,10 @@ class EslintDriver:
         parts = [f"exe={exe}", f"package={package}", f"node={node_real}:{_stat(node_real)}"]
         followed = config_imports(ctx.root, sorted(configs))
         parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(followed)]
-        parts += [f"manifest:{name}={_digest(ctx.root / name)}" for name in MANIFESTS]
+        top = workspace_top(ctx.root)
+        parts.append(f"top={top}")
+        for place in _between(ctx.root, top):
+            parts += [f"manifest:{place / n}={_digest(place / n)}" for n in MANIFESTS]
         parts += [f"env:{k}={v}" for k, v in sorted(os.environ.items()) if _relevant_env(k)]
         for part in parts:
             state.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -215,7 +245,7 @@ class EslintDriver:
         if package is None:
             raise WorkerFailed(f"no eslint package owns {ctx.executable}")
         start = Command(
-            argv=("node", str(self.worker), str(package)),
+            argv=("node", str(self.worker), str(package), str(workspace_top(ctx.root))),
             cwd=ctx.root,
             timeout_s=START_TIMEOUT_S,
         )

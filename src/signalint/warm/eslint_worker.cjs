@@ -2,8 +2,10 @@
 /*
  * Signalint's warm ESLint worker (driver: eslint.py beside this file).
  *
- * Usage: node eslint_worker.cjs <eslint package directory>, run in the
- * project root. It loads the project's own ESLint (the package the cold
+ * Usage: node eslint_worker.cjs <eslint package directory> [<sources
+ * top>], run in the project root; the sources top (default: the root) is
+ * the directory whose source files are hashed (below): the workspace's
+ * top when the project is a package of one. It loads the project's own ESLint (the package the cold
  * `eslint` executable belongs to) through its Node API once, with the
  * options ESLint's own CLI derives from the cold command's arguments, and
  * keeps that instance (config, plugins, parsers, typescript-eslint's
@@ -41,6 +43,7 @@ const readline = require("node:readline");
 
 const packageDir = process.argv[2];
 const root = process.cwd();
+const top = process.argv[3] || root;
 
 const SKIP_DIRS = new Set(["node_modules", ".git", ".hg", ".svn", ".signalint"]);
 const SOURCE = /\.(?:[cm]?[jt]sx?|json|jsonc|json5|vue|svelte|astro)$/i;
@@ -65,7 +68,7 @@ function write(message) {
 /** The content digest of the project's source files (module comment). */
 function fingerprint() {
 	const hash = crypto.createHash("sha256");
-	const stack = [root];
+	const stack = [top];
 	const files = [];
 	while (stack.length > 0) {
 		const dir = stack.pop();
