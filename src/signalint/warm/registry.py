@@ -13,8 +13,6 @@ from signalint.warm.pool import Driver
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
-    from signalint.warm import pyright
+    from signalint.warm import eslint, pyright
 
-    found: dict[str, Driver] = {}
-    found[pyright.DRIVER.engine] = pyright.DRIVER
-    return found
+    return {driver.engine: driver for driver in (eslint.DRIVER, pyright.DRIVER)}
