@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from signalint.warm.pool import Driver
+from signalint.warm.tsc_native import NativeTscDriver
 
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
     found: dict[str, Driver] = {}
+    found["tsc"] = NativeTscDriver()  # TypeScript 7+; the lead composes it with warm/tsc.py
     return found

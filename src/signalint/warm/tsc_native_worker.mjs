@@ -1,0 +1,283 @@
+// Signalint's warm worker for TypeScript 7 (the native compiler): keeps one
+// project open in the compiler's own API process and answers, per request,
+// what `tsc -p CONFIG --noEmit --pretty false --listFiles` prints and exits
+// with. See signalint/warm/tsc_native.py for the protocol and the why.
+//
+// Protocol (written for Signalint; one JSON object per line both ways):
+//   argv: node tsc_native_worker.mjs <typescript package dir>
+//   out:  {"ready": "<version>"} once the API module is loaded
+//   in:   {"config": "<absolute tsconfig path>"}
+//   out:  {"stdout": "...", "exit": 0|1, "changed": n} or {"error": "..."}
+// The worker exits when its stdin ends.
+
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { pathToFileURL } from "node:url";
+
+const packageDir = process.argv[2];
+const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8"));
+const { API } = await import(pathToFileURL(path.join(packageDir, "dist/api/sync/api.js")).href);
+
+const cwd = process.cwd();
+let api;
+let snapshot;
+let opened;
+// Absolute path -> content hash (null: absent) of every file the last
+// answer depended on: the program's files and the files the config matches.
+let known = new Map();
+// Directory -> listing hash, for directories whose new entries could change
+// module resolution without being matched by the config (node_modules).
+let listings = new Map();
+
+function digest(file) {
+  try {
+    return createHash("sha1").update(fs.readFileSync(file)).digest("base64");
+  } catch {
+    return null;
+  }
+}
+
+function listing(dir) {
+  try {
+    const names = fs.readdirSync(dir).sort();
+    const scoped = names
+      .filter((n) => n.startsWith("@"))
+      .map((n) => {
+        try {
+          return n + ":" + fs.readdirSync(path.join(dir, n)).sort().join("/");
+        } catch {
+          return n;
+        }
+      });
+    return names.join("/") + "|" + scoped.join("|");
+  } catch {
+    return null;
+  }
+}
+
+function moduleDirs(config) {
+  const found = [];
+  let dir = path.dirname(config);
+  for (;;) {
+    found.push(path.join(dir, "node_modules"));
+    const parent = path.dirname(dir);
+    if (parent === dir) return found;
+    dir = parent;
+  }
+}
+
+// Files the compiler ships (its default libraries) change only with its
+// version, which restarts the worker; everything else is hashed every ask.
+const shipped = path.join(path.dirname(fs.realpathSync(packageDir)), "@typescript") + path.sep;
+function tracked(file) {
+  return !file.startsWith(shipped);
+}
+
+function candidates(config) {
+  const parsed = api.parseConfigFile(config);
+  return parsed && Array.isArray(parsed.fileNames) ? parsed.fileNames : [];
+}
+
+function fileChanges(config) {
+  // What the config matches now (it is re-read, so new files show up) and
+  // what the program read last time.
+  const wanted = new Set(known.keys());
+  for (const file of candidates(config)) wanted.add(file);
+  const changed = [];
+  const created = [];
+  const deleted = [];
+  const next = new Map();
+  for (const file of wanted) {
+    const now = digest(file);
+    next.set(file, now);
+    if (!known.has(file)) {
+      if (now !== null) created.push(file);
+      continue;
+    }
+    const before = known.get(file);
+    if (before === now) continue;
+    if (before === null) created.push(file);
+    else if (now === null) deleted.push(file);
+    else changed.push(file);
+  }
+  let invalidate = false;
+  for (const dir of moduleDirs(config)) {
+    const now = listing(dir);
+    if (listings.has(dir) && listings.get(dir) !== now) invalidate = true;
+    listings.set(dir, now);
+  }
+  return { changed, created, deleted, invalidate, next };
+}
+
+// How `tsc --pretty false` prints a diagnostic's message: the chain below
+// it on indented lines, two spaces per level.
+function flatten(diagnostic, level, out) {
+  if (level > 0) out.push("\n" + "  ".repeat(level));
+  out.push(diagnostic.text);
+  for (const child of diagnostic.messageChain ?? []) flatten(child, level + 1, out);
+}
+
+const CATEGORY = ["warning", "error", "suggestion", "message"];
+const texts = new Map();
+
+function lineStarts(file) {
+  let starts = texts.get(file);
+  if (starts) return starts;
+  let text = "";
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    text = "";
+  }
+  starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 13) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      starts.push(i + 1);
+    } else if (c === 10 || c === 0x2028 || c === 0x2029) {
+      starts.push(i + 1);
+    }
+  }
+  texts.set(file, starts);
+  return starts;
+}
+
+function relative(file) {
+  const rel = path.relative(cwd, file);
+  return rel.split(path.sep).join("/");
+}
+
+function format(diagnostic) {
+  const parts = [];
+  flatten(diagnostic, 0, parts);
+  const head = `${CATEGORY[diagnostic.category] ?? "error"} TS${diagnostic.code}: ${parts.join("")}`;
+  if (!diagnostic.fileName) return head;
+  const starts = lineStarts(diagnostic.fileName);
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid] <= diagnostic.pos) low = mid;
+    else high = mid - 1;
+  }
+  return `${relative(diagnostic.fileName)}(${low + 1},${diagnostic.pos - starts[low] + 1}): ${head}`;
+}
+
+function compareText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function flatText(d) {
+  const parts = [];
+  flatten(d, 0, parts);
+  return parts.join("");
+}
+
+// tsc sorts and deduplicates what it reports: by file (none first),
+// position, length, code, then message.
+function sortAndDedupe(list) {
+  const sorted = [...list].sort(
+    (a, b) =>
+      compareText(a.fileName ?? "", b.fileName ?? "") ||
+      a.pos - b.pos ||
+      a.end - a.pos - (b.end - b.pos) ||
+      a.code - b.code ||
+      compareText(flatText(a), flatText(b)),
+  );
+  const out = [];
+  let last;
+  for (const d of sorted) {
+    const key = [d.fileName ?? "", d.pos, d.end, d.code, flatText(d)].join("\u0000");
+    if (key !== last) out.push(d);
+    last = key;
+  }
+  return out;
+}
+
+// What tsc collects for a program without emitting (its order of phases):
+// config diagnostics and syntax errors; only without syntax errors the
+// options, global and semantic ones; declaration diagnostics when
+// declarations would be emitted.
+function collect(program, options) {
+  const all = [...program.getConfigFileParsingDiagnostics()];
+  const configCount = all.length;
+  all.push(...program.getSyntacticDiagnostics());
+  if (all.length === configCount) {
+    all.push(...program.getProgramDiagnostics());
+    all.push(...program.getGlobalDiagnostics());
+    if (all.length === configCount) all.push(...program.getSemanticDiagnostics());
+    if ((options.declaration || options.composite) && all.length === configCount) {
+      all.push(...program.getDeclarationDiagnostics());
+    }
+  }
+  return all;
+}
+
+function answer(request) {
+  const config = path.resolve(cwd, request.config);
+  if (opened !== undefined && opened !== config) throw new Error("a worker serves one config");
+  let params;
+  let count = 0;
+  if (api === undefined) {
+    api = new API({ cwd });
+    // Hashed before the compiler reads them: an edit in between shows next time.
+    for (const file of candidates(config)) known.set(file, digest(file));
+    for (const dir of moduleDirs(config)) listings.set(dir, listing(dir));
+    params = { openProjects: [config] };
+    opened = config;
+  } else {
+    const { changed, created, deleted, invalidate, next } = fileChanges(config);
+    known = next;
+    count = changed.length + created.length + deleted.length;
+    params = {
+      fileChanges: invalidate ? { invalidateAll: true } : { changed, created, deleted },
+    };
+    if (invalidate) count = -1;
+  }
+  const previous = snapshot;
+  snapshot = api.updateSnapshot(params);
+  if (previous) previous.dispose();
+  const project = snapshot.getProject(config);
+  if (!project) throw new Error(`the API did not open ${config}`);
+  const program = project.program;
+  const names = program.getSourceFileNames();
+  texts.clear();
+  const diagnostics = sortAndDedupe(collect(program, program.getCompilerOptions() ?? {}));
+  const lines = diagnostics.map(format);
+  const errors = diagnostics.some((d) => d.category === 1);
+  const next = new Map(known);
+  for (const file of names) {
+    if (tracked(file) && !next.has(file)) next.set(file, digest(file));
+  }
+  for (const file of candidates(config)) if (!next.has(file)) next.set(file, digest(file));
+  known = next;
+  // No inputs at all (TS18003): tsc lists none.
+  const listed = names;
+  const stdout = [...lines, ...listed].map((l) => l + "\n").join("");
+  return { stdout, exit: errors ? 1 : 0, changed: count };
+}
+
+function send(value) {
+  process.stdout.write(JSON.stringify(value) + "\n");
+}
+
+send({ ready: manifest.version });
+const input = readline.createInterface({ input: process.stdin });
+input.on("line", (line) => {
+  if (!line.trim()) return;
+  try {
+    send(answer(JSON.parse(line)));
+  } catch (error) {
+    send({ error: String(error && error.stack ? error.stack : error) });
+  }
+});
+input.on("close", () => {
+  try {
+    if (api) api.close();
+  } finally {
+    process.exit(0);
+  }
+});
