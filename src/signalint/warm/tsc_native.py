@@ -96,7 +96,7 @@ def served_config(command: Command) -> str | None:
     """The config of a plain-project command as engines/tsc.py builds it;
     None for any other command (build mode, probes)."""
     argv = command.argv
-    if len(argv) != 11 or argv[1] != "-p" or tuple(argv[3:9]) != _FLAGS:
+    if len(argv) != 10 or argv[1] != "-p" or tuple(argv[3:9]) != _FLAGS:
         return None
     return argv[2]
 
