@@ -52,6 +52,7 @@ EXTRA = [
     "export const é: number = 'ü'; // 日本\n",
     "import 'lib-x';\nexport const n: number = 1;\n",
     "const unused = 1;\nexport {};\n",
+    "export const t: number = await Promise.resolve(1);\n",  # an error in CommonJS only
 ]
 BASES = [
     {"strict": True},
@@ -121,6 +122,11 @@ def apply(root: Path, op: tuple[str, int]) -> None:
         else:
             _write(root, "node_modules/lib-x/package.json", '{"name": "lib-x", "types": "x.d.ts"}')
             _write(root, "node_modules/lib-x/x.d.ts", "export declare const x: number;\n")
+    elif kind == "format":  # the package's module format: read from package.json
+        manifest = root / "package.json"
+        data = json.loads(manifest.read_text())
+        data["type"] = "commonjs" if data.get("type") == "module" else "module"
+        manifest.write_text(json.dumps(data))
     elif kind == "behind":
         # Same size, same modification time: only the content tells.
         path = root / "src/main.ts"
@@ -190,7 +196,7 @@ def assert_equal(ctx: EngineContext, warm: ProcessResult | None, step: object) -
 
 
 STEPS = st.tuples(
-    st.sampled_from(["type", "export", "add", "delete", "config", "package", "behind"]),
+    st.sampled_from(["type", "export", "add", "delete", "config", "package", "format", "behind"]),
     st.integers(0, 5),
 )
 
@@ -204,6 +210,7 @@ STEPS = st.tuples(
 @example(steps=[("type", 1), ("export", 1), ("add", 0), ("delete", 0), ("export", 0)])
 @example(steps=[("behind", 0), ("config", 1), ("add", 2), ("package", 0), ("package", 0)])
 @example(steps=[("export", 3), ("type", 2), ("delete", 3), ("add", 1), ("config", 2)])
+@example(steps=[("add", 4), ("format", 0), ("format", 0)])
 def test_warm_answers_equal_cold_runs_after_every_edit(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
 ) -> None:

@@ -30,6 +30,9 @@ let known = new Map();
 // Directory -> listing hash, for directories whose new entries could change
 // module resolution without being matched by the config (node_modules).
 let listings = new Map();
+// package.json files (null: absent) in the directories of the program's
+// files and above: they decide module formats and package resolution.
+let manifests = new Map();
 
 function digest(file) {
   try {
@@ -75,6 +78,24 @@ function tracked(file) {
   return !file.startsWith(shipped);
 }
 
+function packageManifests(files) {
+  const found = new Map();
+  const seen = new Set();
+  for (const file of files) {
+    if (!tracked(file)) continue;
+    let dir = path.dirname(file);
+    while (!seen.has(dir)) {
+      seen.add(dir);
+      const manifest = path.join(dir, "package.json");
+      found.set(manifest, digest(manifest));
+      const parent = path.dirname(dir);
+      if (parent === dir) break;
+      dir = parent;
+    }
+  }
+  return found;
+}
+
 function candidates(config) {
   const parsed = api.parseConfigFile(config);
   return parsed && Array.isArray(parsed.fileNames) ? parsed.fileNames : [];
@@ -103,6 +124,9 @@ function fileChanges(config) {
     else changed.push(file);
   }
   let invalidate = false;
+  for (const [file, before] of manifests) {
+    if (digest(file) !== before) invalidate = true;
+  }
   for (const dir of moduleDirs(config)) {
     const now = listing(dir);
     if (listings.has(dir) && listings.get(dir) !== now) invalidate = true;
@@ -254,6 +278,7 @@ function answer(request) {
   }
   for (const file of candidates(config)) if (!next.has(file)) next.set(file, digest(file));
   known = next;
+  manifests = packageManifests(names);
   // No inputs at all (TS18003): tsc lists none.
   const listed = names;
   const stdout = [...lines, ...listed].map((l) => l + "\n").join("");
