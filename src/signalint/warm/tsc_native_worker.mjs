@@ -144,28 +144,27 @@ function flatten(diagnostic, level, out) {
 }
 
 const CATEGORY = ["warning", "error", "suggestion", "message"];
+// File -> {hash, starts}: line starts of a file's text, kept while its
+// content hash (this ask's, in `known`) stays the same.
 const texts = new Map();
+const BREAK = /\r\n?|\n|\u2028|\u2029/g;
 
 function lineStarts(file) {
-  let starts = texts.get(file);
-  if (starts) return starts;
+  const hash = known.get(file);
+  const kept = texts.get(file);
+  if (kept && hash != null && kept.hash === hash) return kept.starts;
   let text = "";
   try {
     text = fs.readFileSync(file, "utf8");
   } catch {
     text = "";
   }
-  starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 13) {
-      if (text.charCodeAt(i + 1) === 10) i++;
-      starts.push(i + 1);
-    } else if (c === 10 || c === 0x2028 || c === 0x2029) {
-      starts.push(i + 1);
-    }
+  const starts = [0];
+  BREAK.lastIndex = 0;
+  for (let m = BREAK.exec(text); m !== null; m = BREAK.exec(text)) {
+    starts.push(m.index + m[0].length);
   }
-  texts.set(file, starts);
+  texts.set(file, { hash, starts });
   return starts;
 }
 
@@ -194,28 +193,27 @@ function compareText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function flatText(d) {
-  const parts = [];
-  flatten(d, 0, parts);
-  return parts.join("");
-}
-
 // tsc sorts and deduplicates what it reports: by file (none first),
 // position, length, code, then message.
 function sortAndDedupe(list) {
-  const sorted = [...list].sort(
+  const keyed = list.map((d) => {
+    const parts = [];
+    flatten(d, 0, parts);
+    return { d, file: d.fileName ?? "", text: parts.join("") };
+  });
+  keyed.sort(
     (a, b) =>
-      compareText(a.fileName ?? "", b.fileName ?? "") ||
-      a.pos - b.pos ||
-      a.end - a.pos - (b.end - b.pos) ||
-      a.code - b.code ||
-      compareText(flatText(a), flatText(b)),
+      compareText(a.file, b.file) ||
+      a.d.pos - b.d.pos ||
+      a.d.end - a.d.pos - (b.d.end - b.d.pos) ||
+      a.d.code - b.d.code ||
+      compareText(a.text, b.text),
   );
   const out = [];
   let last;
-  for (const d of sorted) {
-    const key = [d.fileName ?? "", d.pos, d.end, d.code, flatText(d)].join("\u0000");
-    if (key !== last) out.push(d);
+  for (const k of keyed) {
+    const key = [k.file, k.d.pos, k.d.end, k.d.code, k.text].join("\u0000");
+    if (key !== last) out.push(k.d);
     last = key;
   }
   return out;
@@ -245,6 +243,7 @@ function answer(request) {
   if (opened !== undefined && opened !== config) throw new Error("a worker serves one config");
   let params;
   let count = 0;
+  const t0 = performance.now();
   if (api === undefined) {
     api = new API({ cwd });
     // Hashed before the compiler reads them: an edit in between shows next time.
@@ -262,26 +261,36 @@ function answer(request) {
     if (invalidate) count = -1;
   }
   const previous = snapshot;
+  const t1 = performance.now();
   snapshot = api.updateSnapshot(params);
   if (previous) previous.dispose();
   const project = snapshot.getProject(config);
   if (!project) throw new Error(`the API did not open ${config}`);
   const program = project.program;
   const names = program.getSourceFileNames();
-  texts.clear();
-  const diagnostics = sortAndDedupe(collect(program, program.getCompilerOptions() ?? {}));
+  const t2 = performance.now();
+  const collected = collect(program, program.getCompilerOptions() ?? {});
+  const t3 = performance.now();
+  const diagnostics = sortAndDedupe(collected);
+  const t4 = performance.now();
   const lines = diagnostics.map(format);
+  const t5 = performance.now();
   const errors = diagnostics.some((d) => d.category === 1);
   const next = new Map(known);
   for (const file of names) {
     if (tracked(file) && !next.has(file)) next.set(file, digest(file));
   }
-  for (const file of candidates(config)) if (!next.has(file)) next.set(file, digest(file));
   known = next;
   manifests = packageManifests(names);
   // No inputs at all (TS18003): tsc lists none.
   const listed = names;
   const stdout = [...lines, ...listed].map((l) => l + "\n").join("");
+  const ms = (a, b) => Math.round(b - a);
+  process.stderr.write(
+    `answered ${config}: ${count} changed; hash ${ms(t0, t1)} ms, snapshot ${ms(t1, t2)} ms, ` +
+      `diagnostics ${ms(t2, t3)} ms, sort ${ms(t3, t4)} ms, format ${ms(t4, t5)} ms, ` +
+      `rest ${ms(t5, performance.now())} ms\n`,
+  );
   return { stdout, exit: errors ? 1 : 0, changed: count };
 }
 
