@@ -233,6 +233,74 @@ def test_warm_answers_equal_cold_runs_after_every_edit(
     )
 
 
+# Projects with one kind of diagnostic each: config file -> options, files.
+KINDS: dict[str, tuple[dict[str, object], dict[str, str]]] = {
+    "chains-and-js": (
+        {"compilerOptions": {"strict": True, "allowJs": True, "checkJs": True, "noEmit": True}},
+        {
+            "a.ts": "interface A { x: { y: { z: number }[] } }\ndeclare function g(a: A): void;\n"
+            "g({ x: { y: [{ z: 'no' }] } });\nconst f: (a: string) => void = (a: number) => {};\n",
+            "b.js": "/** @type {number} */ const q = 's'; unknownThing();\n",
+        },
+    ),
+    "unicode-crlf-syntax": (
+        {"compilerOptions": {"strict": True}},
+        {"a.ts": "const é = 'ü';\r\nconst b: string = 1; // 日本\r\nlet c = ;\r\n"},
+    ),
+    "unknown-option-and-missing-types": (
+        {"compilerOptions": {"strict": True, "bogus": 1, "types": ["nope"]}},
+        {"a.ts": "export const a: number = 'x';\n"},
+    ),
+    "missing-extends": (
+        {"extends": "./missing.json", "compilerOptions": {"strict": True}},
+        {"a.ts": "export const a: number = 'x';\n"},
+    ),
+    "config-syntax": (None, {"a.ts": "export const a: number = 'x';\n"}),  # type: ignore[dict-item]
+    "declarations": (
+        {"compilerOptions": {"declaration": True, "isolatedDeclarations": True, "noEmit": True}},
+        {"a.ts": "export function f() { return 1; }\nexport const x = [1].map((a) => a);\n"},
+    ),
+    "no-default-library": ({"compilerOptions": {"noLib": True}}, {"a.ts": "export const a = [1];"}),
+    "no-inputs": ({"include": ["src"]}, {"other.txt": "nothing to compile\n"}),
+    "missing-file": ({"files": ["nope.ts", "a.ts"]}, {"a.ts": "export const a: number = 1;\n"}),
+    "tsx-and-directives": (
+        {"compilerOptions": {"strict": True, "jsx": "react-jsx"}},
+        {"a.tsx": "export const a = <div/>;\n// @ts-expect-error\nexport const b = 1;\n"},
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_kind_of_diagnostic_is_printed_as_tsc_prints_it(tmp_path: Path, kind: str) -> None:
+    config, files = KINDS[kind]
+    text = "{\"compilerOptions\": {\"strict\": true,\n" if config is None else json.dumps(config)
+    _write(tmp_path, "tsconfig.json", text)
+    for name, content in files.items():
+        _write(tmp_path, name, content)
+    ctx = engine_context(tmp_path)
+    if kind in ("config-syntax", "missing-extends"):
+        # A config chain that cannot be read could say anything: cold runs.
+        # The worker itself (asked directly) would still answer as tsc does.
+        assert NativeTscDriver().key(ctx, ENGINE.command(ctx, [], None)) is None
+        assert_equal(ctx, asyncio.run(ask_directly(ctx)), kind)
+        return
+    warm = Warm(tmp_path / ".logs")
+    try:
+        assert_equal(ctx, warm.ask(ctx), kind)
+        assert warm.pool.counts.warm == 1
+    finally:
+        warm.close()
+
+
+async def ask_directly(ctx: EngineContext) -> ProcessResult:
+    command = ENGINE.command(ctx, [], None)
+    session = await NativeTscDriver().open(ctx, command, ctx.root / ".logs" / "tsc.log")
+    try:
+        return await session.ask(command)
+    finally:
+        await session.close()
+
+
 def test_the_driver_serves_typescript_7_project_mode_only(tmp_path: Path) -> None:
     make_project(tmp_path)
     ctx = engine_context(tmp_path)

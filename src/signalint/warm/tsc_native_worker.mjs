@@ -221,21 +221,31 @@ function sortAndDedupe(list) {
 
 // What tsc collects for a program without emitting (its order of phases):
 // config diagnostics and syntax errors; only without syntax errors the
-// options, global and semantic ones; declaration diagnostics when
-// declarations would be emitted.
+// options and global ones, and only without those the semantic ones;
+// declaration diagnostics when declarations would be emitted. The API's
+// global diagnostics repeat the config's and the program's that have no
+// file (7.0.2): only the checker's own count as global here.
 function collect(program, options) {
   const all = [...program.getConfigFileParsingDiagnostics()];
   const configCount = all.length;
   all.push(...program.getSyntacticDiagnostics());
   if (all.length === configCount) {
-    all.push(...program.getProgramDiagnostics());
-    all.push(...program.getGlobalDiagnostics());
+    const optionsDiagnostics = program.getProgramDiagnostics();
+    const seen = new Set([...all, ...optionsDiagnostics].map(identity));
+    all.push(...optionsDiagnostics);
+    all.push(...program.getGlobalDiagnostics().filter((d) => !seen.has(identity(d))));
     if (all.length === configCount) all.push(...program.getSemanticDiagnostics());
     if ((options.declaration || options.composite) && all.length === configCount) {
       all.push(...program.getDeclarationDiagnostics());
     }
   }
   return all;
+}
+
+function identity(d) {
+  const parts = [];
+  flatten(d, 0, parts);
+  return [d.fileName ?? "", d.pos, d.end, d.code, parts.join("")].join("\u0000");
 }
 
 function answer(request) {
