@@ -234,7 +234,7 @@ def test_warm_answers_equal_cold_runs_after_every_edit(
 
 
 # Projects with one kind of diagnostic each: config file -> options, files.
-KINDS: dict[str, tuple[dict[str, object], dict[str, str]]] = {
+KINDS: dict[str, tuple[dict[str, object] | None, dict[str, str]]] = {
     "chains-and-js": (
         {"compilerOptions": {"strict": True, "allowJs": True, "checkJs": True, "noEmit": True}},
         {
@@ -255,7 +255,7 @@ KINDS: dict[str, tuple[dict[str, object], dict[str, str]]] = {
         {"extends": "./missing.json", "compilerOptions": {"strict": True}},
         {"a.ts": "export const a: number = 'x';\n"},
     ),
-    "config-syntax": (None, {"a.ts": "export const a: number = 'x';\n"}),  # type: ignore[dict-item]
+    "config-syntax": (None, {"a.ts": "export const a: number = 'x';\n"}),
     "declarations": (
         {"compilerOptions": {"declaration": True, "isolatedDeclarations": True, "noEmit": True}},
         {"a.ts": "export function f() { return 1; }\nexport const x = [1].map((a) => a);\n"},
@@ -273,7 +273,7 @@ KINDS: dict[str, tuple[dict[str, object], dict[str, str]]] = {
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_each_kind_of_diagnostic_is_printed_as_tsc_prints_it(tmp_path: Path, kind: str) -> None:
     config, files = KINDS[kind]
-    text = "{\"compilerOptions\": {\"strict\": true,\n" if config is None else json.dumps(config)
+    text = '{"compilerOptions": {"strict": true,\n' if config is None else json.dumps(config)
     _write(tmp_path, "tsconfig.json", text)
     for name, content in files.items():
         _write(tmp_path, name, content)
