@@ -30,6 +30,7 @@ from signalint.request import RunRequest
 from signalint.warm.pool import WarmPool, WorkerFailed
 from signalint.warm.tsc_native import NativeTscDriver, NativeTscSession, served_config
 from tests.conftest import require_engine
+from tests.helpers import wait_until_dead
 
 pytestmark = pytest.mark.real  # starts the real tsc and its API process
 
@@ -397,3 +398,37 @@ def test_a_garbled_worker_falls_back_to_cold_and_the_check_is_equal(tmp_path: Pa
     assert pool.counts.fallbacks == 1 and pool.counts.warm == 0
     assert observed(warm) == observed(check(tmp_path, None))
     assert warm.issues, "the fixture has errors: the comparison proves something"
+
+
+def _group(pgid: int) -> list[int]:
+    members = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(b")") + 2 :].split()[2]) == pgid:
+                members.append(int(name))
+    return members
+
+
+def test_the_worker_and_its_compiler_exit_when_stdin_ends(tmp_path: Path) -> None:
+    make_project(tmp_path)
+    ctx = engine_context(tmp_path)
+
+    async def scenario() -> list[int]:
+        command = ENGINE.command(ctx, [], None)
+        session = await NativeTscDriver().open(ctx, command, tmp_path / "tsc.log")
+        await session.ask(command)
+        members = _group(session.child.pid)
+        session.child.stdin.close()  # what a killed parent leaves
+        for _ in range(200):
+            if not session.child.alive:
+                break
+            await asyncio.sleep(0.05)
+        return members
+
+    members = asyncio.run(scenario())
+    assert len(members) >= 2, "node and the compiler's API process"
+    assert wait_until_dead(members, timeout_s=10) == []

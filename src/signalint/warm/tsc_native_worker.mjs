@@ -73,7 +73,13 @@ function moduleDirs(config) {
 
 // Files the compiler ships (its default libraries) change only with its
 // version, which restarts the worker; everything else is hashed every ask.
-const shipped = path.join(path.dirname(fs.realpathSync(packageDir)), "@typescript") + path.sep;
+// (The platform package beside `typescript` holds the binary and the libs.)
+const shipped =
+  path.join(
+    path.dirname(fs.realpathSync(packageDir)),
+    "@typescript",
+    `typescript-${process.platform}-${process.arch}`,
+  ) + path.sep;
 function tracked(file) {
   return !file.startsWith(shipped);
 }
