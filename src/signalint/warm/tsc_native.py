@@ -19,8 +19,10 @@ projects. We use the API:
   deduplicates them as tsc does and prints them as `tsc --pretty false`
   does (UTF-16 line and column, message chains on lines indented two spaces
   a level, related information not printed), followed by the program's
-  files (`--listFiles`, in the program's order). Exit code: 1 with errors,
-  else 0 (7.0.2 exits 1 with `--noEmit`, also for config errors). Verified
+  files (`--listFiles`, in the program's order). Exit code: 1 when anything
+  was reported, else 0 (tsc 7 exits 1 for diagnostics with emit skipped,
+  which `--noEmit` always is; config errors it cannot recover from exit 2,
+  but the API then opens no project and the cold path answers). Verified
   against cold runs on fixtures with syntax, semantic, chained, JS
   (`checkJs`), declaration (`isolatedDeclarations`), option (TS5023),
   missing type library (TS2688), no-input (TS18003) and config syntax

@@ -291,7 +291,6 @@ function answer(request) {
   const t4 = performance.now();
   const lines = diagnostics.map(format);
   const t5 = performance.now();
-  const errors = diagnostics.some((d) => d.category === 1);
   const next = new Map(known);
   for (const file of names) {
     if (tracked(file) && !next.has(file)) next.set(file, digest(file));
@@ -307,7 +306,9 @@ function answer(request) {
       `diagnostics ${ms(t2, t3)} ms, sort ${ms(t3, t4)} ms, format ${ms(t4, t5)} ms, ` +
       `rest ${ms(t5, performance.now())} ms\n`,
   );
-  return { stdout, exit: errors ? 1 : 0, changed: count };
+  // tsc 7 exits 1 when it reported anything and skipped emit (`--noEmit`
+  // always skips it), else 0.
+  return { stdout, exit: diagnostics.length > 0 ? 1 : 0, changed: count };
 }
 
 function send(value) {
