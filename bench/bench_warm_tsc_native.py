@@ -7,7 +7,10 @@ edit that changes an exported value's type (so dependents' errors change):
 1. cold: the exact command the tsc adapter runs (`tsc -p ... --incremental`,
    its build info warm from the run before the edit);
 2. warm: the same command answered by the kept-warm worker through a
-   `WarmPool` (the worker started and asked once before the edits).
+   `WarmPool` (the worker started and asked once before the edits);
+3. the same edit through a whole `signalint` check (`run_check`, tsc only,
+   the result cache on) in a process without a pool and in one with a
+   pool (as the MCP server or the daemon keeps).
 Every warm answer is compared with the cold one (stdout and exit code) and
 the figures are printed only if all were equal, with the worker's own
 account of each answer (its log). Medians of `--runs`; printed, never
@@ -28,9 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth import generate
 from signalint import process
+from signalint.check import run_check
+from signalint.config import load_config
+from signalint.context import Context
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import managed_dir
 from signalint.engines.tsc import ENGINE
+from signalint.request import RunRequest
 from signalint.warm.pool import WarmPool
 from signalint.warm.tsc_native import NativeTscDriver
 
@@ -72,6 +79,7 @@ async def main(files: int, runs: int) -> None:
                 warm = answer.result
                 assert (warm.stdout, warm.exit_code) == (cold.stdout, cold.exit_code), run
             diagnostics = sum(1 for line in cold.stdout.splitlines() if ": error TS" in line)
+            checks = await whole_checks(root, pool, middle, runs)
             # The worker's own account of each answer (hashing, snapshot, check).
             said = (Path(tmp) / "logs" / "tsc.log").read_text(encoding="utf-8").splitlines()
         finally:
@@ -81,7 +89,30 @@ async def main(files: int, runs: int) -> None:
     print(f"warm worker, first answer (start):     {first_warm_s:7.2f} s")
     print(f"cold tsc --incremental after an edit:  {statistics.median(cold_s):7.2f} s")
     print(f"warm answer after the same edit:       {statistics.median(warm_s):7.2f} s")
+    print(f"signalint check after an edit, cold:   {checks[0]:7.2f} s")
+    print(f"signalint check after an edit, warm:   {checks[1]:7.2f} s")
     print("the worker's log:", *said, sep="\n  ")
+
+
+async def whole_checks(root: Path, pool: WarmPool, middle: int, runs: int) -> tuple[float, float]:
+    """Median seconds of a tsc-only check after an edit: cold, then warm."""
+    (root / "signalint.config.json").write_text(
+        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}\n'
+    )
+    config = load_config(root)
+    medians = []
+    for context in (Context(), Context(warm=pool)):
+        times = []
+        for run in range(runs + 1):
+            (root / "src" / f"file{middle:05d}.ts").write_text(EDITS[run % 2].format(i=middle))
+            started = time.perf_counter()
+            checked = await run_check(RunRequest(root, config), context)
+            if run:  # the first one fills the cache (and the pool's worker is warm already)
+                times.append(time.perf_counter() - started)
+            served = checked.result.outcomes["tsc"].served
+            assert served == ("warm" if context.warm else "cold"), served
+        medians.append(statistics.median(times))
+    return medians[0], medians[1]
 
 
 if __name__ == "__main__":
