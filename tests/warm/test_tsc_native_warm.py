@@ -54,6 +54,7 @@ EXTRA = [
     "import 'lib-x';\nexport const n: number = 1;\n",
     "const unused = 1;\nexport {};\n",
     "export const t: number = await Promise.resolve(1);\n",  # an error in CommonJS only
+    "import { s } from '../shared/s.js';\nexport const t: number = s;\n",  # outside `include`
 ]
 BASES = [
     {"strict": True},
@@ -123,6 +124,12 @@ def apply(root: Path, op: tuple[str, int]) -> None:
         else:
             _write(root, "node_modules/lib-x/package.json", '{"name": "lib-x", "types": "x.d.ts"}')
             _write(root, "node_modules/lib-x/x.d.ts", "export declare const x: number;\n")
+    elif kind == "shared":  # a module outside `include` that an import looks for
+        shared = root / "shared" / "s.ts"
+        if shared.exists():
+            shared.unlink()
+        else:
+            _write(root, "shared/s.ts", "export const s = 'x';\n")
     elif kind == "format":  # the package's module format: read from package.json
         manifest = root / "package.json"
         data = json.loads(manifest.read_text())
@@ -197,7 +204,9 @@ def assert_equal(ctx: EngineContext, warm: ProcessResult | None, step: object) -
 
 
 STEPS = st.tuples(
-    st.sampled_from(["type", "export", "add", "delete", "config", "package", "format", "behind"]),
+    st.sampled_from(
+        ["type", "export", "add", "delete", "config", "package", "format", "shared", "behind"]
+    ),
     st.integers(0, 5),
 )
 
@@ -212,6 +221,7 @@ STEPS = st.tuples(
 @example(steps=[("behind", 0), ("config", 1), ("add", 2), ("package", 0), ("package", 0)])
 @example(steps=[("export", 3), ("type", 2), ("delete", 3), ("add", 1), ("config", 2)])
 @example(steps=[("add", 4), ("format", 0), ("format", 0)])
+@example(steps=[("add", 5), ("shared", 0), ("shared", 0), ("shared", 0)])
 def test_warm_answers_equal_cold_runs_after_every_edit(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
 ) -> None:

@@ -43,12 +43,18 @@ kept warm by their JavaScript compiler API (warm/tsc.py).
 Freshness by content: on every ask the worker hashes every file the last
 program read (default libraries of the compiler aside: they change only
 with its version) and every file the config matches now (the config is
-re-parsed, so a new file matched by `include` is seen), and hands the
-changed, created and deleted ones to `updateSnapshot`; a changed listing
+re-parsed, so a new file matched by `include` is seen), lists the files
+under the project directory a module could resolve to (node_modules, .git
+and the state directory aside: a new one may be what an import outside
+`include` was looking for), and hands the changed, created and deleted
+ones to `updateSnapshot`. A changed `package.json` in or above a program
+file's directory (module format, package resolution) or a changed listing
 of a `node_modules` directory from the config's directory upward (a
 package installed or removed) invalidates every file of the snapshot. The
 config chain's content and the TypeScript version are the worker's state
-(`WorkerKey.state`): a change restarts it.
+(`WorkerKey.state`): a change restarts it. Not seen: a new file outside the
+project directory and outside `node_modules` that an unresolved import
+would now find (the compiler does not say where it looked).
 
 The worker protocol (one JSON line each way, `tsc_native_worker.mjs`) is
 written here because no library speaks "answer this tsc command" for us.
@@ -144,7 +150,7 @@ class NativeTscDriver:
         if found is None:
             raise WorkerFailed("the TypeScript package of the executable is gone")
         package, version = found
-        argv = ("node", str(WORKER), str(package))
+        argv = ("node", str(WORKER), str(package), str(ctx.state_dir))
         started = await process.start(
             Command(argv, ctx.root, ctx.timeout_s, env=dict(command.env)), stderr_to=log
         )

@@ -17,6 +17,8 @@ import readline from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const packageDir = process.argv[2];
+// Signalint's state directory (build info, wrappers): never the project's input.
+const stateDir = process.argv[3] ? path.resolve(process.argv[3]) : undefined;
 const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8"));
 const { API } = await import(pathToFileURL(path.join(packageDir, "dist/api/sync/api.js")).href);
 
@@ -107,11 +109,42 @@ function candidates(config) {
   return parsed && Array.isArray(parsed.fileNames) ? parsed.fileNames : [];
 }
 
+// Files under the project directory a module could resolve to (extensions
+// TypeScript resolves), node_modules and .git aside: a new one may be what an
+// unresolved import (outside the config's `include`) was looking for.
+const RESOLVABLE = /\.(d\.)?([mc]?[tj]sx?|json)$/;
+let tree;
+
+function walk(dir, found) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "node_modules" && entry.name !== ".git" && full !== stateDir) {
+        walk(full, found);
+      }
+    } else if (RESOLVABLE.test(entry.name)) {
+      found.add(full);
+    }
+  }
+  return found;
+}
+
 function fileChanges(config) {
-  // What the config matches now (it is re-read, so new files show up) and
-  // what the program read last time.
+  // What the config matches now (it is re-read, so new files show up),
+  // what the program read last time, and what appeared or went under the
+  // project directory.
   const wanted = new Set(known.keys());
   for (const file of candidates(config)) wanted.add(file);
+  const present = walk(cwd, new Set());
+  for (const file of present) if (!tree.has(file)) wanted.add(file);
+  for (const file of tree) if (!present.has(file)) wanted.add(file);
+  tree = present;
   const changed = [];
   const created = [];
   const deleted = [];
@@ -264,6 +297,7 @@ function answer(request) {
     api = new API({ cwd });
     // Hashed before the compiler reads them: an edit in between shows next time.
     for (const file of candidates(config)) known.set(file, digest(file));
+    tree = walk(cwd, new Set());
     for (const dir of moduleDirs(config)) listings.set(dir, listing(dir));
     params = { openProjects: [config] };
     opened = config;
