@@ -274,6 +274,13 @@ KINDS: dict[str, tuple[dict[str, object] | None, dict[str, str]]] = {
     "no-default-library": ({"compilerOptions": {"noLib": True}}, {"a.ts": "export const a = [1];"}),
     "no-inputs": ({"include": ["src"]}, {"other.txt": "nothing to compile\n"}),
     "missing-file": ({"files": ["nope.ts", "a.ts"]}, {"a.ts": "export const a: number = 1;\n"}),
+    "file-order": (
+        {"compilerOptions": {"strict": True}},
+        {
+            f"src/{name}.ts": "export const x: number = 's';\n"
+            for name in ("a-b", "a/b", "a", "B/c", "b", "Ab", "a_b")
+        },
+    ),
     "tsx-and-directives": (
         {"compilerOptions": {"strict": True, "jsx": "react-jsx"}},
         {"a.tsx": "export const a = <div/>;\n// @ts-expect-error\nexport const b = 1;\n"},

@@ -71,7 +71,7 @@ from pathlib import Path
 
 from signalint import process
 from signalint.engines import paths
-from signalint.engines.base import EngineContext
+from signalint.engines.base import EngineConfigError, EngineContext
 from signalint.engines.tsc import select_config
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
@@ -129,7 +129,7 @@ class NativeTscDriver:
         try:
             if select_config(ctx.root, ctx.target) != config:
                 return None
-        except Exception:
+        except EngineConfigError:
             return None
         chain = config_chain(ctx.root, config)
         if chain is None:
