@@ -135,7 +135,9 @@ class NativeTscDriver:
         if chain is None:
             return None  # a config we cannot read: freshness unprovable
         state = hashlib.sha256()
-        state.update(f"{package}\x1f{version}\x1f{sorted(command.env.items())}".encode())
+        # The state directory too: the worker leaves it out of what it lists.
+        said = f"{package}\x1f{version}\x1f{ctx.state_dir}\x1f{sorted(command.env.items())}"
+        state.update(said.encode())
         for rel in chain:
             try:
                 content = (ctx.root / rel).read_bytes()
@@ -150,6 +152,7 @@ class NativeTscDriver:
         if found is None:
             raise WorkerFailed("the TypeScript package of the executable is gone")
         package, version = found
+        # `node` from PATH, as the `tsc` bin's `#!/usr/bin/env node` finds it.
         argv = ("node", str(WORKER), str(package), str(ctx.state_dir))
         started = await process.start(
             Command(argv, ctx.root, ctx.timeout_s, env=dict(command.env)), stderr_to=log
