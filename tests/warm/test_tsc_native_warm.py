@@ -55,6 +55,7 @@ EXTRA = [
     "const unused = 1;\nexport {};\n",
     "export const t: number = await Promise.resolve(1);\n",  # an error in CommonJS only
     "import { s } from '../shared/s.js';\nexport const t: number = s;\n",  # outside `include`
+    "import { é } from './extra1.js';\nexport const z: string = é;\n",  # maybe not there yet
 ]
 BASES = [
     {"strict": True},
@@ -222,6 +223,9 @@ STEPS = st.tuples(
 @example(steps=[("export", 3), ("type", 2), ("delete", 3), ("add", 1), ("config", 2)])
 @example(steps=[("add", 4), ("format", 0), ("format", 0)])
 @example(steps=[("add", 5), ("shared", 0), ("shared", 0), ("shared", 0)])
+# A module created after an unrelated edit, inside and outside `include`.
+@example(steps=[("add", 5), ("type", 1), ("shared", 0)])
+@example(steps=[("add", 6), ("type", 1), ("add", 1)])
 def test_warm_answers_equal_cold_runs_after_every_edit(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
 ) -> None:

@@ -47,7 +47,11 @@ re-parsed, so a new file matched by `include` is seen), lists the files
 under the project directory a module could resolve to (node_modules, .git
 and the state directory aside: a new one may be what an import outside
 `include` was looking for), and hands the changed, created and deleted
-ones to `updateSnapshot`. A changed `package.json` in or above a program
+ones to `updateSnapshot`. A created file then also invalidates every file
+of the snapshot: 7.0.2 does not always re-resolve an import that failed
+before when its module appears (seen when another snapshot came in
+between), and invalidating alone does not add a new file the config
+matches, so both are asked for. A changed `package.json` in or above a program
 file's directory (module format, package resolution) or a changed listing
 of a `node_modules` directory from the config's directory upward (a
 package installed or removed) invalidates every file of the snapshot. The

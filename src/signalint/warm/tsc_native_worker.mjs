@@ -302,13 +302,26 @@ function answer(request) {
     params = { openProjects: [config] };
     opened = config;
   } else {
-    const { changed, created, deleted, invalidate, next } = fileChanges(config);
+    const found = fileChanges(config);
+    const { changed, created, deleted, next } = found;
+    let invalidate = found.invalidate;
     known = next;
     count = changed.length + created.length + deleted.length;
-    params = {
-      fileChanges: invalidate ? { invalidateAll: true } : { changed, created, deleted },
-    };
-    if (invalidate) count = -1;
+    // 7.0.2 does not always re-resolve an import that failed before when
+    // the module it looked for is created (after another snapshot came in
+    // between), and `invalidateAll` alone does not add a new file the
+    // config matches: a created file is reported, then everything is
+    // invalidated.
+    if (created.length > 0) invalidate = true;
+    params = { fileChanges: { changed, created, deleted } };
+    if (invalidate) {
+      // The listed changes first, then everything.
+      const first = api.updateSnapshot(params);
+      if (snapshot) snapshot.dispose();
+      snapshot = first;
+      params = { fileChanges: { invalidateAll: true } };
+      count = -1;
+    }
   }
   const previous = snapshot;
   const t1 = performance.now();
