@@ -14,5 +14,7 @@ from signalint.warm.pool import Driver
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
     from signalint.warm import eslint, pyright
+    from signalint.warm.tsc_native import NativeTscDriver
 
-    return {driver.engine: driver for driver in (eslint.DRIVER, pyright.DRIVER)}
+    every: tuple[Driver, ...] = (eslint.DRIVER, pyright.DRIVER, NativeTscDriver())
+    return {driver.engine: driver for driver in every}
