@@ -478,7 +478,7 @@ def test_a_check_through_the_daemon_prints_what_it_prints_in_process(
         assert comparable(through.stdout) == comparable(alone.stdout)
         # Ruff was answered by the (fake) warm worker, as cold would have.
         assert json.loads(through.stdout)["engines"]["ruff"]["served"] == "warm"
-        assert json.loads(alone.stdout)["engines"]["ruff"]["served"] == "cold"
+        assert "served" not in json.loads(alone.stdout)["engines"]["ruff"]  # cold
     elif output_format == "sarif":
         check_id = re.compile(r'"signalintCheckId": "[0-9a-f]+"')
         assert check_id.sub("", through.stdout) == check_id.sub("", alone.stdout)
@@ -574,7 +574,7 @@ def test_a_stale_socket_falls_back_in_process_and_start_works(tmp_path: Path) ->
     assert place(root, clean_env()).socket.exists()
     checked = run_cli(root, "check", "--format", "json")
     assert checked.returncode == 1 and checked.stderr == ""
-    assert json.loads(checked.stdout)["engines"]["ruff"]["served"] == "cold"
+    assert "served" not in json.loads(checked.stdout)["engines"]["ruff"]  # cold
     started = run_cli(root, "daemon", "start")
     assert started.returncode == 0 and "daemon started" in started.stdout, started.stderr
     try:
@@ -711,7 +711,7 @@ def test_a_real_engine_kept_warm_by_the_daemon_answers_as_in_process(
         through = run_cli(root, "check", "--format", "json")
         assert through.returncode == alone.returncode, through.stderr
         assert json.loads(through.stdout)["engines"][engine]["served"] == "warm"
-        assert json.loads(alone.stdout)["engines"][engine]["served"] == "cold"
+        assert "served" not in json.loads(alone.stdout)["engines"][engine]  # cold
         return comparable(through.stdout), comparable(alone.stdout)
 
     assert run_cli(root, "daemon", "start").returncode == 0

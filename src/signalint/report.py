@@ -49,9 +49,9 @@ def engine_status(outcome: EngineOutcome) -> EngineEntry:
 
     `filesChecked` is always present (0 for a disabled engine); `message`,
     `failure` (`{kind, fix?}`: what kind of failure, and the setting or
-    command that fixes it), `coverageGap` and `served` (which path ran the
-    engine: "cold", "warm" or "fallback"; absent when the cache answered
-    everything) are left out when unset.
+    command that fixes it), `coverageGap` and `served` ("warm": a kept-warm
+    worker answered; "fallback": a worker failed and the cold run
+    answered; absent for a cold run or the cache) are left out when unset.
     """
     entry: EngineEntry = {
         "status": outcome.status,
@@ -66,7 +66,7 @@ def engine_status(outcome: EngineOutcome) -> EngineEntry:
         entry["failure"] = failure
     if outcome.coverage_gap is not None:
         entry["coverageGap"] = outcome.coverage_gap
-    if outcome.served is not None:
+    if outcome.served in ("warm", "fallback"):
         entry["served"] = outcome.served
     return entry
 

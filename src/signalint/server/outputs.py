@@ -62,7 +62,7 @@ ENGINE_STATUS: Final[Schema] = {
     "properties": {
         "status": {"enum": ["ok", "error", "disabled"]},
         "failure": _object("kind"),
-        "served": {"enum": ["cold", "warm", "fallback"]},
+        "served": {"enum": ["warm", "fallback"]},
     },
     "required": ["status", "filesChecked"],
 }
