@@ -138,8 +138,8 @@ _CHECK_TOOLS: Final = (
         "after_edit_check",
         "Check after edit",
         "After an edit: check_files on the changed `files` plus, given baselineCheckId, "
-        "`delta` against that check as in compare_diagnostics, and `dependents`: errors the "
-        "edit introduced in other files of the same program. Fix anything introduced.",
+        "`delta` against that check as in compare_diagnostics, and `dependents`: errors "
+        "it introduced in other files of the program. Fix anything introduced.",
         schemas.AFTER_EDIT_CHECK_INPUT,
         _after_edit,
         "tools.after_edit_check",

@@ -59,11 +59,7 @@ ERROR_REQUIRED: Final = ["status", "code", "message"]
 # per engine (D17).
 ENGINE_STATUS: Final[Schema] = {
     "type": "object",
-    "properties": {
-        "status": {"enum": ["ok", "error", "disabled"]},
-        "failure": _object("kind"),
-        "served": {"enum": ["warm", "fallback"]},
-    },
+    "properties": {"status": {"enum": ["ok", "error", "disabled"]}, "failure": _object("kind")},
     "required": ["status", "filesChecked"],
 }
 ENGINES: Final[Schema] = {"type": "object", "additionalProperties": ENGINE_STATUS}
@@ -226,8 +222,10 @@ _NESTED_DELTA: Final[Schema] = {
 def after_edit_output(*, compact: bool) -> Schema:
     """A file check plus `delta` (a comparison, or a stale marker for the
     baseline) and `dependents` (errors the edit introduced in other files)."""
-    dependents = _object("checkId", "total", "fileCount", "issues")
-    return check_output(compact=compact, extra={"delta": _NESTED_DELTA, "dependents": dependents})
+    # dependents: {checkId, total, fileCount, issues, nextStep?}; an object here
+    # (the tool list has a byte budget), its shape in the tool's description.
+    extra: dict[str, Schema] = {"delta": _NESTED_DELTA, "dependents": {"type": "object"}}
+    return check_output(compact=compact, extra=extra)
 
 
 # ---- fix transactions (server/fix_tools.py); refusals add transactionId,
