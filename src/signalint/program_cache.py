@@ -204,5 +204,6 @@ async def _run(
         cache_misses=1 if store is not None else 0,
         coverage_gap=gap,
         failure=failure,
+        served=outcome.served,
     )
     return done, writes

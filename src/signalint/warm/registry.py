@@ -13,5 +13,8 @@ from signalint.warm.pool import Driver
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
+    from signalint.warm import tsc
+
     found: dict[str, Driver] = {}
+    found[tsc.DRIVER.engine] = tsc.DRIVER
     return found

@@ -1,0 +1,398 @@
+"""tsc kept warm (signalint.warm.tsc) answers exactly what cold tsc does (D23).
+
+A small strict TypeScript project gets the project's own TypeScript 5 or 6
+(`tests/typescripts.py`); checks go through `run_check` with a real
+`WarmPool` in the `Context`, one event loop per scenario (the pool's pipes
+belong to it). After every step of an edit sequence (an exported type
+changed so dependents break, a file added or deleted, an export renamed,
+the tsconfig edited, a file edited behind the worker's back with its old
+modification time put back) the warm check's issues, coverage and checked
+files equal a cold `use_cache=False` run's, and the engine's program
+inputs (`run_program` with and without the pool) are equal too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import tempfile
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from signalint.check import run_check
+from signalint.config import load_config, state_dir
+from signalint.context import Context
+from signalint.engines.base import Program
+from signalint.engines.resolve import resolve
+from signalint.engines.runner import EngineRun, Job, run_program
+from signalint.engines.tsc import ENGINE as TSC
+from signalint.model import CheckResult, Scope
+from signalint.process import Command
+from signalint.request import RunRequest
+from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.tsc import TscDriver, TscSession
+
+from ..typescripts import install_typescript, typescript
+
+@dataclass
+class Project:
+    """The generated project: module texts by path, and the config's options."""
+
+    root: Path
+    size: str = "number"  # the type of `Shape.size`
+    area: str = "area"  # the name geometry.ts exports
+    extras: list[int] = field(default_factory=list)
+    unused_locals: bool = False
+
+    def write(self) -> None:
+        src = self.root / "src"
+        src.mkdir(parents=True, exist_ok=True)
+        options = {"strict": True, "target": "es2022", "module": "esnext"}
+        options |= {"moduleResolution": "bundler", "noUnusedLocals": self.unused_locals}
+        config = {"compilerOptions": options, "include": ["src"]}
+        text = json.dumps(config, indent=2) + "\n"
+        if (self.root / "tsconfig.json").exists() is False or (
+            self.root / "tsconfig.json"
+        ).read_text() != text:
+            (self.root / "tsconfig.json").write_text(text)
+        files = {
+            "types.ts": f"export type Shape = {{ size: {self.size}; name: string }};\n",
+            "geometry.ts": (
+                'import type { Shape } from "./types";\n'
+                f"export function {self.area}(s: Shape): number {{\n"
+                "  const scale = 2;\n"
+                "  return s.size * 2;\n"
+                "}\n"
+            ),
+            "main.ts": (
+                'import { area } from "./geometry";\n'
+                'import type { Shape } from "./types";\n'
+                'const shape: Shape = { size: 3, name: "sq" };\n'
+                "export const total: number = area(shape);\n"
+            ),
+        }
+        for number in self.extras:
+            files[f"extra{number}.ts"] = (
+                'import type { Shape } from "./types";\n'
+                f'export const e{number}: Shape = {{ size: {number}, name: "e" }};\n'
+                f"export const bad{number}: string = {number};\n"
+            )
+        wanted = {src / name: text for name, text in files.items()}
+        for path in src.glob("*.ts"):
+            if path not in wanted:
+                path.unlink()
+        for path, text in wanted.items():
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+
+
+def make_project(base: Path, major: int) -> Project:
+    root = base / "repo"
+    root.mkdir()
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    install_typescript(root, major)
+    project = Project(root)
+    project.write()
+    return project
+
+
+def pool_for(root: Path, drivers: dict[str, TscDriver] | None = None) -> WarmPool:
+    return WarmPool(1 << 32, state_dir(root) / "warm", drivers)  # type: ignore[arg-type]
+
+
+async def check(root: Path, context: Context, *, use_cache: bool) -> CheckResult:
+    request = RunRequest(root, load_config(root), Scope(), use_cache=use_cache)
+    return (await run_check(request, context)).result
+
+
+def reading(result: CheckResult) -> tuple[object, ...]:
+    """What a check says about tsc, for comparison: its issues as a multiset,
+    its status, coverage gap and checked file count."""
+    outcome = result.outcomes["tsc"]
+    issues = Counter(
+        (i.file, i.line, i.col, i.rule, i.severity, i.message)
+        for i in result.issues
+        if i.engine == "tsc"
+    )
+    return issues, outcome.status, outcome.coverage_gap, outcome.files_checked
+
+
+async def program_of(root: Path, pool: WarmPool | None) -> tuple[EngineRun, Program]:
+    job = Job(
+        root=root,
+        options={},
+        timeout_s=180,
+        state_dir=state_dir(root),
+        warm=pool,
+        resolved=resolve(TSC, root),
+    )
+    return await run_program(TSC, job, None, frozenset())
+
+
+def program_reading(run: EngineRun, program: Program) -> tuple[object, ...]:
+    return Counter(program.inputs), program.gap, run.outcome.status
+
+
+async def assert_warm_equals_cold(project: Project, context: Context) -> CheckResult:
+    """One warm check and one cold check of the same content: equal."""
+    warm = await check(project.root, context, use_cache=True)
+    cold = await check(project.root, Context(), use_cache=False)
+    assert reading(warm) == reading(cold)
+    pool = context.warm
+    assert pool is not None
+    warm_run, warm_program = await program_of(project.root, pool)
+    cold_run, cold_program = await program_of(project.root, None)
+    assert warm_run.outcome.served == "warm"
+    assert cold_run.outcome.served == "cold"
+    assert program_reading(warm_run, warm_program) == program_reading(cold_run, cold_program)
+    assert warm_program.inputs  # --listFiles was read
+    return warm
+
+
+def touch_back(path: Path, edit: Callable[[], None]) -> None:
+    """Make `edit` to `path` and put its old modification time back."""
+    before = path.stat()
+    edit()
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+STEPS = st.sampled_from(
+    ["retype", "add", "delete", "rename", "config", "behind", "break-import", "nothing"]
+)
+
+
+def apply(project: Project, step: str) -> None:
+    if step == "retype":
+        project.size = "string" if project.size == "number" else "number"
+    elif step == "add":
+        project.extras.append(max(project.extras, default=0) + 1)
+    elif step == "delete" and project.extras:
+        project.extras.pop(0)
+    elif step == "rename":
+        project.area = "areaOf" if project.area == "area" else "area"
+    elif step == "config":
+        project.unused_locals = not project.unused_locals
+    elif step == "break-import":
+        # Deleting a module others import: they break.
+        (project.root / "src" / "types.ts").unlink()
+        return
+    elif step == "behind":
+        types = project.root / "src" / "types.ts"
+        project.size = "string" if project.size == "number" else "number"
+        if types.exists():
+            text = f"export type Shape = {{ size: {project.size}; name: string }};\n"
+            touch_back(types, lambda: types.write_text(text))
+            return
+    project.write()
+
+
+def run(scenario: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(scenario())
+
+
+@pytest.mark.real
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(STEPS, min_size=2, max_size=5))
+def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list[str]) -> None:
+    typescript(5)
+    with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
+        project = make_project(Path(directory), 5)
+        pool = pool_for(project.root)
+        context = Context(warm=pool)
+
+        async def scenario() -> None:
+            try:
+                first = await assert_warm_equals_cold(project, context)
+                assert first.outcomes["tsc"].served == "warm"
+                for step in steps:
+                    apply(project, step)
+                    await assert_warm_equals_cold(project, context)
+                assert pool.counts.fallbacks == 0
+                assert pool.counts.started == 1 + steps.count("config")
+            finally:
+                await pool.close()
+
+        run(scenario)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("major", [5, 6])
+def test_each_edit_kind_once_under_typescript(
+    settled_inputs: None, tmp_path: Path, major: int
+) -> None:
+    typescript(major)
+    project = make_project(tmp_path, major)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            result = await assert_warm_equals_cold(project, context)
+            assert result.outcomes["tsc"].served == "warm"
+            assert result.issues == ()
+            for step in ("retype", "add", "rename", "behind", "delete", "config", "retype"):
+                apply(project, step)
+                result = await assert_warm_equals_cold(project, context)
+                assert result.outcomes["tsc"].served == "warm", step
+            assert pool.counts.fallbacks == 0
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_an_edit_behind_the_workers_back_with_the_old_mtime_is_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            clean = await check(project.root, context, use_cache=True)
+            assert [i.rule for i in clean.issues] == []
+            apply(project, "behind")  # Shape.size becomes a string, mtime kept
+            broken = await check(project.root, context, use_cache=True)
+            assert broken.outcomes["tsc"].served == "warm"
+            # geometry.ts multiplies it, main.ts assigns a number to it.
+            assert {i.file for i in broken.issues} == {"src/geometry.ts", "src/main.ts"}
+            cold = await check(project.root, Context(), use_cache=False)
+            assert reading(broken) == reading(cold)
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_a_killed_worker_is_restarted_and_still_equal(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            await assert_warm_equals_cold(project, context)
+            (worker,) = pool.workers()
+            os.killpg(worker.pid, signal.SIGKILL)
+            apply(project, "retype")
+            result = await assert_warm_equals_cold(project, context)
+            assert result.outcomes["tsc"].served == "warm"
+            assert pool.counts.restarts == 1
+            (again,) = pool.workers()
+            assert again.pid != worker.pid
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+GARBAGE_WORKER = """
+process.stdout.write(JSON.stringify({ready: true, version: "0"}) + "\\n");
+require("readline").createInterface({input: process.stdin})
+  .on("line", () => process.stdout.write("this is not JSON\\n"))
+  .on("close", () => process.exit(0));
+"""
+
+
+class GarbageDriver(TscDriver):
+    """The real driver's key and protocol, with a worker that answers garbage."""
+
+    def __init__(self, script: Path) -> None:
+        self.script = script
+
+    async def open(self, ctx: object, command: Command, log: Path) -> TscSession:
+        from signalint import process
+
+        started = await process.start(
+            Command(("node", str(self.script)), command.cwd, command.timeout_s), stderr_to=log
+        )
+        assert not isinstance(started, process.ProcessResult)
+        session = TscSession(started, "garbage")
+        await session.read()
+        return session
+
+
+@pytest.mark.real
+def test_garbage_from_the_worker_falls_back_to_cold_and_is_still_equal(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    script = tmp_path / "garbage.cjs"
+    script.write_text(GARBAGE_WORKER)
+    pool = pool_for(project.root, {"tsc": GarbageDriver(script)})
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            apply(project, "retype")
+            warm = await check(project.root, context, use_cache=True)
+            cold = await check(project.root, Context(), use_cache=False)
+            assert warm.outcomes["tsc"].served == "fallback"
+            assert reading(warm) == reading(cold)
+            assert warm.issues  # the retyped Shape breaks its users
+            assert pool.counts.fallbacks == 1 and pool.counts.restarts == 1
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_typescript_7_is_not_served_warm(settled_inputs: None, tmp_path: Path) -> None:
+    typescript(7)
+    project = make_project(tmp_path, 7)
+    pool = pool_for(project.root)
+
+    async def scenario() -> None:
+        try:
+            result = await check(project.root, Context(warm=pool), use_cache=True)
+            assert result.outcomes["tsc"].served == "cold"
+            assert pool.workers() == []
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+def test_a_session_reading_garbage_raises_worker_failed() -> None:
+    class Lines:
+        def __init__(self, line: bytes) -> None:
+            self.line = line
+
+        async def readline(self) -> bytes:
+            return self.line
+
+    class FakeChild:
+        def __init__(self, line: bytes) -> None:
+            self.stdout = Lines(line)
+
+    async def read(line: bytes) -> None:
+        session = TscSession(FakeChild(line), "x")  # type: ignore[arg-type]
+        await session.read()
+
+    for line in (b"", b"not json\n", b"[1]\n"):
+        with pytest.raises(WorkerFailed):
+            asyncio.run(read(line))
+
