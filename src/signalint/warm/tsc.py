@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -70,11 +71,11 @@ def typescript_package(executable: Path) -> tuple[Path, str] | None:
 
 
 def _mode(command: Command) -> str | None:
-    """"-p" or "-b" for the adapter's main commands; None for anything else."""
+    """ "-p" or "-b" for the adapter's main commands; None for anything else."""
     argv = command.argv
     if len(argv) < 3 or argv[1] not in ("-p", "-b"):
         return None
-    pairs = list(zip(argv, argv[1:], strict=False))
+    pairs = list(itertools.pairwise(argv))
     if ("--pretty", "false") not in pairs or "--listFiles" not in argv:
         return None
     if argv[1] == "-p" and "--incremental" not in argv:
