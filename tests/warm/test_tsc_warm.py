@@ -342,6 +342,37 @@ def test_an_edit_behind_the_workers_back_with_the_old_mtime_is_seen(
 
 
 @pytest.mark.real
+def test_a_new_file_that_changes_where_an_import_resolves_is_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # No file of the program changes: `../lib/helper` resolved to a
+    # declaration file outside `include`; a `.ts` beside it now wins.
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    lib = project.root / "lib"
+    lib.mkdir()
+    (lib / "helper.d.ts").write_text("export declare const h: string;\n")
+    (project.root / "src" / "uses.ts").write_text(
+        'import { h } from "../lib/helper";\nexport const n: number = h;\n'
+    )
+    project.extras = []
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            first = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in first.issues] == ["TS2322"]
+            (lib / "helper.ts").write_text("export const h = 1;\n")
+            second = await assert_warm_equals_cold(project.root, context)
+            assert second.issues == ()
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
 def test_a_killed_worker_is_restarted_and_still_equal(settled_inputs: None, tmp_path: Path) -> None:
     typescript(5)
     project = make_project(tmp_path, 5)
