@@ -16,7 +16,8 @@ text is unchanged, and redoes module resolution; build mode builds every
 project of the graph from those programs, so nothing is taken as up to
 date from modification times. The config chain's content (the selected
 config, its `extends` bases and referenced configs) is the worker's
-`WorkerKey.state`: a config edit starts a fresh worker.
+`WorkerKey.state`, with build mode's wrapper configs: a config edit starts
+a fresh worker.
 
 Served: TypeScript 5 and 6 (the JavaScript compiler). TypeScript 7 (the
 native port, the managed default) has no JavaScript API: its commands run
@@ -38,7 +39,7 @@ from pathlib import Path
 from signalint import process
 from signalint.engines.base import EngineConfigError, EngineContext
 from signalint.engines.resolve import _shim_targets
-from signalint.engines.tsc import select_config
+from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey
@@ -120,6 +121,11 @@ class TscDriver:
             except OSError:
                 return None
             state.update(b"\0")
+        if mode == "-b":
+            # The wrappers build mode wrote for this command (`tsc_build`).
+            plan = build_plan(ctx, config)
+            for wrapper, text in sorted(plan.contents.items()) if plan else ():
+                state.update(wrapper.encode() + b"\0" + text.encode() + b"\0")
         # The program: the config `-p` names, or the root wrapper of `-b`.
         slot = "\x1f".join(("tsc", str(ctx.root), mode, command.argv[2]))
         return WorkerKey(slot=slot, state=state.hexdigest())

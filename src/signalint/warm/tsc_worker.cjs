@@ -125,8 +125,18 @@ function oldProgram(state, options, host) {
   return ts.readBuilderProgram(options, host);
 }
 
+// Options, as far as they are plain values: a parsed and bound file is only
+// reused under the options it was bound with.
+function fingerprint(options) {
+  return JSON.stringify(options, (key, value) => (key === "configFile" ? undefined : value));
+}
+
 function createProgram(rootNames, options, host, _old, configDiagnostics, references) {
-  const state = projectState(options.configFilePath || "");
+  const key = options.configFilePath || "";
+  const print = fingerprint(options);
+  if (projects.has(key) && projects.get(key).print !== print) projects.delete(key);
+  const state = projectState(key);
+  state.print = print;
   if (!host.__signalintGetSourceFile) host.__signalintGetSourceFile = host.getSourceFile;
   useSourceCache(host, state, host.__signalintGetSourceFile);
   const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
