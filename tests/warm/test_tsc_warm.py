@@ -435,7 +435,7 @@ def build_steps(root: Path) -> list[tuple[str, Callable[[], object]]]:
         ("add", lambda: extra.write_text('export const e: number = "x";\n')),
         ("rename", lambda: index.write_text(core("plus", "string"))),
         ("behind", lambda: touch_back(index, lambda: index.write_text(core("add", "number")))),
-        ("delete", extra.unlink),
+        ("delete", lambda: extra.unlink(missing_ok=True)),
         ("config", config),
         ("retype", lambda: index.write_text(core("add", "boolean"))),
     ]
@@ -468,6 +468,39 @@ def test_build_mode_warm_equals_cold_after_each_edit_kind(
             await pool.close()
 
     run(scenario)
+
+
+@pytest.mark.real
+@pytest.mark.timeout(900)
+@settings(
+    max_examples=2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(picks=st.lists(st.integers(min_value=0, max_value=6), min_size=2, max_size=4))
+def test_build_mode_warm_equals_cold_after_random_edits(
+    settled_inputs: None, picks: list[int]
+) -> None:
+    typescript(5)
+    with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
+        root = references_project(Path(directory), 5)
+        steps = build_steps(root)
+        pool = pool_for(root)
+        context = Context(warm=pool)
+        memory = Remembered()
+
+        async def scenario() -> None:
+            try:
+                await assert_warm_equals_cold(root, context, memory)
+                for pick in picks:
+                    steps[pick][1]()
+                    await assert_warm_equals_cold(root, context, memory)
+                await assert_check_equals_cold(root, context)
+                assert pool.counts.fallbacks == 0
+            finally:
+                await pool.close()
+
+        run(scenario)
 
 
 GARBAGE_WORKER = """
