@@ -7,8 +7,11 @@ belong to it). After every step of an edit sequence (an exported type
 changed so dependents break, a file added or deleted, an export renamed,
 the tsconfig edited, a file edited behind the worker's back with its old
 modification time put back) the warm check's issues, coverage and checked
-files equal a cold `use_cache=False` run's, and the engine's program
-inputs (`run_program` with and without the pool) are equal too.
+files equal a cold run's (`run_program` without the pool after every step,
+a `use_cache=False` check at the end), and so do the engine's program
+inputs. Build mode runs the same on `tests/fixtures/tsc-references`.
+Also: a killed worker is restarted, garbage falls back to cold, only a
+module resolution changing is seen, TypeScript 7 stays cold.
 """
 
 from __future__ import annotations
