@@ -1,0 +1,203 @@
+"""TypeScript kept warm: a Node worker on the project's own compiler API.
+
+The worker (`tsc_worker.cjs`, beside this module) loads `lib/typescript.js`
+of the package the check's `tsc` comes from (`ctx.executable`, resolved as
+for a cold run) and answers the adapter's two commands (`engines.tsc`): a
+plain project (`tsc -p ... --incremental`) and build mode (`tsc -b` over the
+wrapper configs of `engines.tsc_build`) with the stdout and exit code that
+`tsc` would have produced, through the compiler's own command-line steps
+(the same diagnostic reporter, `--listFiles` and `--verbose` writers). It
+keeps each project's builder program and parsed files between asks, so an
+edit re-checks only the files it affects.
+
+Freshness (D2): on every ask the worker parses the config again and reads
+again every file its programs read, reusing a parsed file only when its
+text is unchanged, and redoes module resolution; build mode builds every
+project of the graph from those programs, so nothing is taken as up to
+date from modification times. The config chain's content (the selected
+config, its `extends` bases and referenced configs) is the worker's
+`WorkerKey.state`, with build mode's wrapper configs: a config edit starts
+a fresh worker.
+
+Served: TypeScript 5 and 6 (the JavaScript compiler). TypeScript 7 (the
+native port, the managed default) has no JavaScript API: its commands run
+cold. The worker's line protocol is our own (no maintained library exists
+for it); see the worker's header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from signalint import process
+from signalint.engines.base import EngineConfigError, EngineContext
+from signalint.engines.resolve import _shim_targets
+from signalint.engines.tsc import build_plan, select_config
+from signalint.engines.tsc_program import config_chain
+from signalint.process import Child, Command, ProcessResult
+from signalint.warm.pool import WorkerFailed, WorkerKey
+
+WORKER = Path(__file__).with_name("tsc_worker.cjs")
+# The TypeScript majors whose compiler API the worker drives.
+SERVED_MAJORS = frozenset({5, 6})
+_READY_S = 60.0  # loading typescript.js on a busy machine
+
+
+def typescript_package(executable: Path) -> tuple[Path, str] | None:
+    """The `typescript` package directory owning `executable` and its version."""
+    real = os.path.realpath(executable)
+    for target in (real, *_shim_targets(real)):
+        directory = os.path.dirname(target)
+        for _ in range(6):
+            manifest = os.path.join(directory, "package.json")
+            try:
+                with open(manifest, encoding="utf-8") as handle:
+                    data = json.load(handle)
+            except (OSError, ValueError):
+                data = None
+            if isinstance(data, dict) and data.get("name") == "typescript":
+                version = data.get("version")
+                if not isinstance(version, str):
+                    return None
+                return Path(directory), version
+            directory = os.path.dirname(directory)
+    return None
+
+
+def _mode(command: Command) -> str | None:
+    """ "-p" or "-b" for the adapter's main commands; None for anything else."""
+    argv = command.argv
+    if len(argv) < 3 or argv[1] not in ("-p", "-b"):
+        return None
+    pairs = list(itertools.pairwise(argv))
+    if ("--pretty", "false") not in pairs or "--listFiles" not in argv:
+        return None
+    if argv[1] == "-p" and "--incremental" not in argv:
+        return None
+    return argv[1]
+
+
+class TscDriver:
+    """The warm pool's driver for tsc (module docstring)."""
+
+    engine = "tsc"
+
+    def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
+        mode = _mode(command)
+        if mode is None or command.argv[0] != str(ctx.executable):
+            return None
+        package = typescript_package(ctx.executable)
+        if package is None:
+            return None
+        directory, version = package
+        major = version.split(".", 1)[0]
+        if not major.isdigit() or int(major) not in SERVED_MAJORS:
+            return None
+        library = directory / "lib" / "typescript.js"
+        node = shutil.which("node")
+        if node is None or not library.is_file():
+            return None
+        try:
+            config = select_config(ctx.root, ctx.target)
+        except EngineConfigError:
+            return None
+        chain = config_chain(ctx.root, config)
+        if chain is None:
+            return None  # an unreadable config: nothing proves freshness
+        state = hashlib.sha256()
+        for part in (str(library), version, os.path.realpath(node), str(WORKER)):
+            state.update(part.encode() + b"\0")
+        for rel in chain:
+            state.update(rel.encode() + b"\0")
+            try:
+                state.update((ctx.root / rel).read_bytes())
+            except OSError:
+                return None
+            state.update(b"\0")
+        if mode == "-b":
+            # The wrappers build mode wrote for this command (`tsc_build`).
+            plan = build_plan(ctx, config)
+            for wrapper, text in sorted(plan.contents.items()) if plan else ():
+                state.update(wrapper.encode() + b"\0" + text.encode() + b"\0")
+        # The program: the config `-p` names, or the root wrapper of `-b`.
+        slot = "\x1f".join(("tsc", str(ctx.root), mode, command.argv[2]))
+        return WorkerKey(slot=slot, state=state.hexdigest())
+
+    async def open(self, ctx: EngineContext, command: Command, log: Path) -> TscSession:
+        package = typescript_package(ctx.executable)
+        if package is None:
+            raise WorkerFailed("no typescript package")
+        library = package[0] / "lib" / "typescript.js"
+        argv = ("node", str(WORKER), str(library))
+        started = await process.start(
+            Command(argv=argv, cwd=command.cwd, timeout_s=command.timeout_s), stderr_to=log
+        )
+        if isinstance(started, ProcessResult):
+            raise WorkerFailed(started.start_error or "node could not be started")
+        session = TscSession(started, f"typescript {package[1]}")
+        try:
+            ready = await asyncio.wait_for(session.read(), timeout=_READY_S)
+        except (TimeoutError, WorkerFailed) as exc:
+            await started.stop(grace_s=0)
+            raise WorkerFailed(f"the tsc worker did not start: {exc}") from exc
+        if ready.get("ready") is not True:
+            await started.stop(grace_s=0)
+            raise WorkerFailed("the tsc worker did not say it was ready")
+        return session
+
+
+class TscSession:
+    """One worker process and its line protocol."""
+
+    def __init__(self, child: Child, label: str) -> None:
+        self.child = child
+        self.label = label
+
+    async def read(self) -> dict[str, object]:
+        try:
+            line = await self.child.stdout.readline()
+        except (ValueError, asyncio.LimitOverrunError, ConnectionError) as exc:
+            raise WorkerFailed(f"unreadable answer: {exc}") from exc
+        if not line:
+            raise WorkerFailed("the tsc worker closed its output")
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise WorkerFailed("the tsc worker answered garbage") from exc
+        if not isinstance(data, dict):
+            raise WorkerFailed("the tsc worker answered garbage")
+        return data
+
+    async def ask(self, command: Command) -> ProcessResult:
+        started = time.monotonic()
+        request = {"args": list(command.argv[1:]), "cwd": str(command.cwd)}
+        try:
+            self.child.stdin.write(json.dumps(request).encode() + b"\n")
+            await self.child.stdin.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            raise WorkerFailed(f"the tsc worker is gone: {exc}") from exc
+        data = await self.read()
+        stdout, code = data.get("stdout"), data.get("exit")
+        if not isinstance(stdout, str) or not isinstance(code, int) or isinstance(code, bool):
+            said = data.get("error")
+            raise WorkerFailed(f"the tsc worker failed: {said}" if said else "garbage answer")
+        return ProcessResult(
+            argv=command.argv,
+            exit_code=code,
+            stdout=stdout,
+            stderr="",
+            duration_s=time.monotonic() - started,
+        )
+
+    async def close(self) -> None:
+        await self.child.stop()
+
+
+DRIVER = TscDriver()

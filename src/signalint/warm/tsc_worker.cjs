@@ -1,0 +1,288 @@
+"use strict";
+// Signalint's kept-warm tsc worker (see signalint/warm/tsc.py).
+//
+// Started as `node tsc_worker.cjs <typescript/lib/typescript.js>`: the
+// project's own TypeScript compiler API, the package its `tsc` comes from.
+// It answers the two commands Signalint's tsc adapter runs cold:
+//
+//   tsc -p CONFIG --noEmit --pretty false --listFiles --incremental --tsBuildInfoFile X
+//   tsc -b ROOT_WRAPPER --pretty false --listFiles --verbose
+//
+// with what that `tsc` would have written to stdout and its exit code, by
+// running the compiler's own command-line steps (config parsing, diagnostic
+// reporter, `emitFilesAndReportErrorsAndGetExitStatus`, the solution
+// builder) on a System whose `write` is captured. What is kept between asks:
+// each project's builder program (its state: file versions, signatures,
+// semantic diagnostics) and the parsed, bound SourceFile of every file it
+// read. On every ask the config is parsed again and every file a program
+// reads is read again; a SourceFile is reused only when its text is equal
+// to what it was parsed from (content, not modification times), and module
+// resolutions are always redone (a package installed, a file added).
+//
+// The protocol is ours (no library exists for it): one JSON object a line.
+//   worker -> {"ready": true, "version": "<typescript version>"}
+//   ask    -> {"args": [...argv after the executable], "cwd": "<dir>"}
+//   answer -> {"stdout": "...", "exit": <code>} or {"error": "..."}
+// The worker exits when its stdin ends.
+
+const fs = require("fs");
+const path = require("path");
+const readline = require("readline");
+
+const ts = require(process.argv[2]);
+const send = process.stdout.write.bind(process.stdout);
+// Anything else that writes to stdout must not corrupt the protocol.
+process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+
+const PARSE_FOR_TYPE_ERRORS = 2; // JSDocParsingMode, as tsc's command line sets it
+
+class Exit {
+  constructor(code) {
+    this.code = code;
+  }
+}
+
+// Per project (config file path): the last builder program, the hash of the
+// build info it wrote, and its SourceFiles by name and parse options.
+const projects = new Map();
+
+function projectState(key) {
+  let state = projects.get(key);
+  if (!state) {
+    state = { builder: undefined, buildInfo: undefined, files: new Map(), used: new Set(), touched: false };
+    projects.set(key, state);
+  }
+  return state;
+}
+
+function digest(text) {
+  return require("crypto").createHash("sha256").update(text).digest("hex");
+}
+
+function readBuildInfoHash(options) {
+  const file = ts.getTsBuildInfoEmitOutputFilePath(options);
+  if (!file) return undefined;
+  try {
+    return digest(fs.readFileSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
+function makeSystem(out) {
+  return {
+    ...ts.sys,
+    write: (s) => out.push(s),
+    writeOutputIsTTY: () => false,
+    exit: (code) => {
+      throw new Exit(code === undefined ? 0 : code);
+    },
+  };
+}
+
+function sourceKey(fileName, options) {
+  if (typeof options !== "object" || options === null) return `${fileName}\u0000${options}`;
+  return [
+    fileName,
+    options.languageVersion,
+    options.impliedNodeFormat,
+    options.jsDocParsingMode,
+  ].join("\u0000");
+}
+
+// Make `host` return the project's SourceFile of the same text, parsing
+// only what is new or changed; and re-resolve every module (nothing
+// watches the file system between asks).
+function useSourceCache(host, state, original) {
+  host.getSourceFile = (fileName, options, onError, shouldCreateNew) => {
+    let text;
+    try {
+      text = host.readFile(fileName);
+    } catch {
+      return original.call(host, fileName, options, onError, shouldCreateNew);
+    }
+    if (text === undefined) return original.call(host, fileName, options, onError, shouldCreateNew);
+    const key = sourceKey(fileName, options);
+    const known = state.files.get(key);
+    state.used.add(key);
+    if (known && !shouldCreateNew && known.text === text) return known;
+    const file = original.call(host, fileName, options, onError, shouldCreateNew);
+    if (file) state.files.set(key, file);
+    else state.files.delete(key);
+    return file;
+  };
+  host.hasInvalidatedResolutions = () => true;
+  host.hasInvalidatedLibResolutions = () => true;
+}
+
+// The builder program to continue from: ours, unless the build info on
+// disk is not the one it wrote (another run wrote it since, or removed it).
+function oldProgram(state, options, host) {
+  if (state.builder && state.buildInfo !== undefined && readBuildInfoHash(options) === state.buildInfo) {
+    return state.builder;
+  }
+  state.builder = undefined;
+  return ts.readBuilderProgram(options, host);
+}
+
+// Options, as far as they are plain values: a parsed and bound file is only
+// reused under the options it was bound with.
+function fingerprint(options) {
+  return JSON.stringify(options, (key, value) => (key === "configFile" ? undefined : value));
+}
+
+function createProgram(rootNames, options, host, _old, configDiagnostics, references) {
+  const key = options.configFilePath || "";
+  const print = fingerprint(options);
+  if (projects.has(key) && projects.get(key).print !== print) projects.delete(key);
+  const state = projectState(key);
+  state.print = print;
+  if (!host.__signalintGetSourceFile) host.__signalintGetSourceFile = host.getSourceFile;
+  useSourceCache(host, state, host.__signalintGetSourceFile);
+  const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
+    rootNames,
+    options,
+    host,
+    oldProgram(state, options, host),
+    configDiagnostics,
+    references,
+  );
+  state.builder = builder;
+  state.options = options;
+  state.touched = true;
+  return builder;
+}
+
+// After an ask: what each program wrote, and which SourceFiles it used.
+function settle() {
+  for (const state of projects.values()) {
+    if (!state.touched) continue;
+    state.touched = false;
+    if (state.builder) {
+      state.builder.releaseProgram();
+      state.buildInfo = readBuildInfoHash(state.options);
+    }
+    for (const key of state.files.keys()) if (!state.used.has(key)) state.files.delete(key);
+    state.used = new Set();
+  }
+}
+
+// `tsc -p CONFIG ...`, as tsc's executeCommandLine runs it (incremental).
+function runProject(system, args) {
+  let report = ts.createDiagnosticReporter(system);
+  const commandLine = ts.parseCommandLine(args, (p) => system.readFile(p));
+  const failed = ts.ExitStatus.DiagnosticsPresent_OutputsSkipped;
+  if (commandLine.errors.length > 0) {
+    commandLine.errors.forEach(report);
+    return system.exit(failed);
+  }
+  const o = commandLine.options;
+  if (!o.project || o.watch || o.build || o.init || o.version || o.help || o.all || o.showConfig || o.locale) {
+    throw new Error("not a command this worker answers");
+  }
+  if (commandLine.fileNames.length !== 0) {
+    report(ts.createCompilerDiagnostic(ts.Diagnostics.Option_project_cannot_be_mixed_with_source_files_on_a_command_line));
+    return system.exit(failed);
+  }
+  let configFileName;
+  const fileOrDirectory = ts.normalizePath(o.project);
+  if (!fileOrDirectory || system.directoryExists(fileOrDirectory)) {
+    configFileName = ts.combinePaths(fileOrDirectory, "tsconfig.json");
+    if (!system.fileExists(configFileName)) {
+      report(ts.createCompilerDiagnostic(ts.Diagnostics.Cannot_find_a_tsconfig_json_file_at_the_specified_directory_Colon_0, o.project));
+      return system.exit(failed);
+    }
+  } else {
+    configFileName = fileOrDirectory;
+    if (!system.fileExists(configFileName)) {
+      report(ts.createCompilerDiagnostic(ts.Diagnostics.The_specified_path_does_not_exist_Colon_0, o.project));
+      return system.exit(failed);
+    }
+  }
+  const cwd = system.getCurrentDirectory();
+  const commandLineOptions = ts.convertToOptionsWithAbsolutePaths(o, (f) => ts.getNormalizedAbsolutePath(f, cwd));
+  const config = ts.parseConfigFileWithSystem(configFileName, commandLineOptions, new Map(), commandLine.watchOptions, system, report);
+  const options = config.options;
+  if (options.pretty || ts.isWatchSet(options) || !ts.isIncrementalCompilation(options)) {
+    throw new Error("not a command this worker answers");
+  }
+  const host = ts.createIncrementalCompilerHost(options, system);
+  host.jsDocParsingMode = PARSE_FOR_TYPE_ERRORS;
+  const builder = createProgram(
+    config.fileNames,
+    options,
+    host,
+    undefined,
+    ts.getConfigFileParsingDiagnostics(config),
+    config.projectReferences,
+  );
+  const status = ts.emitFilesAndReportErrorsAndGetExitStatus(builder, report, (s) => host.trace && host.trace(s), undefined);
+  return system.exit(status);
+}
+
+// `tsc -b ROOT ...`, as tsc's performBuild runs it; every project of the
+// graph is built from the kept builder programs, so what is up to date is
+// decided by content, never by modification times.
+function runBuild(system, args) {
+  const parsed = ts.parseBuildCommand(args);
+  const report = ts.createDiagnosticReporter(system);
+  const failed = ts.ExitStatus.DiagnosticsPresent_OutputsSkipped;
+  const b = parsed.buildOptions;
+  if (b.pretty || b.watch || b.clean || b.dry || b.help || b.locale || parsed.projects.length === 0) {
+    throw new Error("not a command this worker answers");
+  }
+  if (parsed.errors.length > 0) {
+    parsed.errors.forEach(report);
+    return system.exit(failed);
+  }
+  const host = ts.createSolutionBuilderHost(
+    system,
+    createProgram,
+    report,
+    ts.createBuilderStatusReporter(system, false),
+    undefined,
+  );
+  host.jsDocParsingMode = PARSE_FOR_TYPE_ERRORS;
+  // Every config looks just written: tsc's up-to-date check then finds
+  // each project with sources out of date (after reading its build info as
+  // usual), and builds it from the kept program, which re-reads every input.
+  const modifiedTime = host.getModifiedTime;
+  host.getModifiedTime = (file) => (file.endsWith(".json") ? new Date() : modifiedTime(file));
+  const builder = ts.createSolutionBuilder(host, parsed.projects, b);
+  return system.exit(builder.build());
+}
+
+function answer(request) {
+  const out = [];
+  const system = makeSystem(out);
+  if (process.cwd() !== request.cwd) process.chdir(request.cwd);
+  const args = request.args;
+  let exit;
+  try {
+    if (args.length > 0 && (args[0] === "-b" || args[0] === "--build")) runBuild(system, args);
+    else runProject(system, args);
+    throw new Error("tsc did not exit");
+  } catch (caught) {
+    if (!(caught instanceof Exit)) {
+      projects.clear();
+      throw caught;
+    }
+    exit = caught.code;
+  }
+  settle();
+  return { stdout: out.join(""), exit };
+}
+
+const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+lines.on("line", (line) => {
+  if (!line.trim()) return;
+  let reply;
+  try {
+    reply = answer(JSON.parse(line));
+  } catch (caught) {
+    reply = { error: String((caught && caught.stack) || caught) };
+  }
+  send(JSON.stringify(reply) + "\n");
+});
+lines.on("close", () => process.exit(0));
+send(JSON.stringify({ ready: true, version: ts.version }) + "\n");

@@ -1,0 +1,596 @@
+"""tsc kept warm (signalint.warm.tsc) answers exactly what cold tsc does (D23).
+
+A small strict TypeScript project gets the project's own TypeScript 5 or 6
+(`tests/typescripts.py`); checks go through `run_check` with a real
+`WarmPool` in the `Context`, one event loop per scenario (the pool's pipes
+belong to it). After every step of an edit sequence (an exported type
+changed so dependents break, a file added or deleted, an export renamed,
+the tsconfig edited, a file edited behind the worker's back with its old
+modification time put back) the warm check's issues, coverage and checked
+files equal a cold run's (`run_program` without the pool after every step,
+a `use_cache=False` check at the end), and so do the engine's program
+inputs. Build mode runs the same on `tests/fixtures/tsc-references`.
+Also: a killed worker is restarted, garbage falls back to cold, only a
+module resolution changing is seen, TypeScript 7 stays cold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from signalint.check import run_check
+from signalint.config import load_config, state_dir
+from signalint.context import Context
+from signalint.engines.base import Program
+from signalint.engines.resolve import resolve
+from signalint.engines.runner import EngineRun, Job, run_program
+from signalint.engines.tsc import ENGINE as TSC
+from signalint.model import CheckResult, EngineOutcome, Scope
+from signalint.process import Command
+from signalint.request import RunRequest
+from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.tsc import TscDriver, TscSession
+
+from ..typescripts import install_typescript, typescript
+
+
+@dataclass
+class Project:
+    """The generated project: module texts by path, and the config's options."""
+
+    root: Path
+    size: str = "number"  # the type of `Shape.size`
+    area: str = "area"  # the name geometry.ts exports
+    extras: list[int] = field(default_factory=list)
+    unused_locals: bool = False
+
+    def write(self) -> None:
+        src = self.root / "src"
+        src.mkdir(parents=True, exist_ok=True)
+        options = {"strict": True, "target": "es2022", "module": "esnext"}
+        options |= {"moduleResolution": "bundler", "noUnusedLocals": self.unused_locals}
+        config = {"compilerOptions": options, "include": ["src"]}
+        text = json.dumps(config, indent=2) + "\n"
+        if (self.root / "tsconfig.json").exists() is False or (
+            self.root / "tsconfig.json"
+        ).read_text() != text:
+            (self.root / "tsconfig.json").write_text(text)
+        files = {
+            "types.ts": f"export type Shape = {{ size: {self.size}; name: string }};\n",
+            "geometry.ts": (
+                'import type { Shape } from "./types";\n'
+                f"export function {self.area}(s: Shape): number {{\n"
+                "  const scale = 2;\n"
+                "  return s.size * 2;\n"
+                "}\n"
+            ),
+            "main.ts": (
+                'import { area } from "./geometry";\n'
+                'import type { Shape } from "./types";\n'
+                'const shape: Shape = { size: 3, name: "sq" };\n'
+                "export const total: number = area(shape);\n"
+            ),
+        }
+        for number in self.extras:
+            files[f"extra{number}.ts"] = (
+                'import type { Shape } from "./types";\n'
+                f'export const e{number}: Shape = {{ size: {number}, name: "e" }};\n'
+                f"export const bad{number}: string = {number};\n"
+            )
+        wanted = {src / name: text for name, text in files.items()}
+        for path in src.glob("*.ts"):
+            if path not in wanted:
+                path.unlink()
+        for path, text in wanted.items():
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+
+
+def make_project(base: Path, major: int) -> Project:
+    root = base / "repo"
+    root.mkdir()
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    install_typescript(root, major)
+    project = Project(root)
+    project.write()
+    return project
+
+
+def pool_for(root: Path, drivers: dict[str, TscDriver] | None = None) -> WarmPool:
+    return WarmPool(1 << 32, state_dir(root) / "warm", drivers)
+
+
+async def check(root: Path, context: Context, *, use_cache: bool) -> CheckResult:
+    request = RunRequest(root, load_config(root), Scope(), use_cache=use_cache)
+    return (await run_check(request, context)).result
+
+
+def issues_of(result: CheckResult | EngineOutcome) -> Counter[tuple[object, ...]]:
+    """The tsc issues of a check or an engine run, as a multiset."""
+    return Counter(
+        (i.file, i.line, i.col, i.rule, i.severity, i.message)
+        for i in result.issues
+        if i.engine == "tsc"
+    )
+
+
+def reading(result: CheckResult) -> tuple[object, ...]:
+    """What a check says about tsc, for comparison: its issues as a multiset,
+    its status, coverage gap and checked file count."""
+    outcome = result.outcomes["tsc"]
+    return issues_of(result), outcome.status, outcome.coverage_gap, outcome.files_checked
+
+
+class Remembered:
+    """What the engine asked to remember (`Program.remember`), as the program
+    cache's store would keep it: build mode reads the inputs of a project tsc
+    found up to date from it."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, bytes] = {}
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        return {k: self.values[k] for k in keys if k in self.values}
+
+
+async def program_of(
+    root: Path, pool: WarmPool | None, memory: Remembered | None = None
+) -> tuple[EngineRun, Program]:
+    """tsc run as the program cache runs it (warm when given a pool)."""
+    job = Job(
+        root=root,
+        options={},
+        timeout_s=180,
+        state_dir=state_dir(root),
+        warm=pool,
+        resolved=resolve(TSC, root),
+    )
+    # Every source (and every input remembered, deleted ones too) may have
+    # changed: a project tsc -b finds up to date is trusted only when none of
+    # its inputs changed after its build info was written.
+    sources = {
+        str(p)
+        for p in root.rglob("*.ts")
+        if "node_modules" not in p.parts and ".signalint" not in p.parts
+    }
+    for listed in memory.values.values() if memory is not None else ():
+        sources.update(json.loads(listed))
+    run, program = await run_program(TSC, job, memory, frozenset(sources))
+    if memory is not None:
+        memory.values.update(program.remember)
+    return run, program
+
+
+def program_reading(run: EngineRun, program: Program) -> tuple[object, ...]:
+    return Counter(program.inputs), program.gap, run.outcome.status
+
+
+async def assert_warm_equals_cold(
+    root: Path, context: Context, memory: Remembered | None = None
+) -> CheckResult:
+    """The same content checked warm and run cold: equal issues, coverage
+    and program inputs.
+
+    The warm side is a whole check through the pool (`run_check`) and the
+    engine's run through it (`run_program`); the cold side is the engine
+    run cold (one cold tsc per step: it takes seconds on a busy machine).
+    The check-level cold comparison (`use_cache=False`) ends each scenario.
+    """
+    warm = await check(root, context, use_cache=True)
+    pool = context.warm
+    assert pool is not None
+    # One store for both, as the program cache has: what the warm run
+    # remembered serves the cold run's up-to-date projects.
+    warm_run, warm_program = await program_of(root, pool, memory)
+    cold_run, cold_program = await program_of(root, None, memory)
+    assert warm_run.outcome.served == "warm"
+    assert cold_run.outcome.served == "cold"
+    only_warm = set(warm_program.inputs) - set(cold_program.inputs)
+    only_cold = set(cold_program.inputs) - set(warm_program.inputs)
+    assert program_reading(warm_run, warm_program) == program_reading(cold_run, cold_program), (
+        only_warm,
+        only_cold,
+    )
+    assert warm_program.inputs  # --listFiles was read
+    assert issues_of(warm) == issues_of(cold_run.outcome)
+    assert issues_of(warm_run.outcome) == issues_of(cold_run.outcome)
+    assert warm.outcomes["tsc"].coverage_gap == cold_program.gap
+    return warm
+
+
+async def assert_check_equals_cold(root: Path, context: Context) -> None:
+    """A warm check and a cold `use_cache=False` check: the same reading."""
+    warm = await check(root, context, use_cache=True)
+    cold = await check(root, Context(), use_cache=False)
+    assert reading(warm) == reading(cold)
+
+
+def touch_back(path: Path, edit: Callable[[], object]) -> None:
+    """Make `edit` to `path` and put its old modification time back."""
+    before = path.stat()
+    edit()
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+STEPS = st.sampled_from(
+    ["retype", "add", "delete", "rename", "config", "behind", "break-import", "nothing"]
+)
+
+
+def apply(project: Project, step: str) -> None:
+    if step == "retype":
+        project.size = "string" if project.size == "number" else "number"
+    elif step == "add":
+        project.extras.append(max(project.extras, default=0) + 1)
+    elif step == "delete" and project.extras:
+        project.extras.pop(0)
+    elif step == "rename":
+        project.area = "areaOf" if project.area == "area" else "area"
+    elif step == "config":
+        project.unused_locals = not project.unused_locals
+    elif step == "break-import":
+        # Deleting a module others import: they break.
+        (project.root / "src" / "types.ts").unlink()
+        return
+    elif step == "behind":
+        types = project.root / "src" / "types.ts"
+        project.size = "string" if project.size == "number" else "number"
+        if types.exists():
+            text = f"export type Shape = {{ size: {project.size}; name: string }};\n"
+            touch_back(types, lambda: types.write_text(text))
+            return
+    project.write()
+
+
+def run(scenario: Callable[[], Coroutine[object, object, None]]) -> None:
+    asyncio.run(scenario())
+
+
+@pytest.mark.real
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(STEPS, min_size=2, max_size=4))
+def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list[str]) -> None:
+    typescript(5)
+    with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
+        project = make_project(Path(directory), 5)
+        pool = pool_for(project.root)
+        context = Context(warm=pool)
+
+        async def scenario() -> None:
+            try:
+                first = await assert_warm_equals_cold(project.root, context)
+                assert first.outcomes["tsc"].served == "warm"
+                for step in steps:
+                    apply(project, step)
+                    await assert_warm_equals_cold(project.root, context)
+                await assert_check_equals_cold(project.root, context)
+                assert pool.counts.fallbacks == 0
+                assert pool.counts.started == 1 + steps.count("config")
+            finally:
+                await pool.close()
+
+        run(scenario)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("major", [6])
+def test_each_edit_kind_once_under_typescript(
+    settled_inputs: None, tmp_path: Path, major: int
+) -> None:
+    typescript(major)
+    project = make_project(tmp_path, major)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            result = await assert_warm_equals_cold(project.root, context)
+            assert result.outcomes["tsc"].served == "warm"
+            assert result.issues == ()
+            for step in ("retype", "add", "rename", "behind", "delete", "config", "retype"):
+                apply(project, step)
+                result = await assert_warm_equals_cold(project.root, context)
+                assert result.outcomes["tsc"].served == "warm", step
+            await assert_check_equals_cold(project.root, context)
+            assert pool.counts.fallbacks == 0 and pool.counts.started == 2
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_an_edit_behind_the_workers_back_with_the_old_mtime_is_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            clean = await check(project.root, context, use_cache=True)
+            assert [i.rule for i in clean.issues] == []
+            apply(project, "behind")  # Shape.size becomes a string, mtime kept
+            broken = await check(project.root, context, use_cache=True)
+            assert broken.outcomes["tsc"].served == "warm"
+            # geometry.ts multiplies it, main.ts assigns a number to it.
+            assert {i.file for i in broken.issues} == {"src/geometry.ts", "src/main.ts"}
+            cold = await check(project.root, Context(), use_cache=False)
+            assert reading(broken) == reading(cold)
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_a_new_file_that_changes_where_an_import_resolves_is_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # No file of the program changes: `../lib/helper` resolved to a
+    # declaration file outside `include`; a `.ts` beside it now wins.
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    lib = project.root / "lib"
+    lib.mkdir()
+    (lib / "helper.d.ts").write_text("export declare const h: string;\n")
+    (project.root / "src" / "uses.ts").write_text(
+        'import { h } from "../lib/helper";\nexport const n: number = h;\n'
+    )
+    project.extras = []
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            first = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in first.issues] == ["TS2322"]
+            (lib / "helper.ts").write_text("export const h = 1;\n")
+            second = await assert_warm_equals_cold(project.root, context)
+            assert second.issues == ()
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_a_killed_worker_is_restarted_and_still_equal(settled_inputs: None, tmp_path: Path) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            await assert_warm_equals_cold(project.root, context)
+            (worker,) = pool.workers()
+            os.killpg(worker.pid, signal.SIGKILL)
+            apply(project, "retype")
+            result = await assert_warm_equals_cold(project.root, context)
+            assert result.outcomes["tsc"].served == "warm"
+            assert pool.counts.restarts == 1
+            (again,) = pool.workers()
+            assert again.pid != worker.pid
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+REFERENCES = Path(__file__).resolve().parent.parent / "fixtures" / "tsc-references"
+CORE = "packages/core/src/index.ts"
+
+
+def references_project(base: Path, major: int) -> Path:
+    """The build-mode fixture (`tests/test_tsc_build.py`) with TypeScript `major`."""
+    root = base / "repo"
+    shutil.copytree(REFERENCES, root)
+    stale = root / "packages" / "core" / "dist" / "index.d.ts"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("export declare const stale: MissingType;\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": True, "biome": False, "eslint": False}})
+    )
+    install_typescript(root, major)
+    return root
+
+
+def core(name: str, first: str) -> str:
+    return f"export function {name}(a: {first}, b: number): number {{\n  return b;\n}}\n"
+
+
+def build_steps(root: Path) -> list[tuple[str, Callable[[], object]]]:
+    """Each kind of edit once, on the reference graph (app uses core's `add`)."""
+    index = root / CORE
+    extra = root / "packages" / "core" / "src" / "extra.ts"
+    app_config = root / "packages" / "app" / "tsconfig.json"
+
+    def config() -> None:
+        data = json.loads(app_config.read_text())
+        data["compilerOptions"]["noUnusedLocals"] = True
+        app_config.write_text(json.dumps(data))
+
+    return [
+        # app passes a string where core now wants it: the error goes away.
+        ("retype", lambda: index.write_text(core("add", "string"))),
+        ("add", lambda: extra.write_text('export const e: number = "x";\n')),
+        ("rename", lambda: index.write_text(core("plus", "string"))),
+        ("behind", lambda: touch_back(index, lambda: index.write_text(core("add", "number")))),
+        ("delete", lambda: extra.unlink(missing_ok=True)),
+        ("config", config),
+        ("retype", lambda: index.write_text(core("add", "boolean"))),
+    ]
+
+
+@pytest.mark.real
+@pytest.mark.timeout(900)  # a cold tsc -b takes ten seconds and more on a busy machine
+@pytest.mark.parametrize("major", [5, 6])
+def test_build_mode_warm_equals_cold_after_each_edit_kind(
+    settled_inputs: None, tmp_path: Path, major: int
+) -> None:
+    typescript(major)
+    root = references_project(tmp_path, major)
+    pool = pool_for(root)
+    context = Context(warm=pool)
+    memory = Remembered()
+
+    async def scenario() -> None:
+        try:
+            result = await assert_warm_equals_cold(root, context, memory)
+            assert result.outcomes["tsc"].served == "warm"
+            assert {i.rule for i in result.issues} == {"TS2345", "TS2322"}
+            for step, edit in build_steps(root):
+                edit()
+                result = await assert_warm_equals_cold(root, context, memory)
+                assert result.outcomes["tsc"].served == "warm", step
+            await assert_check_equals_cold(root, context)
+            assert pool.counts.fallbacks == 0 and pool.counts.started == 2
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+@pytest.mark.timeout(900)
+@settings(
+    max_examples=2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(picks=st.lists(st.integers(min_value=0, max_value=6), min_size=2, max_size=4))
+def test_build_mode_warm_equals_cold_after_random_edits(
+    settled_inputs: None, picks: list[int]
+) -> None:
+    typescript(5)
+    with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
+        root = references_project(Path(directory), 5)
+        steps = build_steps(root)
+        pool = pool_for(root)
+        context = Context(warm=pool)
+        memory = Remembered()
+
+        async def scenario() -> None:
+            try:
+                await assert_warm_equals_cold(root, context, memory)
+                for pick in picks:
+                    steps[pick][1]()
+                    await assert_warm_equals_cold(root, context, memory)
+                await assert_check_equals_cold(root, context)
+                assert pool.counts.fallbacks == 0
+            finally:
+                await pool.close()
+
+        run(scenario)
+
+
+GARBAGE_WORKER = """
+process.stdout.write(JSON.stringify({ready: true, version: "0"}) + "\\n");
+require("readline").createInterface({input: process.stdin})
+  .on("line", () => process.stdout.write("this is not JSON\\n"))
+  .on("close", () => process.exit(0));
+"""
+
+
+class GarbageDriver(TscDriver):
+    """The real driver's key and protocol, with a worker that answers garbage."""
+
+    def __init__(self, script: Path) -> None:
+        self.script = script
+
+    async def open(self, ctx: object, command: Command, log: Path) -> TscSession:
+        from signalint import process
+
+        started = await process.start(
+            Command(("node", str(self.script)), command.cwd, command.timeout_s), stderr_to=log
+        )
+        assert not isinstance(started, process.ProcessResult)
+        session = TscSession(started, "garbage")
+        await session.read()
+        return session
+
+
+@pytest.mark.real
+def test_garbage_from_the_worker_falls_back_to_cold_and_is_still_equal(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    script = tmp_path / "garbage.cjs"
+    script.write_text(GARBAGE_WORKER)
+    pool = pool_for(project.root, {"tsc": GarbageDriver(script)})
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            apply(project, "retype")
+            warm = await check(project.root, context, use_cache=True)
+            cold = await check(project.root, Context(), use_cache=False)
+            assert warm.outcomes["tsc"].served == "fallback"
+            assert reading(warm) == reading(cold)
+            assert warm.issues  # the retyped Shape breaks its users
+            assert pool.counts.fallbacks == 1 and pool.counts.restarts == 1
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_typescript_7_is_not_served_warm(settled_inputs: None, tmp_path: Path) -> None:
+    typescript(7)
+    project = make_project(tmp_path, 7)
+    pool = pool_for(project.root)
+
+    async def scenario() -> None:
+        try:
+            result = await check(project.root, Context(warm=pool), use_cache=True)
+            assert result.outcomes["tsc"].served == "cold"
+            assert pool.workers() == []
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+def test_a_session_reading_garbage_raises_worker_failed() -> None:
+    class Lines:
+        def __init__(self, line: bytes) -> None:
+            self.line = line
+
+        async def readline(self) -> bytes:
+            return self.line
+
+    class FakeChild:
+        def __init__(self, line: bytes) -> None:
+            self.stdout = Lines(line)
+
+    async def read(line: bytes) -> None:
+        session = TscSession(FakeChild(line), "x")  # type: ignore[arg-type]
+        await session.read()
+
+    for line in (b"", b"not json\n", b"[1]\n"):
+        with pytest.raises(WorkerFailed):
+            asyncio.run(read(line))
