@@ -460,6 +460,24 @@ def test_start_status_stop(tmp_path: Path) -> None:
 
 
 @pytest.mark.real
+def test_start_keeps_a_log_past_its_bound_as_the_previous_one(tmp_path: Path) -> None:
+    from signalint.cli.daemon import LOG_LIMIT_BYTES
+
+    root = write_project(tmp_path / "p")
+    where = place(root, clean_env())
+    where.log.parent.mkdir(parents=True, exist_ok=True)
+    where.log.write_text("x" * (LOG_LIMIT_BYTES + 1))
+    started = run_cli(root, "daemon", "start")
+    try:
+        assert started.returncode == 0, started.stderr
+        previous = where.log.with_name(where.log.name + ".1")
+        assert previous.stat().st_size == LOG_LIMIT_BYTES + 1
+        assert where.log.stat().st_size < 4096
+    finally:
+        run_cli(root, "daemon", "stop")
+
+
+@pytest.mark.real
 @pytest.mark.parametrize("output_format", ["json", "text", "sarif", "github"])
 def test_a_check_through_the_daemon_prints_what_it_prints_in_process(
     tmp_path: Path, output_format: str

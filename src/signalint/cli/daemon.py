@@ -102,6 +102,10 @@ def daemon() -> None:
     """
 
 
+# The daemon's log is rotated when a daemon starts and it is larger than this.
+LOG_LIMIT_BYTES = 4 * 1024 * 1024
+
+
 @daemon.command("start")
 def start() -> int:
     """Start the project's daemon; return once it answers."""
@@ -119,6 +123,9 @@ def start() -> int:
         click.echo(f"a daemon already runs for {root} (pid {running.get('pid')})")
         return 0
     where.state.mkdir(parents=True, exist_ok=True)
+    # One line per request: a log past its bound is kept as `.1` and begun anew.
+    if where.log.exists() and where.log.stat().st_size > LOG_LIMIT_BYTES:
+        where.log.replace(where.log.with_name(where.log.name + ".1"))
     since = where.log.stat().st_size if where.log.exists() else 0
     argv = (sys.executable, "-m", "signalint.daemon.server", str(root))
     try:
