@@ -13,8 +13,8 @@ from signalint.warm.pool import Driver
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
-    from signalint.warm import eslint, pyright
+    from signalint.warm import eslint, mypy, pyright
     from signalint.warm.tsc_native import NativeTscDriver
 
-    every: tuple[Driver, ...] = (eslint.DRIVER, pyright.DRIVER, NativeTscDriver())
+    every: tuple[Driver, ...] = (eslint.DRIVER, mypy.DRIVER, pyright.DRIVER, NativeTscDriver())
     return {driver.engine: driver for driver in every}
