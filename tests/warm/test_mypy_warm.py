@@ -279,7 +279,7 @@ def test_a_syntax_error_is_answered_as_a_cold_run_and_the_worker_goes_on(tmp_pat
 
 
 async def check_issues(root: Path, context: Context | None) -> tuple[Counter[Any], str | None]:
-    request = RunRequest(root, load_config(root), use_cache=context is None)
+    request = RunRequest(root, load_config(root), use_cache=context is not None)
     done = await run_check(request, context)
     outcome = done.result.outcomes["mypy"]
     assert outcome.status == "ok", outcome.message
