@@ -146,8 +146,16 @@ def same_size_edit(path: Path, old: str, new: str) -> None:
 
 
 # Edits of an edit sequence: each changes the project's content.
-def change_signature(root: Path) -> None:
+def lib_of(root: Path) -> Path:
+    """`app/lib.py`, written again if an edit deleted it."""
     lib = root / "app" / "lib.py"
+    if not lib.exists():
+        lib.write_text(LIB)
+    return lib
+
+
+def change_signature(root: Path) -> None:
+    lib = lib_of(root)
     text = lib.read_text()
     if "value: int) -> int" in text:
         lib.write_text(text.replace("value: int) -> int", "value: str) -> int", 1))
@@ -156,7 +164,7 @@ def change_signature(root: Path) -> None:
 
 
 def rename_export(root: Path) -> None:
-    lib = root / "app" / "lib.py"
+    lib = lib_of(root)
     text = lib.read_text()
     if "LIMIT" in text:
         lib.write_text(text.replace("LIMIT", "BOUND"))
