@@ -324,9 +324,7 @@ def test_a_check_with_a_warm_pool_is_served_warm_and_equals_cold(tmp_path: Path)
 class GarbageDriver(warm_mypy.MypyDriver):
     """The real driver, but its worker answers lines that are not JSON."""
 
-    async def open(
-        self, ctx: EngineContext, command: Command, log: Path
-    ) -> warm_mypy.MypySession:
+    async def open(self, ctx: EngineContext, command: Command, log: Path) -> warm_mypy.MypySession:
         script = "import sys\nfor line in sys.stdin:\n    print('{not json', flush=True)\n"
         started = await process.start(
             Command((sys.executable, "-c", script), command.cwd, command.timeout_s),

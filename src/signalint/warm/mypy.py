@@ -35,8 +35,9 @@ state (the daemon recovers on the next change).
 Not served warm (`key` is None, the cold command runs): mypy older than
 2.0 (verified with 2.4.1), a configuration the daemon refuses or treats
 differently (`follow_imports = silent` anywhere, `incremental = false`,
-`local_partial_types = false`), and an executable whose interpreter cannot
-be found. The worker's state names the config chain's content (and path
+`local_partial_types = false`, the `possibly-undefined` code enabled: a
+whole-module pass an update skips), and an executable whose interpreter
+cannot be found. The worker's state names the config chain's content (and path
 plugins), the environment stamp, `MYPYPATH`, the executable and its
 version, and the command's flags: a change to any restarts it.
 """
@@ -102,6 +103,8 @@ def _refused(root: Path) -> bool:
     except OSError:
         return True
     lowered = text.lower().replace("-", "_")
+    if "possibly_undefined" in lowered:
+        return True
     for name, values in _REFUSED.items():
         for line in lowered.splitlines():
             left, sep, right = line.partition("=")
