@@ -213,6 +213,15 @@ def behind_the_back(root: Path) -> None:
         same_size_edit(lib, ": str = 10", ": int = 10")
 
 
+def toggle_stub(root: Path) -> None:
+    """Add (or remove) a stub beside the imported module: mypy prefers it."""
+    stub = root / "app" / "lib.pyi"
+    if stub.exists():
+        stub.unlink()
+    else:
+        stub.write_text("def base(value: bytes) -> int: ...\n\nLIMIT: int\n")
+
+
 EDITS = [
     change_signature,
     rename_export,
@@ -221,6 +230,7 @@ EDITS = [
     delete_imported,
     edit_config,
     behind_the_back,
+    toggle_stub,
 ]
 
 
@@ -265,6 +275,23 @@ def test_an_edit_keeping_size_and_mtime_is_seen(tmp_path: Path) -> None:
 
     in_loop(lambda: closing(pool, sequence()))
     assert pool.counts.started == 1 and pool.counts.warm == 2
+
+
+@pytest.mark.real
+def test_a_stub_added_beside_a_module_and_removed(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "project")
+    pool = new_pool(tmp_path)
+    runs = Runs(root, tmp_path, pool)
+
+    async def sequence() -> None:
+        await runs.same()
+        toggle_stub(root)
+        await runs.same()
+        toggle_stub(root)
+        await runs.same()
+
+    in_loop(lambda: closing(pool, sequence()))
+    assert pool.counts.started == 1
 
 
 @pytest.mark.real

@@ -30,7 +30,10 @@ command, and a `--verbose` log naming the same program. When the daemon
 meets a blocking error (a syntax error) or a usage error, the text a cold
 run prints depends on its order of work, so that one request is answered
 by running the cold command (`process.run`) while the worker keeps its
-state (the daemon recovers on the next change).
+state (the daemon recovers on the next change). A module found at another
+path than the daemon's (a stub beside it removed) makes the worker build
+anew; after an update, project modules with `type: ignore` comments are
+checked again whole (only a whole module's check reports unused ignores).
 
 Not served warm (`key` is None, the cold command runs): mypy older than
 2.0 (verified with 2.4.1), a configuration the daemon refuses or treats

@@ -27,7 +27,12 @@ with what the daemon last saw; a file whose content changed is marked so
 that the daemon's stat-based watcher (which trusts a same-second mtime and
 an equal size) re-reads it. Sources are found again on every request (new
 and deleted files), and new modules behind imports are found by the
-daemon itself.
+daemon itself. A module now found at another path (a stub beside it
+removed, a module shadowed) is a change the daemon's update does not
+follow: the worker builds anew then. After an update, project modules
+with `type: ignore` comments are checked again whole (an update re-checks
+parts of modules, and only a whole module's check reports its unused
+ignores).
 """
 
 from __future__ import annotations
@@ -46,10 +51,12 @@ from typing import Any
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 
+import mypy.build  # noqa: E402
 import mypy.main  # noqa: E402
 from mypy.dmypy_server import Server, process_start_options  # noqa: E402
 from mypy.find_sources import InvalidSourceList  # noqa: E402
 from mypy.fswatcher import FileData  # noqa: E402
+from mypy.modulefinder import FindModuleCache  # noqa: E402
 from mypy.typestate import reset_global_state  # noqa: E402
 from mypy.version import __version__  # noqa: E402
 
@@ -106,6 +113,29 @@ class Worker:
                 watcher.set_file_data(path, FileData(-1.0, data[1], data[2]))
         fscache.flush()
 
+    def _moved(self, server: Server, sources: list[Any]) -> bool:
+        """Whether a module of the build is now found at another path (a
+        stub beside it removed, a module shadowed or moved), which the
+        daemon's update does not follow."""
+        fgm = server.fine_grained_manager
+        if fgm is None:
+            return False
+        graph = fgm.graph
+        for source in sources:
+            state = graph.get(source.module)
+            path = state.path if state is not None else None
+            if path and source.path and os.path.normpath(path) != os.path.normpath(source.path):
+                return True
+        finder = FindModuleCache(fgm.manager.search_paths, server.fscache, server.options)
+        for module, state in graph.items():
+            if state.path and not os.path.exists(state.path):
+                found = finder.find_module(module)
+                if isinstance(found, str) and os.path.normpath(found) != os.path.normpath(
+                    state.path
+                ):
+                    return True
+        return False
+
     def _ignores(
         self, server: Server, sources: list[Any], result: dict[str, Any]
     ) -> dict[str, Any]:
@@ -158,6 +188,18 @@ class Worker:
                 )
                 if not options.compare_stable(server.options_snapshot):
                     return {"error": "the options changed"}
+                fgm = server.fine_grained_manager
+                if fgm is not None:
+                    _, plugins = mypy.build.load_plugins(
+                        options, fgm.manager.errors, sys.stdout, extra_plugins=()
+                    )
+                    if plugins != fgm.manager.plugins_snapshot:
+                        return {"error": "a plugin changed"}
+                if self._moved(server, sources):
+                    # The daemon would keep the module where it was: build anew.
+                    self._start(flags)
+                    server = self.server
+                    assert server is not None
                 self._refresh(server)
                 increment = server.fine_grained_manager is not None
                 result = server.check(sources, False, False, 80)
