@@ -14,6 +14,7 @@ import asyncio
 import os
 import shutil
 import signal
+import subprocess
 import sys
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -415,3 +416,38 @@ def test_a_configuration_the_daemon_cannot_serve_runs_cold(tmp_path: Path) -> No
     runs = Runs(root, tmp_path, pool)
     in_loop(lambda: closing(pool, runs.same(served="cold")))
     assert pool.counts.started == 0
+
+
+@pytest.mark.real
+def test_a_project_with_its_own_environment_and_an_installed_package_edited(
+    tmp_path: Path,
+) -> None:
+    """`--python-executable` names the project's interpreter; a typed package
+    installed there is part of the build, and an edit inside it (no new
+    distribution: the environment's stamp is unchanged) is seen."""
+    require_engine("mypy")
+    root = tmp_path / "venv-project"
+    (root / "app").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.mypy]\nstrict = true\n")
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "use.py").write_text("from typedpkg import shout\n\nshout('hi')\n")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
+    site = next((root / ".venv" / "lib").glob("python*/site-packages"))
+    (site / "typedpkg").mkdir()
+    installed = site / "typedpkg" / "__init__.py"
+    installed.write_text("def shout(text: str) -> str:\n    return text\n")
+    (site / "typedpkg" / "py.typed").write_text("")
+    (site / "typedpkg-1.0.dist-info").mkdir()
+    pool = new_pool(tmp_path)
+    runs = Runs(root, tmp_path, pool)
+
+    async def sequence() -> None:
+        before = await runs.same()
+        assert "--python-executable" in before.results[-1].argv
+        same_size_edit(installed, "text: str", "text: int")
+        after = await runs.same()
+        assert [i.rule for i in after.outcome.issues] == ["arg-type"]
+        assert not before.outcome.issues
+
+    in_loop(lambda: closing(pool, sequence()))
+    assert pool.counts.started == 1
