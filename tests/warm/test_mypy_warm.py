@@ -223,6 +223,16 @@ def toggle_stub(root: Path) -> None:
         stub.write_text("def base(value: bytes) -> int: ...\n\nLIMIT: int\n")
 
 
+def toggle_init(root: Path) -> None:
+    """Delete (or write again) the package's `__init__.py`: its modules'
+    names change (a namespace package, or top-level modules)."""
+    init = root / "app" / "__init__.py"
+    if init.exists():
+        init.unlink()
+    else:
+        init.write_text("")
+
+
 EDITS = [
     change_signature,
     rename_export,
@@ -232,6 +242,7 @@ EDITS = [
     edit_config,
     behind_the_back,
     toggle_stub,
+    toggle_init,
 ]
 
 
@@ -293,6 +304,24 @@ def test_a_stub_added_beside_a_module_and_removed(tmp_path: Path) -> None:
 
     in_loop(lambda: closing(pool, sequence()))
     assert pool.counts.started == 1
+
+
+@pytest.mark.real
+def test_a_package_losing_its_init_and_getting_it_back(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "project")
+    pool = new_pool(tmp_path)
+    runs = Runs(root, tmp_path, pool)
+
+    async def sequence() -> None:
+        await runs.same()
+        toggle_init(root)
+        await runs.same()
+        change_signature(root)
+        await runs.same()
+        toggle_init(root)
+        await runs.same()
+
+    in_loop(lambda: closing(pool, sequence()))
 
 
 @pytest.mark.real
