@@ -333,14 +333,14 @@ def package_version(real: str, provision: Provision) -> str | None:
     virtual environment (pip); None when neither is found."""
     if provision.installer == "pip":
         return _dist_version(real, provision.package)
-    for target in (real, *_shim_targets(real)):
+    for target in (real, *shim_targets(real)):
         found = _npm_version(target, provision.package)
         if found is not None:
             return found
     return None
 
 
-def _shim_targets(real: str) -> list[str]:
+def shim_targets(real: str) -> list[str]:
     """The scripts a package manager's shell shim runs (pnpm writes
     `node_modules/.bin/tsc` as a `#!/bin/sh` script that execs
     `"$basedir/../typescript/bin/tsc"`), resolved; [] for anything else."""

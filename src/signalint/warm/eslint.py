@@ -68,7 +68,7 @@ from typing import Any
 from signalint import process
 from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
-from signalint.engines.resolve import _shim_targets, executable_key
+from signalint.engines.resolve import shim_targets, executable_key
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey
 
@@ -103,7 +103,7 @@ def eslint_package(executable: Path) -> Path | None:
     """The directory of the `eslint` npm package owning `executable`
     (following a symlink or a pnpm shell shim), or None."""
     real = os.path.realpath(executable)
-    for target in (real, *_shim_targets(real)):
+    for target in (real, *shim_targets(real)):
         directory = Path(target).parent
         for _ in range(4):
             manifest = directory / "package.json"

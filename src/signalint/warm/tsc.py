@@ -38,7 +38,7 @@ from pathlib import Path
 
 from signalint import process
 from signalint.engines.base import EngineConfigError, EngineContext
-from signalint.engines.resolve import _shim_targets
+from signalint.engines.resolve import shim_targets
 from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
@@ -53,7 +53,7 @@ _READY_S = 60.0  # loading typescript.js on a busy machine
 def typescript_package(executable: Path) -> tuple[Path, str] | None:
     """The `typescript` package directory owning `executable` and its version."""
     real = os.path.realpath(executable)
-    for target in (real, *_shim_targets(real)):
+    for target in (real, *shim_targets(real)):
         directory = os.path.dirname(target)
         for _ in range(6):
             manifest = os.path.join(directory, "package.json")
