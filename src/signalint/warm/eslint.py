@@ -68,7 +68,7 @@ from typing import Any
 from signalint import process
 from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
-from signalint.engines.resolve import shim_targets, executable_key
+from signalint.engines.resolve import executable_key, shim_targets
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey
 
