@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -120,7 +120,7 @@ class Runs:
         return warm
 
 
-def in_loop(make: Callable[[], Awaitable[T]]) -> T:
+def in_loop(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return asyncio.run(make())
 
 

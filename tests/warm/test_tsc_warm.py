@@ -41,7 +41,7 @@ from signalint.engines.tsc import ENGINE as TSC
 from signalint.model import CheckResult, EngineOutcome, Scope
 from signalint.process import Command
 from signalint.request import RunRequest
-from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.pool import WarmPool, WorkerFailed, exchange
 from signalint.warm.tsc import TscDriver, TscSession
 
 from ..typescripts import install_typescript, typescript
@@ -528,7 +528,7 @@ class GarbageDriver(TscDriver):
         )
         assert not isinstance(started, process.ProcessResult)
         session = TscSession(started, "garbage")
-        await session.read()
+        await exchange(started, None, "the garbage worker")  # its greeting
         return session
 
 
@@ -560,9 +560,10 @@ def test_garbage_from_the_worker_falls_back_to_cold_and_is_still_equal(
 
 @pytest.mark.real
 def test_typescript_7_is_not_served_warm(settled_inputs: None, tmp_path: Path) -> None:
+    """This driver declines TypeScript 7 (warm/tsc_native.py serves it)."""
     typescript(7)
     project = make_project(tmp_path, 7)
-    pool = pool_for(project.root)
+    pool = pool_for(project.root, {"tsc": TscDriver()})
 
     async def scenario() -> None:
         try:
@@ -588,8 +589,7 @@ def test_a_session_reading_garbage_raises_worker_failed() -> None:
             self.stdout = Lines(line)
 
     async def read(line: bytes) -> None:
-        session = TscSession(FakeChild(line), "x")  # type: ignore[arg-type]
-        await session.read()
+        await exchange(FakeChild(line), None, "x")  # type: ignore[arg-type]
 
     for line in (b"", b"not json\n", b"[1]\n"):
         with pytest.raises(WorkerFailed):

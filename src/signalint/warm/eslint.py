@@ -63,14 +63,13 @@ import shutil
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from signalint import process
 from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import executable_key, shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("eslint_worker.cjs")
 # The cold command's options, in its order (`engines/eslint.py` `command`).
@@ -255,15 +254,15 @@ class EslintDriver:
         if isinstance(child, ProcessResult):
             raise WorkerFailed(f"the ESLint worker could not start: {child.start_error or 'node'}")
         try:
-            line = await asyncio.wait_for(child.stdout.readline(), timeout=START_TIMEOUT_S)
-        except TimeoutError:
+            greeting = exchange(child, None, "the ESLint worker")
+            hello = await asyncio.wait_for(greeting, timeout=START_TIMEOUT_S)
+        except (TimeoutError, WorkerFailed) as exc:
             await child.stop()
-            raise WorkerFailed("the ESLint worker did not get ready") from None
-        hello = _message(line)
-        if hello is None or hello.get("ready") is not True:
+            said = str(exc) or "it did not get ready in time"
+            raise WorkerFailed(f"the ESLint worker did not start: {said}") from None
+        if hello.get("ready") is not True:
             await child.stop()
-            said = hello.get("error") if hello else line[:200].decode("utf-8", "replace")
-            raise WorkerFailed(f"the ESLint worker did not start: {said}")
+            raise WorkerFailed(f"the ESLint worker did not start: {hello.get('error')}")
         return EslintSession(child, f"eslint {hello.get('version', 'unknown')}")
 
 
@@ -279,14 +278,6 @@ def _relevant_env(name: str) -> bool:
     return name in _ENV_NAMES or name.startswith(_ENV_PREFIXES)
 
 
-def _message(line: bytes) -> dict[str, Any] | None:
-    try:
-        found = json.loads(line)
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
-
-
 class EslintSession:
     """One ESLint worker as the driver talks to it."""
 
@@ -300,20 +291,12 @@ class EslintSession:
         asked = self._next
         request = {"id": asked, "args": list(command.argv[1:])}
         started = time.monotonic()
-        try:
-            self.child.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
-            await self.child.stdin.drain()
-            line = await self.child.stdout.readline()
-        except (OSError, ValueError, asyncio.LimitOverrunError) as exc:
-            raise WorkerFailed(f"the ESLint worker's pipe failed: {exc}") from exc
-        if not line:
-            raise WorkerFailed("the ESLint worker closed its output")
-        reply = _message(line)
-        if reply is None or reply.get("id") != asked:
-            raise WorkerFailed(f"unreadable answer from the ESLint worker: {line[:120]!r}")
+        reply = await exchange(self.child, request, "the ESLint worker")
+        if reply.get("id") != asked:
+            raise WorkerFailed(f"the ESLint worker answered another request: {reply.get('id')!r}")
         stdout, stderr, code = reply.get("stdout"), reply.get("stderr"), reply.get("exitCode")
         if not (isinstance(stdout, str) and isinstance(stderr, str) and code in (0, 1, 2)):
-            raise WorkerFailed(f"unreadable answer from the ESLint worker: {line[:120]!r}")
+            raise WorkerFailed(f"unreadable answer from the ESLint worker: {str(reply)[:120]}")
         if reply.get("fatal"):
             # The worker exits after a fatal answer; wait so `alive` says so.
             with contextlib.suppress(Exception):

@@ -47,7 +47,6 @@ version, and the command's flags: a change to any restarts it.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -62,7 +61,7 @@ from signalint.engines import mypy as adapter
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("mypy_worker.py")
 MIN_MAJOR = 2
@@ -201,20 +200,7 @@ class MypySession:
     async def ask(self, command: Command) -> ProcessResult:
         started = time.monotonic()
         request = {"args": list(command.argv[1:]), "cwd": str(command.cwd)}
-        try:
-            self.child.stdin.write(json.dumps(request).encode() + b"\n")
-            await self.child.stdin.drain()
-            line = await self.child.stdout.readline()
-        except (OSError, ValueError, asyncio.LimitOverrunError) as exc:
-            raise WorkerFailed(f"mypy worker pipe: {exc}") from exc
-        if not line:
-            raise WorkerFailed("mypy worker exited")
-        try:
-            answer = json.loads(line)
-        except ValueError as exc:
-            raise WorkerFailed("mypy worker answered garbage") from exc
-        if not isinstance(answer, dict):
-            raise WorkerFailed("mypy worker answered garbage")
+        answer = await exchange(self.child, request, "the mypy worker")
         if "cold" in answer:
             return await process.run(command)
         if "error" in answer:

@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from signalint import process
 from signalint.config import Config, DaemonSettings, state_dir
@@ -322,3 +323,27 @@ def open_pool(root: Path, config: Config | None) -> WarmPool | None:
     # unhandled exception, `sys.exit` in a handler) still ends its workers.
     atexit.register(pool.kill_all)
     return pool
+
+
+async def exchange(child: Child, request: Mapping[str, object] | None, who: str) -> dict[str, Any]:
+    """Write `request` to a worker as one JSON line (None: write nothing, as
+    for a worker's greeting) and read one JSON object back, the line
+    protocol of Signalint's own workers; `WorkerFailed` on a closed pipe, a
+    line past the stream limit, or anything but an object (`who` names the
+    worker in the message)."""
+    try:
+        if request is not None:
+            child.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+            await child.stdin.drain()
+        line = await child.stdout.readline()
+    except (OSError, ValueError, RuntimeError, asyncio.LimitOverrunError) as exc:
+        raise WorkerFailed(f"{who}'s pipe failed: {exc}") from exc
+    if not line:
+        raise WorkerFailed(f"{who} closed its output")
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise WorkerFailed(f"{who} answered what is not a JSON object: {line[:120]!r}")
+    return answer

@@ -42,7 +42,7 @@ from signalint.engines.resolve import shim_targets
 from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.
@@ -143,7 +143,8 @@ class TscDriver:
             raise WorkerFailed(started.start_error or "node could not be started")
         session = TscSession(started, f"typescript {package[1]}")
         try:
-            ready = await asyncio.wait_for(session.read(), timeout=_READY_S)
+            greeting = exchange(started, None, "the tsc worker")
+            ready = await asyncio.wait_for(greeting, timeout=_READY_S)
         except (TimeoutError, WorkerFailed) as exc:
             await started.stop(grace_s=0)
             raise WorkerFailed(f"the tsc worker did not start: {exc}") from exc
@@ -160,30 +161,10 @@ class TscSession:
         self.child = child
         self.label = label
 
-    async def read(self) -> dict[str, object]:
-        try:
-            line = await self.child.stdout.readline()
-        except (ValueError, asyncio.LimitOverrunError, ConnectionError) as exc:
-            raise WorkerFailed(f"unreadable answer: {exc}") from exc
-        if not line:
-            raise WorkerFailed("the tsc worker closed its output")
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise WorkerFailed("the tsc worker answered garbage") from exc
-        if not isinstance(data, dict):
-            raise WorkerFailed("the tsc worker answered garbage")
-        return data
-
     async def ask(self, command: Command) -> ProcessResult:
         started = time.monotonic()
         request = {"args": list(command.argv[1:]), "cwd": str(command.cwd)}
-        try:
-            self.child.stdin.write(json.dumps(request).encode() + b"\n")
-            await self.child.stdin.drain()
-        except (ConnectionError, RuntimeError) as exc:
-            raise WorkerFailed(f"the tsc worker is gone: {exc}") from exc
-        data = await self.read()
+        data = await exchange(self.child, request, "the tsc worker")
         stdout, code = data.get("stdout"), data.get("exit")
         if not isinstance(stdout, str) or not isinstance(code, int) or isinstance(code, bool):
             said = data.get("error")

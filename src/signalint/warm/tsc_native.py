@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 import time
 from pathlib import Path
@@ -79,7 +78,7 @@ from signalint.engines.base import EngineConfigError, EngineContext
 from signalint.engines.tsc import select_config
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("tsc_native_worker.mjs")
 START_TIMEOUT_S = 30.0
@@ -163,14 +162,14 @@ class NativeTscDriver:
         )
         if not isinstance(started, Child):
             raise WorkerFailed(f"could not start node: {started.start_error or 'missing'}")
+        greeting = exchange(started, None, "the TypeScript 7 worker")
         try:
-            line = await asyncio.wait_for(started.stdout.readline(), timeout=START_TIMEOUT_S)
-            ready = json.loads(line) if line else None
-        except (TimeoutError, ValueError):
-            ready = None
-        if not isinstance(ready, dict) or ready.get("ready") != version:
+            ready: dict[str, object] = await asyncio.wait_for(greeting, timeout=START_TIMEOUT_S)
+        except (TimeoutError, WorkerFailed) as exc:
+            ready = {"error": str(exc) or "no greeting in time"}
+        if ready.get("ready") != version:
             await started.stop()
-            raise WorkerFailed(f"the worker did not start: {line[:200]!r}")
+            raise WorkerFailed(f"the worker did not start: {str(ready)[:200]}")
         return NativeTscSession(started, f"typescript {version} (native API)")
 
 
@@ -186,25 +185,12 @@ class NativeTscSession:
         if config is None:
             raise WorkerFailed("not a command this worker answers")
         began = time.monotonic()
-        try:
-            self.child.stdin.write(json.dumps({"config": config}).encode() + b"\n")
-            await self.child.stdin.drain()
-            line = await self.child.stdout.readline()
-        except (OSError, ValueError) as exc:  # a closed pipe; a line past the limit
-            raise WorkerFailed(f"the worker's pipe failed: {exc}") from exc
-        if not line:
-            raise WorkerFailed("the worker closed its output")
-        try:
-            answer = json.loads(line)
-        except ValueError as exc:
-            raise WorkerFailed(f"unreadable answer: {line[:120]!r}") from exc
-        if not isinstance(answer, dict):
-            raise WorkerFailed(f"unreadable answer: {line[:120]!r}")
+        answer = await exchange(self.child, {"config": config}, "the TypeScript 7 worker")
         if "error" in answer:
             raise WorkerFailed(f"the worker failed: {str(answer['error'])[:400]}")
         stdout, exit_code = answer.get("stdout"), answer.get("exit")
         if not isinstance(stdout, str) or exit_code not in (0, 1):
-            raise WorkerFailed(f"unreadable answer: {line[:120]!r}")
+            raise WorkerFailed(f"unreadable answer: {str(answer)[:120]}")
         return ProcessResult(command.argv, exit_code, stdout, "", time.monotonic() - began)
 
     async def close(self) -> None:
