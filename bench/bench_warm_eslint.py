@@ -1,6 +1,6 @@
 """ESLint kept warm against cold `eslint FILE`, with typed rules, for one edit.
 
-    .venv/bin/python bench/bench_eslint_warm.py [--files 300] [--rounds 3] [--mode project]
+    .venv/bin/python bench/bench_warm_eslint.py [--files 300] [--rounds 3] [--mode project]
 
 A synthetic TypeScript project (in /dev/shm when there is one) of
 `--files` modules, each importing a type and a function from the one

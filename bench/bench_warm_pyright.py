@@ -1,6 +1,6 @@
 """Pyright kept warm (`signalint.warm.pyright`) against `pyright` run cold.
 
-    .venv/bin/python bench/bench_pyright_warm.py [--files 300] [--runs 3]
+    .venv/bin/python bench/bench_warm_pyright.py [--files 300] [--runs 3]
 
 On bench/synth_python.py's package (each module imports the one before
 it), in the same run: T is native cold `pyright --outputjson` (the pinned
