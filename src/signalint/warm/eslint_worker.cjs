@@ -176,6 +176,8 @@ async function answer(request) {
 			stderr: "",
 			exitCode: errors > 0 ? 1 : 0,
 			fatal: false,
+			// typescript-eslint is loaded: the driver then checks the sources itself.
+			typed: typescriptEstrees().length > 0,
 		};
 	} catch (error) {
 		return { stdout: "", stderr: fatalMessage(error), exitCode: 2, fatal: true };
