@@ -390,6 +390,38 @@ def eslint_issues(run: CheckRun) -> Counter[tuple[Any, ...]]:
     )
 
 
+UNTYPED_CONFIG = """import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["eslint.config.mjs"] },
+  { files: ["**/*.ts"], extends: [tseslint.configs.base], rules: { "no-debugger": "error" } },
+);
+"""
+
+
+def test_typescript_eslint_without_type_information_keeps_its_worker(
+    tmp_path: Path, typed_modules: Path
+) -> None:
+    """typescript-eslint's parser alone reads no other file: an edit elsewhere
+    must not cost a fresh worker (only typed linting does, warm/eslint.py)."""
+    require_engine("eslint")
+    root = typed_project(tmp_path, typed_modules, "service")
+    (root / "eslint.config.mjs").write_text(UNTYPED_CONFIG)
+    harness = Harness(root, tmp_path / "warm")
+
+    async def scenario() -> None:
+        try:
+            await harness.same(list(TYPED_FILES[:3]))
+            apply(root, "type")
+            apply(root, "lint")
+            await harness.same(["src/plain.ts", "src/use.ts"])
+            assert harness.pool.counts.started == 1 and harness.pool.counts.restarts == 0
+        finally:
+            await harness.pool.close()
+
+    asyncio.run(scenario())
+
+
 def test_run_check_served_warm_equals_cold(tmp_path: Path, typed_modules: Path) -> None:
     require_engine("eslint")
     root = typed_project(tmp_path, typed_modules, "service")

@@ -37,15 +37,16 @@ TypeScript programs inside the worker, and typescript-eslint does not see
 edits to files it is not linting at the moment (an imported type, a file
 added or deleted, edits made behind the worker's back). The choice: the
 session digests the content of every source file of the project (of its
-workspace) before each ask, and once the worker says typescript-eslint is
-loaded, sources that changed since its programs were built make the session
+workspace) before each ask, and once the worker says typed linting applies
+to a file it linted (its config sets `parserOptions.project` or
+`projectService`), sources that changed since its programs were built make the session
 fail, so the pool starts a fresh worker, which builds them from disk exactly
 as a cold run does; an ask with no change reuses the programs whole. The
 worker also clears typescript-eslint's caches (`clearCaches`) when it sees
 a change itself, which was meant to save that restart: in one full test
 run under load it left a typed answer stale (tests/warm/test_eslint_warm.py,
 `project` mode), and until that is understood only an unchanged program is
-reused. A project without typescript-eslint is digested once.
+reused. A project without typed linting is digested once.
 """
 
 from __future__ import annotations

@@ -113,6 +113,32 @@ function typescriptEstrees() {
 	return found;
 }
 
+// Whether typed linting applies to a file (its config sets
+// parserOptions.project or projectService), by path; the worker restarts
+// when a config changes, so what is known stays true.
+const typedFiles = new Map();
+
+/** Whether typed linting applies to any file of `results`. */
+async function anyTyped(results) {
+	let found = false;
+	for (const result of results) {
+		let typed = typedFiles.get(result.filePath);
+		if (typed === undefined) {
+			let options;
+			try {
+				const config = await engine.calculateConfigForFile(result.filePath);
+				options = config && config.languageOptions && config.languageOptions.parserOptions;
+			} catch {
+				options = undefined;
+			}
+			typed = Boolean(options && (options.project || options.projectService));
+			typedFiles.set(result.filePath, typed);
+		}
+		found = found || typed;
+	}
+	return found;
+}
+
 /** What ESLint's CLI prints for a fatal error (its bin/eslint.js). */
 function fatalMessage(error) {
 	let text;
@@ -176,8 +202,9 @@ async function answer(request) {
 			stderr: "",
 			exitCode: errors > 0 ? 1 : 0,
 			fatal: false,
-			// typescript-eslint is loaded: the driver then checks the sources itself.
-			typed: typescriptEstrees().length > 0,
+			// Typed linting applies to a linted file: the driver then checks
+			// the sources itself before each ask (eslint.py).
+			typed: await anyTyped(results),
 		};
 	} catch (error) {
 		return { stdout: "", stderr: fatalMessage(error), exitCode: 2, fatal: true };
