@@ -46,7 +46,11 @@ worker also clears typescript-eslint's caches (`clearCaches`) when it sees
 a change itself, which was meant to save that restart: in one full test
 run under load it left a typed answer stale (tests/warm/test_eslint_warm.py,
 `project` mode), and until that is understood only an unchanged program is
-reused. A project without typed linting is digested once.
+reused. Even with a fresh worker per change, two full test runs found warm
+answers in `project` mode (`parserOptions.project`) missing a typed error
+that cold reports, never alone: a config that sets `project` is therefore
+not served warm at all (`key` returns None); `projectService` is. A
+project without typed linting is digested once.
 """
 
 from __future__ import annotations
@@ -118,6 +122,18 @@ def eslint_package(executable: Path) -> Path | None:
 
 SKIP_DIRS = frozenset({"node_modules", ".git", ".hg", ".svn", ".signalint"})
 SOURCE = re.compile(r"\.(?:[cm]?[jt]sx?|json|jsonc|json5|vue|svelte|astro)$", re.IGNORECASE)
+
+
+# typescript-eslint's `project` parser option (not `projectService`), as a
+# config spells it: answered stale in full test runs, so such projects run cold.
+_PROJECT_OPTION = re.compile(r"\bproject\s*:")
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def source_digest(top: Path) -> str:
@@ -250,6 +266,8 @@ class EslintDriver:
         node_real = os.path.realpath(node)
         parts = [f"exe={exe}", f"package={package}", f"node={node_real}:{_stat(node_real)}"]
         followed = config_imports(ctx.root, sorted(configs))
+        if any(_PROJECT_OPTION.search(_text(ctx.root / rel)) for rel in followed):
+            return None  # typed linting through `project` runs cold (module docstring)
         parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(followed)]
         top = workspace_top(ctx.root)
         parts.append(f"top={top}")
