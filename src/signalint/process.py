@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -19,6 +20,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_OUTPUT_LIMIT = 64 * 1024 * 1024
+# V8's default JavaScript stack, and what `node_stack_flag` gives at most.
+_NODE_STACK_KIB = 984
+_NODE_STACK_MAX_KIB = 65536
+
+
+def node_stack_flag() -> str:
+    """`--stack-size=N` (KiB) for a Node process we start: most of the main
+    thread's stack limit (RLIMIT_STACK, which a child inherits) instead of
+    V8's default of under 1 MiB, leaving 1 MiB for native frames (a larger
+    value than the thread's stack would crash Node instead of throwing).
+    TypeScript's incremental builder recurses once per importer along an
+    import chain and overflows the default on long chains (docs/engines.md)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_STACK)
+    if soft == resource.RLIM_INFINITY:
+        kib = _NODE_STACK_MAX_KIB
+    else:
+        kib = min(max(soft // 1024 - 1024, _NODE_STACK_KIB), _NODE_STACK_MAX_KIB)
+    return f"--stack-size={kib}"
 
 
 @dataclass(frozen=True, slots=True)

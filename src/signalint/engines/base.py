@@ -230,6 +230,16 @@ class SelectsFiles(Protocol):
         ...
 
 
+@runtime_checkable
+class Reruns(Protocol):
+    """An engine whose failed run a second, different command can avoid."""
+
+    def rerun(self, result: ProcessResult, ctx: EngineContext, command: Command) -> Command | None:
+        """The command to run once in place of `command`, whose run gave
+        `result`; None when `result` is not such a failure."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class ProgramKey:
     """What a whole-program result depends on besides its inputs' contents.

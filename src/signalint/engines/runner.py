@@ -34,6 +34,7 @@ from signalint.engines.base import (
     Memory,
     Program,
     ReportsLinted,
+    Reruns,
     SelectsFiles,
     WholeProgram,
 )
@@ -332,6 +333,9 @@ async def run_engine(
     checked: list[str] = []
     for command in commands:
         result = await attempt(command, warm=True)
+        if isinstance(engine, Reruns) and not isinstance(result, EngineRun):
+            again = engine.rerun(result, ctx, command)
+            result = result if again is None else await attempt(again)
         if isinstance(result, EngineRun):
             return result
         abnormal = result.exit_code not in command.ok_exit_codes

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -44,10 +45,11 @@ from signalint.engines.tsc_build import (
     BuildPlan,
     plan_build,
     typescript_major,
+    typescript_package,
 )
 from signalint.engines.tsc_program import build_program, config_chain
 from signalint.model import Issue, IssueMemo, Severity
-from signalint.process import Command, ProcessResult
+from signalint.process import Command, ProcessResult, node_stack_flag
 from signalint.project.markers import has_js_ts_markers, has_python_markers
 
 SUFFIXES = paths.JS_SUFFIXES
@@ -57,6 +59,8 @@ _LOCATED = re.compile(
     r"^(?P<file>.+?)\((?P<line>\d+),(?P<col>\d+)\): "
     r"(?P<category>error|warning|message|suggestion) TS(?P<code>\d+): (?P<message>.*)$"
 )
+# What Node prints when a run overflowed its JavaScript stack.
+_STACK_OVERFLOW = "RangeError: Maximum call stack size exceeded"
 _SAID = 160  # characters of tsc's message quoted in a coverage gap
 _GLOBAL = re.compile(r"^(?P<category>error|warning|message) TS(?P<code>\d+): (?P<message>.*)$")
 
@@ -191,6 +195,26 @@ class TscEngine(EngineDefaults):
         return Command(
             argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0, 1, 2})
         )
+
+    def rerun(self, result: ProcessResult, ctx: EngineContext, command: Command) -> Command | None:
+        """A run that overflowed Node's stack, again under `node` with a deeper one.
+
+        TypeScript's incremental builder recurses once per importer when an
+        exported type changes along an import chain, and overflows V8's
+        default stack on chains of a few thousand modules (TypeScript 6.0.3
+        on a 3,000-module chain; plain `tsc` without build info does not).
+        The same arguments keep the build info, so the retry stays
+        incremental and brings it up to date (docs/engines.md).
+        """
+        said = result.stderr + result.stdout
+        if _STACK_OVERFLOW not in said or command.argv[:1] != (str(ctx.executable),):
+            return None
+        package = typescript_package(ctx.executable)
+        node = shutil.which("node")
+        script = package[0] / "bin" / "tsc" if package else None
+        if node is None or script is None or not script.is_file():
+            return None
+        return replace(command, argv=(node, node_stack_flag(), str(script), *command.argv[1:]))
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
         found = _read(result.stdout, ctx)

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from signalint.engines import paths
+from signalint.engines.resolve import shim_targets
 
 BUILD_DIR = "build"
 _OUT = "__out__"
@@ -223,17 +224,27 @@ def read_report(plan: BuildPlan, stdout: str) -> BuildReport:
     return BuildReport(inputs=inputs, up_to_date=up_to_date, missed=missed, reasons=reasons)
 
 
+def typescript_package(executable: Path) -> tuple[Path, str] | None:
+    """The `typescript` package directory owning `executable` (a pnpm shell
+    shim followed to the script it runs) and its version; None when none is
+    found."""
+    real = os.path.realpath(executable)
+    for target in (real, *shim_targets(real)):
+        directory = os.path.dirname(target)
+        for _ in range(6):
+            manifest = paths.load_jsonc(Path(directory) / "package.json")
+            if isinstance(manifest, dict) and manifest.get("name") == "typescript":
+                version = manifest.get("version")
+                return (Path(directory), version) if isinstance(version, str) else None
+            directory = os.path.dirname(directory)
+    return None
+
+
 def typescript_major(executable: Path) -> int | None:
     """The major version of the `typescript` package owning `executable`."""
-    directory = os.path.dirname(os.path.realpath(executable))
-    for _ in range(6):
-        manifest = paths.load_jsonc(Path(directory) / "package.json")
-        if isinstance(manifest, dict) and manifest.get("name") == "typescript":
-            version = manifest.get("version")
-            head = version.split(".", 1)[0] if isinstance(version, str) else ""
-            return int(head) if head.isdigit() else None
-        directory = os.path.dirname(directory)
-    return None
+    found = typescript_package(executable)
+    head = found[1].split(".", 1)[0] if found else ""
+    return int(head) if head.isdigit() else None
 
 
 def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -> BuildPlan:

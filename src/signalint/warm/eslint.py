@@ -283,7 +283,13 @@ class EslintDriver:
         if package is None:
             raise WorkerFailed(f"no eslint package owns {ctx.executable}")
         start = Command(
-            argv=("node", str(self.worker), str(package), str(workspace_top(ctx.root))),
+            argv=(
+                "node",
+                process.node_stack_flag(),
+                str(self.worker),
+                str(package),
+                str(workspace_top(ctx.root)),
+            ),
             cwd=ctx.root,
             timeout_s=START_TIMEOUT_S,
         )

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import json
 import os
 import shutil
 import time
@@ -38,8 +37,8 @@ from pathlib import Path
 
 from signalint import process
 from signalint.engines.base import EngineConfigError, EngineContext
-from signalint.engines.resolve import shim_targets
 from signalint.engines.tsc import build_plan, select_config
+from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
@@ -48,27 +47,6 @@ WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.
 SERVED_MAJORS = frozenset({5, 6})
 _READY_S = 60.0  # loading typescript.js on a busy machine
-
-
-def typescript_package(executable: Path) -> tuple[Path, str] | None:
-    """The `typescript` package directory owning `executable` and its version."""
-    real = os.path.realpath(executable)
-    for target in (real, *shim_targets(real)):
-        directory = os.path.dirname(target)
-        for _ in range(6):
-            manifest = os.path.join(directory, "package.json")
-            try:
-                with open(manifest, encoding="utf-8") as handle:
-                    data = json.load(handle)
-            except (OSError, ValueError):
-                data = None
-            if isinstance(data, dict) and data.get("name") == "typescript":
-                version = data.get("version")
-                if not isinstance(version, str):
-                    return None
-                return Path(directory), version
-            directory = os.path.dirname(directory)
-    return None
 
 
 def _mode(command: Command) -> str | None:
@@ -135,7 +113,7 @@ class TscDriver:
         if package is None:
             raise WorkerFailed("no typescript package")
         library = package[0] / "lib" / "typescript.js"
-        argv = ("node", str(WORKER), str(library))
+        argv = ("node", process.node_stack_flag(), str(WORKER), str(library))
         started = await process.start(
             Command(argv=argv, cwd=command.cwd, timeout_s=command.timeout_s), stderr_to=log
         )

@@ -68,14 +68,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import time
 from pathlib import Path
 
 from signalint import process
-from signalint.engines import paths
 from signalint.engines.base import EngineConfigError, EngineContext
 from signalint.engines.tsc import select_config
+from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
@@ -83,19 +82,6 @@ from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 WORKER = Path(__file__).with_name("tsc_native_worker.mjs")
 START_TIMEOUT_S = 30.0
 _FLAGS = ("--noEmit", "--pretty", "false", "--listFiles", "--incremental", "--tsBuildInfoFile")
-
-
-def typescript_package(executable: Path) -> tuple[Path, str] | None:
-    """The `typescript` package directory that `executable` belongs to, and
-    its version; None when it cannot be found."""
-    directory = os.path.dirname(os.path.realpath(executable))
-    for _ in range(6):
-        manifest = paths.load_jsonc(Path(directory) / "package.json")
-        if isinstance(manifest, dict) and manifest.get("name") == "typescript":
-            version = manifest.get("version")
-            return (Path(directory), version) if isinstance(version, str) else None
-        directory = os.path.dirname(directory)
-    return None
 
 
 def _major(version: str) -> int | None:
