@@ -161,12 +161,17 @@ async def _run(
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     before: frozenset[str] | None = None  # the issue ids of the run the record kept
     if record_key is not None and store is not None:
+        digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
         for record in store.records(record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
-            now_digests = store.absolute_digests(list(record.inputs))
-            if outside != record.outside or now_digests != dict(record.inputs):
-                changed = frozenset(f for f, d in record.inputs.items() if now_digests.get(f) != d)
-                before = frozenset(i.issue_id for i in record.issues)
+            digests.update(store.absolute_digests([p for p in record.inputs if p not in digests]))
+            now_digests = {p: digests[p] for p in record.inputs if p in digests}
+            if outside != record.outside or now_digests != record.inputs:
+                changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
+                # The newest record's issues (the first is the one this
+                # process remembers): the stored one may be older.
+                if before is None:
+                    before = frozenset(i.issue_id for i in record.issues)
                 continue
             store.confirm(record_key, record)
             checked = record.checked if record.checked is not None else record.inputs

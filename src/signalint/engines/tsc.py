@@ -230,8 +230,25 @@ class TscEngine(EngineDefaults):
         return [item.issue(self.name, ctx.issues) for item in found if item.file is not None]
 
 
+# The last output read, and what was read of it: `parse` and then `program`
+# read the same run's output (a whole program's diagnostics, thousands of
+# lines on every warm edit).
+_last_read: tuple[str, tuple[str, str, str], list[_Pending]] | None = None
+
+
 def _read(stdout: str, ctx: EngineContext) -> list[_Pending]:
     """The diagnostics of one run's output, mapped to the user's files."""
+    global _last_read
+    where = (str(ctx.root), ctx.target, str(ctx.state_dir))
+    last = _last_read
+    if last is not None and last[0] is stdout and last[1] == where:
+        return last[2]
+    found = _read_output(stdout, ctx)
+    _last_read = (stdout, where, found)
+    return found
+
+
+def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
     try:
         config = select_config(ctx.root, ctx.target)
     except EngineConfigError:

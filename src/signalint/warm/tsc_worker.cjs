@@ -15,9 +15,19 @@
 // each project's builder program (its state: file versions, signatures,
 // semantic diagnostics) and the parsed, bound SourceFile of every file it
 // read. On every ask the config is parsed again and every file a program
-// reads is read again; a SourceFile is reused only when its text is equal
-// to what it was parsed from (content, not modification times), and module
-// resolutions are always redone (a package installed, a file added).
+// reads is looked at again: a SourceFile is reused when its text is equal
+// to what it was parsed from, or without reading when the file's stat
+// (size, mtime, ctime, inode) is the one it had when it was read and it was
+// not written within SETTLE_NS of that read (the rule Signalint's own file
+// digests follow: a write always moves ctime, and one too close to a read
+// is read again); module resolutions are always redone (a package
+// installed, a file added).
+//
+// In `-p` mode (always `--noEmit` here) the build info is not written:
+// computing it costs as much as the rest of an edit, and only a cold run
+// reads it. The answer is unchanged (tsc reports what writing it returns);
+// a cold run after the worker starts from the build info it finds, which
+// tsc checks by content.
 //
 // The protocol is ours (no library exists for it): one JSON object a line.
 //   worker -> {"ready": true, "version": "<typescript version>"}
@@ -35,6 +45,8 @@ const send = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
 
 const PARSE_FOR_TYPE_ERRORS = 2; // JSDocParsingMode, as tsc's command line sets it
+// A file written this close to (or after) our read of it is read again.
+const SETTLE_NS = 2000000000n;
 
 class Exit {
   constructor(code) {
@@ -49,7 +61,7 @@ const projects = new Map();
 function projectState(key) {
   let state = projects.get(key);
   if (!state) {
-    state = { builder: undefined, buildInfo: undefined, files: new Map(), used: new Set(), touched: false };
+    state = { builder: undefined, buildInfo: undefined, files: new Map(), stats: new Map(), used: new Set(), touched: false };
     projects.set(key, state);
   }
   return state;
@@ -90,11 +102,32 @@ function sourceKey(fileName, options) {
   ].join("\u0000");
 }
 
+// A file's stat, as compared between asks, and when it was last written.
+function statOf(fileName) {
+  try {
+    const st = fs.statSync(fileName, { bigint: true });
+    if (!st.isFile()) return undefined;
+    const written = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
+    return { sig: `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`, written };
+  } catch {
+    return undefined;
+  }
+}
+
 // Make `host` return the project's SourceFile of the same text, parsing
 // only what is new or changed; and re-resolve every module (nothing
 // watches the file system between asks).
 function useSourceCache(host, state, original) {
   host.getSourceFile = (fileName, options, onError, shouldCreateNew) => {
+    const key = sourceKey(fileName, options);
+    const known = state.files.get(key);
+    const seen = known && !shouldCreateNew ? state.stats.get(key) : undefined;
+    const stat = statOf(fileName);
+    if (seen !== undefined && stat !== undefined && seen === stat.sig) {
+      state.used.add(key);
+      return known;
+    }
+    const readAt = BigInt(Date.now()) * 1000000n;
     let text;
     try {
       text = host.readFile(fileName);
@@ -102,13 +135,19 @@ function useSourceCache(host, state, original) {
       return original.call(host, fileName, options, onError, shouldCreateNew);
     }
     if (text === undefined) return original.call(host, fileName, options, onError, shouldCreateNew);
-    const key = sourceKey(fileName, options);
-    const known = state.files.get(key);
     state.used.add(key);
-    if (known && !shouldCreateNew && known.text === text) return known;
-    const file = original.call(host, fileName, options, onError, shouldCreateNew);
-    if (file) state.files.set(key, file);
-    else state.files.delete(key);
+    let file = known;
+    if (!known || shouldCreateNew || known.text !== text) {
+      file = original.call(host, fileName, options, onError, shouldCreateNew);
+      if (file) state.files.set(key, file);
+      else state.files.delete(key);
+    }
+    // Trusted from its stat next time only when it was not written while we
+    // read it, nor within SETTLE_NS before.
+    const after = statOf(fileName);
+    const settled = stat !== undefined && after !== undefined && after.sig === stat.sig;
+    if (file && settled && after.written < readAt - SETTLE_NS) state.stats.set(key, after.sig);
+    else state.stats.delete(key);
     return file;
   };
   host.hasInvalidatedResolutions = () => true;
@@ -162,9 +201,33 @@ function settle() {
       state.builder.releaseProgram();
       state.buildInfo = readBuildInfoHash(state.options);
     }
-    for (const key of state.files.keys()) if (!state.used.has(key)) state.files.delete(key);
+    for (const key of state.files.keys()) {
+      if (!state.used.has(key)) {
+        state.files.delete(key);
+        state.stats.delete(key);
+      }
+    }
     state.used = new Set();
   }
+}
+
+// tsc's reporter for `--pretty false`, remembering each diagnostic's text:
+// the builder hands back the same diagnostic objects for unchanged files.
+const texts = new WeakMap();
+function formatted(system) {
+  const host = {
+    getCurrentDirectory: () => system.getCurrentDirectory(),
+    getNewLine: () => system.newLine,
+    getCanonicalFileName: ts.createGetCanonicalFileName(system.useCaseSensitiveFileNames),
+  };
+  return (diagnostic) => {
+    let text = texts.get(diagnostic);
+    if (text === undefined || text.cwd !== host.getCurrentDirectory()) {
+      text = { cwd: host.getCurrentDirectory(), value: ts.formatDiagnostic(diagnostic, host) };
+      texts.set(diagnostic, text);
+    }
+    system.write(text.value);
+  };
 }
 
 // `tsc -p CONFIG ...`, as tsc's executeCommandLine runs it (incremental).
@@ -216,7 +279,11 @@ function runProject(system, args) {
     ts.getConfigFileParsingDiagnostics(config),
     config.projectReferences,
   );
-  const status = ts.emitFilesAndReportErrorsAndGetExitStatus(builder, report, (s) => host.trace && host.trace(s), undefined);
+  // What writing the build info returns when it is due, without computing
+  // it (the module header); the builder's own bookkeeping is unchanged.
+  const program = builder.getProgram();
+  program.emitBuildInfo = () => ({ emitSkipped: false, diagnostics: [] });
+  const status = ts.emitFilesAndReportErrorsAndGetExitStatus(builder, formatted(system), (s) => host.trace && host.trace(s), undefined);
   return system.exit(status);
 }
 
