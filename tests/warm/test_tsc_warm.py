@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
@@ -338,6 +339,32 @@ def test_an_edit_behind_the_workers_back_with_the_old_mtime_is_seen(
             assert {i.file for i in broken.issues} == {"src/geometry.ts", "src/main.ts"}
             cold = await check(project.root, Context(), use_cache=False)
             assert reading(broken) == reading(cold)
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_a_settled_file_edited_behind_the_workers_back_is_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    """The worker skips reading a file whose stat is unchanged once it has
+    settled (written over 2 s before it was read): an edit that keeps size
+    and mtime still moves ctime."""
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+    time.sleep(2.2)  # past the worker's SETTLE_MS: the first ask trusts the stats after it
+
+    async def scenario() -> None:
+        try:
+            await check(project.root, context, use_cache=True)
+            apply(project, "behind")  # same size, old mtime
+            broken = await check(project.root, context, use_cache=True)
+            assert broken.outcomes["tsc"].served == "warm"
+            assert {i.file for i in broken.issues} == {"src/geometry.ts", "src/main.ts"}
         finally:
             await pool.close()
 

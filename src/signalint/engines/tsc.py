@@ -26,8 +26,9 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import Final
 
 from signalint.engines import paths
 from signalint.engines.base import (
@@ -261,6 +262,7 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
     open_ = False  # whether an indented line continues a diagnostic
     mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
     located_in: dict[str, str | None] = {}
+    root_s = str(ctx.root)
     for raw in stdout.splitlines():
         line = raw.rstrip()
         if open_ and line[:1].isspace() and line.strip():
@@ -268,7 +270,22 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
             found[-1].message.append(plan.user_text(line) if plan else line)
             continue
         open_ = False
-        project = plan.building(line) if plan else None
+        if plan is None:
+            # A plain project's lines read before need no matching again.
+            key = (root_s, line)
+            seen = _seen_lines.get(key, _UNSEEN)
+            if seen is _UNSEEN:
+                if len(_seen_lines) >= _SEEN_LINES:
+                    _seen_lines.clear()  # only a memo
+                seen = _seen_lines[key] = _plain_line(line, ctx.root)
+            if isinstance(seen, _Line):
+                file = seen.file if seen.located else building
+                said = [seen.message]
+                found.append(_Pending(file, seen.row, seen.col, seen.rule, seen.severity, said,
+                                      seen.about_options))  # fmt: skip
+                open_ = True
+            continue
+        project = plan.building(line)
         if project is not None:
             building = paths.project_path(ctx.root, project.config) or config
             continue
@@ -288,14 +305,63 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
             # A diagnostic in a wrapper or any JSON file (a tsconfig of the
             # chain, say) is about the program's options, not its code.
             about_options = place is not None or reported.endswith(".json")
-            found.append(_Pending(file, row, col, located, plan, about_options=about_options))
+            rule, severity, message = _said(located, plan)
+            found.append(_Pending(file, row, col, rule, severity, [message], about_options))
             open_ = True
             continue
         unlocated = _GLOBAL.match(line)
         if unlocated:
-            found.append(_Pending(building, 1, 1, unlocated, plan, about_options=True))
+            rule, severity, message = _said(unlocated, plan)
+            found.append(_Pending(building, 1, 1, rule, severity, [message], True))
             open_ = True
     return found
+
+
+def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, str]:
+    """A diagnostic's rule, severity and first message line."""
+    message = match["message"]
+    # Wrapper paths in a message would send the user to our state dir.
+    return (
+        f"TS{match['code']}",
+        _severity(match["category"]),
+        plan.user_text(message) if plan else message,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One diagnostic line of a plain project's output, read."""
+
+    located: bool  # else it belongs to the config (`building`)
+    file: str | None
+    row: int
+    col: int
+    rule: str
+    severity: Severity
+    message: str
+    about_options: bool
+
+
+_UNSEEN: Final = object()
+_SEEN_LINES: Final = 400_000
+# (root, line) -> what the line says (None: not a diagnostic); kept for the
+# process's life (a warm program re-prints every diagnostic on every edit).
+_seen_lines: dict[tuple[str, str], object] = {}
+
+
+def _plain_line(line: str, root: Path) -> _Line | None:
+    """What one line of `tsc -p` output says, outside build mode."""
+    located = _LOCATED.match(line)
+    if located:
+        reported = located["file"]
+        rule, severity, message = _said(located, None)
+        file = paths.project_path(root, reported)
+        row, col = int(located["line"]), int(located["col"])
+        return _Line(True, file, row, col, rule, severity, message, reported.endswith(".json"))
+    unlocated = _GLOBAL.match(line)
+    if unlocated:
+        return _Line(False, None, 1, 1, *_said(unlocated, None), True)
+    return None
 
 
 def options_gap(found: Sequence[_Pending]) -> str | None:
@@ -382,19 +448,18 @@ class _Pending:
         file: str | None,
         line: int,
         col: int,
-        match: re.Match[str],
-        plan: BuildPlan | None = None,
-        *,
-        about_options: bool = False,
+        rule: str,
+        severity: Severity,
+        message: list[str],
+        about_options: bool,
     ) -> None:
         self.file = file
         self.about_options = about_options
         self.line = line
         self.col = col
-        self.rule = f"TS{match['code']}"
-        self.severity = _severity(match["category"])
-        # Wrapper paths in a message would send the user to our state dir.
-        self.message = [plan.user_text(match["message"]) if plan else match["message"]]
+        self.rule = rule
+        self.severity = severity
+        self.message = message  # continuation lines are added
 
     def issue(self, engine: str, memo: IssueMemo | None) -> Issue:
         assert self.file is not None

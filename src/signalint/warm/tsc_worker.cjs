@@ -18,7 +18,7 @@
 // reads is looked at again: a SourceFile is reused when its text is equal
 // to what it was parsed from, or without reading when the file's stat
 // (size, mtime, ctime, inode) is the one it had when it was read and it was
-// not written within SETTLE_NS of that read (the rule Signalint's own file
+// not written within SETTLE_MS of that read (the rule Signalint's own file
 // digests follow: a write always moves ctime, and one too close to a read
 // is read again); module resolutions are always redone (a package
 // installed, a file added).
@@ -46,7 +46,7 @@ process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
 
 const PARSE_FOR_TYPE_ERRORS = 2; // JSDocParsingMode, as tsc's command line sets it
 // A file written this close to (or after) our read of it is read again.
-const SETTLE_NS = 2000000000n;
+const SETTLE_MS = 2000;
 
 class Exit {
   constructor(code) {
@@ -104,14 +104,15 @@ function sourceKey(fileName, options) {
 
 // A file's stat, as compared between asks, and when it was last written.
 function statOf(fileName) {
+  let st;
   try {
-    const st = fs.statSync(fileName, { bigint: true });
-    if (!st.isFile()) return undefined;
-    const written = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
-    return { sig: `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`, written };
+    st = fs.statSync(fileName, { throwIfNoEntry: false });
   } catch {
-    return undefined;
+    return undefined; // not a directory on the way, no permission
   }
+  if (st === undefined || !st.isFile()) return undefined;
+  // Milliseconds as doubles: a microsecond apart still differs.
+  return { sig: `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`, written: Math.max(st.mtimeMs, st.ctimeMs) };
 }
 
 // Make `host` return the project's SourceFile of the same text, parsing
@@ -127,7 +128,7 @@ function useSourceCache(host, state, original) {
       state.used.add(key);
       return known;
     }
-    const readAt = BigInt(Date.now()) * 1000000n;
+    const readAt = Date.now();
     let text;
     try {
       text = host.readFile(fileName);
@@ -143,10 +144,10 @@ function useSourceCache(host, state, original) {
       else state.files.delete(key);
     }
     // Trusted from its stat next time only when it was not written while we
-    // read it, nor within SETTLE_NS before.
+    // read it, nor within SETTLE_MS before.
     const after = statOf(fileName);
     const settled = stat !== undefined && after !== undefined && after.sig === stat.sig;
-    if (file && settled && after.written < readAt - SETTLE_NS) state.stats.set(key, after.sig);
+    if (file && settled && after.written < readAt - SETTLE_MS) state.stats.set(key, after.sig);
     else state.stats.delete(key);
     return file;
   };
@@ -211,6 +212,48 @@ function settle() {
   }
 }
 
+// `system` answering fileExists and directoryExists from one listing per
+// directory, read at most once in this ask (module resolution asks for
+// every extension of every import: thousands of stats). A name that is a
+// symbolic link or of an unknown kind, or a directory that cannot be
+// listed, is asked of `system` itself. Only for `-p`, which writes nothing
+// while it runs; a file system that ignores case is not listed.
+function listed(system) {
+  if (!system.useCaseSensitiveFileNames) return system;
+  const listings = new Map();
+  function listing(directory) {
+    let found = listings.get(directory);
+    if (found === undefined) {
+      try {
+        found = new Map();
+        for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+          found.set(entry.name, entry.isFile() ? "file" : entry.isDirectory() ? "directory" : "other");
+        }
+      } catch (caught) {
+        found = caught && (caught.code === "ENOENT" || caught.code === "ENOTDIR") ? null : "unlisted";
+      }
+      listings.set(directory, found);
+    }
+    return found;
+  }
+  function exists(name, kind, asSystem) {
+    const absolute = path.resolve(name);
+    const parent = path.dirname(absolute);
+    if (parent === absolute) return asSystem(name);
+    const entries = listing(parent);
+    if (entries === null) return false;
+    if (entries === "unlisted") return asSystem(name);
+    const found = entries.get(path.basename(absolute));
+    if (found === undefined) return false;
+    return found === "other" ? asSystem(name) : found === kind;
+  }
+  return {
+    ...system,
+    fileExists: (name) => exists(name, "file", (n) => system.fileExists(n)),
+    directoryExists: (name) => exists(name, "directory", (n) => system.directoryExists(n)),
+  };
+}
+
 // tsc's reporter for `--pretty false`, remembering each diagnostic's text:
 // the builder hands back the same diagnostic objects for unchanged files.
 const texts = new WeakMap();
@@ -269,7 +312,7 @@ function runProject(system, args) {
   if (options.pretty || ts.isWatchSet(options) || !ts.isIncrementalCompilation(options)) {
     throw new Error("not a command this worker answers");
   }
-  const host = ts.createIncrementalCompilerHost(options, system);
+  const host = ts.createIncrementalCompilerHost(options, listed(system));
   host.jsDocParsingMode = PARSE_FOR_TYPE_ERRORS;
   const builder = createProgram(
     config.fileNames,
