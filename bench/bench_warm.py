@@ -137,14 +137,17 @@ def descendants_rss(pid: int) -> int:
 
 
 class Edits:
-    """Alternating contents of one file: each run changes it."""
+    """Alternating contents of one file, each ending in a comment of its own
+    turn: every run changes it to content no earlier run saw (so no sample
+    is answered from the result cache)."""
 
-    def __init__(self, path: Path, texts: list[str]) -> None:
-        self.path, self.texts, self.turn = path, texts, 0
+    def __init__(self, path: Path, texts: list[str], comment: str) -> None:
+        self.path, self.texts, self.comment, self.turn = path, texts, comment, 0
 
     def next(self) -> None:
         self.turn += 1
-        self.path.write_text(self.texts[self.turn % len(self.texts)])
+        text = self.texts[self.turn % len(self.texts)]
+        self.path.write_text(f"{text}\n{self.comment} edit {self.turn}\n")
 
 
 def bench_project(
@@ -245,14 +248,14 @@ def main() -> None:
             native = {"tsc": [str(bin_ / "tsc"), "-p", "tsconfig.json", "--noEmit"]}
             leaf = root / "src" / f"file{args.files - 1:05d}.ts"
             text = leaf.read_text()
-            body = Edits(leaf, [text, text.replace("input * 2", "input * 3"), text + "\n"])
+            body = Edits(leaf, [text, text.replace("input * 2", "input * 3")], "//")
             # file00010's export changes type: file00011's use of it breaks.
             hub = root / "src" / "file00010.ts"
             hub_text = hub.read_text()
             changed = hub_text.replace(
                 "export const value10: number", "export const value10: string"
             ).replace("= value9 + 10;", "= String(value9 + 10);")
-            bench_project("TypeScript", root, native, body, Edits(hub, [hub_text, changed]),
+            bench_project("TypeScript", root, native, body, Edits(hub, [hub_text, changed], "//"),
                           args.runs)  # fmt: skip
         if args.only in (None, "python"):
             root = generate_python(base / "py", args.python_files)
@@ -264,12 +267,13 @@ def main() -> None:
             }
             leaf = root / "pkg" / f"mod{args.python_files - 2:05d}.py"
             text = leaf.read_text()
-            body = Edits(leaf, [text, text.replace("+ {", "+ {") + "\nEXTRA: int = 1\n"])
+            body = Edits(leaf, [text, text + "\nEXTRA: int = 1\n"], "#")
             hub = root / "pkg" / "mod00010.py"
             hub_text = hub.read_text()
             changed = hub_text.replace("def compute10(value: int) -> int:",
                                        "def compute10(value: int) -> str:")  # fmt: skip
-            bench_project("Python", root, native, body, Edits(hub, [hub_text, changed]), args.runs)
+            exported = Edits(hub, [hub_text, changed], "#")
+            bench_project("Python", root, native, body, exported, args.runs)
 
 
 if __name__ == "__main__":

@@ -156,9 +156,10 @@ function useSourceCache(host, state, original) {
 }
 
 // The builder program to continue from: ours, unless the build info on
-// disk is not the one it wrote (another run wrote it since, or removed it).
+// disk is not the one that was there after our last ask (another run wrote
+// it since, or removed it). In `-p` mode we write none: there may be none.
 function oldProgram(state, options, host) {
-  if (state.builder && state.buildInfo !== undefined && readBuildInfoHash(options) === state.buildInfo) {
+  if (state.builder && readBuildInfoHash(options) === state.buildInfo) {
     return state.builder;
   }
   state.builder = undefined;
