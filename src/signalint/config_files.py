@@ -22,6 +22,7 @@ import tomllib
 from pathlib import Path
 from typing import Final
 
+from signalint import answers
 from signalint.errors import SignalintError
 
 CONFIG_FILE: Final = "signalint.config.json"
@@ -189,6 +190,8 @@ def config_source(root: Path) -> Path | None:
     and when a package.json that mentions us or any pyproject.toml is
     malformed: we cannot tell whether it holds our settings.
     """
+    homes = (CONFIG_FILE, DOT_CONFIG_FILE, PACKAGE_FILE, PYPROJECT_FILE)
+    answers.note(str(root / name) for name in homes)
     found = [root / name for name in (CONFIG_FILE, DOT_CONFIG_FILE) if (root / name).is_file()]
     package = root / PACKAGE_FILE
     if package.is_file() and read_package(package) is not None:

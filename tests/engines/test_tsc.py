@@ -11,16 +11,35 @@ from signalint.process import ProcessResult
 from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
 
 
-def test_tsc_project_mode_command_with_redirected_buildinfo_and_no_flag_of_ours() -> None:
+def test_tsc_project_mode_command_with_no_flag_of_ours() -> None:
     ctx = context("tsc/project")
     assert ENGINE.probe(ctx) is None
     argv = ENGINE.command(ctx, [], None).argv
     assert argv[1:6] == ("-p", "tsconfig.json", "--noEmit", "--pretty", "false")
     # --skipLibCheck would hide errors in the project's own .d.ts files.
     assert "--skipLibCheck" not in argv
-    buildinfo = Path(argv[argv.index("--tsBuildInfoFile") + 1])
-    assert buildinfo.is_relative_to(STATE / "tsc")
+    # An executable of no known TypeScript package is taken for 7: no build info.
+    assert "--incremental" not in argv and "--tsBuildInfoFile" not in argv
     assert recorded_argv("tsc-project")[1:6] == list(argv[1:6])
+
+
+@pytest.mark.parametrize(("version", "incremental"), [("5.7.3", True), ("6.0.3", True),
+                                                      ("7.0.2", False)])  # fmt: skip
+def test_build_info_is_redirected_into_the_state_dir_before_typescript_7(
+    tmp_path: Path, version: str, incremental: bool
+) -> None:
+    """TypeScript 7.0's build info misses a changed global declaration
+    (docs/engines.md): 7 runs without one; 5 and 6 keep theirs in our state."""
+    package = tmp_path / "node_modules" / "typescript"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "typescript", "version": "{version}"}}')
+    (package / "bin" / "tsc").write_text("#!/usr/bin/env node\n")
+    ctx = replace(context("tsc/project"), executable=package / "bin" / "tsc")
+    argv = ENGINE.command(ctx, [], None).argv
+    assert ("--tsBuildInfoFile" in argv) is incremental
+    if incremental:
+        assert "--incremental" in argv
+        assert Path(argv[argv.index("--tsBuildInfoFile") + 1]).is_relative_to(STATE / "tsc")
 
 
 @pytest.mark.real
@@ -46,6 +65,40 @@ def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Pat
     )
     result = asyncio.run(run_check(RunRequest(tmp_path, load_config(tmp_path)))).result
     assert [(i.file, i.rule) for i in result.issues] == [("src/types.d.ts", "TS2304")]
+
+
+@pytest.mark.real
+def test_a_changed_global_declaration_reaches_its_users_on_the_next_check(
+    tmp_path: Path, settled_inputs: None
+) -> None:
+    """TypeScript 7.0.2 with a build info kept `b.ts`'s old (empty)
+    diagnostics after `g` changed type in a global declaration file."""
+    import asyncio
+
+    from signalint.check import run_check
+    from signalint.config import load_config
+    from signalint.request import RunRequest
+    from tests.conftest import require_engine
+
+    require_engine("tsc")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
+    )
+    (tmp_path / "signalint.config.json").write_text(
+        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}'
+    )
+    declared = tmp_path / "src" / "glob.d.ts"
+    declared.write_text("declare const g: number;\n")
+    (tmp_path / "src" / "b.ts").write_text("export const t: number = g;\n")
+
+    def check() -> list[tuple[str, str]]:
+        request = RunRequest(tmp_path, load_config(tmp_path))
+        return [(i.file, i.rule) for i in asyncio.run(run_check(request)).result.issues]
+
+    assert check() == []
+    declared.write_text("declare const g: string;\n")
+    assert check() == [("src/b.ts", "TS2322")]
 
 
 def test_tsc_solution_root_is_detected_without_a_probe(tmp_path: Path) -> None:

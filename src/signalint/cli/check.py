@@ -8,13 +8,15 @@ bad config, refused or ignored path).
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
 
-from signalint import formats, runtime, service
+from signalint import answers, formats, runtime, service
 from signalint.cli.progress import progress_line
 from signalint.config import Config, load_config
 from signalint.context import Context
@@ -196,6 +198,55 @@ def check(
     run by it, with the engines kept warm, and prints what it would print
     here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
     """
+    del no_daemon  # decided before this command runs (`cli.main.entry`)
+    args = answers.invocation
+    if args is None or not answers.kept_command(args):
+        return _check(
+            paths,
+            output_format,
+            compact,
+            fail_on_priority,
+            no_cache,
+            packages,
+            changed,
+            new_from_rev,
+            new_from_merge_base,
+            shard,
+        )[0]
+    root = discover_root()
+    started_ns = time.time_ns()
+    with answers.recording() as read, answers.captured() as said:
+        code, keepable = _check(
+            paths,
+            output_format,
+            compact,
+            fail_on_priority,
+            no_cache,
+            packages,
+            changed,
+            new_from_rev,
+            new_from_merge_base,
+            shard,
+        )
+    if keepable:
+        answers.keep(root, args, os.environ, read, started_ns, (said.stdout, said.stderr, code))
+    return code
+
+
+def _check(
+    paths: Sequence[str],
+    output_format: str,
+    compact: bool | None,
+    fail_on_priority: int | None,
+    no_cache: bool,
+    packages: Sequence[str],
+    changed: bool,
+    new_from_rev: str | None,
+    new_from_merge_base: str | None,
+    shard: Shard | None,
+) -> tuple[int, bool]:
+    """`check`'s work: its exit code, and whether its answer may be kept
+    (every engine answered)."""
     chosen = [
         n
         for n, on in (("PATHS", bool(paths)), ("--package", bool(packages)), ("--changed", changed))
@@ -212,7 +263,7 @@ def check(
         changed_paths = runtime.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
-            return 0
+            return 0, False
     use_compact = config.compact if compact is None else compact
     # Snapshots are written by a worker thread, so the answer never waits
     # for them; `flush` below waits before the command returns (D19: the
@@ -295,5 +346,6 @@ def check(
             click.echo(f"signalint: {result.coverage_warning}", err=True)
     engine_failed = result.status == "error"
     if fail_on_priority is not None:
-        return 1 if engine_failed or fails_priority(clustering, fail_on_priority) else 0
-    return 0 if result.status == "clean" else 1
+        failed = engine_failed or fails_priority(clustering, fail_on_priority)
+        return 1 if failed else 0, not engine_failed
+    return 0 if result.status == "clean" else 1, not engine_failed

@@ -113,12 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import click
 
+    from signalint import answers
     from signalint.cli.group import cli
     from signalint.errors import SignalintError
 
     args = list(argv) if argv is not None else sys.argv[1:]
     if args and args[0] == "help":
         args = [*args[1:2], "--help"]
+    answers.invocation = args  # `check` keeps its answer under them
     try:
         result = cli.main(args=args, prog_name="signalint", standalone_mode=False)
     except SignalintError as exc:
@@ -150,10 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """The `signalint` console script: through the project's daemon when one
-    runs (`daemon.client`, decided before click or the check pipeline is
-    imported), else in-process."""
-    from signalint.daemon.client import forward
+    """The `signalint` console script: a check of an unchanged project answers
+    from its kept answer (`answers`), else goes through the project's daemon
+    when one runs (`daemon.client`); both are decided before click or the
+    check pipeline is imported. Else the command runs in-process."""
+    from signalint import answers
+    from signalint.daemon.client import forward, project_root
 
-    code = forward(sys.argv[1:])
+    args = sys.argv[1:]
+    if answers.kept_command(args):
+        root = project_root(os.environ, os.getcwd())
+        code = None if root is None else answers.replay(root, args, os.environ)
+        if code is not None:
+            sys.exit(code)
+    code = forward(args)
     sys.exit(main() if code is None else code)

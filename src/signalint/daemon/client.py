@@ -109,7 +109,8 @@ def ask(where: Place, message: dict[str, Any], timeout_s: float | None = QUICK_S
         return wire.receive(sock)
 
 
-def _root(env: Mapping[str, str], cwd: str) -> Path | None:
+def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
+    """The project root found from `cwd`, as the commands find it; None when none is."""
     from signalint.project.roots import RootError, discover_root
 
     try:
@@ -167,7 +168,7 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding=encoding)
             payload = stdin
         root_from = _event_cwd(payload) or cwd
-    root = _root(env, root_from)
+    root = project_root(env, root_from)
     if root is None:
         return None
     try:

@@ -40,6 +40,7 @@ from typing import Literal, Protocol
 
 import platformdirs
 
+from signalint import answers
 from signalint.engines.base import Engine, Provision
 from signalint.process import Command, run, run_blocking
 
@@ -193,8 +194,39 @@ def managed_executable(engine: Engine, directory: Path | None = None) -> Path | 
     return None
 
 
+_INSTALL_STATES = (".package-lock.json", ".modules.yaml", ".yarn-state.yml")
+
+
 def resolve(engine: Engine, root: Path) -> Resolved:
     """Find `engine`'s executable for the project at `root` (see module docstring)."""
+    spec = engine.spec
+    provision = spec.provision
+    resolved = _resolve(engine, root)
+    if resolved.path is not None:
+        # What an answer kept for replay depends on (`answers`): the
+        # executable, the manifest naming its version, and the places
+        # searched before it, where another could appear.
+        real = os.path.realpath(resolved.path)
+        answers.note(
+            (str(resolved.path), real, os.path.join(os.path.dirname(real), "package.json"))
+        )
+    canonical_root = os.path.realpath(origin_of(root))
+    searched = [
+        os.path.join(canonical_root, "node_modules", ".bin"),
+        os.path.join(canonical_root, "node_modules"),
+    ]
+    searched += [os.path.join(canonical_root, name) for name in VENV_NAMES]
+    # What package managers rewrite on every install into node_modules.
+    searched += [os.path.join(canonical_root, "node_modules", name) for name in _INSTALL_STATES]
+    if resolved.source != "project":
+        searched.append(str(_managed_bin(provision)))
+    if resolved.source in ("PATH", "missing"):
+        searched += os.environ.get("PATH", "").split(os.pathsep)
+    answers.note(searched)
+    return resolved
+
+
+def _resolve(engine: Engine, root: Path) -> Resolved:
     spec = engine.spec
     provision = spec.provision
     local = _local(provision, root)
@@ -233,6 +265,7 @@ def package_manifest_digest(real: str) -> str:
     directory = Path(real).parent
     for _ in range(4):
         manifest = directory / "package.json"
+        answers.note((str(manifest),))
         try:
             return hashlib.sha256(manifest.read_bytes()).hexdigest()
         except OSError:

@@ -11,6 +11,8 @@ from typing import Final, NamedTuple
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore import GitIgnorePatternError
 
+from signalint import answers
+
 # Never walked, whatever the ignore settings say: dependencies, VCS data, our state.
 ALWAYS_SKIPPED: Final = frozenset({"node_modules", ".git", ".signalint"})
 
@@ -99,6 +101,7 @@ def _valid(line: str) -> bool:
 
 
 def read_rules(base: str, file: str) -> Rules | None:
+    answers.note((file,))
     try:
         with open(file, encoding="utf-8", errors="replace") as fh:
             stamp = file_stamp(os.fstat(fh.fileno()))

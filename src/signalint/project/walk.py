@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from signalint import answers
 from signalint.project.ignores import (
     ALWAYS_SKIPPED,
     Rules,
@@ -145,6 +146,8 @@ def _walk_tree(
         rel_dir, inherited = stack.pop()
         prefix = "" if rel_dir == "." else rel_dir + "/"
         key = (rel_dir, *(r.stamp for r in configs), *(r.stamp for r in inherited))
+        directory = os.path.join(root, prefix)
+        answers.note((directory, os.path.join(directory, ".gitignore")))
         if memo is not None:
             try:
                 dir_st = os.stat(os.path.join(root, prefix))

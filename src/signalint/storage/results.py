@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from signalint import answers
+
 SCHEMA_VERSION: Final = 2
 BUSY_TIMEOUT_MS: Final = 10_000
 LOCK_TRIES: Final = 20  # retries of a lock error the busy handler did not wait for
@@ -221,6 +223,7 @@ class ResultCache:
         # per-file SQL, and stats through map(): a Python loop with try/except
         # costs as much again. A vanished file makes it redo one at a time.
         fulls = [prefix + rel for rel in rel_paths]
+        answers.note(fulls)
         try:
             stats: list[os.stat_result | None] = list(map(os.stat, fulls))
         except OSError:

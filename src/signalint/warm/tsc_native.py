@@ -21,19 +21,20 @@ projects. We use the API:
   a level, related information not printed), followed by the program's
   files (`--listFiles`, in the program's order). Exit code: 1 when anything
   was reported, else 0 (tsc 7 exits 1 for diagnostics with emit skipped,
-  which `--noEmit` always is; config errors it cannot recover from exit 2,
-  but the API then opens no project and the cold path answers). Verified
+  which `--noEmit` always is), 2 when the config found no inputs (TS18003);
+  config errors it cannot recover from exit 2, but the API then opens no
+  project and the cold path answers. Verified
   against cold runs on fixtures with syntax, semantic, chained, JS
   (`checkJs`), declaration (`isolatedDeclarations`), option (TS5023),
   missing type library (TS2688), no-input (TS18003) and config syntax
   errors; the differential tests hold it (tests/warm/test_tsc_native_warm.py).
 - **Fast on an edit.** An updated snapshot reuses every unchanged file's
   parse and re-checks the program in the compiler process; no Node start,
-  no config parse, no program construction. `--incremental` build info
-  saves a cold run only the checking of unchanged files, not its start.
+  no config parse, no program construction. (A cold run of 7 has no build
+  info: engines/tsc.py says why.)
 
 What is served: only the plain-project command (`tsc -p CONFIG --noEmit
---pretty false --listFiles --incremental --tsBuildInfoFile X`) of a
+--pretty false --listFiles`) of a
 TypeScript 7 or later install. Build mode (`tsc -b` over references,
 engines/tsc_build.py) runs cold: its output (`--verbose` project lines,
 per-project input lists, up-to-date projects) comes from the build
@@ -81,7 +82,7 @@ from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("tsc_native_worker.mjs")
 START_TIMEOUT_S = 30.0
-_FLAGS = ("--noEmit", "--pretty", "false", "--listFiles", "--incremental", "--tsBuildInfoFile")
+_FLAGS = ("--noEmit", "--pretty", "false", "--listFiles")
 
 
 def _major(version: str) -> int | None:
@@ -93,7 +94,7 @@ def served_config(command: Command) -> str | None:
     """The config of a plain-project command as engines/tsc.py builds it;
     None for any other command (build mode, probes)."""
     argv = command.argv
-    if len(argv) != 10 or argv[1] != "-p" or tuple(argv[3:9]) != _FLAGS:
+    if len(argv) != 7 or argv[1] != "-p" or tuple(argv[3:7]) != _FLAGS:
         return None
     return argv[2]
 
@@ -175,7 +176,7 @@ class NativeTscSession:
         if "error" in answer:
             raise WorkerFailed(f"the worker failed: {str(answer['error'])[:400]}")
         stdout, exit_code = answer.get("stdout"), answer.get("exit")
-        if not isinstance(stdout, str) or exit_code not in (0, 1):
+        if not isinstance(stdout, str) or exit_code not in (0, 1, 2):
             raise WorkerFailed(f"unreadable answer: {str(answer)[:120]}")
         return ProcessResult(command.argv, exit_code, stdout, "", time.monotonic() - began)
 

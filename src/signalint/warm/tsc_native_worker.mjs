@@ -7,7 +7,7 @@
 //   argv: node tsc_native_worker.mjs <typescript package dir>
 //   out:  {"ready": "<version>"} once the API module is loaded
 //   in:   {"config": "<absolute tsconfig path>"}
-//   out:  {"stdout": "...", "exit": 0|1, "changed": n} or {"error": "..."}
+//   out:  {"stdout": "...", "exit": 0|1|2, "changed": n} or {"error": "..."}
 // The worker exits when its stdin ends.
 
 import { createHash } from "node:crypto";
@@ -354,8 +354,9 @@ function answer(request) {
       `rest ${ms(t5, performance.now())} ms\n`,
   );
   // tsc 7 exits 1 when it reported anything and skipped emit (`--noEmit`
-  // always skips it), else 0.
-  return { stdout, exit: diagnostics.length > 0 ? 1 : 0, changed: count };
+  // always skips it), else 0; 2 when the config found no inputs (TS18003).
+  const exit = diagnostics.length === 0 ? 0 : names.length === 0 ? 2 : 1;
+  return { stdout, exit, changed: count };
 }
 
 function send(value) {

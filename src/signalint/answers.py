@@ -1,0 +1,246 @@
+"""Stored answers: `signalint check` of an unchanged project answered from one file.
+
+A check run with its cache (no `--no-cache`, `--changed`, `--new-from-rev`,
+`--new-from-merge-base` or `--shard`) records the paths it read while it ran
+(`recording`, fed by `note`): every file whose content keyed a result (the
+cache's file digests: sources, engine configs, a program's inputs inside and
+outside the project), every directory the walk listed with its `.gitignore`,
+the ignore files above it, the settings homes, and what engine resolution
+looked at (the `.bin` directories searched, the executable found and the
+manifest naming its version). After printing, it keeps the answer
+(`keep`): its stdout, stderr and exit code, with the stat of each path read
+(size, mtime, ctime and inode; a path that did not exist must still not),
+in `<state>/answers/<key>.json`. The key names the command: its arguments,
+the working directory, the environment variables that change what a check
+does, the interpreter, whether stdout is a terminal, and our code (the
+daemon's stamp).
+
+The next run of the same command (`replay`, in the console script before
+click or the check pipeline is imported) stats every recorded path; when
+each is as recorded it writes the kept answer and exits with its code:
+the same output, `checkId` included, whose check `signalint show` already
+expands. Any difference, a missing or unreadable index, and it runs as
+usual (and keeps a new one).
+
+Trust in a stat is the rule of our file digests (`storage/results.py`): an
+answer is kept only when no path it read was written within 2 s before the
+check started or while it ran, since a timestamp may not move for a write
+that close; any later write moves ctime. At most `KEEP` answers are kept per
+state directory (the oldest go).
+
+This module is read by the console script before anything heavy, so it uses
+the standard library and the daemon's light modules only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from signalint.daemon.place import stamp, state_dir
+
+FORMAT = 1
+KEEP = 32
+DIRECTORY = "answers"
+SETTLE_NS = 2_000_000_000
+# Options after which a check's answer depends on more than the files it read.
+UNKEPT = ("--no-cache", "--changed", "--new-from-rev", "--new-from-merge-base", "--shard")
+# Environment variables that change what a check runs or prints (besides
+# SIGNALINT_*): where engines are found, and their own settings.
+_ENV = frozenset(
+    [
+        "PATH",
+        "HOME",
+        "VIRTUAL_ENV",
+        "CONDA_PREFIX",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "MYPYPATH",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "NO_COLOR",
+        "TERM",
+    ]
+)
+
+# The paths read by the check being recorded (none: not recording).
+_reading: list[set[str]] = []
+# The arguments of the command this process runs (`cli.main` sets them).
+invocation: list[str] | None = None
+# What a terminal's progress line writes: redraws, never part of an answer.
+_REDRAW = "\r\x1b[K"
+
+
+def note(paths: Iterable[str]) -> None:
+    """Count absolute `paths` among what the check being recorded read."""
+    if _reading:
+        _reading[-1].update(paths)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[set[str]]:
+    """Record, for this block, the paths `note` is given."""
+    read: set[str] = set()
+    _reading.append(read)
+    try:
+        yield read
+    finally:
+        _reading.remove(read)
+
+
+class _Tee:
+    """A text stream that writes through and remembers what it wrote."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.said: list[str] = []
+
+    def write(self, text: str) -> int:
+        if not text.startswith(_REDRAW):
+            self.said.append(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class Said:
+    """What a command wrote to stdout and stderr (`captured`)."""
+
+    def __init__(self, out: _Tee, err: _Tee) -> None:
+        self._out, self._err = out, err
+
+    @property
+    def stdout(self) -> str:
+        return "".join(self._out.said)
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self._err.said)
+
+
+@contextlib.contextmanager
+def captured() -> Iterator[Said]:
+    """Write through stdout and stderr, remembering what is written."""
+    saved = sys.stdout, sys.stderr
+    out, err = _Tee(sys.stdout), _Tee(sys.stderr)
+    sys.stdout, sys.stderr = out, err
+    try:
+        yield Said(out, err)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def kept_command(args: Sequence[str]) -> bool:
+    """Whether `args` run a check whose answer may be kept and replayed."""
+    words = list(args)
+    if words[:1] != ["check"] or any(w in ("--help", "-h") for w in words):
+        return False
+    options = [w.split("=", 1)[0] for w in words]
+    return not any(o in UNKEPT for o in options)
+
+
+def _key(args: Sequence[str], cwd: str, env: Mapping[str, str], tty: bool) -> str:
+    chosen = {k: v for k, v in env.items() if k in _ENV or k.startswith("SIGNALINT_")}
+    said = [FORMAT, stamp(), sys.executable, list(args), cwd, sorted(chosen.items()), tty]
+    return hashlib.blake2b(json.dumps(said).encode(), digest_size=16).hexdigest()
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _place(root: Path, env: Mapping[str, str], key: str) -> Path:
+    return state_dir(root, env) / DIRECTORY / f"{key}.json"
+
+
+def replay(root: Path, args: Sequence[str], env: Mapping[str, str]) -> int | None:
+    """Write the kept answer of `args` and return its exit code, or None when
+    there is none or anything it read has changed (module docstring)."""
+    if not kept_command(args):
+        return None
+    key = _key(args, os.getcwd(), env, sys.stdout.isatty())
+    try:
+        data = json.loads(_place(root, env, key).read_bytes())
+        paths, out, err, code = data["paths"], data["stdout"], data["stderr"], data["exit"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if data.get("format") != FORMAT or not isinstance(paths, dict) or not isinstance(code, int):
+        return None
+    for path, seen in paths.items():
+        if _stat(path) != seen:
+            return None
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    sys.stderr.write(err)
+    sys.stderr.flush()
+    return code
+
+
+def keep(
+    root: Path,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    read: set[str],
+    started_ns: int,
+    answer: tuple[str, str, int],
+) -> bool:
+    """Keep `answer` (stdout, stderr, exit code) of `args` for `replay`, with
+    the stat of every path in `read`; False when one was written too
+    recently to be trusted (nothing is kept)."""
+    if not kept_command(args) or not read:
+        return False
+    trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
+    paths: dict[str, list[int] | None] = {}
+    for path in sorted(read):
+        seen = paths[path] = _stat(path)
+        if seen is not None and max(seen[1], seen[2]) >= trusted_before:
+            return False
+    key = _key(args, os.getcwd(), env, sys.stdout.isatty())
+    place = _place(root, env, key)
+    stdout, stderr, code = answer
+    body = {"format": FORMAT, "paths": paths, "stdout": stdout, "stderr": stderr, "exit": code}
+    try:
+        place.parent.mkdir(parents=True, exist_ok=True)
+        temporary = place.with_name(f".{place.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(body))
+        os.replace(temporary, place)
+        _trim(place.parent)
+    except OSError:
+        return False
+    return True
+
+
+def forget(root: Path, env: Mapping[str, str]) -> int:
+    """Remove every kept answer of `root`; how many there were."""
+    directory = state_dir(root, env) / DIRECTORY
+    removed = 0
+    for kept in directory.glob("*.json"):
+        with contextlib.suppress(OSError):
+            kept.unlink()
+            removed += 1
+    return removed
+
+
+def _trim(directory: Path) -> None:
+    """Keep the `KEEP` most recently written answers."""
+    kept = []
+    for entry in directory.glob("*.json"):
+        with contextlib.suppress(OSError):
+            kept.append((entry.stat().st_mtime_ns, entry))
+    for _, entry in sorted(kept, reverse=True)[KEEP:]:
+        with contextlib.suppress(OSError):
+            entry.unlink()
