@@ -1549,9 +1549,10 @@ def warm_step(
             done["equal"] = diff.missing_count == 0 and diff.extra_count == 0
             done["diff"] = [f"cold only {k}" for k in sorted(diff.missing)[:5]]
             done["diff"] += [f"warm only {k}" for k in sorted(diff.extra)[:5]]
+            # `_all_keys` names rules with their engine (`tsc:TS2322`).
+            rule = f"{plant['engine']}:{plant['rule']}"
             done["found"] = any(
-                k.file == plant["file"] and k.rule == plant["rule"] and k.line >= line
-                for k in warm_keys
+                k.file == plant["file"] and k.rule == rule and k.line >= line for k in warm_keys
             )
             done["failures"] = failures
             done["served"] = {
