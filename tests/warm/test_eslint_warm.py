@@ -48,7 +48,31 @@ pytestmark = pytest.mark.real
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TYPED_PACKAGES = ("typescript-eslint@8.73.0", "typescript@5.9.3", "eslint@10.15.0")
 DEFAULT_TYPED_DIR = Path.home() / ".cache" / "signalint" / "test-typed"
+ESLINT9_PACKAGES = ("eslint@9.39.3",)
+DEFAULT_ESLINT9_DIR = Path.home() / ".cache" / "signalint" / "test-eslint9"
 MEMORY = 4 * 1024 * 1024 * 1024
+
+
+def test_eslint_9_with_a_flat_config_is_served_warm(tmp_path: Path, eslint9_modules: Path) -> None:
+    """ESLint 9 parses `--no-warn-ignored` only among its flat-config options;
+    the worker once parsed them as for an eslintrc config and answered every
+    ask with "Invalid option '--warn-ignored'" (found on hono)."""
+    root = copy_fixture("engines/eslint", tmp_path)
+    # The project's own ESLint (a symlinked node_modules resolves outside the
+    # root, so the managed ESLint 10 would run): hard links, no copy.
+    shutil.copytree(eslint9_modules, root / "node_modules", symlinks=True, copy_function=os.link)
+    harness = Harness(root, tmp_path / "warm")
+    assert "9.39.3" in (root / "node_modules" / "eslint" / "package.json").read_text()
+    assert harness.ctx.executable.is_relative_to(root)
+
+    async def scenario() -> None:
+        first = await harness.same(["src/a.js", "src/bad.js"])
+        assert first.exit_code == 1 and "Invalid option" not in first.stdout + first.stderr
+        edit(root / "src/a.js", "debugger;", "")
+        await harness.same(["src/a.js", "src/bad.js"])
+        await harness.pool.close()
+
+    asyncio.run(scenario())
 
 
 def _unavailable(message: str) -> None:
@@ -57,14 +81,12 @@ def _unavailable(message: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
-def typed_modules() -> Path:
-    """node_modules holding typescript-eslint and its TypeScript (pinned)."""
-    prefix = Path(os.environ.get("SIGNALINT_TEST_TYPED", str(DEFAULT_TYPED_DIR)))
+def pinned_modules(prefix: Path, packages: tuple[str, ...]) -> Path:
+    """`prefix`'s node_modules holding `packages` (pinned), installed when missing."""
     modules = prefix / "node_modules"
 
     def installed() -> bool:
-        for spec in TYPED_PACKAGES:
+        for spec in packages:
             name, _, version = spec.rpartition("@")
             try:
                 manifest = json.loads((modules / name / "package.json").read_text())
@@ -77,16 +99,31 @@ def typed_modules() -> Path:
     if not installed():
         npm = shutil.which("npm")
         if npm is None:
-            _unavailable("npm is not available to install typescript-eslint for the tests")
+            _unavailable(f"npm is not available to install {' '.join(packages)} for the tests")
         prefix.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
             [str(npm), "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-             "--save-exact", "--silent", *TYPED_PACKAGES],
+             "--save-exact", "--silent", *packages],
             capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
         if done.returncode != 0 or not installed():
-            _unavailable(f"cannot install {' '.join(TYPED_PACKAGES)}: {done.stderr.strip()[:300]}")
+            _unavailable(f"cannot install {' '.join(packages)}: {done.stderr.strip()[:300]}")
     return modules
+
+
+@pytest.fixture(scope="session")
+def typed_modules() -> Path:
+    """node_modules holding typescript-eslint and its TypeScript (pinned)."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_TYPED", str(DEFAULT_TYPED_DIR)))
+    return pinned_modules(prefix, TYPED_PACKAGES)
+
+
+@pytest.fixture(scope="session")
+def eslint9_modules() -> Path:
+    """node_modules holding ESLint 9 (pinned): its CLI options depend on the
+    config kind, 10's do not."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_ESLINT9", str(DEFAULT_ESLINT9_DIR)))
+    return pinned_modules(prefix, ESLINT9_PACKAGES)
 
 
 def copy_fixture(name: str, target: Path, modules: Path | None = None) -> Path:

@@ -162,10 +162,12 @@ function fatalMessage(error) {
 
 async function makeEngine(args) {
 	// The CLI's own option parsing and translation (lib/cli.js does the same).
-	const options = createCLIOptions().parse(["node", "eslint", ...args]);
+	// Flat-config options, as ESLint 9 parses them when it uses a flat config
+	// (its default; 10 has no other and ignores the argument).
+	const options = createCLIOptions(true).parse(["node", "eslint", ...args]);
 	const files = options._.map(String);
 	if (engineArgs === null) {
-		const eslintOptions = await translateOptions(options);
+		const eslintOptions = await translateOptions(options, "flat"); // 9 defaults to eslintrc
 		engine = new ESLint(eslintOptions);
 		formatter = await engine.loadFormatter(options.format);
 		engineArgs = JSON.stringify({ ...options, _: [] });
