@@ -1502,13 +1502,17 @@ def _alive(pid: int) -> bool:
 def warm_step(
     repo: Repo, exe: Path, env: dict[str, str], project: Path, natives: dict[str, float]
 ) -> dict[str, Any]:
-    """Kept-warm engines, as a user of the CLI meets them: `signalint daemon
-    start`, a whole check (the workers start) and a warm one, then each
+    """Kept-warm engines, as a user of the CLI meets them: the result cache
+    cleared, `signalint daemon start`, a whole check (the workers start and
+    answer) and a warm one, then each
     planted edit checked alone through the daemon (timed; which path
     answered, from the daemon's counts) and cold (`--no-cache`, no daemon),
     compared with multiplicity; the workers' memory from `daemon status`;
     then `daemon stop`, after which no worker may be left."""
     outcome: dict[str, Any] = {"native_s": {k: round(v, 2) for k, v in natives.items()}}
+    # Results kept by the earlier steps would answer the first check without
+    # an engine: the workers would then start on the first planted edit.
+    signalint(exe, project, env, "cache", "clear")
     started = signalint(exe, project, env, "daemon", "start")
     if started.exit_code != 0:
         outcome["error"] = f"daemon start: {_brief(started.stderr or started.stdout)}"
