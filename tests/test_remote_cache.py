@@ -15,12 +15,14 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from signalint import answers
 from tests.services import Redis, redis_server
 from tests.typescripts import install_typescript, typescript
 
@@ -226,3 +228,24 @@ def test_a_project_typescript_behind_a_pnpm_shim_needs_no_version_probe(
     code_b, answer_b, stderr, started = check(checkouts[1], redis.url, traced=True)
     assert stderr == "" and started == []
     assert code_b == code_a and issues(answer_b) == issues(answer_a)
+
+
+def test_a_check_on_a_shared_store_is_never_replayed(
+    demo_project: Path, tmp_path: Path, redis: Redis
+) -> None:
+    """A kept answer (`signalint.answers`) would report round trips to the
+    store that its replay does not make: with a store, every check runs."""
+    root = machine(demo_project, tmp_path, "a")
+    settle = answers.SETTLE_NS / 1e9 + 0.2
+    check(root, redis.url)  # makes the state directory in the root
+    time.sleep(settle)  # the project settles: an answer could be kept now
+    for _ in range(2):
+        _, answer, _, _ = check(root, redis.url)
+        assert "remoteCache" in answer
+    assert not (root / ".signalint" / answers.DIRECTORY).exists() or not any(
+        (root / ".signalint" / answers.DIRECTORY).iterdir()
+    )
+    # Without the store the same project keeps its answer.
+    for _ in range(2):
+        check(root, None)
+    assert any((root / ".signalint" / answers.DIRECTORY).iterdir())

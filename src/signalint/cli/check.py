@@ -246,7 +246,7 @@ def _check(
     shard: Shard | None,
 ) -> tuple[int, bool]:
     """`check`'s work: its exit code, and whether its answer may be kept
-    (every engine answered)."""
+    (every engine answered, no shared store was used)."""
     chosen = [
         n
         for n, on in (("PATHS", bool(paths)), ("--package", bool(packages)), ("--changed", changed))
@@ -345,7 +345,10 @@ def _check(
         elif result.coverage_warning is not None:
             click.echo(f"signalint: {result.coverage_warning}", err=True)
     engine_failed = result.status == "error"
+    # Kept only when every engine answered, and not when a shared store did:
+    # the answer reports that store's round trips, which a replay does not make.
+    keepable = not engine_failed and everything.remote_cache is None
     if fail_on_priority is not None:
         failed = engine_failed or fails_priority(clustering, fail_on_priority)
-        return 1 if failed else 0, not engine_failed
-    return 0 if result.status == "clean" else 1, not engine_failed
+        return 1 if failed else 0, keepable
+    return 0 if result.status == "clean" else 1, keepable
