@@ -309,3 +309,18 @@ def test_remote_cache_settings_and_their_refusals(tmp_path: Path) -> None:
     assert load_config(tmp_path, {"SIGNALINT_REMOTE_CACHE_READ_ONLY": "1"}).remote_cache is None
     err = refusal(tmp_path, {"SIGNALINT_REMOTE_CACHE": "http://cache"})
     assert err.location == "SIGNALINT_REMOTE_CACHE" and "unsupported store" in str(err)
+
+
+def test_the_workers_memory_bound_is_a_quarter_of_the_machine_at_least_4096_mib(
+    tmp_path: Path,
+) -> None:
+    """A fixed 4,096 MiB evicted remeda's tsc worker after every whole check
+    (typed ESLint held 2.7 GiB, tsc 1.8 GiB): the default follows the machine."""
+    import os
+
+    physical_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    default = load_config(tmp_path).daemon.memory_mb
+    assert default >= 4096
+    assert default == max(4096, physical_mb // 4)
+    (tmp_path / "signalint.config.json").write_text(json.dumps({"daemon": {"memoryMb": 1024}}))
+    assert load_config(tmp_path).daemon.memory_mb == 1024

@@ -28,7 +28,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
@@ -81,6 +81,21 @@ class RemoteSettings:
     timeout_ms: int = 200
 
 
+MIN_WORKERS_MB = 4096
+
+
+def default_memory_mb() -> int:
+    """`daemon.memoryMb` unless set: a quarter of the machine's memory, at
+    least `MIN_WORKERS_MB`. Typed ESLint and tsc on one large project hold
+    4-5 GiB together (remeda, docs/real-world.md), and a fixed 4,096 MiB
+    evicted one of them after every whole check."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return MIN_WORKERS_MB
+    return max(MIN_WORKERS_MB, total // (4 * 1024 * 1024))
+
+
 @dataclass(frozen=True, slots=True)
 class DaemonSettings:
     """Warm engines (`daemon`): how long a project's daemon waits idle
@@ -90,7 +105,7 @@ class DaemonSettings:
 
     # A number: a fraction of a minute is allowed (tests use seconds).
     idle_minutes: float = 30
-    memory_mb: int = 4096
+    memory_mb: int = field(default_factory=default_memory_mb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +311,7 @@ def _daemon(c: _Checker, value: object) -> DaemonSettings:
     table = c.table(value, "daemon", ("idleMinutes", "memoryMb"))
     return DaemonSettings(
         idle_minutes=c.positive_number(table.get("idleMinutes", 30), "daemon.idleMinutes"),
-        memory_mb=c.positive_int(table.get("memoryMb", 4096), "daemon.memoryMb"),
+        memory_mb=c.positive_int(table.get("memoryMb", default_memory_mb()), "daemon.memoryMb"),
     )
 
 
