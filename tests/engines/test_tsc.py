@@ -42,6 +42,17 @@ def test_build_info_is_redirected_into_the_state_dir_before_typescript_7(
         assert Path(argv[argv.index("--tsBuildInfoFile") + 1]).is_relative_to(STATE / "tsc")
 
 
+def tsc_only_project(root: Path) -> None:
+    """A strict project under `src/` that only tsc checks."""
+    (root / "src").mkdir()
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
+    )
+    (root / "signalint.config.json").write_text(
+        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}'
+    )
+
+
 @pytest.mark.real
 def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Path) -> None:
     import asyncio
@@ -52,13 +63,7 @@ def test_errors_in_the_projects_own_declaration_files_are_reported(tmp_path: Pat
     from tests.conftest import require_engine
 
     require_engine("tsc")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "tsconfig.json").write_text(
-        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
-    )
-    (tmp_path / "signalint.config.json").write_text(
-        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}'
-    )
+    tsc_only_project(tmp_path)
     (tmp_path / "src" / "types.d.ts").write_text("export type Broken = MissingName;\n")
     (tmp_path / "src" / "index.ts").write_text(
         'import type { Broken } from "./types";\nexport const b: Broken | 1 = 1;\n'
@@ -81,13 +86,7 @@ def test_a_changed_global_declaration_reaches_its_users_on_the_next_check(
     from tests.conftest import require_engine
 
     require_engine("tsc")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "tsconfig.json").write_text(
-        '{"compilerOptions": {"strict": true, "noEmit": true, "types": []}, "include": ["src"]}'
-    )
-    (tmp_path / "signalint.config.json").write_text(
-        '{"engines": {"oxlint": false, "tsc": true, "biome": false, "eslint": false}}'
-    )
+    tsc_only_project(tmp_path)
     declared = tmp_path / "src" / "glob.d.ts"
     declared.write_text("declare const g: number;\n")
     (tmp_path / "src" / "b.ts").write_text("export const t: number = g;\n")

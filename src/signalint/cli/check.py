@@ -8,6 +8,7 @@ bad config, refused or ignored path).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -199,35 +200,26 @@ def check(
     here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
     """
     del no_daemon  # decided before this command runs (`cli.main.entry`)
+    work = functools.partial(
+        _check,
+        paths,
+        output_format,
+        compact,
+        fail_on_priority,
+        no_cache,
+        packages,
+        changed,
+        new_from_rev,
+        new_from_merge_base,
+        shard,
+    )
     args = answers.invocation
     if args is None or not answers.kept_command(args):
-        return _check(
-            paths,
-            output_format,
-            compact,
-            fail_on_priority,
-            no_cache,
-            packages,
-            changed,
-            new_from_rev,
-            new_from_merge_base,
-            shard,
-        )[0]
+        return work()[0]
     root = discover_root()
     started_ns = time.time_ns()
     with answers.recording() as read, answers.captured() as said:
-        code, keepable = _check(
-            paths,
-            output_format,
-            compact,
-            fail_on_priority,
-            no_cache,
-            packages,
-            changed,
-            new_from_rev,
-            new_from_merge_base,
-            shard,
-        )
+        code, keepable = work()
     if keepable:
         answers.keep(root, args, os.environ, read, started_ns, (said.stdout, said.stderr, code))
     return code
