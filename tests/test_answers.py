@@ -25,7 +25,7 @@ from .conftest import require_engine
 SETTLE_S = answers.SETTLE_NS / 1e9 + 0.2
 
 
-def test_kept_commands_are_checks_without_options_that_read_more_than_files() -> None:
+def test_kept_commands_are_hooks_and_checks_without_options_that_read_more_than_files() -> None:
     assert answers.kept_command(["check"])
     assert answers.kept_command(["check", "--format", "json", "src"])
     for args in (
@@ -36,9 +36,12 @@ def test_kept_commands_are_checks_without_options_that_read_more_than_files() ->
         ["check", "--shard", "1/2"],
         ["check", "--help"],
         ["show", "c1"],
+        ["hooks", "run", "--help"],
+        ["hooks", "install"],
         [],
     ):
-        assert not answers.kept_command(args), args
+        assert answers.kept_command(args) is None, args
+    assert answers.kept_command(["hooks", "run", "--runtime", "claude"]) == "hooks run"
 
 
 def run(root: Path, *args: str) -> tuple[str, str, int, bool]:

@@ -1,7 +1,12 @@
-"""Stored answers: `signalint check` of an unchanged project answered from one file.
+"""Stored answers: a check of an unchanged project answered from one file.
 
-A check run with its cache (no `--no-cache`, `--changed`, `--new-from-rev`,
-`--new-from-merge-base` or `--shard`) records the paths it read while it ran
+Two commands keep their answers: `signalint check` run with its cache (no
+`--no-cache`, `--changed`, `--new-from-rev`, `--new-from-merge-base` or
+`--shard`), and `signalint hooks run` answering a post-edit event whose
+answer the same event would give again (every engine answered and nothing
+new was reported, so the hook's memory of what it reported stays as it
+is; a stop event counts its blocks and is never kept). Such a command
+records the paths it read while it ran
 (`recording`, fed by `note`): every file whose content keyed a result (the
 cache's file digests: sources, engine configs, a program's inputs inside and
 outside the project), every directory the walk listed with its `.gitignore`,
@@ -11,9 +16,9 @@ manifest naming its version). After printing, it keeps the answer
 (`keep`): its stdout, stderr and exit code, with the stat of each path read
 (size, mtime, ctime and inode; a path that did not exist must still not),
 in `<state>/answers/<key>.json`. The key names the command: its arguments,
-the working directory, the environment variables that change what a check
-does, the interpreter, whether stdout is a terminal, and our code (the
-daemon's stamp).
+the hook event it read (a hook's standard input), the working directory,
+the environment variables that change what a check does, the interpreter,
+whether stdout is a terminal, and our code (the daemon's stamp).
 
 The next run of the same command (`replay`, in the console script before
 click or the check pipeline is imported) stats every recorded path; when
@@ -36,11 +41,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -140,18 +146,34 @@ def captured() -> Iterator[Said]:
         sys.stdout, sys.stderr = saved
 
 
-def kept_command(args: Sequence[str]) -> bool:
-    """Whether `args` run a check whose answer may be kept and replayed."""
+def kept_command(args: Sequence[str]) -> str | None:
+    """ "check" or "hooks run" when `args` run one whose answer may be kept
+    and replayed, else None."""
     words = list(args)
-    if words[:1] != ["check"] or any(w in ("--help", "-h") for w in words):
-        return False
+    if any(w in ("--help", "-h") for w in words):
+        return None
+    if words[:2] == ["hooks", "run"]:
+        return "hooks run"
+    if words[:1] != ["check"]:
+        return None
     options = [w.split("=", 1)[0] for w in words]
-    return not any(o in UNKEPT for o in options)
+    return None if any(o in UNKEPT for o in options) else "check"
 
 
-def _key(args: Sequence[str], cwd: str, env: Mapping[str, str], tty: bool) -> str:
+def read_event() -> str:
+    """A hook's standard input, as `hooks run` reads it; standard input is
+    replaced by the same bytes, so whatever runs next reads them again."""
+    raw = sys.stdin.buffer.read()
+    encoding = sys.stdin.encoding or "utf-8"
+    text = io.TextIOWrapper(io.BytesIO(raw), encoding=encoding).read()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(raw), encoding=encoding)
+    return text
+
+
+def _key(args: Sequence[str], event: str, env: Mapping[str, str]) -> str:
     chosen = {k: v for k, v in env.items() if k in _ENV or k.startswith("SIGNALINT_")}
-    said = [FORMAT, stamp(), sys.executable, list(args), cwd, sorted(chosen.items()), tty]
+    said = [FORMAT, stamp(), sys.executable, list(args), event, os.getcwd()]
+    said += [sorted(chosen.items()), sys.stdout.isatty()]
     return hashlib.blake2b(json.dumps(said).encode(), digest_size=16).hexdigest()
 
 
@@ -167,12 +189,13 @@ def _place(root: Path, env: Mapping[str, str], key: str) -> Path:
     return state_dir(root, env) / DIRECTORY / f"{key}.json"
 
 
-def replay(root: Path, args: Sequence[str], env: Mapping[str, str]) -> int | None:
-    """Write the kept answer of `args` and return its exit code, or None when
-    there is none or anything it read has changed (module docstring)."""
-    if not kept_command(args):
+def replay(root: Path, args: Sequence[str], env: Mapping[str, str], event: str = "") -> int | None:
+    """Write the kept answer of `args` (a hook's: to `event`) and return its
+    exit code, or None when there is none or anything it read has changed
+    (module docstring)."""
+    if kept_command(args) is None:
         return None
-    key = _key(args, os.getcwd(), env, sys.stdout.isatty())
+    key = _key(args, event, env)
     try:
         data = json.loads(_place(root, env, key).read_bytes())
         paths, out, err, code = data["paths"], data["stdout"], data["stderr"], data["exit"]
@@ -190,6 +213,22 @@ def replay(root: Path, args: Sequence[str], env: Mapping[str, str]) -> int | Non
     return code
 
 
+def keeping(work: Callable[[], tuple[int, Path | None]], event: str = "") -> int:
+    """Run `work` (a command returning its exit code, and the project root
+    whose state keeps its answer or None when the answer may not be kept),
+    recording what it reads and says, then keep its answer; returns the code.
+    A command `kept_command` refuses runs as it is."""
+    args = invocation
+    if args is None or kept_command(args) is None:
+        return work()[0]
+    started_ns = time.time_ns()
+    with recording() as read, captured() as said:
+        code, root = work()
+    if root is not None:
+        keep(root, args, os.environ, read, started_ns, (said.stdout, said.stderr, code), event)
+    return code
+
+
 def keep(
     root: Path,
     args: Sequence[str],
@@ -197,11 +236,12 @@ def keep(
     read: set[str],
     started_ns: int,
     answer: tuple[str, str, int],
+    event: str = "",
 ) -> bool:
-    """Keep `answer` (stdout, stderr, exit code) of `args` for `replay`, with
-    the stat of every path in `read`; False when one was written too
-    recently to be trusted (nothing is kept)."""
-    if not kept_command(args) or not read:
+    """Keep `answer` (stdout, stderr, exit code) of `args` (a hook's: to
+    `event`) for `replay`, with the stat of every path in `read`; False when
+    one was written too recently to be trusted (nothing is kept)."""
+    if kept_command(args) is None or not read:
         return False
     trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}
@@ -209,7 +249,7 @@ def keep(
         seen = paths[path] = _stat(path)
         if seen is not None and max(seen[1], seen[2]) >= trusted_before:
             return False
-    key = _key(args, os.getcwd(), env, sys.stdout.isatty())
+    key = _key(args, event, env)
     place = _place(root, env, key)
     stdout, stderr, code = answer
     body = {"format": FORMAT, "paths": paths, "stdout": stdout, "stderr": stderr, "exit": code}

@@ -9,9 +9,7 @@ bad config, refused or ignored path).
 from __future__ import annotations
 
 import functools
-import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -213,16 +211,7 @@ def check(
         new_from_merge_base,
         shard,
     )
-    args = answers.invocation
-    if args is None or not answers.kept_command(args):
-        return work()[0]
-    root = discover_root()
-    started_ns = time.time_ns()
-    with answers.recording() as read, answers.captured() as said:
-        code, keepable = work()
-    if keepable:
-        answers.keep(root, args, os.environ, read, started_ns, (said.stdout, said.stderr, code))
-    return code
+    return answers.keeping(work)
 
 
 def _check(
@@ -236,9 +225,9 @@ def _check(
     new_from_rev: str | None,
     new_from_merge_base: str | None,
     shard: Shard | None,
-) -> tuple[int, bool]:
-    """`check`'s work: its exit code, and whether its answer may be kept
-    (every engine answered, no shared store was used)."""
+) -> tuple[int, Path | None]:
+    """`check`'s work: its exit code, and the project root when its answer
+    may be kept (every engine answered, no shared store was used)."""
     chosen = [
         n
         for n, on in (("PATHS", bool(paths)), ("--package", bool(packages)), ("--changed", changed))
@@ -255,7 +244,7 @@ def _check(
         changed_paths = runtime.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
-            return 0, False
+            return 0, None
     use_compact = config.compact if compact is None else compact
     # Snapshots are written by a worker thread, so the answer never waits
     # for them; `flush` below waits before the command returns (D19: the
@@ -339,8 +328,8 @@ def _check(
     engine_failed = result.status == "error"
     # Kept only when every engine answered, and not when a shared store did:
     # the answer reports that store's round trips, which a replay does not make.
-    keepable = not engine_failed and everything.remote_cache is None
+    kept = None if engine_failed or everything.remote_cache is not None else root
     if fail_on_priority is not None:
         failed = engine_failed or fails_priority(clustering, fail_on_priority)
-        return 1 if failed else 0, keepable
-    return 0 if result.status == "clean" else 1, keepable
+        return 1 if failed else 0, kept
+    return 0 if result.status == "clean" else 1, kept

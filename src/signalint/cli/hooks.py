@@ -13,6 +13,7 @@ stderr with exit 1, which every host treats as a non-blocking hook error
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -170,18 +171,31 @@ def run(
     with the engines kept warm; `--no-daemon` or SIGNALINT_DAEMON=0 checks in
     this process.
     """
+    from signalint import answers
+
+    text = payload if payload is not None else sys.stdin.read()
+    policy = (fail_on_priority, allow_partial, max_blocks)
+    work = functools.partial(_run, runtime, text, *policy)
+    # A post-edit answer the same event would get again is kept (`answers`).
+    return answers.keeping(work, "" if payload is not None else text)
+
+
+def _run(
+    runtime: str, text: str, fail_on_priority: int, allow_partial: bool, max_blocks: int
+) -> tuple[int, Path | None]:
+    """`hooks run`'s work on the event `text`: its exit code, and the project
+    root when its answer may be kept."""
     from signalint.hosts.hook_events import parse_event
     from signalint.hosts.hook_run import answer
 
-    text = payload if payload is not None else sys.stdin.read()
     try:
         data = json.loads(text) if text.strip() else None
     except ValueError as exc:
         click.echo(f"signalint hooks run: the payload is not JSON: {exc}", err=True)
-        return 1
+        return 1, None
     try:
         event = parse_event(runtime, data)
-        decision = answer(
+        decision, kept = answer(
             event,
             cwd=Path(event.cwd) if event.cwd else Path(os.getcwd()),
             threshold=fail_on_priority,
@@ -193,6 +207,6 @@ def run(
 
         what = str(exc) if isinstance(exc, SignalintError) else f"{type(exc).__name__}: {exc}"
         click.echo(f"signalint hooks run: {what}", err=True)
-        return 1
+        return 1, None
     sys.stdout.write(json.dumps(decision) + "\n")
-    return 0
+    return 0, kept

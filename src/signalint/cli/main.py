@@ -157,12 +157,18 @@ def entry() -> None:
     when one runs (`daemon.client`); both are decided before click or the
     check pipeline is imported. Else the command runs in-process."""
     from signalint import answers
-    from signalint.daemon.client import forward, project_root
+    from signalint.daemon.client import event_cwd, forward, payload, project_root
 
     args = sys.argv[1:]
-    if answers.kept_command(args):
-        root = project_root(os.environ, os.getcwd())
-        code = None if root is None else answers.replay(root, args, os.environ)
+    kept = answers.kept_command(args)
+    if kept is not None:
+        root_from, event = os.getcwd(), ""
+        if kept == "hooks run":
+            given = payload(args)
+            event = answers.read_event() if given is None else ""
+            root_from = event_cwd(event.encode() if given is None else given) or root_from
+        root = project_root(os.environ, root_from)
+        code = None if root is None else answers.replay(root, args, os.environ, event)
         if code is not None:
             sys.exit(code)
     code = forward(args)

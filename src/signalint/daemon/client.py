@@ -119,7 +119,7 @@ def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
         return None  # the command itself says what is wrong, in-process
 
 
-def _event_cwd(data: bytes) -> str | None:
+def event_cwd(data: bytes) -> str | None:
     """The working directory a host event names (as `hosts.hook_events` reads it)."""
     try:
         payload = json.loads(data) if data.strip() else None
@@ -134,7 +134,7 @@ def _event_cwd(data: bytes) -> str | None:
     return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
 
 
-def _payload(args: Sequence[str]) -> bytes | None:
+def payload(args: Sequence[str]) -> bytes | None:
     """The value of `--payload`, when the event is given on the command line."""
     for i, arg in enumerate(args):
         if arg == "--payload" and i + 1 < len(args):
@@ -160,14 +160,14 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
     stdin = b""
     root_from = cwd
     if command == "hooks run":
-        payload = _payload(args)
-        if payload is None:
+        given = payload(args)
+        if given is None:
             stdin = sys.stdin.buffer.read()
             # Whatever happens next, the command reads the same bytes in-process.
             encoding = sys.stdin.encoding or "utf-8"
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding=encoding)
-            payload = stdin
-        root_from = _event_cwd(payload) or cwd
+            given = stdin
+        root_from = event_cwd(given) or cwd
     root = project_root(env, root_from)
     if root is None:
         return None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from signalint import answers
 from signalint.files import write_atomic
 from signalint.hosts.hook_events import HookEvent
 from signalint.wording import count
@@ -35,12 +36,15 @@ SEEN_FILE: Final = "hooks-seen.json"
 @dataclass(frozen=True, slots=True)
 class Decision:
     """`block`: the stop is refused with `reason`; `context`: for the model;
-    `warning`: for the person (shown by hosts that have a place for it)."""
+    `warning`: for the person (shown by hosts that have a place for it);
+    `repeatable`: the same event on the same files would be answered the
+    same and change no state (so the answer may be kept, `answers`)."""
 
     block: bool = False
     reason: str = ""
     context: str = ""
     warning: str = ""
+    repeatable: bool = False
 
 
 def render(event: HookEvent, decision: Decision) -> dict[str, Any]:
@@ -167,7 +171,9 @@ def post_edit(
         parts.append("Skipped: " + "; ".join(skipped))
     if seen is not None:
         seen.update(files, [i for i in result.issues], result.outcomes)
-    return Decision(context="\n".join(parts))
+    # Nothing new: what this hook remembers as reported stays as it is.
+    repeatable = not new and result.status != "error" and result.remote_cache is None
+    return Decision(context="\n".join(parts), repeatable=repeatable)
 
 
 class SeenIssues:
@@ -175,6 +181,7 @@ class SeenIssues:
 
     def __init__(self, state: Path) -> None:
         self.path = state / SEEN_FILE
+        answers.note((str(self.path),))
         try:
             data = json.loads(self.path.read_text())
         except (OSError, ValueError):
@@ -192,11 +199,13 @@ class SeenIssues:
         """Record what was reported; a file an engine failed on keeps its old ids."""
         if any(o.status != "ok" for o in outcomes.values()):
             return  # incomplete: what is missing now is not known to be fixed
+        before = dict(self.data)
         for file in files:
             self.data[file] = sorted(i.issue_id for i in issues if i.file == file)
             if not self.data[file]:
                 del self.data[file]
-        write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode())
+        if self.data != before:  # unchanged: not rewritten (a kept answer read it)
+            write_atomic(self.path, json.dumps(self.data, sort_keys=True).encode())
 
 
 def stop(

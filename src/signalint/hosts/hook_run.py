@@ -93,9 +93,11 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
 
 def decide(
     event: HookEvent, *, cwd: Path, threshold: int, allow_partial: bool, max_blocks: int
-) -> Decision:
+) -> tuple[Decision, Path | None]:
+    """The decision, and the project root when the decision may be kept
+    (`Decision.repeatable`)."""
     if event.kind == "other":
-        return Decision()
+        return Decision(), None
     from signalint.config import load_config, state_dir
     from signalint.project.roots import discover_root
 
@@ -104,11 +106,12 @@ def decide(
     if event.kind == "edit":
         targets, skipped = edited_targets(root, config, event, cwd)
         if not targets:
-            return Decision()
+            return Decision(), None
         checked = _check(root, config, targets, "files")
-        return post_edit(checked, targets, skipped, SeenIssues(state_dir(root)))
+        decision = post_edit(checked, targets, skipped, SeenIssues(state_dir(root)))
+        return decision, root if decision.repeatable else None
     checked = _check(root, config, [], "project")
-    return stop(
+    decision = stop(
         checked,
         event,
         StopCounter(state_dir(root)),
@@ -116,16 +119,18 @@ def decide(
         allow_partial=allow_partial,
         max_blocks=max_blocks,
     )
+    return decision, None
 
 
 def answer(
     event: HookEvent, *, cwd: Path, threshold: int, allow_partial: bool, max_blocks: int
-) -> dict[str, Any]:
-    """The host-format JSON object answering `event` (module docstring)."""
-    decision = decide(
+) -> tuple[dict[str, Any], Path | None]:
+    """The host-format JSON object answering `event` (module docstring), and
+    the project root when that answer may be kept (`decide`)."""
+    decision, kept = decide(
         event, cwd=cwd, threshold=threshold, allow_partial=allow_partial, max_blocks=max_blocks
     )
-    return render(event, decision)
+    return render(event, decision), kept
 
 
 __all__ = ["answer", "decide", "edited_targets"]
