@@ -56,6 +56,7 @@ def _verify_hint(p: Plan, root: Path) -> None:
 def _apply(p: Plan, root: Path, *, ask: bool) -> int:
     if p.action == "unchanged":
         click.echo(f"{_describe(p)} already has this signalint entry; nothing changed.")
+        _record_handshake(root)
         return 0
     if p.action == "kept":
         click.echo(
@@ -77,8 +78,24 @@ def _apply(p: Plan, root: Path, *, ask: bool) -> int:
         return 1
     saved = f" (previous file kept as {backup.name})" if backup else ""
     click.echo(f"Wrote the signalint entry to {p.path}{saved}.")
+    _record_handshake(root)
     _verify_hint(p, root)
     return 0
+
+
+def _record_handshake(root: Path) -> None:
+    """Have the server record its handshake answers now (`server.prerecord`),
+    so the client's first start is answered without loading the SDK."""
+    from signalint.server.prerecord import prerecord
+
+    failure = prerecord(root)
+    if failure is None:
+        click.echo("Recorded the server's handshake: its first start answers at once.")
+    else:
+        click.echo(
+            f"Could not record the server's handshake now ({failure}); the client's first "
+            "start records it (that start takes about a second longer)."
+        )
 
 
 def connect_client(

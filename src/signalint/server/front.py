@@ -138,14 +138,22 @@ class Recorded:
         )
 
     def save(self, directory: Path) -> None:
-        """Keep the answers (whole file; a failure only loses the record),
-        and only the `KEPT` most recent records beside them."""
+        """Keep the answers with those another server recorded under the same
+        key meanwhile (whole file, written under a lock; a failure only loses
+        the record), and only the `KEPT` most recent records beside them."""
+        import fcntl
+
         from signalint.files import write_atomic
 
-        data = {"key": self.key, "initialize": self.initialize, "tools": self.tools}
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            write_atomic(directory / f"{self.key}.json", json.dumps(data).encode())
+            with open(directory / ".lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                there = Recorded.load(self.key, directory)
+                self.initialize = {**there.initialize, **self.initialize}
+                self.tools = self.tools if self.tools is not None else there.tools
+                data = {"key": self.key, "initialize": self.initialize, "tools": self.tools}
+                write_atomic(directory / f"{self.key}.json", json.dumps(data).encode())
             others = sorted(directory.glob("*.json"), key=_modified, reverse=True)
             for stale in others[KEPT:]:
                 stale.unlink(missing_ok=True)
