@@ -6,8 +6,9 @@
    write one `initialize` request, time until its response line arrives
    (median of `--runs`): at a first start (nothing recorded: the SDK
    answers) and at a later one (the front answers with the SDK's recorded
-   answers, `server/front.py`), and the same with `tools/list` after it.
-   Also a bare interpreter and the bare SDK import, for comparison.
+   answers, `server/front.py`), and the same with `tools/list` after it;
+   then the host's first start after `signalint init --client claude --yes`
+   (which records the handshake). Also a bare interpreter and the bare SDK import, for comparison.
 2. In-server check_project on an unchanged project: one server, one warm-up
    check, then the median of `--checks` further checks, each timed from
    `tools/call` written to its response read.
@@ -83,6 +84,17 @@ def start_to_initialize(cwd: Path, cache: Path, *, tools: bool = False) -> float
     return elapsed
 
 
+def after_init(demo: Path, cache: Path) -> float:
+    """The host's first start right after `signalint init --client claude --yes`
+    (which records the handshake, `server/prerecord.py`) with a fresh cache home."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "SIGNALINT_ENGINES_DIR": str(ENGINES)}
+    subprocess.run(
+        [str(SERVER.with_name("signalint")), "init", "--client", "claude", "--yes"],
+        cwd=demo, env=env, capture_output=True, check=True,
+    )  # fmt: skip
+    return start_to_initialize(demo, cache, tools=True)
+
+
 def interpreter(code: str) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -128,6 +140,7 @@ def main() -> None:
         later = [start_to_initialize(demo, cache) for _ in runs]
         first_tools = [start_to_initialize(demo, Path(tmp) / f"t{i}", tools=True) for i in runs]
         later_tools = [start_to_initialize(demo, cache, tools=True) for _ in runs]
+        initialized = [after_init(demo, Path(tmp) / f"init{i}") for i in runs]
         bare = [interpreter("pass") for _ in runs]
         imports = [interpreter("import mcp.server.lowlevel") for _ in runs]
         checks = in_server_checks(demo, cache, args.checks)
@@ -136,6 +149,7 @@ def main() -> None:
         ("start -> initialize answer, later start (recorded answers)", later),
         ("start -> tools/list answer, first start", first_tools),
         ("start -> tools/list answer, later start", later_tools),
+        ("start -> tools/list answer, first start after `init --client`", initialized),
         ("python -c pass", bare),
         ("python -c 'import mcp.server.lowlevel'", imports),
     ):
