@@ -22,9 +22,11 @@ whether stdout is a terminal, and our code (the daemon's stamp).
 
 The next run of the same command (`replay`, in the console script before
 click or the check pipeline is imported) stats every recorded path; when
-each is as recorded it writes the kept answer and exits with its code:
-the same output, `checkId` included, whose check `signalint show` already
-expands. Any difference, a missing or unreadable index, and it runs as
+each is as recorded, and the retained check the answer names is still
+kept (its snapshot file there and younger than its time to live: expiry
+or eviction would leave an id `signalint show` cannot expand), it writes
+the kept answer and exits with its code: the same output, `checkId`
+included. Any difference, a missing or unreadable index, and it runs as
 usual (and keeps a new one).
 
 Trust in a stat is the rule of our file digests (`storage/results.py`): an
@@ -52,7 +54,7 @@ from typing import Any, TextIO
 
 from signalint.daemon.place import stamp, state_dir
 
-FORMAT = 1
+FORMAT = 2
 KEEP = 32
 DIRECTORY = "answers"
 SETTLE_NS = 2_000_000_000
@@ -78,8 +80,20 @@ _ENV = frozenset(
     ]
 )
 
-# The paths read by the check being recorded (none: not recording).
-_reading: list[set[str]] = []
+
+class Recording:
+    """What the command being recorded read (`note`) and the retained checks
+    its answer names (`retain`): each snapshot file with its time to live."""
+
+    __slots__ = ("read", "retained")
+
+    def __init__(self) -> None:
+        self.read: set[str] = set()
+        self.retained: dict[str, float] = {}
+
+
+# The commands being recorded (none: not recording).
+_reading: list[Recording] = []
 # The arguments of the command this process runs (`cli.main` sets them).
 invocation: list[str] | None = None
 # What a terminal's progress line writes: redraws, never part of an answer.
@@ -89,18 +103,25 @@ _REDRAW = "\r\x1b[K"
 def note(paths: Iterable[str]) -> None:
     """Count absolute `paths` among what the check being recorded read."""
     if _reading:
-        _reading[-1].update(paths)
+        _reading[-1].read.update(paths)
+
+
+def retain(snapshot: str, ttl_s: float) -> None:
+    """The answer being recorded names the check kept in the file `snapshot`
+    for `ttl_s` seconds from its modification time: a replay needs it there."""
+    if _reading:
+        _reading[-1].retained[snapshot] = ttl_s
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[set[str]]:
-    """Record, for this block, the paths `note` is given."""
-    read: set[str] = set()
-    _reading.append(read)
+def recording() -> Iterator[Recording]:
+    """Record, for this block, what `note` and `retain` are given."""
+    recorded = Recording()
+    _reading.append(recorded)
     try:
-        yield read
+        yield recorded
     finally:
-        _reading.remove(read)
+        _reading.remove(recorded)
 
 
 class _Tee:
@@ -199,12 +220,20 @@ def replay(root: Path, args: Sequence[str], env: Mapping[str, str], event: str =
     try:
         data = json.loads(_place(root, env, key).read_bytes())
         paths, out, err, code = data["paths"], data["stdout"], data["stderr"], data["exit"]
+        retained = data["retained"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if data.get("format") != FORMAT or not isinstance(paths, dict) or not isinstance(code, int):
+    if data.get("format") != FORMAT or not isinstance(code, int):
+        return None
+    if not isinstance(paths, dict) or not isinstance(retained, dict):
         return None
     for path, seen in paths.items():
         if _stat(path) != seen:
+            return None
+    now = time.time()
+    for snapshot, ttl_s in retained.items():
+        kept = _stat(snapshot)  # expired or evicted: `show` would not find the check
+        if kept is None or kept[1] / 1e9 <= now - float(ttl_s):
             return None
     sys.stdout.write(out)
     sys.stdout.flush()
@@ -222,10 +251,11 @@ def keeping(work: Callable[[], tuple[int, Path | None]], event: str = "") -> int
     if args is None or kept_command(args) is None:
         return work()[0]
     started_ns = time.time_ns()
-    with recording() as read, captured() as said:
+    with recording() as recorded, captured() as said:
         code, root = work()
     if root is not None:
-        keep(root, args, os.environ, read, started_ns, (said.stdout, said.stderr, code), event)
+        answer = (said.stdout, said.stderr, code)
+        keep(root, args, os.environ, recorded, started_ns, answer, event)
     return code
 
 
@@ -233,26 +263,28 @@ def keep(
     root: Path,
     args: Sequence[str],
     env: Mapping[str, str],
-    read: set[str],
+    recorded: Recording,
     started_ns: int,
     answer: tuple[str, str, int],
     event: str = "",
 ) -> bool:
     """Keep `answer` (stdout, stderr, exit code) of `args` (a hook's: to
-    `event`) for `replay`, with the stat of every path in `read`; False when
-    one was written too recently to be trusted (nothing is kept)."""
-    if kept_command(args) is None or not read:
+    `event`) for `replay`, with the stat of every path `recorded` read and
+    the retained checks it names; False when a path was written too
+    recently to be trusted (nothing is kept)."""
+    if kept_command(args) is None or not recorded.read:
         return False
     trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}
-    for path in sorted(read):
+    for path in sorted(recorded.read):
         seen = paths[path] = _stat(path)
         if seen is not None and max(seen[1], seen[2]) >= trusted_before:
             return False
     key = _key(args, event, env)
     place = _place(root, env, key)
     stdout, stderr, code = answer
-    body = {"format": FORMAT, "paths": paths, "stdout": stdout, "stderr": stderr, "exit": code}
+    body = {"format": FORMAT, "paths": paths, "retained": recorded.retained}
+    body.update(stdout=stdout, stderr=stderr, exit=code)
     try:
         place.parent.mkdir(parents=True, exist_ok=True)
         temporary = place.with_name(f".{place.name}.{os.getpid()}")

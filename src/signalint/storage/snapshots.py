@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from signalint import answers
 from signalint.files import write_atomic
 from signalint.model import Issue
 from signalint.snapshot import CHECK_KINDS, Snapshot, SnapshotKind, find_references
@@ -142,6 +143,8 @@ class SnapshotStore:
         self._prune()
         if self.directory is None or not _SAFE_ID.fullmatch(snapshot.check_id):
             return
+        # An answer kept for replay names this check: it needs this file.
+        answers.retain(str(self.directory / f"{snapshot.check_id}{_SUFFIX}"), self.ttl_s)
         if not self._background:
             self._write(snapshot, stored_at)
             return
