@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import json
+import platform
+import sys
+from pathlib import Path
 
 import pytest
 
 from signalint.engines.base import EngineOutputError
-from signalint.engines.biome import ENGINE, docs_url
+from signalint.engines.biome import ENGINE, docs_url, launcher
 from signalint.model import Issue
 from signalint.process import ProcessResult
 from tests.engines.recordings import context, fixture, recorded, recorded_argv
@@ -124,3 +127,50 @@ def test_biome_selection_names_the_files_with_a_size_diagnostic_only() -> None:
     )
     selected = ENGINE.selected(ProcessResult(("biome",), 0, stdout, "", 0.1), ctx)
     assert selected == {"src/a.ts", "README.md"}
+
+
+def _package(node_modules: Path, binary: str) -> Path:
+    """@biomejs/biome's launcher script and the platform package's binary."""
+    script = node_modules / "@biomejs" / "biome" / "bin" / "biome"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/usr/bin/env node\n")
+    native = node_modules / binary
+    native.parent.mkdir(parents=True)
+    native.write_text("")
+    native.chmod(0o755)
+    return script
+
+
+@pytest.mark.skipif(
+    (sys.platform, platform.machine()) != ("linux", "x86_64"), reason="the x64 Linux package"
+)
+def test_commands_run_the_platform_binary_the_launcher_would_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BIOME_BINARY", raising=False)
+    # npm: .bin/biome links to the script; the binary is a sibling package.
+    npm = tmp_path / "npm" / "node_modules"
+    script = _package(npm, "@biomejs/cli-linux-x64/biome")
+    (npm / ".bin").mkdir()
+    (npm / ".bin" / "biome").symlink_to(script)
+    found = launcher(npm / ".bin" / "biome")
+    assert found == str(npm / "@biomejs" / "cli-linux-x64" / "biome")
+    # pnpm: a shell shim names the script; packages live under .pnpm.
+    store = tmp_path / "pnpm" / "node_modules" / ".pnpm" / "@biomejs+biome@2.5.3" / "node_modules"
+    script = _package(store, "@biomejs/cli-linux-x64/biome")
+    shown = tmp_path / "pnpm" / "node_modules"
+    (shown / "@biomejs").mkdir()
+    (shown / "@biomejs" / "biome").symlink_to(script.parent.parent)
+    (shown / ".bin").mkdir()
+    shim = shown / ".bin" / "biome"
+    shim.write_text(
+        '#!/bin/sh\nif [ -x "$basedir/node" ]; then\n'
+        '  exec "$basedir/node"  "$basedir/../@biomejs/biome/bin/biome" "$@"\nfi\n'
+    )
+    assert launcher(shim) == str(store / "@biomejs" / "cli-linux-x64" / "biome")
+    # The user's own binary choice, or no platform package: the launcher.
+    monkeypatch.setenv("BIOME_BINARY", "/opt/biome")
+    assert launcher(shim) == str(shim)
+    monkeypatch.delenv("BIOME_BINARY")
+    (store / "@biomejs" / "cli-linux-x64" / "biome").unlink()
+    assert launcher(shim) == str(shim)

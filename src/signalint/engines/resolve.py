@@ -389,6 +389,28 @@ def shim_targets(real: str) -> list[str]:
     return [os.path.normpath(os.path.join(base, os.fsdecode(rel))) for rel in named]
 
 
+def package_file(executable: Path, request: str) -> Path | None:
+    """The file `request` names (`@scope/package/file`), found as Node's
+    `require.resolve` finds it from the package script `executable` runs
+    (itself, through a symlink, or through a package manager's shell shim):
+    in the `node_modules` directory of each ancestor of the script's
+    directory not itself named `node_modules`; None when none has it."""
+    real = os.path.realpath(executable)
+    scripts = [t for t in shim_targets(real) if os.path.basename(t) not in ("node", "node.exe")]
+    script = next((t for t in scripts if os.path.isfile(t)), real)
+    directory = os.path.dirname(os.path.realpath(script))
+    while True:
+        if os.path.basename(directory) != "node_modules":
+            candidate = os.path.join(directory, "node_modules", request)
+            if os.path.isfile(candidate):
+                answers.note((candidate,))
+                return Path(candidate)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
 def _npm_version(real: str, package: str) -> str | None:
     directory = os.path.dirname(real)
     for _ in range(6):
