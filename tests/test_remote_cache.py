@@ -114,8 +114,8 @@ def test_after_an_edit_the_other_machine_reruns_only_that_file(
     # tsc re-ran its program.
     linted = {path for line in started for path in re.findall(r'"(src/[^"]+)"', line)}
     assert linted == {"src/cart.ts"}
-    for engine in ("oxlint", "biome", "tsc"):
-        assert any(f"/.bin/{engine}" in line for line in started), engine
+    for engine in ("oxlint", "biome", "tsc"):  # Biome: its platform binary, directly
+        assert any(f'/{engine}", [' in line for line in started), engine
     assert not any("eslint" in line for line in started)
 
 
