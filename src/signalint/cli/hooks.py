@@ -167,6 +167,10 @@ def run(
 ) -> int:
     """Answer one host event with a decision in the host's JSON format (exit 0).
 
+    A post-edit event answered before, on files unchanged since, whose
+    answer reported nothing new, is answered again from that answer without
+    a check (README, "An unchanged project answers at once").
+
     When the project's daemon runs (`signalint daemon start`) it answers,
     with the engines kept warm; `--no-daemon` or SIGNALINT_DAEMON=0 checks in
     this process.

@@ -287,7 +287,9 @@ def init(
     (Claude Code, Cursor, Codex CLI, Antigravity, VS Code, Windsurf, Zed,
     Gemini CLI): asked for on a terminal, printed without one, written with
     --yes. Edits keep the rest of the client file (comments included) and a
-    backup of it. Exit 1 when a client file cannot be read or written.
+    backup of it. With the entry in place, the server's handshake answers are
+    recorded (about two seconds), so the client's first start answers at
+    once. Exit 1 when a client file cannot be read or written.
     """
     from signalint.cli.connect import connect_client, print_snippet
 
