@@ -21,8 +21,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import pathspec
-
 from signalint import ids
 from signalint.context import Context
 from signalint.engines.base import Engine
@@ -33,6 +31,7 @@ from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, served_all
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
+from signalint.project.ignores import config_matcher
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
 from signalint.shards import Division, Shard, divide
@@ -96,7 +95,7 @@ class CheckRun:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
 
 
-def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str]) -> bool:
+def _keep(issue: Issue, ignored: Callable[[str], bool], walked: frozenset[str]) -> bool:
     # A walked file passed the ignore rules, or was named as a target (see
     # project.walk.walk): its issues are reported, or the check would call a file
     # it checked clean.
@@ -104,7 +103,7 @@ def _keep(issue: Issue, ignored: pathspec.GitIgnoreSpec, walked: frozenset[str])
         return True
     if "node_modules" in issue.file.split("/"):
         return False
-    return not ignored.match_file(issue.file)
+    return not ignored(issue.file)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +157,7 @@ class Plan:
     request: RunRequest
     files: list[str]
     walked: frozenset[str]
-    ignored: pathspec.GitIgnoreSpec
+    ignored: Callable[[str], bool]  # by the config's `ignore` (`config_matcher`)
     store: CheckStore | None
     tools: Toolchain
     packages: tuple[Package, ...] | None
@@ -202,7 +201,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     )
     files = walk(root, config.ignore, scope.targets, memo)
     listing = ProjectFiles(root, config.ignore, memo, files if scope.whole_project else None)
-    ignored = pathspec.GitIgnoreSpec.from_lines(config.ignore)
+    ignored = config_matcher(tuple(config.ignore))
     walked = frozenset(files)
     # A shard runs its part only: its files, its packages, the programs it owns.
     division: Division | None = None
@@ -223,9 +222,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         """Whether issues in this project file would be reported: in scope, not
         ignored. A whole-program engine covers only such files (D17)."""
         # The walk already applied the ignore rules to the files it found.
-        return programs_in.contains(rel_path) and (
-            rel_path in walked or not ignored.match_file(rel_path)
-        )
+        return programs_in.contains(rel_path) and (rel_path in walked or not ignored(rel_path))
 
     tasks: list[Task] = []
     for engine in enabled:

@@ -6,6 +6,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import pytest
+
 from signalint.storage.check_store import CheckStore, Writes
 from signalint.storage.entries import RecordDraft
 from signalint.storage.memory import StoreMemory
@@ -106,3 +108,39 @@ def test_a_record_whose_input_changed_during_its_run_is_not_kept(
     assert store.memory.programs.get("gone") is None
     record = store.memory.programs.get("kept")
     assert record is not None and set(record.inputs) == {str(steady)}
+
+
+def test_the_stored_record_is_read_again_only_when_another_process_wrote_it(
+    tmp_path: Path, settled_inputs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = written(tmp_path / "a.ts", "export const a = 1;\n")
+    state = tmp_path / "state"
+    memory = StoreMemory()
+    local = ResultCache(state)
+    ours = CheckStore(local, memory)  # a server's view, one check after another
+    first = Writes()
+    first.records["r"] = RecordDraft(
+        (str(source),), [], None, (issue(rule="ours"),), time.time_ns()
+    )
+    ours.keep([first])
+    reads: list[list[str]] = []
+    get_many = local.get_many
+
+    def counted(keys: Sequence[str], group: str = "") -> dict[str, bytes]:
+        reads.append(list(keys))
+        return get_many(keys, group)
+
+    monkeypatch.setattr(local, "get_many", counted)
+    # The remembered record went stale (the caller asks on): the stored row is
+    # the one this process wrote, so it is not read and decoded again.
+    assert [r.issues[0].rule for r in CheckStore(local, memory).records("r")] == ["ours"]
+    assert reads == []
+    # Another process (a CLI check beside the server) keeps a newer record.
+    theirs = CheckStore(ResultCache(state), StoreMemory())
+    second = Writes()
+    second.records["r"] = RecordDraft(
+        (str(source),), [], None, (issue(rule="theirs"),), time.time_ns()
+    )
+    theirs.keep([second])
+    found = [r.issues[0].rule for r in CheckStore(local, memory).records("r")]
+    assert found == ["ours", "theirs"] and reads == [["r"]]

@@ -26,7 +26,7 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Final
 
@@ -261,6 +261,8 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
     except EngineConfigError:
         config = CONFIG_NAME
     plan = build_plan(ctx, config)
+    if plan is None:
+        return _read_plain(stdout.splitlines(), ctx.root, config)
     found: list[_Pending] = []
     # A diagnostic without a location belongs to the config of the project
     # tsc is building (build mode names it before its diagnostics).
@@ -268,29 +270,13 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
     open_ = False  # whether an indented line continues a diagnostic
     mapped: dict[str, tuple[str | None, int, int] | None] = {}  # reported many times
     located_in: dict[str, str | None] = {}
-    root_s = str(ctx.root)
     for raw in stdout.splitlines():
         line = raw.rstrip()
         if open_ and line[:1].isspace() and line.strip():
             # An indented line elaborates the diagnostic above it.
-            found[-1].message.append(plan.user_text(line) if plan else line)
+            found[-1].message.append(plan.user_text(line))
             continue
         open_ = False
-        if plan is None:
-            # A plain project's lines read before need no matching again.
-            key = (root_s, line)
-            seen = _seen_lines.get(key, _UNSEEN)
-            if seen is _UNSEEN:
-                if len(_seen_lines) >= _SEEN_LINES:
-                    _seen_lines.clear()  # only a memo
-                seen = _seen_lines[key] = _plain_line(line, ctx.root)
-            if isinstance(seen, _Line):
-                file = seen.file if seen.located else building
-                said = [seen.message]
-                found.append(_Pending(file, seen.row, seen.col, seen.rule, seen.severity, said,
-                                      seen.about_options))  # fmt: skip
-                open_ = True
-            continue
         project = plan.building(line)
         if project is not None:
             building = paths.project_path(ctx.root, project.config) or config
@@ -323,6 +309,55 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
     return found
 
 
+def _read_plain(lines: list[str], root: Path, config: str) -> list[_Pending]:
+    """A plain project's diagnostics: each block (a diagnostic line and the
+    indented lines that elaborate it) read once per process.
+
+    A warm program re-prints every diagnostic of the program on every edit;
+    a block read before is the same `_Pending`, its issue already made.
+    """
+    found: list[_Pending] = []
+    memo = _blocks.setdefault((str(root), config), {})
+    count = len(lines)
+    at = 0
+    while at < count:
+        line = lines[at]
+        end = at + 1
+        while end < count and lines[end][:1].isspace() and lines[end].strip():
+            end += 1
+        block = line if end == at + 1 else "\n".join(lines[at:end])
+        at = end
+        known = memo.get(block, _UNSEEN)
+        if known is _UNSEEN:
+            if len(memo) >= _SEEN_BLOCKS:
+                memo.clear()  # only a memo
+            known = memo[block] = _plain_block(block, root, config)
+        if known is not None:
+            found.append(known)  # type: ignore[arg-type]
+    return found
+
+
+def _plain_block(block: str, root: Path, building: str) -> _Pending | None:
+    """What one block of `tsc -p` output says (None: not a diagnostic)."""
+    first, *more = block.split("\n")
+    first = first.rstrip()
+    located = _LOCATED.match(first)
+    if located:
+        reported = located["file"]
+        rule, severity, message = _said(located, None)
+        file = paths.project_path(root, reported)
+        row, col = int(located["line"]), int(located["col"])
+        about_options = reported.endswith(".json")
+    else:
+        unlocated = _GLOBAL.match(first)
+        if unlocated is None:
+            return None
+        file, row, col, about_options = building, 1, 1, True
+        rule, severity, message = _said(unlocated, None)
+    said = [message, *(m.rstrip() for m in more)]
+    return _Pending(file, row, col, rule, severity, said, about_options)
+
+
 def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, str]:
     """A diagnostic's rule, severity and first message line."""
     message = match["message"]
@@ -334,40 +369,11 @@ def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, 
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """One diagnostic line of a plain project's output, read."""
-
-    located: bool  # else it belongs to the config (`building`)
-    file: str | None
-    row: int
-    col: int
-    rule: str
-    severity: Severity
-    message: str
-    about_options: bool
-
-
 _UNSEEN: Final = object()
-_SEEN_LINES: Final = 400_000
-# (root, line) -> what the line says (None: not a diagnostic); kept for the
-# process's life (a warm program re-prints every diagnostic on every edit).
-_seen_lines: dict[tuple[str, str], object] = {}
-
-
-def _plain_line(line: str, root: Path) -> _Line | None:
-    """What one line of `tsc -p` output says, outside build mode."""
-    located = _LOCATED.match(line)
-    if located:
-        reported = located["file"]
-        rule, severity, message = _said(located, None)
-        file = paths.project_path(root, reported)
-        row, col = int(located["line"]), int(located["col"])
-        return _Line(True, file, row, col, rule, severity, message, reported.endswith(".json"))
-    unlocated = _GLOBAL.match(line)
-    if unlocated:
-        return _Line(False, None, 1, 1, *_said(unlocated, None), True)
-    return None
+_SEEN_BLOCKS: Final = 400_000
+# (root, config) -> block of output -> what it says (None: not a
+# diagnostic); kept for the process's life (`_read_plain`).
+_blocks: dict[tuple[str, str], dict[str, object]] = {}
 
 
 def options_gap(found: Sequence[_Pending]) -> str | None:
@@ -440,14 +446,13 @@ def program_files(stdout: str) -> list[str]:
     are absolute paths (the flag prints them after the diagnostics).
     """
     return [
-        line
-        for line in stdout.splitlines()
-        if os.path.isabs(line) and not _LOCATED.match(line) and not line[:1].isspace()
+        line for line in stdout.splitlines() if line.startswith("/") and not _LOCATED.match(line)
     ]
 
 
 class _Pending:
-    """A diagnostic whose continuation lines may still follow."""
+    """A diagnostic whose continuation lines may still follow (build mode);
+    read whole, it is not changed again and makes its issue once."""
 
     def __init__(
         self,
@@ -466,14 +471,20 @@ class _Pending:
         self.rule = rule
         self.severity = severity
         self.message = message  # continuation lines are added
+        self._made: tuple[str, Issue] | None = None
 
     def issue(self, engine: str, memo: IssueMemo | None) -> Issue:
         assert self.file is not None
         if memo is not None:
+            made = self._made
+            if made is not None and made[0] == engine:
+                return made[1]
             message = "\n".join(self.message)
-            return memo.issue(
+            issue = memo.issue(
                 engine, self.file, self.line, self.col, self.rule, self.severity, message
             )
+            self._made = (engine, issue)
+            return issue
         return Issue(
             engine=engine,
             file=self.file,

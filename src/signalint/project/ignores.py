@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 from pathspec import GitIgnoreSpec
@@ -90,6 +90,28 @@ def compile_rules(base: str, lines: Sequence[str], stamp: str = "") -> Rules | N
 def config_rules(ignore: tuple[str, ...]) -> Rules | None:
     """The config's `ignore` patterns, compiled once (a check may name 10,000 paths)."""
     return compile_rules("", ignore)
+
+
+_VERDICTS = 200_000  # paths remembered per set of patterns
+
+
+@functools.lru_cache(maxsize=8)
+def config_matcher(ignore: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether the config's `ignore` patterns match a project-relative path,
+    each path's verdict remembered: every check asks about the same files
+    (a whole program's issues, thousands of them)."""
+    spec = GitIgnoreSpec.from_lines(ignore)
+    verdicts: dict[str, bool] = {}
+
+    def matches(rel_path: str) -> bool:
+        verdict = verdicts.get(rel_path)
+        if verdict is None:
+            if len(verdicts) >= _VERDICTS:
+                verdicts.clear()  # only a memo
+            verdict = verdicts[rel_path] = spec.match_file(rel_path)
+        return verdict
+
+    return matches
 
 
 def _valid(line: str) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from signalint.engines.base import Engine
 from signalint.model import Issue
-from signalint.project.settle import touched_since
+from signalint.project import settle
 from signalint.storage.entries import (
     CHECKED,
     NO_ANCHORS,
@@ -257,6 +257,10 @@ class CheckStore:
             yield remembered
             if loaded:
                 return  # it came from the store in this check: nothing newer there
+            if self.results is self.local:
+                wrote = self.memory.stored.get((str(self.local.path), key))
+                if wrote is not None and self.local.stamps([key]).get(key) == wrote:
+                    return  # the stored row is the one this process wrote
         blob = self.results.get_many([key]).get(key)
         record = None if blob is None else self._load(blob)
         if record is not None:
@@ -313,7 +317,18 @@ class CheckStore:
 
             def write() -> None:
                 anchors = self.anchors
-                self.results.put_many({k: r.dump(anchors) for k, r in records.items()})
+                dumped = {k: r.dump(anchors) for k, r in records.items()}
+                if self.results is self.local:  # no remote tier
+                    stamp = self.local.put_stamped(dumped)
+                    where = str(self.local.path)
+                    for key in dumped:
+                        stored = self.memory.stored
+                        if stamp is None:
+                            stored.pop((where, key), None)
+                        else:
+                            stored[(where, key)] = stamp
+                else:
+                    self.results.put_many(dumped)
                 self.local.put_many(values)
                 for group, items in packs.items():
                     self._send_pack(group, items)
@@ -351,10 +366,12 @@ class CheckStore:
         self.local.put_many({marker: sent})
 
     def _record(self, draft: RecordDraft) -> ProgramRecord | None:
-        listed = list(draft.inputs)
-        inputs = self.absolute_digests(listed)
-        if len(inputs) != len(listed) or touched_since(listed, draft.started_ns):
+        # Every input as it is now, none touched since the run started.
+        since = draft.started_ns - settle.SETTLE_NS
+        found = self.local.settled_digests(Path("/"), [p[1:] for p in draft.inputs], since)
+        if found is None:
             return None
+        inputs = {"/" + p: d for p, d in found.items()}
         return ProgramRecord(inputs, draft.outside, draft.checked, draft.issues)
 
 

@@ -10,7 +10,9 @@ files are neither re-read nor re-decoded), a CLI command one per run
 - per-file entries already decoded, by key (bounded, least recently used
   forgotten first): keys are content addresses, so a remembered entry stays
   valid whatever happens to the database;
-- the last `ProgramRecord` per program key (bounded likewise);
+- the last `ProgramRecord` per program key (bounded likewise), and the
+  stamp its stored copy got when this process wrote it (`stored`: while the
+  row still carries it, the stored record is the remembered one);
 - engine versions per executable state (`resolve.executable_key`).
 """
 
@@ -65,6 +67,8 @@ class StoreMemory:
         # Issues by key: None is "the engine does not check this file".
         self.decoded: Lru[str, tuple[Issue, ...] | None] = Lru(decoded_capacity)
         self.programs: Lru[str, ProgramRecord] = Lru(programs_capacity)
+        # (store path, program key) -> the stamp of the row this process wrote.
+        self.stored: dict[tuple[str, str], int] = {}
         self.versions: dict[str, str] = {}
 
     def local(self, state: Path, max_rows: int) -> ResultCache:

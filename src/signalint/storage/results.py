@@ -178,6 +178,28 @@ class ResultCache:
         if items:
             self._run(op, None)
 
+    def put_stamped(self, items: Mapping[str, bytes]) -> int | None:
+        """`put_many`, answering the recency stamp the rows now carry: while
+        `stamps` answers it, no one has read or written them since. (A
+        failed write, or a touch in another thread meanwhile, answers a stamp
+        the rows do not carry: a later comparison only fails.)"""
+        before = self._last_stamp
+        self.put_many(items)
+        return None if self._last_stamp == before else self._last_stamp
+
+    def stamps(self, keys: Sequence[str]) -> dict[str, int]:
+        """The recency stamp of each stored key (`put_many`, `get_many` set it)."""
+        unique = list(dict.fromkeys(keys))
+
+        def op(conn: sqlite3.Connection) -> dict[str, int]:
+            found: dict[str, int] = {}
+            for chunk, marks in _chunks(unique):
+                sql = f"SELECT key, used FROM results WHERE key IN ({marks})"
+                found.update(conn.execute(sql, chunk))
+            return found
+
+        return self._run(op, {}) if unique else {}
+
     def clear(self) -> int:
         """Delete every result, digest and version row; the number of results removed."""
 
@@ -215,6 +237,20 @@ class ResultCache:
         Missing, unreadable and non-regular files are omitted. Memo rows are
         keyed by absolute path, so two roots may share one state dir.
         """
+        found = self._digests(root, rel_paths, None)
+        assert found is not None  # only a settled read gives up
+        return found
+
+    def settled_digests(
+        self, root: Path, rel_paths: Sequence[str], since_ns: int
+    ) -> dict[str, str] | None:
+        """`digests` of every one of `rel_paths`, or None when one is
+        unreadable or was modified at or after `since_ns` (`project.settle`)."""
+        return self._digests(root, rel_paths, since_ns)
+
+    def _digests(
+        self, root: Path, rel_paths: Sequence[str], since_ns: int | None
+    ) -> dict[str, str] | None:
         if not rel_paths:
             return {}
         base = str(root)
@@ -234,6 +270,12 @@ class ResultCache:
         result: dict[str, str] = {}
         todo: list[tuple[str, str, StatId]] = []
         for rel, full, st in zip(rel_paths, fulls, stats, strict=True):
+            if since_ns is not None and (
+                st is None
+                or not stat.S_ISREG(st.st_mode)
+                or max(st.st_mtime_ns, st.st_ctime_ns) >= since_ns
+            ):
+                return None
             if st is not None and stat.S_ISREG(st.st_mode):
                 ident = _stat_id(st)  # a tuple: cheaper to build and compare than text
                 known = self._seen.get(full)
@@ -253,6 +295,8 @@ class ResultCache:
             if row is None or row[1] != key:
                 hashed = _hash_file(full)
                 if hashed is None:
+                    if since_ns is not None:
+                        return None
                     continue
                 result[rel] = hashed[0]
                 if hashed[1] != ident or max(ident[1], ident[2]) >= settled_before:
