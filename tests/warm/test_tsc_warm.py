@@ -11,7 +11,8 @@ files equal a cold run's (`run_program` without the pool after every step,
 a `use_cache=False` check at the end), and so do the engine's program
 inputs. Build mode runs the same on `tests/fixtures/tsc-references`.
 Also: a killed worker is restarted, garbage falls back to cold, only a
-module resolution changing is seen, TypeScript 7 stays cold.
+module resolution changing is seen (a file added, a package installed,
+retyped or relinked), TypeScript 7 stays cold.
 """
 
 from __future__ import annotations
@@ -153,11 +154,13 @@ async def program_of(
     root: Path, pool: WarmPool | None, memory: Remembered | None = None
 ) -> tuple[EngineRun, Program]:
     """tsc run as the program cache runs it (warm when given a pool)."""
+    # The cold run keeps its build info apart: one written beside the
+    # worker's would make it start its program afresh on the next ask.
     job = Job(
         root=root,
         options={},
         timeout_s=180,
-        state_dir=state_dir(root),
+        state_dir=state_dir(root) if pool is not None else state_dir(root) / "cold",
         warm=pool,
         resolved=resolve(TSC, root),
     )
@@ -396,6 +399,59 @@ def test_a_new_file_that_changes_where_an_import_resolves_is_seen(
             (lib / "helper.ts").write_text("export const h = 1;\n")
             second = await assert_warm_equals_cold(project.root, context)
             assert second.issues == ()
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_packages_installed_retyped_and_relinked_behind_the_worker_are_seen(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # Module resolutions are kept between asks while what they read answers
+    # the same: a package appearing, its package.json naming another types
+    # file (the listing unchanged), and a pnpm-style link moved to another
+    # version each change where `dep` resolves, and each is seen.
+    typescript(6)
+    project = make_project(tmp_path, 6)
+    (project.root / "src" / "uses.ts").write_text(
+        'import { h } from "dep";\nexport const n: number = h;\n'
+    )
+    store = project.root / "node_modules" / ".pnpm"
+    versions = {}
+    for version, type_ in (("1", "number"), ("2", "string")):
+        package = store / f"dep@{version}" / "node_modules" / "dep"
+        package.mkdir(parents=True)
+        (package / "package.json").write_text(json.dumps({"name": "dep", "types": "a.d.ts"}))
+        (package / "a.d.ts").write_text(f"export declare const h: {type_};\n")
+        (package / "b.d.ts").write_text("export declare const h: boolean;\n")
+        versions[version] = package
+    link = project.root / "node_modules" / "dep"
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    def installed(step: str) -> None:
+        # What pnpm rewrites on every install (`engines.node_env`).
+        (project.root / "node_modules" / ".modules.yaml").write_text(f"step: {step}\n")
+
+    async def scenario() -> None:
+        try:
+            missing = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in missing.issues] == ["TS2307"]
+            link.symlink_to(versions["1"], target_is_directory=True)
+            assert (await assert_warm_equals_cold(project.root, context)).issues == ()
+            manifest = versions["1"] / "package.json"
+            manifest.write_text(json.dumps({"name": "dep", "types": "b.d.ts"}))
+            installed("retyped")
+            retyped = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in retyped.issues] == ["TS2322"]
+            manifest.write_text(json.dumps({"name": "dep", "types": "a.d.ts"}))
+            link.unlink()
+            link.symlink_to(versions["2"], target_is_directory=True)
+            relinked = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in relinked.issues] == ["TS2322"]
+            assert "string" in relinked.issues[0].message
         finally:
             await pool.close()
 

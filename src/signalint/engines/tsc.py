@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 import shutil
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ from signalint.engines.base import (
     ProgramKey,
     Provision,
 )
+from signalint.engines.node_env import installed_stamp
 from signalint.engines.tsc_build import (
     BuildPlan,
     plan_build,
@@ -142,13 +144,18 @@ class TscEngine(EngineDefaults):
         return select_config(root, target)
 
     def program_key(self, ctx: EngineContext) -> ProgramKey | None:
-        """The selected config and its chain (`tsc_program.config_chain`)."""
+        """The selected config and its chain (`tsc_program.config_chain`),
+        and the packages installed where its configs resolve imports
+        (`node_env.installed_stamp`)."""
         try:
             config = select_config(ctx.root, ctx.target)
         except EngineConfigError:
             return None  # the run reports it
         chain = config_chain(ctx.root, config)
-        return None if chain is None else ProgramKey(tuple(chain))
+        if chain is None:
+            return None
+        installed = installed_stamp(ctx.root, {posixpath.dirname(c) for c in chain})
+        return ProgramKey(tuple(chain), extra=installed)
 
     def program(
         self,

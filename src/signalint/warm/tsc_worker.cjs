@@ -20,8 +20,17 @@
 // (size, mtime, ctime, inode) is the one it had when it was read and it was
 // not written within SETTLE_MS of that read (the rule Signalint's own file
 // digests follow: a write always moves ctime, and one too close to a read
-// is read again); module resolutions are always redone (a package
-// installed, a file added).
+// is read again).
+//
+// In `-p` mode the program itself is kept too, so an edit that leaves the
+// program's structure alone (its files, their imports, its options) reuses
+// it whole, as `tsc --watch` does. Its module resolutions are kept only
+// while everything they asked of the file system answers the same: every
+// existence check, directory listing, real path and JSON file read while
+// resolving (a package installed, a file added or removed, a package.json
+// edited) is recorded and asked again, from fresh directory listings,
+// before each ask; one differing answer redoes every resolution. Build mode
+// redoes them on every ask.
 //
 // In `-p` mode (always `--noEmit` here) the build info is not written:
 // computing it costs as much as the rest of an edit, and only a cold run
@@ -151,8 +160,10 @@ function useSourceCache(host, state, original) {
     else state.stats.delete(key);
     return file;
   };
-  host.hasInvalidatedResolutions = () => true;
-  host.hasInvalidatedLibResolutions = () => true;
+  // Kept only when the ask proved them current (`probesHold`).
+  const invalid = host.__signalintResolutionsHold !== true;
+  host.hasInvalidatedResolutions = () => invalid;
+  host.hasInvalidatedLibResolutions = () => invalid;
 }
 
 // The builder program to continue from: ours, unless the build info on
@@ -200,7 +211,8 @@ function settle() {
     if (!state.touched) continue;
     state.touched = false;
     if (state.builder) {
-      state.builder.releaseProgram();
+      // `-p` keeps its program for the next ask (`runProject`).
+      if (!state.probes) state.builder.releaseProgram();
       state.buildInfo = readBuildInfoHash(state.options);
     }
     for (const key of state.files.keys()) {
@@ -253,6 +265,48 @@ function listed(system) {
     fileExists: (name) => exists(name, "file", (n) => system.fileExists(n)),
     directoryExists: (name) => exists(name, "directory", (n) => system.directoryExists(n)),
   };
+}
+
+// What module resolution asked of `system` (each existence check, listing,
+// real path and JSON file read, with its answer), recorded in `probes`.
+function probing(system, probes) {
+  function recorded(kind, ask) {
+    return (name) => {
+      const answer = ask(name);
+      probes.set(`${kind}\u0000${name}`, answer === undefined ? null : answer);
+      return answer;
+    };
+  }
+  return {
+    ...system,
+    fileExists: recorded("f", (n) => system.fileExists(n)),
+    directoryExists: recorded("d", (n) => system.directoryExists(n)),
+    realpath: system.realpath && recorded("r", (n) => system.realpath(n)),
+    getDirectories: recorded("l", (n) => system.getDirectories(n).join("\u0000")),
+    readFile: (name, encoding) => {
+      const text = system.readFile(name, encoding);
+      if (name.endsWith(".json")) probes.set(`j\u0000${name}`, text === undefined ? null : text);
+      return text;
+    },
+  };
+}
+
+// Whether every recorded probe answers the same now (through `system`, which
+// lists each directory afresh).
+function probesHold(probes, system) {
+  for (const [key, was] of probes) {
+    const at = key.indexOf("\u0000");
+    const kind = key.slice(0, at);
+    const name = key.slice(at + 1);
+    let now;
+    if (kind === "f") now = system.fileExists(name);
+    else if (kind === "d") now = system.directoryExists(name);
+    else if (kind === "r") now = system.realpath ? system.realpath(name) : undefined;
+    else if (kind === "l") now = system.getDirectories(name).join("\u0000");
+    else now = system.readFile(name);
+    if ((now === undefined ? null : now) !== was) return false;
+  }
+  return true;
 }
 
 // tsc's reporter for `--pretty false`, remembering each diagnostic's text:
@@ -313,7 +367,13 @@ function runProject(system, args) {
   if (options.pretty || ts.isWatchSet(options) || !ts.isIncrementalCompilation(options)) {
     throw new Error("not a command this worker answers");
   }
-  const host = ts.createIncrementalCompilerHost(options, listed(system));
+  // The kept program's resolutions hold while its probes answer the same.
+  const files = listed(system);
+  const kept = projects.get(options.configFilePath || "");
+  const hold = !!(kept && kept.builder && kept.probes && kept.print === fingerprint(options) && probesHold(kept.probes, files));
+  const probes = hold ? kept.probes : new Map();
+  const host = ts.createIncrementalCompilerHost(options, probing(files, probes));
+  host.__signalintResolutionsHold = hold;
   host.jsDocParsingMode = PARSE_FOR_TYPE_ERRORS;
   const builder = createProgram(
     config.fileNames,
@@ -323,6 +383,7 @@ function runProject(system, args) {
     ts.getConfigFileParsingDiagnostics(config),
     config.projectReferences,
   );
+  projectState(options.configFilePath || "").probes = probes;
   // What writing the build info returns when it is due, without computing
   // it (the module header); the builder's own bookkeeping is unchanged.
   const program = builder.getProgram();
