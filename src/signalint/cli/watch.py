@@ -35,6 +35,7 @@ from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
 from signalint.project.paths import PathRefused
+from signalint.runtime import long_lived
 from signalint.warm.pool import open_pool
 from signalint.watching import (
     Batch,
@@ -111,6 +112,7 @@ class _Session:
         # engines (a watch is long-lived; the daemon runs one request at a
         # time, so a watch does not hold it).
         self.context = Context(warm=open_pool(root, config) if warm else None)
+        long_lived()
 
     def on_signal(self, exit_code: int) -> None:
         self.exit_code = self.exit_code or exit_code

@@ -301,6 +301,7 @@ async def serve(root: Path, log: IO[str]) -> int:
         return CANNOT_LISTEN
     identity = os.stat(where.socket).st_ino
     runtime.install(daemon)
+    runtime.long_lived()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(signum, daemon.stopping.set)

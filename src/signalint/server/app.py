@@ -270,6 +270,7 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
+    from signalint.runtime import long_lived
     from signalint.server.transport import Oversized
     from signalint.storage.journal import recover_and_report
 
@@ -280,6 +281,7 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     recover_and_report(root, say)
     state = ServerState(root)
     server = build_server(state)
+    long_lived()
     outbox: list[Any] = []  # the SDK's write stream, once stdio_server has opened it
     ready = anyio.Event()
 
