@@ -334,13 +334,13 @@ def _read_plain(lines: list[str], root: Path, config: str) -> list[_Pending]:
             end += 1
         block = line if end == at + 1 else "\n".join(lines[at:end])
         at = end
-        known = memo.get(block, _UNSEEN)
-        if known is _UNSEEN:
+        known = memo.get(block)
+        if known is None and block not in memo:
             if len(memo) >= _SEEN_BLOCKS:
                 memo.clear()  # only a memo
             known = memo[block] = _plain_block(block, root, config)
         if known is not None:
-            found.append(known)  # type: ignore[arg-type]
+            found.append(known)
     return found
 
 
@@ -376,11 +376,10 @@ def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, 
     )
 
 
-_UNSEEN: Final = object()
 _SEEN_BLOCKS: Final = 400_000
 # (root, config) -> block of output -> what it says (None: not a
 # diagnostic); kept for the process's life (`_read_plain`).
-_blocks: dict[tuple[str, str], dict[str, object]] = {}
+_blocks: dict[tuple[str, str], dict[str, _Pending | None]] = {}
 
 
 def options_gap(found: Sequence[_Pending]) -> str | None:
