@@ -44,7 +44,7 @@ from signalint.model import CheckResult, EngineOutcome, Scope
 from signalint.process import Command
 from signalint.request import RunRequest
 from signalint.warm.pool import WarmPool, WorkerFailed, exchange
-from signalint.warm.tsc import TscDriver, TscSession
+from signalint.warm.tsc import TscDriver, TscSession, _stdout
 
 from ..typescripts import install_typescript, typescript
 
@@ -677,3 +677,55 @@ def test_a_session_reading_garbage_raises_worker_failed() -> None:
     for line in (b"", b"not json\n", b"[1]\n"):
         with pytest.raises(WorkerFailed):
             asyncio.run(read(line))
+
+
+def test_an_answer_given_as_its_change_is_rebuilt_exactly() -> None:
+    before = "a.ts(1,7): error TS2322: Type '\"😀\"' is not assignable.\nb.ts(2,1): x\n/lib.d.ts\n"
+    last = (4, before)
+    # Unchanged: the very same string (the adapter has read it already).
+    same = {"id": 5, "base": 4, "head": len(before), "tail": 0, "middle": "", "exit": 2}
+    assert _stdout(same, last) is before
+    # The second line changed; counts are in characters, the emoji is one.
+    head = before.index("b.ts")
+    tail = len("/lib.d.ts\n")
+    changed = {"id": 5, "base": 4, "head": head, "tail": tail, "middle": "b.ts(3,1): y\n"}
+    assert _stdout(changed, last) == before.replace("b.ts(2,1): x", "b.ts(3,1): y")
+    assert _stdout({"id": 5, "stdout": "whole\n"}, last) == "whole\n"
+    # Another base, counts past the text, or a part missing: not an answer.
+    for wrong in (
+        changed | {"base": 3},
+        changed | {"head": len(before)},
+        changed | {"tail": -1},
+        {k: v for k, v in changed.items() if k != "middle"},
+        {"id": 5},
+    ):
+        assert _stdout(wrong, last) is None
+
+
+@pytest.mark.real
+def test_answers_given_as_changes_equal_cold_with_two_unit_characters(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # A diagnostic quoting a character outside the BMP (two UTF-16 units in
+    # the worker, one character here) before and after the changed lines.
+    typescript(6)
+    project = make_project(tmp_path, 6)
+    src = project.root / "src"
+    (src / "a0.ts").write_text('export const face: "😀" = "a";\n')
+    (src / "zz.ts").write_text('export const late: "🙂" = "b";\n')
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            await assert_warm_equals_cold(project.root, context)
+            for text in ('export const n: number = "x";\n', "export const n = 1;\n", ""):
+                (src / "middle.ts").write_text(text)
+                await assert_warm_equals_cold(project.root, context)
+                (src / "zz.ts").write_text(f'export const late: "🙂" = "{text[:1]}";\n')
+                result = await assert_warm_equals_cold(project.root, context)
+                assert any("😀" in i.message for i in result.issues)
+        finally:
+            await pool.close()
+
+    run(scenario)

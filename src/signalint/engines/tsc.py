@@ -451,9 +451,19 @@ def program_files(stdout: str) -> list[str]:
     They are the lines that are not diagnostics, not continuation lines and
     are absolute paths (the flag prints them after the diagnostics).
     """
-    return [
+    global _last_files
+    last = _last_files
+    if last is not None and last[0] is stdout:
+        return list(last[1])  # a warm answer unchanged since the last one
+    found = [
         line for line in stdout.splitlines() if line.startswith("/") and not _LOCATED.match(line)
     ]
+    _last_files = (stdout, tuple(found))
+    return found
+
+
+# The last output `program_files` read, and what it found.
+_last_files: tuple[str, tuple[str, ...]] | None = None
 
 
 class _Pending:

@@ -138,15 +138,24 @@ class TscSession:
     def __init__(self, child: Child, label: str) -> None:
         self.child = child
         self.label = label
+        self._last: tuple[int, str] = (0, "")  # the worker's last answer: its id, its stdout
 
     async def ask(self, command: Command) -> ProcessResult:
         started = time.monotonic()
-        request = {"args": list(command.argv[1:]), "cwd": str(command.cwd)}
+        have = self._last[0]
+        request = {"args": list(command.argv[1:]), "cwd": str(command.cwd), "have": have}
         data = await exchange(self.child, request, "the tsc worker")
-        stdout, code = data.get("stdout"), data.get("exit")
-        if not isinstance(stdout, str) or not isinstance(code, int) or isinstance(code, bool):
+        answered, stdout, code = data.get("id"), _stdout(data, self._last), data.get("exit")
+        if (
+            stdout is None
+            or not _count(answered)
+            or not isinstance(code, int)
+            or isinstance(code, bool)
+        ):
             said = data.get("error")
             raise WorkerFailed(f"the tsc worker failed: {said}" if said else "garbage answer")
+        assert isinstance(answered, int)
+        self._last = (answered, stdout)
         return ProcessResult(
             argv=command.argv,
             exit_code=code,
@@ -157,6 +166,29 @@ class TscSession:
 
     async def close(self) -> None:
         await self.child.stop()
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _stdout(data: dict[str, object], last: tuple[int, str]) -> str | None:
+    """An answer's stdout: given whole, or as the change from the last answer
+    (the worker's header); None when it is neither. An unchanged answer is
+    the very same string, which the adapter has read already (`_read`)."""
+    whole = data.get("stdout")
+    if "base" not in data:
+        return whole if isinstance(whole, str) else None
+    base, before = last
+    head, tail, middle = data.get("head"), data.get("tail"), data.get("middle")
+    if data["base"] != base or not isinstance(middle, str) or not (_count(head) and _count(tail)):
+        return None
+    assert isinstance(head, int) and isinstance(tail, int)
+    if head + tail > len(before):
+        return None
+    if not middle and head + tail == len(before):
+        return before
+    return before[:head] + middle + before[len(before) - tail :]
 
 
 DRIVER = TscDriver()

@@ -40,8 +40,13 @@
 //
 // The protocol is ours (no library exists for it): one JSON object a line.
 //   worker -> {"ready": true, "version": "<typescript version>"}
-//   ask    -> {"args": [...argv after the executable], "cwd": "<dir>"}
-//   answer -> {"stdout": "...", "exit": <code>} or {"error": "..."}
+//   ask    -> {"args": [...argv after the executable], "cwd": "<dir>", "have": <id>}
+//   answer -> {"id": <id>, "stdout": "...", "exit": <code>} or {"error": "..."}
+// or, when `have` names the worker's last answer, that answer's change:
+//   answer -> {"id": <id>, "base": <have>, "head": <n>, "tail": <n>,
+//              "middle": "...", "exit": <code>}
+// meaning the base's first `head` and last `tail` characters (UTF-16 code
+// units) with `middle` between them.
 // The worker exits when its stdin ends.
 
 const fs = require("fs");
@@ -442,7 +447,46 @@ function answer(request) {
     exit = caught.code;
   }
   settle();
-  return { stdout: out.join(""), exit };
+  return changes(request, out.join(""), exit);
+}
+
+// The last answer, for answering the next one as its difference.
+let last = { id: 0, stdout: "" };
+
+// An answer as the change from the last one when the asker holds it
+// (`request.have`): the text between what both share at the start and at
+// the end. A warm edit re-prints the whole program's diagnostics, mostly
+// as they were.
+function changes(request, stdout, exit) {
+  const base = last;
+  last = { id: base.id + 1, stdout };
+  if (request.have !== base.id || base.id === 0) return { id: last.id, stdout, exit };
+  const before = base.stdout;
+  const limit = Math.min(before.length, stdout.length);
+  let head = 0;
+  while (head < limit && before.charCodeAt(head) === stdout.charCodeAt(head)) head++;
+  let tail = 0;
+  while (tail < limit - head && before.charCodeAt(before.length - 1 - tail) === stdout.charCodeAt(stdout.length - 1 - tail)) tail++;
+  // Whole lines only, so no character's two halves are parted.
+  const same = head === stdout.length && head === before.length;
+  if (!same && head > 0) head = stdout.lastIndexOf("\n", head - 1) + 1;
+  if (tail > 0) {
+    const start = stdout.indexOf("\n", stdout.length - tail - 1);
+    tail = start < 0 ? 0 : stdout.length - start - 1;
+  }
+  const middle = stdout.slice(head, stdout.length - tail);
+  // Counted in characters (code points), as the asker indexes text.
+  return { id: last.id, base: base.id, head: head - pairs(stdout, 0, head), tail: tail - pairs(stdout, stdout.length - tail, stdout.length), middle, exit };
+}
+
+// How many surrogate pairs (characters of two UTF-16 units) text[from:to] holds.
+function pairs(text, from, to) {
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) count++;
+  }
+  return count;
 }
 
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
