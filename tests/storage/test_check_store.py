@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from signalint.storage.check_store import CheckStore, Writes
-from signalint.storage.entries import RecordDraft
+from signalint.storage.entries import ProgramRecord, RecordDraft
 from signalint.storage.memory import StoreMemory
 from signalint.storage.results import ResultCache
 from tests.factories import issue
@@ -144,3 +145,27 @@ def test_the_stored_record_is_read_again_only_when_another_process_wrote_it(
     theirs.keep([second])
     found = [r.issues[0].rule for r in CheckStore(local, memory).records("r")]
     assert found == ["ours", "theirs"] and reads == [["r"]]
+
+
+def test_a_record_made_behind_the_answer_is_waited_for_by_the_next_read(
+    tmp_path: Path, settled_inputs: None
+) -> None:
+    source = written(tmp_path / "a.ts", "export const a = 1;\n")
+    later: list[Callable[[], None]] = []
+    memory = StoreMemory()
+    local = ResultCache(tmp_path / "state")
+    store = CheckStore(local, memory, later.append)
+    writes = Writes()
+    writes.records["r"] = RecordDraft((str(source),), [], None, (issue(),), time.time_ns())
+    store.keep([writes])
+    assert len(later) == 1 and memory.programs.get("r") is None  # made behind the answer
+    found: list[list[ProgramRecord]] = []
+    reader = threading.Thread(
+        target=lambda: found.append(list(CheckStore(local, memory).records("r")))
+    )
+    reader.start()
+    reader.join(0.3)
+    assert reader.is_alive()  # the next check's read waits for it ...
+    later[0]()
+    reader.join(10)
+    assert [[r.issues for r in records] for records in found] == [[(issue(),)]]  # ... and finds it

@@ -23,6 +23,7 @@ process's `StoreMemory`. Writes that are off the answer's path run behind
 from __future__ import annotations
 
 import posixpath
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,6 +243,8 @@ class CheckStore:
         """Read the records of several programs in one batch (a workspace's
         packages), remembered as loaded in this check."""
         programs = self.memory.programs
+        for key in keys:
+            self.memory.made(key)
         missing = [k for k in keys if programs.get(k) is None]
         for key, blob in self.results.get_many(missing).items():
             record = self._load(blob)
@@ -251,6 +254,7 @@ class CheckStore:
 
     def records(self, key: str) -> Iterator[ProgramRecord]:
         """The remembered record, then the stored one (read only if the first is stale)."""
+        self.memory.made(key)
         remembered = self.memory.programs.get(key)
         if remembered is not None:
             loaded, remembered.loaded = remembered.loaded, False
@@ -289,10 +293,14 @@ class CheckStore:
 
         Entries and marks are written now, in one call: the next check
         needs them and they are small. A program record is made from its
-        draft now (its inputs hashed; dropped if one is unreadable or was
+        draft (its inputs hashed; dropped if one is unreadable or was
         touched since its run started), remembered in this process, and
-        written behind the answer with engines' own values (serializing
-        thousands of issues is off the answer's path).
+        written, with engines' own values, behind the answer: a stat of
+        every input and serializing thousands of issues are off the
+        answer's path. (With a remote tier the record is made now, so the
+        answer counts what it hands that tier.) A check that starts before
+        a record is remembered finds the one before it stale and runs its
+        engine.
         """
         batch = Writes()
         for one in writes:
@@ -303,22 +311,28 @@ class CheckStore:
         for key, found in batch.entries.items():
             self.memory.decoded.put(key, found)
         self._marks.update(batch.marks)
-        records: dict[str, ProgramRecord] = {}
-        for key, draft in batch.records.items():
-            record = self._record(draft)
-            if record is not None:
-                records[key] = record
-                self.memory.programs.put(key, record)
+        drafts = batch.records
+        behind = self.results is self.local  # no remote tier
+        records = {} if behind else self._records(drafts)
         values = batch.values
         packs = self._packs()
         if self.remote is not None and self.remote.writable:
             self._sent += len(items) + len(records)
-        if records or values or packs:
+        making = {key: threading.Event() for key in drafts} if behind else {}
+        self.memory.making.update(making)
+        if drafts or values or packs:
 
             def write() -> None:
                 anchors = self.anchors
-                dumped = {k: r.dump(anchors) for k, r in records.items()}
-                if self.results is self.local:  # no remote tier
+                try:
+                    made = self._records(drafts) if behind else records
+                finally:
+                    for key, event in making.items():
+                        event.set()
+                        if self.memory.making.get(key) is event:
+                            del self.memory.making[key]
+                dumped = {k: r.dump(anchors) for k, r in made.items()}
+                if behind:
                     stamp = self.local.put_stamped(dumped)
                     where = str(self.local.path)
                     for key in dumped:
@@ -364,6 +378,16 @@ class CheckStore:
             items = {k: encode_entry(v) for k, v in entries.items()}
             remote.put_pack(group, {**items, **marks})
         self.local.put_many({marker: sent})
+
+    def _records(self, drafts: dict[str, RecordDraft]) -> dict[str, ProgramRecord]:
+        """The records of the drafts that can be made, remembered in this process."""
+        records: dict[str, ProgramRecord] = {}
+        for key, draft in drafts.items():
+            record = self._record(draft)
+            if record is not None:
+                records[key] = record
+                self.memory.programs.put(key, record)
+        return records
 
     def _record(self, draft: RecordDraft) -> ProgramRecord | None:
         # Every input as it is now, none touched since the run started.

@@ -18,6 +18,7 @@ files are neither re-read nor re-decoded), a CLI command one per run
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from pathlib import Path
@@ -32,17 +33,21 @@ V = TypeVar("V")
 
 
 class Lru(Generic[K, V]):
-    """A bounded mapping that forgets the least recently used entry first."""
+    """A bounded mapping that forgets the least recently used entry first
+    (safe to use from several threads: records are remembered behind the
+    answer, `CheckStore.keep`)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries
@@ -51,10 +56,11 @@ class Lru(Generic[K, V]):
         return self._entries[key]
 
     def put(self, key: K, value: V) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.capacity:
-            self._entries.popitem(last=False)
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
 
 
 class StoreMemory:
@@ -69,7 +75,16 @@ class StoreMemory:
         self.programs: Lru[str, ProgramRecord] = Lru(programs_capacity)
         # (store path, program key) -> the stamp of the row this process wrote.
         self.stored: dict[tuple[str, str], int] = {}
+        # Program key -> set once its record, being made behind an answer, is
+        # remembered (or dropped): a check reading that key waits for it.
+        self.making: dict[str, threading.Event] = {}
         self.versions: dict[str, str] = {}
+
+    def made(self, key: str, timeout_s: float = 10.0) -> None:
+        """Wait until no record of `key` is being made behind an answer."""
+        pending = self.making.get(key)
+        if pending is not None:
+            pending.wait(timeout_s)
 
     def local(self, state: Path, max_rows: int) -> ResultCache:
         """The local store of a state directory (one object per directory)."""
