@@ -111,7 +111,7 @@ def test_a_record_whose_input_changed_during_its_run_is_not_kept(
     assert record is not None and set(record.inputs) == {str(steady)}
 
 
-def test_the_stored_record_is_read_again_only_when_another_process_wrote_it(
+def test_the_stored_record_is_read_again_only_when_another_process_wrote_it_since(
     tmp_path: Path, settled_inputs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = written(tmp_path / "a.ts", "export const a = 1;\n")
@@ -125,13 +125,13 @@ def test_the_stored_record_is_read_again_only_when_another_process_wrote_it(
     )
     ours.keep([first])
     reads: list[list[str]] = []
-    get_many = local.get_many
+    get_stamped = local.get_stamped
 
-    def counted(keys: Sequence[str], group: str = "") -> dict[str, bytes]:
+    def counted(keys: Sequence[str]) -> tuple[dict[str, bytes], int | None]:
         reads.append(list(keys))
-        return get_many(keys, group)
+        return get_stamped(keys)
 
-    monkeypatch.setattr(local, "get_many", counted)
+    monkeypatch.setattr(local, "get_stamped", counted)
     # The remembered record went stale (the caller asks on): the stored row is
     # the one this process wrote, so it is not read and decoded again.
     assert [r.issues[0].rule for r in CheckStore(local, memory).records("r")] == ["ours"]
@@ -145,6 +145,9 @@ def test_the_stored_record_is_read_again_only_when_another_process_wrote_it(
     theirs.keep([second])
     found = [r.issues[0].rule for r in CheckStore(local, memory).records("r")]
     assert found == ["ours", "theirs"] and reads == [["r"]]
+    # Read once, it is not read again while nobody writes it.
+    found = [r.issues[0].rule for r in CheckStore(local, memory).records("r")]
+    assert found == ["ours"] and reads == [["r"]]
 
 
 def test_a_record_made_behind_the_answer_is_waited_for_by_the_next_read(

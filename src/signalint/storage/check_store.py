@@ -262,10 +262,15 @@ class CheckStore:
             if loaded:
                 return  # it came from the store in this check: nothing newer there
             if self.results is self.local:
-                wrote = self.memory.stored.get((str(self.local.path), key))
-                if wrote is not None and self.local.stamps([key]).get(key) == wrote:
-                    return  # the stored row is the one this process wrote
-        blob = self.results.get_many([key]).get(key)
+                seen = self.memory.stored.get((str(self.local.path), key))
+                if seen is not None and self.local.stamps([key]).get(key) == seen:
+                    return  # the stored row is one this process wrote or read
+        if self.results is self.local:
+            found, stamp = self.local.get_stamped([key])
+            self.memory.saw(str(self.local.path), key, stamp)
+            blob = found.get(key)
+        else:
+            blob = self.results.get_many([key]).get(key)
         record = None if blob is None else self._load(blob)
         if record is not None:
             yield record
@@ -334,13 +339,8 @@ class CheckStore:
                 dumped = {k: r.dump(anchors) for k, r in made.items()}
                 if behind:
                     stamp = self.local.put_stamped(dumped)
-                    where = str(self.local.path)
                     for key in dumped:
-                        stored = self.memory.stored
-                        if stamp is None:
-                            stored.pop((where, key), None)
-                        else:
-                            stored[(where, key)] = stamp
+                        self.memory.saw(str(self.local.path), key, stamp)
                 else:
                     self.results.put_many(dumped)
                 self.local.put_many(values)

@@ -11,8 +11,9 @@ files are neither re-read nor re-decoded), a CLI command one per run
   forgotten first): keys are content addresses, so a remembered entry stays
   valid whatever happens to the database;
 - the last `ProgramRecord` per program key (bounded likewise), and the
-  stamp its stored copy got when this process wrote it (`stored`: while the
-  row still carries it, the stored record is the remembered one);
+  stamp its stored row got when this process last wrote or read it
+  (`stored`: while the row still carries it, nobody has written it since,
+  and a stale remembered record need not be followed by the stored one);
 - engine versions per executable state (`resolve.executable_key`).
 """
 
@@ -73,12 +74,21 @@ class StoreMemory:
         # Issues by key: None is "the engine does not check this file".
         self.decoded: Lru[str, tuple[Issue, ...] | None] = Lru(decoded_capacity)
         self.programs: Lru[str, ProgramRecord] = Lru(programs_capacity)
-        # (store path, program key) -> the stamp of the row this process wrote.
+        # (store path, program key) -> the stamp its row got when this process
+        # last wrote or read it.
         self.stored: dict[tuple[str, str], int] = {}
         # Program key -> set once its record, being made behind an answer, is
         # remembered (or dropped): a check reading that key waits for it.
         self.making: dict[str, threading.Event] = {}
         self.versions: dict[str, str] = {}
+
+    def saw(self, store: str, key: str, stamp: int | None) -> None:
+        """This process wrote or read the row of program `key` in the store at
+        path `store`, leaving it `stamp` (None: unknown)."""
+        if stamp is None:
+            self.stored.pop((store, key), None)
+        else:
+            self.stored[(store, key)] = stamp
 
     def made(self, key: str, timeout_s: float = 10.0) -> None:
         """Wait until no record of `key` is being made behind an answer."""

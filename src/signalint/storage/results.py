@@ -134,34 +134,48 @@ class ResultCache:
     def get_many(self, keys: Sequence[str], group: str = "") -> dict[str, bytes]:
         """The stored values of those `keys` that are present; marks them recently
         used (`group` is for tiers that read batches whole: not this one)."""
+        return self.get_stamped(keys)[0]
+
+    def get_stamped(self, keys: Sequence[str]) -> tuple[dict[str, bytes], int | None]:
+        """`get_many`, with the recency stamp the rows found now carry (None
+        when the touch was not written): as for `put_stamped`."""
         unique = list(dict.fromkeys(keys))
 
-        def op(conn: sqlite3.Connection) -> dict[str, bytes]:
+        def op(conn: sqlite3.Connection) -> tuple[dict[str, bytes], int | None]:
             hits: dict[str, bytes] = {}
             for chunk, marks in _chunks(unique):
                 sql = f"SELECT key, value FROM results WHERE key IN ({marks})"
                 hits.update(conn.execute(sql, chunk))
-            if hits:
-                stamp = self._stamp()
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    for chunk, marks in _chunks(list(hits), CHUNK - 1):
-                        sql = f"UPDATE results SET used = ? WHERE key IN ({marks})"
-                        conn.execute(sql, (stamp, *chunk))
-                    conn.execute("COMMIT")
-                except sqlite3.OperationalError as exc:
-                    # The recency touch is best effort: a writer holding the lock
-                    # past the busy timeout must not turn these hits into misses.
-                    if _code(exc) not in _LOCKED:
-                        raise
-            return hits
+            if not hits:
+                return hits, None
+            stamp = self._stamp()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for chunk, marks in _chunks(list(hits), CHUNK - 1):
+                    sql = f"UPDATE results SET used = ? WHERE key IN ({marks})"
+                    conn.execute(sql, (stamp, *chunk))
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                # The recency touch is best effort: a writer holding the lock
+                # past the busy timeout must not turn these hits into misses.
+                if _code(exc) not in _LOCKED:
+                    raise
+                return hits, None
+            return hits, stamp
 
-        return self._run(op, {}) if unique else {}
+        none: tuple[dict[str, bytes], int | None] = ({}, None)
+        return self._run(op, none) if unique else none
 
     def put_many(self, items: Mapping[str, bytes]) -> None:
         """Upsert `items`, then evict the least recently used rows beyond max_rows."""
+        self.put_stamped(items)
 
-        def op(conn: sqlite3.Connection) -> None:
+    def put_stamped(self, items: Mapping[str, bytes]) -> int | None:
+        """`put_many`, answering the recency stamp the rows now carry (None
+        when nothing was written): while `stamps` answers it, no one has read
+        or written them since."""
+
+        def op(conn: sqlite3.Connection) -> int:
             stamp = self._stamp()
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(
@@ -174,18 +188,9 @@ class ResultCache:
                 sql = "SELECT rowid FROM results ORDER BY used, rowid LIMIT ?"
                 conn.execute(f"DELETE FROM results WHERE rowid IN ({sql})", (excess,))
             conn.execute("COMMIT")
+            return stamp
 
-        if items:
-            self._run(op, None)
-
-    def put_stamped(self, items: Mapping[str, bytes]) -> int | None:
-        """`put_many`, answering the recency stamp the rows now carry: while
-        `stamps` answers it, no one has read or written them since. (A
-        failed write, or a touch in another thread meanwhile, answers a stamp
-        the rows do not carry: a later comparison only fails.)"""
-        before = self._last_stamp
-        self.put_many(items)
-        return None if self._last_stamp == before else self._last_stamp
+        return self._run(op, None) if items else None
 
     def stamps(self, keys: Sequence[str]) -> dict[str, int]:
         """The recency stamp of each stored key (`put_many`, `get_many` set it)."""

@@ -16,12 +16,18 @@ from signalint.warm.pool import Driver, Session, WorkerFailed, WorkerKey
 
 def drivers() -> Mapping[str, Driver]:
     """Every warm driver, by engine name."""
-    from signalint.warm import eslint, mypy, pyright, tsc
+    from signalint.warm import eslint, mypy, oxlint, pyright, tsc
     from signalint.warm.tsc_native import NativeTscDriver
 
     # TypeScript 5 and 6 through the compiler API, 7 through its native API.
     typescript = Either(tsc.DRIVER, NativeTscDriver())
-    every: tuple[Driver, ...] = (eslint.DRIVER, mypy.DRIVER, pyright.DRIVER, typescript)
+    every: tuple[Driver, ...] = (
+        eslint.DRIVER,
+        mypy.DRIVER,
+        oxlint.DRIVER,
+        pyright.DRIVER,
+        typescript,
+    )
     return {driver.engine: driver for driver in every}
 
 
