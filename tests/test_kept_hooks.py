@@ -108,7 +108,7 @@ def test_a_changed_memory_of_what_was_reported_is_not_replayed(broken: Path) -> 
 
 @pytest.mark.real
 def test_a_stop_event_is_never_kept(broken: Path) -> None:
-    stop = {"session_id": "s1", "cwd": str(broken), "hook_event_name": "Stop"}
+    stop: dict[str, object] = {"session_id": "s1", "cwd": str(broken), "hook_event_name": "Stop"}
     stop["stop_hook_active"] = False
     hook(broken, stop, "--fail-on-priority", "3")
     settle()

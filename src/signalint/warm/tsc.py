@@ -33,6 +33,7 @@ import itertools
 import os
 import shutil
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from signalint import process
@@ -172,7 +173,7 @@ def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _stdout(data: dict[str, object], last: tuple[int, str]) -> str | None:
+def _stdout(data: Mapping[str, object], last: tuple[int, str]) -> str | None:
     """An answer's stdout: given whole, or as the change from the last answer
     (the worker's header); None when it is neither. An unchanged answer is
     the very same string, which the adapter has read already (`_read`)."""
