@@ -17,6 +17,7 @@ import pytest
 from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
+from signalint.warm import pool as pool_module
 from signalint.warm.pool import WarmPool, WorkerFailed, WorkerKey
 
 pytestmark = pytest.mark.real  # starts worker interpreters
@@ -197,8 +198,9 @@ def test_a_changed_state_restarts_the_worker(pool: WarmPool, tmp_path: Path) -> 
 
 
 def test_workers_over_the_memory_bound_are_stopped_least_recent_first(
-    tmp_path: Path, control: Path
+    tmp_path: Path, control: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(pool_module, "BOUND_EVERY_S", 0.3)  # memory is read that often
     pool = WarmPool(150 * 1024 * 1024, tmp_path / "logs", {"fake": FakeDriver(control)})
     roots = [tmp_path / name for name in ("one", "two")]
     for root in roots:
@@ -209,6 +211,7 @@ def test_workers_over_the_memory_bound_are_stopped_least_recent_first(
         await pool.answer("fake", ctx(roots[1]), command(roots[1], "a"))
         assert len(pool.workers()) == 2
         control.write_text("big")
+        await asyncio.sleep(0.4)
         # The worker that grows past the bound answers, then is stopped.
         answer = await pool.answer("fake", ctx(roots[1]), command(roots[1], "b"))
         assert answer is not None and answer.served == "warm"
@@ -221,6 +224,37 @@ def test_workers_over_the_memory_bound_are_stopped_least_recent_first(
     finally:
         pool.kill_all()
     assert pool.counts.warm == 3
+
+
+def test_memory_is_read_after_a_first_answer_and_then_once_an_interval(
+    tmp_path: Path, control: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool_module, "BOUND_EVERY_S", 0.3)
+    reads: list[set[int]] = []
+    groups_rss = process.groups_rss
+
+    def counted(pgids: set[int]) -> dict[int, int]:
+        reads.append(pgids)
+        return groups_rss(pgids)
+
+    monkeypatch.setattr(process, "groups_rss", counted)
+    pool = WarmPool(1 << 40, tmp_path / "logs", {"fake": FakeDriver(control)})
+    root = tmp_path / "one"
+    root.mkdir()
+
+    async def go() -> None:
+        for word in ("a", "b", "c"):
+            await pool.answer("fake", ctx(root), command(root, word))
+        assert len(reads) == 1  # the first answer only
+        await asyncio.sleep(0.4)
+        await pool.answer("fake", ctx(root), command(root, "d"))
+        assert len(reads) == 2
+        await pool.close()
+
+    try:
+        asyncio.run(go())
+    finally:
+        pool.kill_all()
 
 
 def test_kill_all_ends_every_worker_and_what_it_started(pool: WarmPool, tmp_path: Path) -> None:

@@ -21,10 +21,11 @@ What the pool guarantees around every driver:
   hangs past the command's timeout (it is killed), the cold path answers
   and the outcome says so (`served="fallback"`). Never a stale answer: a
   driver that cannot tell its worker is current raises `WorkerFailed`.
-- **Memory.** After each answer the workers' resident memory (each
-  worker's whole process group) is summed; past `memory_bytes` the least
-  recently used workers are stopped, and the one that just answered too if
-  it alone is over.
+- **Memory.** After a worker's first answer, and after any answer at most
+  once a second (`BOUND_EVERY_S`: the reading scans /proc), the workers'
+  resident memory (each worker's whole process group) is summed; past
+  `memory_bytes` the least recently used workers are stopped, and the one
+  that just answered too if it alone is over.
 - **No process left behind.** Workers run in their own process groups
   through the one subprocess door (`process.start`), and exit when their
   stdin closes, which is what a killed parent leaves them; `close` stops
@@ -54,6 +55,7 @@ from signalint.process import Child, Command, ProcessResult
 Served = Literal["warm", "fallback"]
 # `SIGNALINT_DAEMON=0`: no warm workers and no daemon; every engine runs cold.
 DISABLE_ENV = "SIGNALINT_DAEMON"
+BOUND_EVERY_S = 1.0
 
 
 class WorkerFailed(Exception):
@@ -147,6 +149,8 @@ class _Slot:
     used: float = 0.0
     # Why the next start is a restart (the worker before it was lost).
     lost: bool = False
+    # Whether the worker has not answered since it started.
+    fresh: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,7 @@ class WarmPool:
         self._slots: dict[str, _Slot] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.counts = WarmCounts()
+        self._measured = -BOUND_EVERY_S  # when the workers' memory was last read
 
     def drivers(self) -> Mapping[str, Driver]:
         if self._drivers is None:
@@ -235,6 +240,7 @@ class WarmPool:
         log = self.log_dir / f"{driver.engine}.log"
         slot.session = await driver.open(ctx, command, log)
         slot.state = key.state
+        slot.fresh = True
         self.counts.started += 1
         if slot.lost:
             slot.restarts += 1
@@ -251,6 +257,13 @@ class WarmPool:
                 session.child.kill()
 
     async def _bound_memory(self, current: _Slot) -> None:
+        # Reading every process's memory costs a scan of /proc (several ms):
+        # once a second, and after a worker's first answer.
+        now = time.monotonic()
+        if not current.fresh and now - self._measured < BOUND_EVERY_S:
+            return
+        current.fresh = False
+        self._measured = now
         live = [s for s in self._slots.values() if s.session is not None]
         sizes = process.groups_rss({s.session.child.pid for s in live if s.session})
         total = sum(sizes.values())
