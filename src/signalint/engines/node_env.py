@@ -56,14 +56,20 @@ def installed_stamp(root: Path, config_dirs: Iterable[str]) -> str:
             at = parent
     digest = hashlib.sha256()
     for modules in seen:
-        digest.update(b"\0d" + os.path.relpath(modules, base).encode())
-        digest.update(_listing(modules, base))
+        listing = _listing(modules, base)
+        if listing is not None:  # one that does not exist adds nothing: the
+            # stamp is the same wherever the project is checked out
+            digest.update(b"\0d" + os.path.relpath(modules, base).encode() + listing)
     return digest.hexdigest()
 
 
-def _listing(modules: str, base: str) -> bytes:
-    """One `node_modules` directory's names, links and install records,
-    remembered while the directories and records keep their settled stats."""
+def _listing(modules: str, base: str) -> bytes | None:
+    """One `node_modules` directory's names, links and install records (None
+    when it is not a directory), remembered while the directories and
+    records keep their settled stats."""
+    if not os.path.isdir(modules):
+        answers.note([modules])
+        return None
     scopes = _scopes(modules)
     looked = [modules, *scopes, *(os.path.join(modules, r) for r in INSTALL_RECORDS)]
     answers.note(looked)
