@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 from signalint import process
@@ -36,24 +37,48 @@ def _lines(version: str) -> bytes:
     return b"".join(json.dumps(m).encode() + b"\n" for m in messages)
 
 
-def _failure(result: process.ProcessResult) -> str | None:
-    """Why the server did not answer both requests, or None when it did."""
-    ids = set()
-    for line in result.stdout.splitlines():
+async def _answered(child: process.Child) -> set[object]:
+    """The ids of the results the server wrote, read until it has answered
+    both requests or closed its output."""
+    ids: set[object] = set()
+    while ids != {1, 2}:
+        line = await child.stdout.readline()
+        if not line:
+            break
         try:
             message = json.loads(line)
         except ValueError:
             continue
         if isinstance(message, dict) and "result" in message:
             ids.add(message.get("id"))
-    if result.finished and ids == {1, 2}:
-        return None
-    said = result.stderr.strip().splitlines()[-1:] or ["nothing on stderr"]
-    if result.timed_out:
+    return ids
+
+
+async def _ask(root: Path, version: str, logs: Path) -> str | None:
+    """Run one server and ask it the handshake in `version`; None when it
+    answered both requests (it records them before answering), else why not.
+    Its stdin stays open until then: a server whose input ends first may
+    stop before it answers."""
+    start = "from signalint.server.entry import entry; entry()"
+    log = logs / f"{version}.log"
+    command = process.Command((sys.executable, "-c", start), root, TIMEOUT_S)
+    child = await process.start(command, stderr_to=log)
+    if isinstance(child, process.ProcessResult):
+        return child.start_error or "the server could not be started"
+    try:
+        child.stdin.write(_lines(version))
+        await child.stdin.drain()
+        ids = await asyncio.wait_for(_answered(child), TIMEOUT_S)
+    except TimeoutError:
         return f"no answer within {TIMEOUT_S:g} s"
-    if result.start_error:
-        return result.start_error
-    return f"it answered {len(ids)} of 2 requests and exited {result.exit_code} ({said[0]})"
+    except (OSError, ValueError) as exc:
+        return f"its pipes failed: {exc}"
+    finally:
+        await child.stop()
+    if ids == {1, 2}:
+        return None
+    said = log.read_text(errors="replace").strip().splitlines()[-1:] or ["nothing on stderr"]
+    return f"it answered {len(ids)} of 2 requests and exited {child.exit_code} ({said[0]})"
 
 
 def handshake_versions() -> tuple[str, ...]:
@@ -71,18 +96,12 @@ def prerecord(root: Path) -> str | None:
     missing = [v for v in handshake_versions() if v not in recorded.initialize]
     if recorded.tools is None and not missing:
         missing = [handshake_versions()[-1]]
-    start = "from signalint.server.entry import entry; entry()"
-    commands = [
-        process.Command(
-            (sys.executable, "-c", start), root, TIMEOUT_S, frozenset({0}), stdin=_lines(v)
-        )
-        for v in missing
-    ]
 
-    async def run_all() -> list[process.ProcessResult]:
-        return list(await asyncio.gather(*(process.run(c) for c in commands)))
+    async def run_all(logs: Path) -> list[str | None]:
+        return list(await asyncio.gather(*(_ask(root, v, logs) for v in missing)))
 
-    failures = [_failure(result) for result in asyncio.run(run_all())]
+    with tempfile.TemporaryDirectory(prefix="signalint-prerecord-") as logs:
+        failures = asyncio.run(run_all(Path(logs)))
     return next((f for f in failures if f is not None), None)
 
 
