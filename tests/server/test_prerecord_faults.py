@@ -43,28 +43,26 @@ sys.stderr.write("input ended: stopping\\n")
 """
 
 
-def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    """A project whose server is the fake `text`."""
     script = tmp_path / "python"
     script.write_text(text.format(python=sys.executable))
     script.chmod(0o755)
     monkeypatch.setattr(sys, "executable", str(script))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "p"
+    root.mkdir()
+    return root
 
 
 def test_a_server_that_answers_late_is_given_the_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake(tmp_path, monkeypatch, SLOW)
-    root = tmp_path / "p"
-    root.mkdir()
-    assert prerecord.prerecord(root) is None
+    assert prerecord.prerecord(fake(tmp_path, monkeypatch, SLOW)) is None
 
 
 def test_a_server_that_stops_early_is_named_with_its_last_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake(tmp_path, monkeypatch, QUITS)
-    root = tmp_path / "p"
-    root.mkdir()
-    said = prerecord.prerecord(root)
+    said = prerecord.prerecord(fake(tmp_path, monkeypatch, QUITS))
     assert said == "it answered 1 of 2 requests and exited 0 (input ended: stopping)"

@@ -34,7 +34,7 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey
+from signalint.warm.pool import WorkerFailed, WorkerKey, greeted
 
 WORKER = Path(__file__).with_name("oxlint_worker.mjs")
 _READY_S = 30.0
@@ -98,14 +98,7 @@ class OxlintDriver:
         if isinstance(started, ProcessResult):
             raise WorkerFailed(started.start_error or "node could not be started")
         session = OxlintSession(started, f"oxlint {found[1]}")
-        try:
-            _, ready = await asyncio.wait_for(session.read(), timeout=_READY_S)
-        except (TimeoutError, WorkerFailed) as exc:
-            await started.stop(grace_s=0)
-            raise WorkerFailed(f"the oxlint worker did not start: {exc}") from exc
-        if ready.get("ready") is not True:
-            await started.stop(grace_s=0)
-            raise WorkerFailed("the oxlint worker did not say it was ready")
+        await greeted(started, session.greeting(), "the oxlint worker", _READY_S)
         return session
 
 
@@ -130,6 +123,9 @@ class OxlintSession:
         if not isinstance(trailer, dict):
             raise WorkerFailed(f"the oxlint worker answered {line[:120]!r}")
         return printed[:-1].decode("utf-8", errors="replace"), trailer
+
+    async def greeting(self) -> dict[str, object]:
+        return (await self.read())[1]
 
     async def ask(self, command: Command) -> ProcessResult:
         started = time.monotonic()

@@ -42,7 +42,7 @@ import atexit
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -336,6 +336,22 @@ def open_pool(root: Path, config: Config | None) -> WarmPool | None:
     # unhandled exception, `sys.exit` in a handler) still ends its workers.
     atexit.register(pool.kill_all)
     return pool
+
+
+async def greeted(
+    child: Child, greeting: Awaitable[Mapping[str, object]], who: str, timeout_s: float
+) -> None:
+    """Wait for a new worker's greeting (`{"ready": true, ...}`); stop the
+    worker and raise `WorkerFailed` when it does not come in time or says
+    anything else (`who` names the worker in the message)."""
+    try:
+        ready = await asyncio.wait_for(greeting, timeout=timeout_s)
+    except (TimeoutError, WorkerFailed) as exc:
+        await child.stop(grace_s=0)
+        raise WorkerFailed(f"{who} did not start: {exc}") from exc
+    if ready.get("ready") is not True:
+        await child.stop(grace_s=0)
+        raise WorkerFailed(f"{who} did not say it was ready")
 
 
 async def exchange(child: Child, request: Mapping[str, object] | None, who: str) -> dict[str, Any]:

@@ -27,7 +27,6 @@ for it); see the worker's header.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import itertools
 import os
@@ -42,7 +41,7 @@ from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange, greeted
 
 WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.
@@ -120,17 +119,10 @@ class TscDriver:
         )
         if isinstance(started, ProcessResult):
             raise WorkerFailed(started.start_error or "node could not be started")
-        session = TscSession(started, f"typescript {package[1]}")
-        try:
-            greeting = exchange(started, None, "the tsc worker")
-            ready = await asyncio.wait_for(greeting, timeout=_READY_S)
-        except (TimeoutError, WorkerFailed) as exc:
-            await started.stop(grace_s=0)
-            raise WorkerFailed(f"the tsc worker did not start: {exc}") from exc
-        if ready.get("ready") is not True:
-            await started.stop(grace_s=0)
-            raise WorkerFailed("the tsc worker did not say it was ready")
-        return session
+        await greeted(
+            started, exchange(started, None, "the tsc worker"), "the tsc worker", _READY_S
+        )
+        return TscSession(started, f"typescript {package[1]}")
 
 
 class TscSession:
