@@ -62,3 +62,14 @@ def test_a_node_modules_above_the_project_counts(tmp_path: Path) -> None:
     before = installed_stamp(root, [""])
     (tmp_path / "workspace" / "node_modules" / "hoisted").mkdir(parents=True)
     assert installed_stamp(root, [""]) != before
+
+
+def test_the_stamp_does_not_depend_on_the_order_configs_are_named_in(tmp_path: Path) -> None:
+    # Config directories come as a set, whose order differs between
+    # processes (string hashing is seeded per process); a shared cache
+    # found a second machine's key differing from the first's.
+    root = project(tmp_path)
+    (root / "packages" / "a" / "node_modules" / "x").mkdir(parents=True)
+    (root / "packages" / "b" / "node_modules" / "y").mkdir(parents=True)
+    one = installed_stamp(root, ["packages/a", "packages/b"])
+    assert installed_stamp(root, ["packages/b", "packages/a"]) == one

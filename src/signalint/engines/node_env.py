@@ -55,7 +55,7 @@ def installed_stamp(root: Path, config_dirs: Iterable[str]) -> str:
                 break
             at = parent
     digest = hashlib.sha256()
-    for modules in seen:
+    for modules in sorted(seen):  # the same order in every process
         listing = _listing(modules, base)
         if listing is not None:  # one that does not exist adds nothing: the
             # stamp is the same wherever the project is checked out
