@@ -303,9 +303,8 @@ class CheckStore:
         written, with engines' own values, behind the answer: a stat of
         every input and serializing thousands of issues are off the
         answer's path. (With a remote tier the record is made now, so the
-        answer counts what it hands that tier.) A check that starts before
-        a record is remembered finds the one before it stale and runs its
-        engine.
+        answer counts what it hands that tier.) A check that reads the
+        key while its record is being made waits for it (`StoreMemory.made`).
         """
         batch = Writes()
         for one in writes:

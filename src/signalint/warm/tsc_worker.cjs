@@ -45,8 +45,8 @@
 // or, when `have` names the worker's last answer, that answer's change:
 //   answer -> {"id": <id>, "base": <have>, "head": <n>, "tail": <n>,
 //              "middle": "...", "exit": <code>}
-// meaning the base's first `head` and last `tail` characters (UTF-16 code
-// units) with `middle` between them.
+// meaning the base's first `head` and last `tail` characters (whole lines,
+// counted in code points, as the asker indexes text) with `middle` between.
 // The worker exits when its stdin ends.
 
 const fs = require("fs");
