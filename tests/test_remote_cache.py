@@ -65,11 +65,38 @@ def check(
     if strace is not None:
         argv = [strace, "-f", "-qq", "-s", "2000", "-e", "trace=execve", "-o", str(trace), *argv]
     done = subprocess.run(argv, cwd=root, env=environment, capture_output=True, text=True)
-    started: list[str] = []
-    if strace is not None:
-        text = trace.read_text()
-        started = [line for line in text.splitlines() if line.endswith(") = 0")]
+    started = execs(trace.read_text()) if strace is not None else []
     return done.returncode, json.loads(done.stdout), done.stderr, started[1:]
+
+
+def execs(text: str) -> list[str]:
+    """The `execve` calls that succeeded in `strace -f` output, whole: a call
+    that another process interrupted is printed as `<unfinished ...>` and
+    finished on a later `<... execve resumed>` line of the same pid."""
+    pending: dict[str, str] = {}
+    calls: list[str] = []
+    for line in text.splitlines():
+        pid, _, rest = line.partition(" ")
+        if rest.endswith("<unfinished ...>"):
+            pending[pid] = rest.removesuffix("<unfinished ...>")
+            continue
+        if rest.startswith("<... execve resumed>"):
+            rest = pending.pop(pid, "") + rest.removeprefix("<... execve resumed>")
+        if rest.endswith(") = 0"):
+            calls.append(f"{pid} {rest}")
+    return calls
+
+
+def test_an_interrupted_exec_is_read_whole() -> None:
+    text = (
+        '10 execve("/bin/sh", ["sh"], 0x1 /* 3 vars */) = 0\n'
+        '11 execve("/x/node_modules/@biomejs/cli-linux-x64/biome", ["biome"] <unfinished ...>\n'
+        '12 execve("/x/oxlint", ["oxlint"], 0x2 /* 3 vars */) = 0\n'
+        "11 <... execve resumed>, 0x3 /* 3 vars */) = 0\n"
+        '13 execve("/missing", ["m"], 0x4 /* 3 vars */) = -1 ENOENT (No such file or directory)\n'
+    )
+    found = execs(text)
+    assert len(found) == 3 and any('/biome", [' in line for line in found)
 
 
 def issues(answer: dict[str, Any]) -> tuple[int, str]:
