@@ -34,7 +34,7 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, greeted
+from signalint.warm.pool import WorkerFailed, WorkerKey, greeted, warm_result
 
 WORKER = Path(__file__).with_name("oxlint_worker.mjs")
 _READY_S = 30.0
@@ -144,13 +144,7 @@ class OxlintSession:
         if not (report.startswith("{") and report.endswith("}")):
             # Not a report: the cold run answers, with what Oxlint says on stderr.
             raise WorkerFailed("oxlint printed no report; the cold run says why")
-        return ProcessResult(
-            argv=command.argv,
-            exit_code=code,
-            stdout=stdout,
-            stderr="",
-            duration_s=time.monotonic() - started,
-        )
+        return warm_result(command, code, stdout, started)
 
     async def close(self) -> None:
         await self.child.stop()

@@ -354,6 +354,18 @@ async def greeted(
         raise WorkerFailed(f"{who} did not say it was ready")
 
 
+def warm_result(command: Command, exit_code: int, stdout: str, started: float) -> ProcessResult:
+    """A worker's answer as the `ProcessResult` of the cold `command` (its
+    stdout and exit code; `started` is when the ask began, `time.monotonic`)."""
+    return ProcessResult(
+        argv=command.argv,
+        exit_code=exit_code,
+        stdout=stdout,
+        stderr="",
+        duration_s=time.monotonic() - started,
+    )
+
+
 async def exchange(child: Child, request: Mapping[str, object] | None, who: str) -> dict[str, Any]:
     """Write `request` to a worker as one JSON line (None: write nothing, as
     for a worker's greeting) and read one JSON object back, the line

@@ -41,7 +41,7 @@ from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, exchange, greeted
+from signalint.warm.pool import WorkerFailed, WorkerKey, exchange, greeted, warm_result
 
 WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.
@@ -149,13 +149,7 @@ class TscSession:
             raise WorkerFailed(f"the tsc worker failed: {said}" if said else "garbage answer")
         assert isinstance(answered, int)
         self._last = (answered, stdout)
-        return ProcessResult(
-            argv=command.argv,
-            exit_code=code,
-            stdout=stdout,
-            stderr="",
-            duration_s=time.monotonic() - started,
-        )
+        return warm_result(command, code, stdout, started)
 
     async def close(self) -> None:
         await self.child.stop()
