@@ -291,6 +291,26 @@ def test_a_just_written_file_is_not_memoized(
     assert len(hash_calls) == 2
 
 
+def test_a_settled_read_refuses_a_file_edited_between_its_stat_and_its_read(
+    store: ResultCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A program record is made after the answer: if the file is edited after
+    # the stat said "settled" but before it is read, the digest is the new
+    # content's, and pairing it with the old run's issues would be stale.
+    path = write(tmp_path / "a.ts", b"aaaa")
+    old = path.stat().st_mtime_ns - 10_000_000_000
+    os.utime(path, ns=(old, old))
+    real = cache._hash_file
+
+    def edited_first(full: str) -> tuple[str, cache.StatId] | None:
+        Path(full).write_bytes(b"bbbb")
+        return real(full)
+
+    monkeypatch.setattr(cache, "_hash_file", edited_first)
+    since = path.stat().st_ctime_ns + 1
+    assert store.settled_digests(tmp_path, ["a.ts"], since) is None
+
+
 def hammer(
     state_dir: str,
     worker: int,

@@ -303,6 +303,8 @@ class ResultCache:
                     if since_ns is not None:
                         return None
                     continue
+                if hashed[1] != ident and since_ns is not None:
+                    return None  # edited between the stat and the read: not as it was
                 result[rel] = hashed[0]
                 if hashed[1] != ident or max(ident[1], ident[2]) >= settled_before:
                     continue  # changed while read, or too recent to trust its stat key
