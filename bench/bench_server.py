@@ -4,9 +4,11 @@
 
 1. Start to initialize: spawn the console script in a copy of examples/demo,
    write one `initialize` request, time until its response line arrives
-   (median of `--runs`): at a first start (nothing recorded: the SDK
-   answers) and at a later one (the front answers with the SDK's recorded
-   answers, `server/front.py`), and the same with `tools/list` after it;
+   (median of `--runs`): at a first start (nothing recorded: the answers
+   shipped with the package, `server/packaged.py`), at a first start with
+   those off (`SIGNALINT_MCP_PACKAGED=0`: the SDK answers) and at a later
+   one (the front answers with the SDK's recorded answers,
+   `server/front.py`), and the same with `tools/list` after it;
    then the host's first start after `signalint init --client claude --yes`
    (which records the handshake). Also a bare interpreter and the bare SDK import, for comparison.
 2. In-server check_project on an unchanged project: one server, one warm-up
@@ -56,9 +58,12 @@ def receive(stdout: IO[bytes], request_id: int) -> dict[str, Any]:
             return dict(message)
 
 
-def spawn(cwd: Path, cache: Path | None = None) -> subprocess.Popen[bytes]:
-    """The server in `cwd`; with `cache`, that cache home for its recorded answers."""
+def spawn(cwd: Path, cache: Path | None = None, *, sdk: bool = False) -> subprocess.Popen[bytes]:
+    """The server in `cwd`; with `cache`, that cache home for its recorded
+    answers; with `sdk`, the shipped answers off."""
     env = dict(os.environ)
+    if sdk:
+        env["SIGNALINT_MCP_PACKAGED"] = "0"
     if cache is not None:
         env |= {"XDG_CACHE_HOME": str(cache), "SIGNALINT_ENGINES_DIR": str(ENGINES)}
     return subprocess.Popen(
@@ -67,10 +72,11 @@ def spawn(cwd: Path, cache: Path | None = None) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
-def start_to_initialize(cwd: Path, cache: Path, *, tools: bool = False) -> float:
-    """Spawn to the `initialize` answer (with `tools`: to the `tools/list` answer after it)."""
+def start_to_initialize(cwd: Path, cache: Path, *, tools: bool = False, sdk: bool = False) -> float:
+    """Spawn to the `initialize` answer (with `tools`: to the `tools/list`
+    answer after it; with `sdk`: the shipped answers off)."""
     started = time.perf_counter()
-    proc = spawn(cwd, cache)
+    proc = spawn(cwd, cache, sdk=sdk)
     assert proc.stdin is not None and proc.stdout is not None
     send(proc.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
     receive(proc.stdout, 1)
@@ -135,8 +141,9 @@ def main() -> None:
         shutil.copytree(REPO / "examples" / "demo", demo)
         runs = range(args.runs)
         first = [start_to_initialize(demo, Path(tmp) / f"fresh{i}") for i in runs]
+        by_sdk = [start_to_initialize(demo, Path(tmp) / f"sdk{i}", sdk=True) for i in runs]
         cache = Path(tmp) / "cache"
-        start_to_initialize(demo, cache, tools=True)  # records the SDK's answers
+        start_to_initialize(demo, cache, tools=True, sdk=True)  # records the SDK's answers
         later = [start_to_initialize(demo, cache) for _ in runs]
         first_tools = [start_to_initialize(demo, Path(tmp) / f"t{i}", tools=True) for i in runs]
         later_tools = [start_to_initialize(demo, cache, tools=True) for _ in runs]
@@ -145,7 +152,8 @@ def main() -> None:
         imports = [interpreter("import mcp.server.lowlevel") for _ in runs]
         checks = in_server_checks(demo, cache, args.checks)
     for label, times in (
-        ("start -> initialize answer, first start (the SDK answers)", first),
+        ("start -> initialize answer, first start (shipped answers)", first),
+        ("start -> initialize answer, first start, shipped answers off (the SDK)", by_sdk),
         ("start -> initialize answer, later start (recorded answers)", later),
         ("start -> tools/list answer, first start", first_tools),
         ("start -> tools/list answer, later start", later_tools),

@@ -1,6 +1,9 @@
 """The server's first answers (`server.front`): the handshake answered from
 what the SDK answered at an earlier start, before the SDK is loaded, and
 the connection handed over to the SDK in the state the client believes.
+
+These tests turn the shipped answers off (`SIGNALINT_MCP_PACKAGED=0`, see
+`test_packaged.py`) so that a first start is the SDK's and records.
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ async def test_a_second_start_answers_the_handshake_as_the_sdk_did_and_serves_on
     # The managed engines live under the default cache home, not this one.
     engines = str(managed_dir())
     async with connect(
-        root, stderr=first_log, XDG_CACHE_HOME=str(cache), SIGNALINT_ENGINES_DIR=engines
-    ) as first:
+        root, stderr=first_log, XDG_CACHE_HOME=str(cache), SIGNALINT_ENGINES_DIR=engines,
+        SIGNALINT_MCP_PACKAGED="0",
+    ) as first:  # fmt: skip
         assert (await first.call("ping")).error is False
     assert "recorded at an earlier start" not in first_log.read_text()
     (record,) = records(cache)
@@ -49,8 +53,9 @@ async def test_a_second_start_answers_the_handshake_as_the_sdk_did_and_serves_on
     assert kept["tools"]["tools"] and list(kept["initialize"]) == [first.init.protocol_version]
 
     async with connect(
-        root, stderr=second_log, XDG_CACHE_HOME=str(cache), SIGNALINT_ENGINES_DIR=engines
-    ) as second:
+        root, stderr=second_log, XDG_CACHE_HOME=str(cache), SIGNALINT_ENGINES_DIR=engines,
+        SIGNALINT_MCP_PACKAGED="0",
+    ) as second:  # fmt: skip
         assert second.init == first.init
         assert second.tools == first.tools
         # The SDK took over in the state the client believes: tools answer.
@@ -67,16 +72,17 @@ def send(stdin: IO[bytes], message: dict[str, Any]) -> None:
     stdin.flush()
 
 
-def raw_session(root: Path, cache: Path) -> tuple[list[dict[str, Any]], str]:
+def raw_session(root: Path, cache: Path, **env: str) -> tuple[list[dict[str, Any]], str]:
     """Every message the server wrote for: initialize (id 7), initialized,
-    tools/list (id 8), a ping tool call (id 9); then end of input."""
+    tools/list (id 8), a ping tool call (id 9); then end of input. The
+    shipped answers are off unless `env` says otherwise."""
     process = subprocess.Popen(
         [str(SERVER)],
         cwd=root,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=server_env(XDG_CACHE_HOME=str(cache)),
+        env=server_env(XDG_CACHE_HOME=str(cache), **{"SIGNALINT_MCP_PACKAGED": "0", **env}),
     )
     assert process.stdin is not None and process.stdout is not None
     send(process.stdin, {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": HELLO})
@@ -155,6 +161,7 @@ ALLOWED = {
     "signalint.server",
     "signalint.server.entry",
     "signalint.server.front",
+    "signalint.server.packaged",
     "signalint.server.transport",
 }
 

@@ -8,8 +8,9 @@ what a person typing them expects.
 
 Start-up order matters for the "start to initialize" budget: the SDK import
 is most of it. The front (`server.front`) answers `initialize` and
-`tools/list` with the answers the SDK gave in an earlier start, while the
-SDK loads; nothing heavy (engines, check pipeline) is imported before the
+`tools/list` with the answers the SDK gave in an earlier start, or with
+those shipped with the package (`server.packaged`), while the SDK loads;
+nothing heavy (engines, check pipeline) is imported before the
 first tool call.
 """
 
@@ -91,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if warning is not None:
         sys.stderr.write(f"signalint-mcp: warning: {warning}; using the working directory\n")
     sys.stderr.write(f"signalint-mcp: project root {root}\n")
-    from signalint.server import front
+    from signalint.server import front, packaged
     from signalint.server.transport import LineReader, claim_stdin, max_bytes_from
 
     max_request_bytes, bad_limit = max_bytes_from(os.environ)
@@ -102,10 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     reader = LineReader(lambda size: os.read(wire, size), max_request_bytes)
     cache = front.cache_dir()
     recorded = front.Recorded.load(front.record_key(root), cache)
+    packaged.fill(recorded, root)  # what the record lacks, where the shipped answers apply
     handover = front.first_answers(reader, recorded, _write_out, front.load_in_background)
     if handover.answered:
         sys.stderr.write(
-            "signalint-mcp: answered the handshake with the answers recorded at an earlier start\n"
+            "signalint-mcp: answered the handshake with the answers recorded at an earlier start"
+            " or shipped with Signalint\n"
         )
 
     from signalint.server.app import Start, serve

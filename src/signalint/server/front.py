@@ -21,7 +21,9 @@ modification time), the same SDK files, the same Python, the same project
 root and the same settings that shape the tool list (the payload mode and
 compact keys, from the project's configuration files and environment).
 Anything else is a miss, and the SDK answers; the server then records what
-it answered for the next start. The cache lives in
+it answered for the next start. What the record lacks is filled from the
+answers shipped with the package where they apply (`server.packaged`), so
+a first start with the default settings is answered here too. The cache lives in
 `$XDG_CACHE_HOME/signalint/mcp` (default `~/.cache`), written whole.
 """
 
@@ -50,13 +52,13 @@ HEAVY_MODULES: Final = (
 )
 # What decides the payload mode and compact keys (`server.state`): the
 # settings homes a project may have, and two variables.
-_SETTINGS_FILES: Final = (
+SETTINGS_FILES: Final = (
     "signalint.config.json",
     ".signalint.json",
     "package.json",
     "pyproject.toml",
 )
-_SETTINGS_VARIABLES: Final = ("SIGNALINT_MCP_PAYLOAD", "SIGNALINT_COMPACT")
+SETTINGS_VARIABLES: Final = ("SIGNALINT_MCP_PAYLOAD", "SIGNALINT_COMPACT")
 # Records kept in the cache directory: one per project root and settings
 # (and per Signalint or SDK install), the least recently written dropped.
 KEPT: Final = 64
@@ -99,8 +101,8 @@ def record_key(root: Path, env: dict[str, str] | None = None) -> str:
     for package in ("mcp", "mcp_types", "pydantic"):
         found = _package_dir(package)
         parts.append(f"{package}:-" if found is None else _stat_text(found / "__init__.py"))
-    parts += [_stat_text(root / name) for name in _SETTINGS_FILES]
-    parts += [f"{name}={env.get(name, '')}" for name in _SETTINGS_VARIABLES]
+    parts += [_stat_text(root / name) for name in SETTINGS_FILES]
+    parts += [f"{name}={env.get(name, '')}" for name in SETTINGS_VARIABLES]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -258,6 +260,8 @@ def load_in_background() -> None:
 
 __all__ = [
     "HEAVY_MODULES",
+    "SETTINGS_FILES",
+    "SETTINGS_VARIABLES",
     "Handover",
     "Recorded",
     "cache_dir",

@@ -6,7 +6,9 @@ the SDK answered then (`server.front`). When `signalint init` connects a
 client, this runs the real server in the project once per protocol version
 the SDK negotiates through `initialize`, each asked `initialize`,
 `notifications/initialized` and `tools/list`, so those servers record the
-SDK's answers and the host's first start is already a later start. Nothing
+SDK's answers and the host's first start is already a later start (the
+shipped answers, `server.packaged`, cover a first start with the default
+settings; this covers the project's own settings too). Nothing
 is answered here: the servers answer, and record as they always do
 (`front.Recorded`, whose saves merge, so the servers can run at once).
 """
@@ -20,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from signalint import process
-from signalint.server import front
+from signalint.server import front, packaged
 
 # A server that has not answered by then is left; the host's start records.
 TIMEOUT_S = 60.0
@@ -61,7 +63,10 @@ async def _ask(root: Path, version: str, logs: Path) -> str | None:
     stop before it answers."""
     start = "from signalint.server.entry import entry; entry()"
     log = logs / f"{version}.log"
-    command = process.Command((sys.executable, "-c", start), root, TIMEOUT_S)
+    # The SDK answers (and the server records), not the shipped answers.
+    command = process.Command(
+        (sys.executable, "-c", start), root, TIMEOUT_S, env={packaged.SWITCH: "0"}
+    )
     child = await process.start(command, stderr_to=log)
     if isinstance(child, process.ProcessResult):
         return child.start_error or "the server could not be started"

@@ -1,0 +1,171 @@
+"""The handshake answers shipped with the package (`server.packaged`): a
+server's very first start answers `initialize` and `tools/list` without the
+SDK, exactly as the SDK would, and only where they are the SDK's answers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signalint.config import load_config
+from signalint.server import packaged
+from signalint.server.front import Recorded
+
+from .conftest import server_env, write_project
+from .test_front import ALLOWED, HELLO, PROBE, raw_session
+
+REGENERATE = "the shipped handshake is stale: run `python -m signalint.server.packaged`"
+
+
+def shipped() -> dict[str, Any]:
+    data = json.loads(packaged.FILE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_the_shipped_answers_were_made_from_the_installed_sources_and_sdk() -> None:
+    data = shipped()
+    identity = data["identity"]
+    assert isinstance(identity, dict)
+    assert identity == packaged._identity(identity["sources"]["files"]), REGENERATE
+    assert None not in identity["sdk"].values()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    root.mkdir()
+    return root
+
+
+def test_the_default_payload_is_config_s(root: Path) -> None:
+    assert load_config(root).mcp_payload == packaged.DEFAULT_PAYLOAD
+
+
+def filled(root: Path, **env: str) -> Recorded | None:
+    recorded = Recorded("key")
+    return recorded if packaged.fill(recorded, root, {"HOME": "/x", **env}) else None
+
+
+def test_the_shipped_answers_fill_a_start_with_the_default_settings(root: Path) -> None:
+    recorded = filled(root)
+    assert recorded is not None
+    assert recorded.tools == shipped()["tools"]
+    assert recorded.initialize == shipped()["initialize"]
+    (root / "signalint.config.json").write_text('{"mcpPayload": "both", "ignore": ["x"]}')
+    (root / "package.json").write_text('{"name": "x", "description": "no \\u00e9 here"}')
+    assert filled(root) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("signalint.config.json", '{"mcpPayload": "text"}'),
+        (".signalint.json", '{"mcpPayload": "structured"}'),
+        ("package.json", '{"signalint": {"mcp\\u0050ayload": "text"}}'),
+        ("pyproject.toml", '[tool.signalint]\n"mcp\\u0050ayload" = "text"\n'),
+        ("pyproject.toml", "[tool.signalint]\nmcpPayload = 'structured'\n"),
+        ("signalint.config.json", '{"mcpPayload": "text",'),  # does not parse
+    ],
+)
+def test_a_project_that_may_set_the_payload_mode_is_left_to_the_sdk(
+    root: Path, name: str, content: str
+) -> None:
+    (root / name).write_text(content)
+    assert filled(root) is None
+
+
+@pytest.mark.parametrize(
+    "env",
+    [{"SIGNALINT_MCP_PAYLOAD": "text"}, {"SIGNALINT_COMPACT": "1"}, {packaged.SWITCH: "0"}],
+)
+def test_the_variables_that_shape_the_answers_or_turn_them_off_are_heeded(
+    root: Path, env: dict[str, str]
+) -> None:
+    assert filled(root, **env) is None
+
+
+def test_answers_made_under_another_identity_are_not_used(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = shipped()
+    copy = tmp_path / "handshake.json"
+    monkeypatch.setattr(packaged, "FILE", copy)
+
+    def with_identity(change: dict[str, object]) -> Recorded | None:
+        identity = json.loads(json.dumps(data["identity"]))
+        for path, value in change.items():
+            *parents, last = path.split(".")
+            place = identity
+            for part in parents:
+                place = place[part]
+            place[last] = value
+        copy.write_text(json.dumps({**data, "identity": identity}))
+        return filled(root)
+
+    assert with_identity({}) is not None
+    assert with_identity({"sdk.mcp": "0.0.1"}) is None
+    assert with_identity({"sources.digest": "0" * 64}) is None
+    files = data["identity"]["sources"]["files"]
+    assert with_identity({"sources.files": [*files, "server/gone.py"]}) is None
+    copy.write_text("{not json")
+    assert filled(root) is None
+
+
+def test_answers_recorded_in_the_project_come_first(root: Path) -> None:
+    recorded = Recorded("key", {"2025-06-18": {"mine": 1}}, {"tools": []})
+    assert packaged.fill(recorded, root, {})
+    assert recorded.initialize["2025-06-18"] == {"mine": 1}
+    assert recorded.tools == {"tools": []}
+    assert set(recorded.initialize) == set(shipped()["initialize"])
+
+
+@pytest.mark.real
+def test_the_shipped_answers_are_what_the_sdk_answers_now() -> None:
+    # Runs the real server once per protocol version, the SDK answering.
+    assert packaged.build() == shipped(), REGENERATE
+
+
+@pytest.mark.real
+def test_a_first_start_answers_as_the_sdk_would_then_serves_on(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    by_sdk, _ = raw_session(root, tmp_path / "xdg-sdk")
+    by_shipped, log = raw_session(root, tmp_path / "xdg", SIGNALINT_MCP_PACKAGED="")
+    assert "shipped with Signalint" in log
+    for messages in (by_sdk, by_shipped):
+        assert sorted(m["id"] for m in messages if "id" in m) == [7, 8, 9]
+        assert all("error" not in m for m in messages)
+    sdk, ours = (
+        {m["id"]: m["result"] for m in ms if m["id"] in (7, 8)} for ms in (by_sdk, by_shipped)
+    )
+    assert sdk == ours
+
+
+@pytest.mark.real
+def test_a_first_start_answers_initialize_without_the_sdk(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "p")
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=root,
+        input=(json.dumps(hello) + "\n").encode(),
+        capture_output=True,
+        env=server_env(XDG_CACHE_HOME=str(tmp_path / "xdg")),
+        timeout=60,
+        check=False,
+    )
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("MODULES ")]
+    assert lines, done.stderr.decode()
+    loaded = set(json.loads(lines[0].removeprefix("MODULES ")))
+    answer = json.loads(done.stdout.decode().splitlines()[0])
+    assert answer["result"] == shipped()["initialize"][HELLO["protocolVersion"]]
+    ours = {m for m in loaded if m == "signalint" or m.startswith("signalint.")}
+    assert ours <= ALLOWED, sorted(ours - ALLOWED)
+    heavy = ("mcp", "mcp_types", "pydantic", "anyio", "asyncio", "jsonschema", "click")
+    assert not [m for m in loaded if m.split(".")[0] in heavy]
