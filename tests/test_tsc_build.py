@@ -56,9 +56,12 @@ def references_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def project(references_copy: Path, tmp_path: Path) -> Path:
+def project(references_copy: Path, tmp_path: Path, settled_inputs: None) -> Path:
     """The fixture copy launched through a project-local wrapper of the real
-    pinned tsc that logs every invocation to `tsc.log`."""
+    pinned tsc that logs every invocation to `tsc.log`. Its files were just
+    copied: they count as settled, or a check started within the settle
+    window after the copy would keep no program record (as for a real edit
+    that recent) and the next one would build again."""
     real = require_engine("tsc")
     write_executable(
         references_copy / "node_modules" / ".bin" / "tsc",
