@@ -44,6 +44,39 @@ def test_kept_commands_are_hooks_and_checks_without_options_that_read_more_than_
     assert answers.kept_command(["hooks", "run", "--runtime", "claude"]) == "hooks run"
 
 
+def test_a_stat_taken_when_a_file_was_read_is_the_one_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The reader's stat is kept as it was (no second stat of that path), so
+    # a write after the read, even one the settle rule could not see, is
+    # not replayed over.
+    monkeypatch.setenv("SIGNALINT_STATE_DIR", str(tmp_path / "state"))
+    read, other = tmp_path / "read.ts", tmp_path / "other.ts"
+    for path in (read, other):
+        path.write_text("a")
+        os.utime(path, ns=(1, 1))
+    monkeypatch.setattr(answers, "SETTLE_NS", 0)  # written before the start: settled
+    args, env = ["check"], dict(os.environ)
+    stats: list[str] = []
+    real = answers._stat
+
+    def counted(path: str) -> list[int] | None:
+        stats.append(path)
+        return real(path)
+
+    monkeypatch.setattr(answers, "_stat", counted)
+    started = time.time_ns()
+    with answers.recording() as recorded:
+        answers.noted([str(read)], [os.stat(read)])
+        answers.note([str(other)])
+        read.write_text("b")  # a same-size write after the read, mtime put back
+        os.utime(read, ns=(1, 1))
+    assert answers.keep(tmp_path, args, env, recorded, started, ("out", "", 0))
+    assert stats == [str(other)]
+    assert answers.replay(tmp_path, args, env) is None  # ctime moved: not as read
+    capsys.readouterr()
+
+
 def run(root: Path, *args: str) -> tuple[str, str, int, bool]:
     """stdout, stderr (without the import times), exit code, and whether
     the run was a replay (click was never imported)."""

@@ -14,7 +14,9 @@ the ignore files above it, the settings homes, and what engine resolution
 looked at (the `.bin` directories searched, the executable found and the
 manifest naming its version). After printing, it keeps the answer
 (`keep`): its stdout, stderr and exit code, with the stat of each path read
-(size, mtime, ctime and inode; a path that did not exist must still not),
+(size, mtime, ctime and inode; a path that did not exist must still not;
+the stat taken when it was read where the reader took one, `noted`, else
+one taken then),
 in `<state>/answers/<key>.json`. The key names the command: its arguments,
 the hook event it read (a hook's standard input), the working directory,
 the environment variables that change what a check does, the interpreter,
@@ -85,11 +87,14 @@ class Recording:
     """What the command being recorded read (`note`) and the retained checks
     its answer names (`retain`): each snapshot file with its time to live."""
 
-    __slots__ = ("read", "retained")
+    __slots__ = ("read", "retained", "seen")
 
     def __init__(self) -> None:
         self.read: set[str] = set()
         self.retained: dict[str, float] = {}
+        # The stat a path had when the command read it, where the reader had
+        # one (`noted`): the first one taken.
+        self.seen: dict[str, list[int] | None] = {}
 
 
 # The commands being recorded (none: not recording).
@@ -104,6 +109,22 @@ def note(paths: Iterable[str]) -> None:
     """Count absolute `paths` among what the check being recorded read."""
     if _reading:
         _reading[-1].read.update(paths)
+
+
+def noted(paths: Sequence[str], stats: Sequence[os.stat_result | None]) -> None:
+    """`note` absolute `paths` with the stat each had when it was read (None:
+    missing), so `keep` need not stat them again. The first stat of a path
+    counts: it is the one no later than what the answer says of the file
+    (a write after it shows in the stat `replay` compares; a write while the
+    command ran makes the answer unkept, `keep`)."""
+    if not _reading:
+        return
+    recorded = _reading[-1]
+    recorded.read.update(paths)
+    seen = recorded.seen
+    for path, st in zip(paths, stats, strict=True):
+        if path not in seen:
+            seen[path] = None if st is None else _stat_of(st)
 
 
 def retain(snapshot: str, ttl_s: float) -> None:
@@ -198,12 +219,15 @@ def _key(args: Sequence[str], event: str, env: Mapping[str, str]) -> str:
     return hashlib.blake2b(json.dumps(said).encode(), digest_size=16).hexdigest()
 
 
+def _stat_of(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
 def _stat(path: str) -> list[int] | None:
     try:
-        st = os.stat(path)
+        return _stat_of(os.stat(path))
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
 def _place(root: Path, env: Mapping[str, str], key: str) -> Path:
@@ -276,8 +300,9 @@ def keep(
         return False
     trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}
+    taken = recorded.seen
     for path in sorted(recorded.read):
-        seen = paths[path] = _stat(path)
+        seen = paths[path] = taken[path] if path in taken else _stat(path)
         if seen is not None and max(seen[1], seen[2]) >= trusted_before:
             return False
     key = _key(args, event, env)

@@ -105,9 +105,16 @@ def place(root: Path, env: Mapping[str, str]) -> Place:
     return Place(state, short, note)
 
 
+_stamps: list[str] = []
+
+
 def stamp() -> str:
-    """A name for the installed code (module docstring)."""
-    package = Path(signalint.__file__).parent
+    """A name for the installed code (module docstring), taken once per
+    process: the code a process runs is what it found when it started (a
+    client asks twice, and a daemon names its answers with it)."""
+    if _stamps:
+        return _stamps[0]
+    package = str(Path(signalint.__file__).parent)
     digest = hashlib.blake2b(signalint.__version__.encode(), digest_size=16)
     for directory, names, files in os.walk(package):
         names[:] = sorted(n for n in names if n != "__pycache__")
@@ -119,6 +126,7 @@ def stamp() -> str:
                 info = os.stat(path)
             except OSError:
                 continue
-            rel = os.path.relpath(path, package)
+            rel = path[len(package) + 1 :]
             digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    _stamps.append(digest.hexdigest())
+    return _stamps[0]

@@ -264,11 +264,11 @@ class ResultCache:
         # per-file SQL, and stats through map(): a Python loop with try/except
         # costs as much again. A vanished file makes it redo one at a time.
         fulls = [prefix + rel for rel in rel_paths]
-        answers.note(fulls)
         try:
             stats: list[os.stat_result | None] = list(map(os.stat, fulls))
         except OSError:
             stats = [_stat_or_none(full) for full in fulls]
+        answers.noted(fulls, stats)
         # This process's view first (a server asks about the same files on every
         # check); then the table for what it has not seen; then file reads.
         settled_before = _wall_ns() - RACY_WINDOW_NS
