@@ -707,12 +707,17 @@ def test_answers_given_as_changes_equal_cold_with_two_unit_characters(
     settled_inputs: None, tmp_path: Path
 ) -> None:
     # A diagnostic quoting a character outside the BMP (two UTF-16 units in
-    # the worker, one character here) before and after the changed lines.
+    # the worker, one character here) before and after the changed lines;
+    # more than the worker's 4,096-character comparison blocks of them on
+    # either side.
     typescript(6)
     project = make_project(tmp_path, 6)
     src = project.root / "src"
     (src / "a0.ts").write_text('export const face: "😀" = "a";\n')
     (src / "zz.ts").write_text('export const late: "🙂" = "b";\n')
+    for side in ("b", "n"):
+        for i in range(80):
+            (src / f"{side}{i:03}.ts").write_text(f'export const p{i}: "😀{i}" = "x";\n')
     pool = pool_for(project.root)
     context = Context(warm=pool)
 

@@ -452,6 +452,8 @@ function answer(request) {
 
 // The last answer, for answering the next one as its difference.
 let last = { id: 0, stdout: "" };
+// Characters compared at once while looking for where two answers differ.
+const BLOCK = 4096;
 
 // An answer as the change from the last one when the asker holds it
 // (`request.have`): the text between what both share at the start and at
@@ -463,10 +465,15 @@ function changes(request, stdout, exit) {
   if (request.have !== base.id || base.id === 0) return { id: last.id, stdout, exit };
   const before = base.stdout;
   const limit = Math.min(before.length, stdout.length);
+  // Shared runs are found a block at a time (a native comparison), then
+  // to the character within the block that differs.
   let head = 0;
+  while (head + BLOCK <= limit && before.slice(head, head + BLOCK) === stdout.slice(head, head + BLOCK)) head += BLOCK;
   while (head < limit && before.charCodeAt(head) === stdout.charCodeAt(head)) head++;
   let tail = 0;
-  while (tail < limit - head && before.charCodeAt(before.length - 1 - tail) === stdout.charCodeAt(stdout.length - 1 - tail)) tail++;
+  const room = limit - head;
+  while (tail + BLOCK <= room && before.slice(before.length - tail - BLOCK, before.length - tail) === stdout.slice(stdout.length - tail - BLOCK, stdout.length - tail)) tail += BLOCK;
+  while (tail < room && before.charCodeAt(before.length - 1 - tail) === stdout.charCodeAt(stdout.length - 1 - tail)) tail++;
   // Whole lines only, so no character's two halves are parted.
   const same = head === stdout.length && head === before.length;
   if (!same && head > 0) head = stdout.lastIndexOf("\n", head - 1) + 1;
@@ -480,13 +487,10 @@ function changes(request, stdout, exit) {
 }
 
 // How many surrogate pairs (characters of two UTF-16 units) text[from:to] holds.
+const LEADING = /[\ud800-\udbff]/g;
 function pairs(text, from, to) {
-  let count = 0;
-  for (let i = from; i < to; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) count++;
-  }
-  return count;
+  const found = text.slice(from, to).match(LEADING);
+  return found === null ? 0 : found.length;
 }
 
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
