@@ -166,12 +166,9 @@ ALLOWED = {
 }
 
 
-def test_answering_initialize_loads_neither_the_sdk_nor_the_check_pipeline(
-    tmp_path: Path,
-) -> None:
-    root = write_project(tmp_path / "p")
-    cache = tmp_path / "xdg"
-    raw_session(root, cache)  # records the SDK's answers
+def probe_initialize(root: Path, cache: Path) -> tuple[dict[str, Any], set[str]]:
+    """The server's answer to `initialize` in `root` with cache home `cache`,
+    and the modules it had loaded when it answered (`PROBE`)."""
     hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO}
     done = subprocess.run(
         [sys.executable, "-c", PROBE],
@@ -184,10 +181,25 @@ def test_answering_initialize_loads_neither_the_sdk_nor_the_check_pipeline(
     )
     lines = [line for line in done.stderr.decode().splitlines() if line.startswith("MODULES ")]
     assert lines, done.stderr.decode()
-    loaded = set(json.loads(lines[0].removeprefix("MODULES ")))
     answer = json.loads(done.stdout.decode().splitlines()[0])
-    assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "signalint"
+    assert answer["id"] == 1
+    return answer["result"], set(json.loads(lines[0].removeprefix("MODULES ")))
+
+
+def assert_light(loaded: set[str]) -> None:
+    """Neither the SDK nor the check pipeline (nor click) was loaded."""
     ours = {m for m in loaded if m == "signalint" or m.startswith("signalint.")}
     assert ours <= ALLOWED, sorted(ours - ALLOWED)
     heavy = ("mcp", "mcp_types", "pydantic", "anyio", "asyncio", "jsonschema", "click")
     assert not [m for m in loaded if m.split(".")[0] in heavy]
+
+
+def test_answering_initialize_loads_neither_the_sdk_nor_the_check_pipeline(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path / "p")
+    cache = tmp_path / "xdg"
+    raw_session(root, cache)  # records the SDK's answers
+    result, loaded = probe_initialize(root, cache)
+    assert result["serverInfo"]["name"] == "signalint"
+    assert_light(loaded)

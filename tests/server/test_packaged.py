@@ -6,8 +6,6 @@ SDK, exactly as the SDK would, and only where they are the SDK's answers.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,8 @@ from signalint.config import load_config
 from signalint.server import packaged
 from signalint.server.front import Recorded
 
-from .conftest import server_env, write_project
-from .test_front import ALLOWED, HELLO, PROBE, raw_session
+from .conftest import write_project
+from .test_front import HELLO, assert_light, probe_initialize, raw_session
 
 REGENERATE = "the shipped handshake is stale: run `python -m signalint.server.packaged`"
 
@@ -176,22 +174,6 @@ def test_a_first_start_answers_as_the_sdk_would_then_serves_on(tmp_path: Path) -
 def test_a_first_start_answers_initialize_without_the_sdk(tmp_path: Path) -> None:
     made_with_the_installed_sdk()
     root = write_project(tmp_path / "p")
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": HELLO}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        cwd=root,
-        input=(json.dumps(hello) + "\n").encode(),
-        capture_output=True,
-        env=server_env(XDG_CACHE_HOME=str(tmp_path / "xdg")),
-        timeout=60,
-        check=False,
-    )
-    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("MODULES ")]
-    assert lines, done.stderr.decode()
-    loaded = set(json.loads(lines[0].removeprefix("MODULES ")))
-    answer = json.loads(done.stdout.decode().splitlines()[0])
-    assert answer["result"] == shipped()["initialize"][HELLO["protocolVersion"]]
-    ours = {m for m in loaded if m == "signalint" or m.startswith("signalint.")}
-    assert ours <= ALLOWED, sorted(ours - ALLOWED)
-    heavy = ("mcp", "mcp_types", "pydantic", "anyio", "asyncio", "jsonschema", "click")
-    assert not [m for m in loaded if m.split(".")[0] in heavy]
+    result, loaded = probe_initialize(root, tmp_path / "xdg")
+    assert result == shipped()["initialize"][HELLO["protocolVersion"]]
+    assert_light(loaded)
