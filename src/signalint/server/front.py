@@ -75,7 +75,7 @@ def _stat_text(path: Path) -> str:
     return f"{path}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def _package_dir(name: str) -> Path | None:
+def package_dir(name: str) -> Path | None:
     """Where an importable top-level package lives, without importing it."""
     for entry in sys.path:
         candidate = Path(entry or ".") / name / "__init__.py"
@@ -99,7 +99,7 @@ def record_key(root: Path, env: dict[str, str] | None = None) -> str:
     for directory, _, files in sorted(os.walk(here)):
         parts += [_stat_text(Path(directory) / f) for f in sorted(files) if f.endswith(".py")]
     for package in ("mcp", "mcp_types", "pydantic"):
-        found = _package_dir(package)
+        found = package_dir(package)
         parts.append(f"{package}:-" if found is None else _stat_text(found / "__init__.py"))
     parts += [_stat_text(root / name) for name in SETTINGS_FILES]
     parts += [f"{name}={env.get(name, '')}" for name in SETTINGS_VARIABLES]
@@ -267,5 +267,6 @@ __all__ = [
     "cache_dir",
     "first_answers",
     "load_in_background",
+    "package_dir",
     "record_key",
 ]

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from signalint.server.front import SETTINGS_FILES, SETTINGS_VARIABLES, Recorded
+from signalint.server.front import SETTINGS_FILES, SETTINGS_VARIABLES, Recorded, package_dir
 
 FILE: Final = Path(__file__).with_name("handshake.json")
 SWITCH: Final = "SIGNALINT_MCP_PACKAGED"
@@ -47,15 +47,13 @@ def _installed_version(name: str) -> str | None:
     """The version of the distribution whose top-level package `name` is
     imported, from the `.dist-info` directory beside it; None when there is
     not exactly one."""
-    for entry in sys.path:
-        place = Path(entry or ".")
-        if (place / name / "__init__.py").is_file():
-            found = [
-                p.name[len(name) + 1 : -len(".dist-info")]
-                for p in place.glob(f"{name}-*.dist-info")
-            ]
-            return found[0] if len(found) == 1 else None
-    return None
+    found = package_dir(name)
+    if found is None:
+        return None
+    versions = [
+        p.name[len(name) + 1 : -len(".dist-info")] for p in found.parent.glob(f"{name}-*.dist-info")
+    ]
+    return versions[0] if len(versions) == 1 else None
 
 
 def _sources_digest(files: list[str]) -> str | None:
