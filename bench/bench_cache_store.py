@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+from signalint.project import content
 from signalint.storage import results as cache
 from signalint.storage.results import ResultCache
 
@@ -58,7 +59,7 @@ def main() -> None:
         # The files were just written, so they are inside the racy window and
         # would never be memoized; pretend the clock has moved on instead of sleeping.
         real_clock = cache._wall_ns
-        cache._wall_ns = lambda: real_clock() + 10 * cache.RACY_WINDOW_NS
+        cache._wall_ns = lambda: real_clock() + 10 * content.RACY_WINDOW_NS
 
         cold = timings_ms(lambda: store.digests(root, rels), 1)
         warm = timings_ms(lambda: store.digests(root, rels), args.runs)

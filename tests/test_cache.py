@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from signalint.project import content
 from signalint.storage import results as cache
 from signalint.storage.results import ResultCache
 
@@ -35,16 +36,16 @@ def store(tmp_path: Path, warnings: Warnings) -> ResultCache:
 def settled_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pretend the files written by the test are old enough to be memoized."""
     real = cache._wall_ns
-    monkeypatch.setattr(cache, "_wall_ns", lambda: real() + 10 * cache.RACY_WINDOW_NS)
+    monkeypatch.setattr(cache, "_wall_ns", lambda: real() + 10 * content.RACY_WINDOW_NS)
 
 
 @pytest.fixture
 def hash_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every path whose content the cache reads."""
     calls: list[str] = []
-    real = cache._hash_file
+    real = content.hash_file
 
-    def spy(path: str) -> tuple[str, cache.StatId] | None:
+    def spy(path: str) -> tuple[str, content.StatId] | None:
         calls.append(path)
         return real(path)
 
@@ -300,9 +301,9 @@ def test_a_settled_read_refuses_a_file_edited_between_its_stat_and_its_read(
     path = write(tmp_path / "a.ts", b"aaaa")
     old = path.stat().st_mtime_ns - 10_000_000_000
     os.utime(path, ns=(old, old))
-    real = cache._hash_file
+    real = content.hash_file
 
-    def edited_first(full: str) -> tuple[str, cache.StatId] | None:
+    def edited_first(full: str) -> tuple[str, content.StatId] | None:
         Path(full).write_bytes(b"bbbb")
         return real(full)
 

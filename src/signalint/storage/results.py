@@ -11,7 +11,6 @@ a warning; anything unrecoverable disables the cache with one warning.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import stat
@@ -24,15 +23,14 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from signalint import answers
+from signalint.project.content import RACY_WINDOW_NS, StatId
+from signalint.project.content import hash_file as _hash_file
+from signalint.project.content import stat_id as _stat_id
 
 SCHEMA_VERSION: Final = 2
 BUSY_TIMEOUT_MS: Final = 10_000
 LOCK_TRIES: Final = 20  # retries of a lock error the busy handler did not wait for
 CHUNK: Final = 900  # stays below SQLite's historical 999 bound on host parameters
-# A file modified this recently may be modified again within the same
-# timestamp tick (ext4 ~4 ms, FAT 2 s) without changing its stat key, so its
-# digest is returned but not memoized (git's "racy clean" problem).
-RACY_WINDOW_NS: Final = 2_000_000_000
 
 _SCHEMA: Final = (
     "CREATE TABLE results (key TEXT PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)",
@@ -47,7 +45,6 @@ _LOCKED: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 T = TypeVar("T")
 Row = tuple[str, str, str]  # a file_digests row: absolute path, stat key, digest
-StatId = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode; its text is the stat key
 _wall_ns = time.time_ns  # module attribute so tests and benches can age files
 
 
@@ -80,24 +77,6 @@ def _write(conn: sqlite3.Connection, sql: str, rows: Iterable[Sequence[object]])
 def _stat_or_none(path: str) -> os.stat_result | None:
     try:
         return os.stat(path)
-    except OSError:
-        return None
-
-
-def _stat_id(st: os.stat_result) -> StatId:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-
-
-def _hash_file(path: str) -> tuple[str, StatId] | None:
-    """(sha256 hex, stat of the open file after reading) or None if unreadable.
-
-    The stat is taken after reading so a write during the read (or a replace
-    between the caller's stat and this open) shows up as a key mismatch.
-    """
-    try:
-        with open(path, "rb") as handle:
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()
-            return digest, _stat_id(os.fstat(handle.fileno()))
     except OSError:
         return None
 

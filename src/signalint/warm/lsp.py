@@ -16,11 +16,20 @@ the process:
   any message pygls cannot read or handle fail every pending request, and
   every later one, with `WorkerFailed`; pygls leaves the first to the
   process watcher `start_io` installs and logs the second and reads on.
-- Results of the methods in `raw` stay plain JSON (dicts and lists), read
-  by the caller: lsprotocol's typed structuring refuses some answers
-  servers send in practice (Pyright answers `textDocument/diagnostic` for
+- Requests of the methods in `raw` are written from plain JSON
+  (lsprotocol's types cost more to write than a small request takes to
+  answer), and their results stay plain JSON (dicts and lists), read by
+  the caller: lsprotocol's typed structuring refuses some answers servers
+  send in practice (Pyright answers `textDocument/diagnostic` for
   a file it does not track with an "unchanged" report without a
   `resultId`), and pygls otherwise turns untyped results into namedtuples.
+- Notifications in `ignore` are dropped as they are read, and a plain
+  response goes straight to its request: pygls tells requests,
+  notifications and responses apart with `isinstance` against runtime
+  protocols, three slow checks a message, and reads every notification
+  into its type before finding no handler. A warm Pyright answer pulls
+  one report per checked file and hears three progress notifications
+  with each, so this was most of the client's time.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import cattrs
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
+from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from signalint.process import Child
 from signalint.warm.pool import WorkerFailed
@@ -49,22 +59,52 @@ def _plain_converter() -> cattrs.Converter:
     return converter
 
 
+# What `_Protocol.structure_message` makes of an ignored notification.
+_IGNORED = object()
+
+
 class _Protocol(LanguageServerProtocol):
-    """lsprotocol's types for every method but those whose results stay raw."""
+    """lsprotocol's types for every method but those whose results stay raw;
+    ignored notifications dropped unread (module docstring)."""
 
     raw: frozenset[str] = frozenset()
+    ignore: frozenset[str] = frozenset()
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in self.raw:
+            return None
+        return super().get_message_type(method)
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in self.raw:
             return None
         return super().get_result_type(method)
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        if "id" not in data and data.get("method") in self.ignore and "jsonrpc" in data:
+            return _IGNORED
+        return super().structure_message(data)
+
+    def handle_message(self, message: Any) -> None:
+        if message is _IGNORED:
+            return
+        if (
+            type(message) is JsonRPCResponseMessage
+            and message.jsonrpc == JsonRPCProtocol.VERSION
+            and not self._shutdown
+        ):
+            self._handle_response(message.id, message.result)
+            return
+        super().handle_message(message)
+
 
 class LspClient:
     """A pygls client speaking to `child` over its stdin and stdout."""
 
-    def __init__(self, child: Child, raw: frozenset[str] = frozenset()) -> None:
-        protocol = type("Protocol", (_Protocol,), {"raw": raw})
+    def __init__(
+        self, child: Child, raw: frozenset[str] = frozenset(), ignore: frozenset[str] = frozenset()
+    ) -> None:
+        protocol = type("Protocol", (_Protocol,), {"raw": raw, "ignore": ignore})
         self.child = child
         self.client = LanguageClient(
             "signalint", "1", protocol_cls=protocol, converter_factory=_plain_converter

@@ -33,7 +33,8 @@ Configured as the CLI is:
 
 Freshness by content (D2), on every ask: every input of the program (the
 adapter's `program` superset: the project's Python files and those under
-`extraPaths`/`stubPath`) is hashed and compared with the last ask.
+`extraPaths`/`stubPath`) is hashed and compared with the last ask (a
+file is read again only when its stat moved: `project.content.DigestMemo`).
 
 - A changed file pyright watches (under an `include` root) is told with
   `workspace/didChangeWatchedFiles`; the server marks it and its
@@ -89,6 +90,7 @@ from signalint.engines.pyright import (
 )
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
+from signalint.project.content import DigestMemo
 from signalint.warm.lsp import LspClient
 from signalint.warm.pool import WorkerFailed, WorkerKey
 
@@ -101,6 +103,18 @@ _STARTING = re.compile(r"Pyright language server (\S+) starting")
 TRACKING_TIMEOUT_S = 120.0
 INITIALIZE_TIMEOUT_S = 60.0
 _WILDCARDS = frozenset("*?[")
+# Notifications read and dropped: progress (three with every pull), pushed
+# diagnostics (the answer pulls its own), telemetry.
+_NOISE = frozenset(
+    {
+        "$/progress",
+        "pyright/beginProgress",
+        "pyright/reportProgress",
+        "pyright/endProgress",
+        "textDocument/publishDiagnostics",
+        "telemetry/event",
+    }
+)
 
 
 def langserver(executable: Path) -> Path | None:
@@ -190,10 +204,11 @@ class PyrightSession:
         self._root = ctx.root
         self._ctx = ctx
         self._python = python
-        self._lsp = LspClient(child, raw=frozenset({_DIAGNOSTIC}))
+        self._lsp = LspClient(child, raw=frozenset({_DIAGNOSTIC}), ignore=_NOISE)
         self._found: list[int] = []
         self._found_event = asyncio.Event()
         self._inputs: dict[str, str | None] = {}
+        self._memo = DigestMemo()
         self._checked: list[str] = []
         self._files: dict[str, _File] = {}
         self._lsp.on("window/logMessage", self._log_message)
@@ -203,15 +218,6 @@ class PyrightSession:
             "client/unregisterCapability",
             "window/workDoneProgress/create",
             "workspace/diagnostic/refresh",
-        ):
-            self._lsp.on(method, lambda _params: None)
-        for method in (
-            "$/progress",
-            "pyright/beginProgress",
-            "pyright/reportProgress",
-            "pyright/endProgress",
-            "textDocument/publishDiagnostics",
-            "telemetry/event",
         ):
             self._lsp.on(method, lambda _params: None)
 
@@ -306,7 +312,7 @@ class PyrightSession:
 
     def _hash_inputs(self) -> dict[str, str | None]:
         program = ENGINE.program((), self._ctx, None, frozenset())
-        return {path: _digest(Path(path)) for path in program.inputs}
+        return {path: self._memo.digest(path) for path in program.inputs}
 
     async def _tell(self) -> None:
         """Tell the server what changed since the last ask (module docstring)."""
@@ -355,10 +361,9 @@ class PyrightSession:
 
     async def _pull(self, path: str) -> list[dict[str, Any]]:
         known = self._files.get(path)
-        params = types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=from_fs_path(path) or ""),
-            previous_result_id=known.result_id if known else None,
-        )
+        params: dict[str, Any] = {"textDocument": {"uri": from_fs_path(path) or ""}}
+        if known is not None:
+            params["previousResultId"] = known.result_id
         report = await self._lsp.request(_DIAGNOSTIC, params)
         if not isinstance(report, dict):
             raise WorkerFailed(f"pyright answered {_DIAGNOSTIC} with {report!r:.200}")
@@ -406,7 +411,7 @@ class PyrightSession:
         return ProcessResult(
             argv=command.argv,
             exit_code=1 if counts["error"] else 0,
-            stdout=json.dumps(report, indent=4) + "\n",
+            stdout=json.dumps(report) + "\n",
             stderr="",
             duration_s=elapsed,
         )
