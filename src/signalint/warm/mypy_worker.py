@@ -33,6 +33,18 @@ follow: the worker builds anew then. After an update, project modules
 with `type: ignore` comments are checked again whole (an update re-checks
 parts of modules, and only a whole module's check reports its unused
 ignores).
+
+Errors kept across updates (`KeptErrors`): the daemon forgets every error
+at each update and so checks again, after every edit, every part of the
+program that had an error (on a program with errors in every module that
+is most of an edit's time). The worker instead keeps the errors of the
+parts an update did not check (nor their modules) and checks again only
+the parts that had errors within the update itself (the daemon forgets
+errors between the modules of one update too). Where an error's text
+depends on errors elsewhere (a note shown once per run, errors hidden
+after import errors), the daemon's own way runs: before an update whose
+kept errors hold such a message, and, after an update that made one while
+errors were kept, the worker builds anew and the answer is a cold run's.
 """
 
 from __future__ import annotations
@@ -44,6 +56,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 # This file's directory holds Signalint's `mypy.py` driver: it must not
@@ -54,9 +67,14 @@ sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 import mypy.build  # noqa: E402
 import mypy.main  # noqa: E402
 from mypy.dmypy_server import Server, process_start_options  # noqa: E402
+from mypy.errorcodes import IMPORT, IMPORT_NOT_FOUND, IMPORT_UNTYPED  # noqa: E402
 from mypy.find_sources import InvalidSourceList  # noqa: E402
 from mypy.fswatcher import FileData  # noqa: E402
 from mypy.modulefinder import FindModuleCache  # noqa: E402
+from mypy.server.update import (  # noqa: E402
+    FineGrainedBuildManager,
+    sort_messages_preserving_file_order,
+)
 from mypy.typestate import reset_global_state  # noqa: E402
 from mypy.version import __version__  # noqa: E402
 
@@ -82,11 +100,139 @@ def _flags(args: list[str]) -> list[str]:
     return out
 
 
+_IMPORT_CODES = frozenset({IMPORT, IMPORT_NOT_FOUND, IMPORT_UNTYPED})
+
+
+def _global(info: Any) -> bool:
+    """Whether an error's text or presence depends on other errors of the
+    run: a message shown once per run, an error hidden after import
+    errors, or an import error (which hides later ones)."""
+    return bool(info.only_once or info.hidden or info.code in _IMPORT_CODES)
+
+
+class _Targets(list[str]):
+    """The manager's `processed_targets`, kept across the several updates of
+    one increment (each update clears it; mypy reads it only in its tests)."""
+
+    def clear(self) -> None:
+        pass
+
+    def reset(self) -> None:
+        super().clear()
+
+
+class KeptErrors:
+    """Keeps, across the updates of one fine-grained manager, the errors
+    of what an update did not check again (module docstring). Each step
+    (`begin`, the daemon's work, `end`) may run several updates."""
+
+    def __init__(self, manager: FineGrainedBuildManager) -> None:
+        self.manager = manager
+        # Whether the manager's error map holds every current error (not
+        # after a blocking error: the daemon's own recovery runs then).
+        self.complete = True
+        # Set when a step made a message that depends on other errors while
+        # errors were kept: the worker must build anew.
+        self.spoiled = False
+        self.targets = _Targets()
+        manager.processed_targets = self.targets
+        self._before: dict[str, list[Any]] | None = None
+        self._states: dict[str, Any] = {}
+        self._messages: list[str] = []
+        self._with_errors: set[str] = set()
+
+    def begin(self) -> None:
+        """Before a step: note the errors and modules, and have the daemon
+        check again only what gets an error within the step."""
+        fgm = self.manager
+        infos = fgm.manager.errors.error_info_map
+        self._before = None
+        if not self.complete or any(_global(i) for found in infos.values() for i in found):
+            return
+        self._before = {path: list(found) for path, found in infos.items()}
+        self._states = dict(fgm.graph)
+        self._messages = fgm.previous_messages
+        self._with_errors = fgm.previous_targets_with_errors
+        self.targets.reset()
+        fgm.previous_targets_with_errors = set()
+
+    def end(self) -> list[str] | None:
+        """After a step: every current error's message, or None when the
+        daemon's own messages stand (errors were not kept, or a blocking
+        error)."""
+        fgm = self.manager
+        before, self._before = self._before, None
+        if fgm.blocking_error is not None:
+            if before is not None:
+                fgm.previous_targets_with_errors |= self._with_errors
+            self.complete = False
+            return None
+        if before is None:
+            self.complete = True
+            return None
+        checked = set(self.targets)
+        # A module parsed again (edited, added or removed) was checked whole.
+        again = {m for m, state in self._states.items() if fgm.graph.get(m) is not state}
+        if not checked and not again and len(fgm.graph) == len(self._states):
+            # Nothing was checked: the daemon's messages are the last ones.
+            fgm.previous_targets_with_errors = self._with_errors
+            return None
+        errors = fgm.manager.errors
+        fresh = errors.error_info_map
+        if any(_global(i) for found in fresh.values() for i in found):
+            self.spoiled = True
+        merged: dict[str, list[Any]] = {}
+        for path, found in before.items():
+            kept = [
+                i
+                for i in found
+                if i.module not in again and (i.target is None or i.target not in checked)
+            ]
+            if kept:
+                merged[path] = kept
+        for path, found in fresh.items():
+            merged.setdefault(path, []).extend(found)
+        errors.error_info_map = merged
+        errors.flushed_files = set()
+        messages = sort_messages_preserving_file_order(errors.new_messages(), self._messages)
+        fgm.previous_messages = messages.copy()
+        fgm.previous_targets_with_errors = errors.targets()
+        return messages
+
+
 class Worker:
     def __init__(self, status_file: str) -> None:
         self.status_file = status_file
         self.server: Server | None = None
         self.flags: list[str] | None = None
+        self.kept: KeptErrors | None = None
+
+    def _kept(self, server: Server) -> KeptErrors | None:
+        """What keeps errors across the updates of `server`'s manager, once
+        it is built."""
+        fgm = server.fine_grained_manager
+        if fgm is None:
+            return None
+        if self.kept is None or self.kept.manager is not fgm:
+            self.kept = KeptErrors(fgm)
+        return self.kept
+
+    def _step(
+        self,
+        server: Server,
+        sources: list[Any],
+        work: Callable[[], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """`work()` (updates of the daemon), keeping errors across it."""
+        kept = self._kept(server)
+        if kept is None:
+            return work()
+        kept.begin()
+        result = work()
+        messages = kept.end()
+        if messages is None:
+            return result
+        return server.increment_output(messages, sources, False, 80)
 
     def _start(self, flags: list[str]) -> None:
         reset_global_state()
@@ -140,9 +286,9 @@ class Worker:
         self, server: Server, sources: list[Any], result: dict[str, Any]
     ) -> dict[str, Any]:
         """Check again, whole, every project module with `type: ignore`
-        comments after an update: an update re-checks parts
-        of modules, and only a whole module's check says which of its
-        ignores are unused (or lack a code), as a cold run does."""
+        comments that an update checked: an update re-checks parts of
+        modules, and only a whole module's check says which of its ignores
+        are unused (or lack a code), as a cold run does."""
         fgm = server.fine_grained_manager
         if fgm is None or fgm.blocking_error is not None:
             return result
@@ -157,11 +303,17 @@ class Worker:
             and os.path.abspath(state.path).startswith(root)
             and "site-packages" not in state.path
         ]
-        if not again:
-            return result
-        messages = fgm.update(again, [])
+        # One module an update: the daemon forgets every error between the
+        # modules of one update, and checks again only the parts with
+        # errors, which does not say which ignores are unused.
+        for module in again:
+
+            def update(module: tuple[str, str] = module) -> dict[str, Any]:
+                return server.increment_output(fgm.update([module], []), sources, False, 80)
+
+            result = self._step(server, sources, update)
         server.flush_caches()
-        return server.increment_output(messages, sources, False, 80)
+        return result
 
     def handle(self, request: dict[str, object]) -> dict[str, object]:
         args = request.get("args")
@@ -202,7 +354,9 @@ class Worker:
                     assert server is not None
                 self._refresh(server)
                 increment = server.fine_grained_manager is not None
-                result = server.check(sources, False, False, 80)
+                result = self._step(
+                    server, sources, lambda: server.check(sources, False, False, 80)
+                )
                 if increment and result.get("status") != 2:
                     result = self._ignores(server, sources, result)
         except SystemExit:
@@ -211,6 +365,10 @@ class Worker:
             return {"cold": f"sources: {exc}"}
         manager = server.fine_grained_manager
         status = result.get("status")
+        if self.kept is not None and self.kept.spoiled:
+            self.server = None  # build anew on the next request
+            self.kept = None
+            return {"cold": "a message that depends on the whole run's errors"}
         if manager is None or manager.blocking_error is not None or status == 2:
             # The daemon recovers from a blocking error on a later update; a
             # cold run says what mypy prints for it.

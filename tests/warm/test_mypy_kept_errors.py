@@ -1,0 +1,231 @@
+"""The warm mypy worker keeps the errors of what an update did not check
+again (`warm/mypy_worker.py`, `KeptErrors`), and still answers as a cold
+run (real tier).
+
+The project has errors in every module and none of the messages that
+depend on the whole run (no import errors, no notes shown once), so
+every update goes through the kept errors: the differential test applies
+random edits that fix or make errors in other modules (a signature, an
+export renamed, an attribute a `type: ignore` covers, a function other
+modules call, a module's own error, modules added and deleted, an edit
+behind the watcher's back) and compares with a cold run after each step.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ..conftest import require_engine
+from .test_mypy_warm import Runs, closing, in_loop, new_pool, same_size_edit
+
+PYPROJECT = """[project]
+name = "kept-errors"
+version = "0.1.0"
+requires-python = ">=3.11"
+
+[tool.mypy]
+strict = true
+warn_unused_ignores = true
+files = ["app"]
+"""
+LIB = """class Box:
+    size: int = 1
+
+
+def base(value: int) -> int:
+    return value + 1
+
+
+LIMIT: int = 10
+"""
+USER = """from app import lib as lib_module
+from app.lib import LIMIT, Box, base
+
+
+def use{n}(value: int) -> int:
+    wrong: str = base(value)
+    return base(value) + LIMIT + len(wrong)
+
+
+def boxed{n}(box: Box) -> int:
+    return box.size + box.extra  # type: ignore[attr-defined]
+
+
+def helped{n}() -> int:
+    return lib_module.helper()
+
+
+def own{n}(value: int) -> int:
+    mine: int = value
+    return mine
+"""
+
+
+def make_project(root: Path, users: int = 4) -> Path:
+    (root / "app").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "lib.py").write_text(LIB)
+    for n in range(users):
+        (root / "app" / f"user{n}.py").write_text(USER.format(n=n))
+    return root
+
+
+def _toggle(path: Path, one: str, other: str) -> None:
+    text = path.read_text()
+    path.write_text(text.replace(one, other) if one in text else text.replace(other, one))
+
+
+def change_signature(root: Path) -> None:
+    _toggle(root / "app" / "lib.py", "def base(value: int)", "def base(value: str)")
+
+
+def rename_export(root: Path) -> None:
+    _toggle(root / "app" / "lib.py", "LIMIT", "BOUND")
+
+
+def toggle_attribute(root: Path) -> None:
+    """Box gains (or loses) the attribute the users' ignores cover."""
+    grown = "    size: int = 1\n    extra: int = 2\n"
+    _toggle(root / "app" / "lib.py", grown, "    size: int = 1\n")
+
+
+def toggle_helper(root: Path) -> None:
+    """lib gains (or loses) the function the users call."""
+    lib = root / "app" / "lib.py"
+    text = lib.read_text()
+    helper = "\n\ndef helper() -> int:\n    return 3\n"
+    lib.write_text(text.replace(helper, "") if helper in text else text + helper)
+
+
+def own_error(root: Path) -> None:
+    """The first user's own error, made or fixed."""
+    users = sorted((root / "app").glob("user*.py"))
+    if users:
+        _toggle(users[0], "mine: int = value", "mine: str = value")
+
+
+def add_module(root: Path) -> None:
+    n = len(list((root / "app").glob("user*.py")))
+    (root / "app" / f"user{n}.py").write_text(USER.format(n=n))
+
+
+def delete_module(root: Path) -> None:
+    users = sorted((root / "app").glob("user*.py"))
+    if users:
+        users[-1].unlink()
+
+
+def behind_the_back(root: Path) -> None:
+    lib = root / "app" / "lib.py"
+    if "LIMIT: int = 10" in lib.read_text() or "BOUND: int = 10" in lib.read_text():
+        same_size_edit(lib, ": int = 10", ": str = 10")
+    else:
+        same_size_edit(lib, ": str = 10", ": int = 10")
+
+
+EDITS = [
+    change_signature,
+    rename_export,
+    toggle_attribute,
+    toggle_helper,
+    own_error,
+    add_module,
+    delete_module,
+    behind_the_back,
+]
+
+
+@pytest.mark.real
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(EDITS), min_size=3, max_size=6))
+def test_warm_mypy_keeping_errors_equals_cold_after_every_edit(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[Callable[[Path], None]]
+) -> None:
+    tmp = tmp_path_factory.mktemp("kept")
+    root = make_project(tmp / "project")
+    pool = new_pool(tmp)
+    runs = Runs(root, tmp, pool)
+
+    async def sequence() -> None:
+        await runs.same()
+        for edit in edits:
+            edit(root)
+            await runs.same()
+
+    in_loop(lambda: closing(pool, sequence()))
+    assert pool.counts.fallbacks == 0 and pool.counts.started == 1
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("edit", EDITS, ids=lambda edit: edit.__name__)
+def test_each_edit_answers_warm_as_cold_and_again_when_undone(
+    tmp_path: Path, edit: Callable[[Path], None]
+) -> None:
+    root = make_project(tmp_path / "project")
+    pool = new_pool(tmp_path)
+    runs = Runs(root, tmp_path, pool)
+
+    async def sequence() -> None:
+        await runs.same()
+        edit(root)
+        await runs.same()
+        edit(root)
+        await runs.same()
+
+    in_loop(lambda: closing(pool, sequence()))
+    assert pool.counts.fallbacks == 0
+
+
+WORKER = Path(__file__).resolve().parents[2] / "src" / "signalint" / "warm" / "mypy_worker.py"
+PROBE = """
+import json, os, sys
+sys.argv = [sys.argv[0]]
+sys.path.insert(0, os.path.dirname({worker!r}))
+import mypy_worker
+args = ["-O", "json", "--no-color-output", "--no-error-summary"]
+worker = mypy_worker.Worker(os.devnull)
+worker.handle({{"args": args, "cwd": os.getcwd()}})
+with open("app/user0.py", "a") as handle:
+    handle.write("\\n\\nADDED: int = 1\\n")
+answer = worker.handle({{"args": args, "cwd": os.getcwd()}})
+print(json.dumps({{"checked": sorted(worker.kept.targets), "stdout": answer["stdout"]}}))
+"""
+
+
+@pytest.mark.real
+def test_a_body_edit_checks_again_only_its_module_and_keeps_the_other_errors(
+    tmp_path: Path,
+) -> None:
+    """Without kept errors the daemon checks again every function with an
+    error in every module; here only the edited module is checked."""
+    mypy = require_engine("mypy")
+    root = make_project(tmp_path / "project", users=6)
+    python = mypy.with_name("python")
+    interpreter = str(python) if python.exists() else sys.executable
+    done = subprocess.run(
+        [interpreter, "-c", PROBE.format(worker=str(WORKER))],
+        cwd=root, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    import json
+
+    probe = json.loads(done.stdout.splitlines()[-1])
+    assert probe["checked"] == ["app.user0"]
+    cold = subprocess.run(
+        [str(mypy), "-O", "json", "--no-color-output", "--no-error-summary",
+         "--cache-dir", os.devnull],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert Counter(probe["stdout"].splitlines()) == Counter(cold.stdout.splitlines())
+    assert len(cold.stdout.splitlines()) > 6
