@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..conftest import require_engine
-from .test_mypy_warm import Runs, closing, in_loop, new_pool, same_size_edit
+from .test_mypy_warm import edited_warm_as_cold, same_size_edit
 
 PYPROJECT = """[project]
 name = "kept-errors"
@@ -154,17 +154,7 @@ def test_warm_mypy_keeping_errors_equals_cold_after_every_edit(
     tmp_path_factory: pytest.TempPathFactory, edits: list[Callable[[Path], None]]
 ) -> None:
     tmp = tmp_path_factory.mktemp("kept")
-    root = make_project(tmp / "project")
-    pool = new_pool(tmp)
-    runs = Runs(root, tmp, pool)
-
-    async def sequence() -> None:
-        await runs.same()
-        for edit in edits:
-            edit(root)
-            await runs.same()
-
-    in_loop(lambda: closing(pool, sequence()))
+    pool = edited_warm_as_cold(make_project(tmp / "project"), tmp, edits)
     assert pool.counts.fallbacks == 0 and pool.counts.started == 1
 
 
@@ -173,18 +163,7 @@ def test_warm_mypy_keeping_errors_equals_cold_after_every_edit(
 def test_each_edit_answers_warm_as_cold_and_again_when_undone(
     tmp_path: Path, edit: Callable[[Path], None]
 ) -> None:
-    root = make_project(tmp_path / "project")
-    pool = new_pool(tmp_path)
-    runs = Runs(root, tmp_path, pool)
-
-    async def sequence() -> None:
-        await runs.same()
-        edit(root)
-        await runs.same()
-        edit(root)
-        await runs.same()
-
-    in_loop(lambda: closing(pool, sequence()))
+    pool = edited_warm_as_cold(make_project(tmp_path / "project"), tmp_path, [edit, edit])
     assert pool.counts.fallbacks == 0
 
 

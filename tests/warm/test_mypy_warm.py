@@ -135,6 +135,21 @@ def new_pool(tmp: Path) -> WarmPool:
     return WarmPool(MEMORY, tmp / "warm-logs")
 
 
+def edited_warm_as_cold(root: Path, tmp: Path, edits: list[Callable[[Path], None]]) -> WarmPool:
+    """Warm equals cold before the edits and after each; the pool used."""
+    pool = new_pool(tmp)
+    runs = Runs(root, tmp, pool)
+
+    async def sequence() -> None:
+        await runs.same()
+        for edit in edits:
+            edit(root)
+            await runs.same()
+
+    in_loop(lambda: closing(pool, sequence()))
+    return pool
+
+
 def same_size_edit(path: Path, old: str, new: str) -> None:
     """Replace `old` by `new` (as long) keeping the file's size and mtime:
     what a stat-based watcher cannot tell from no edit at all."""
@@ -257,17 +272,7 @@ def test_warm_mypy_equals_cold_after_every_edit(
     tmp_path_factory: pytest.TempPathFactory, edits: list[Callable[[Path], None]]
 ) -> None:
     tmp = tmp_path_factory.mktemp("seq")
-    root = make_project(tmp / "project")
-    pool = new_pool(tmp)
-    runs = Runs(root, tmp, pool)
-
-    async def sequence() -> None:
-        await runs.same()
-        for edit in edits:
-            edit(root)
-            await runs.same()
-
-    in_loop(lambda: closing(pool, sequence()))
+    pool = edited_warm_as_cold(make_project(tmp / "project"), tmp, edits)
     assert pool.counts.fallbacks == 0
     # One worker for the sequence, a new one only for a config edit.
     assert pool.counts.started == 1 + edits.count(edit_config)
