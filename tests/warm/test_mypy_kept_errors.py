@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..conftest import require_engine
-from .test_mypy_warm import edited_warm_as_cold, same_size_edit
+from .test_mypy_warm import behind_the_back, edited_warm_as_cold
 
 PYPROJECT = """[project]
 name = "kept-errors"
@@ -123,14 +123,6 @@ def delete_module(root: Path) -> None:
     users = sorted((root / "app").glob("user*.py"))
     if users:
         users[-1].unlink()
-
-
-def behind_the_back(root: Path) -> None:
-    lib = root / "app" / "lib.py"
-    if "LIMIT: int = 10" in lib.read_text() or "BOUND: int = 10" in lib.read_text():
-        same_size_edit(lib, ": int = 10", ": str = 10")
-    else:
-        same_size_edit(lib, ": str = 10", ": int = 10")
 
 
 EDITS = [
