@@ -29,10 +29,10 @@ an equal size) re-reads it. Sources are found again on every request (new
 and deleted files), and new modules behind imports are found by the
 daemon itself. A module now found at another path (a stub beside it
 removed, a module shadowed) is a change the daemon's update does not
-follow: the worker builds anew then. After an update, project modules
-with `type: ignore` comments are checked again whole (an update re-checks
-parts of modules, and only a whole module's check reports its unused
-ignores).
+follow: the worker builds anew then. After an update, the project modules
+with `type: ignore` comments that it checked are checked again whole, one
+module an update (an update re-checks parts of modules, and only a whole
+module's check reports its unused ignores).
 
 Errors kept across updates (`KeptErrors`): the daemon forgets every error
 at each update and so checks again, after every edit, every part of the
