@@ -56,3 +56,17 @@ def test_raw_requests_are_plain_json_and_ignored_notifications_reach_no_handler(
     assert answers == [{"echo": {"n": n, "uri": "a"}} for n in range(5)]
     assert heard == []
     assert len(kept) == 6
+
+
+def test_a_request_that_cannot_be_written_fails_instead_of_waiting(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        client = await _client(tmp_path)
+        client.attach()
+        try:
+            with pytest.raises(WorkerFailed, match="could not be written"):
+                await asyncio.wait_for(client.request("echo", {"x": object()}), timeout=30)
+        finally:
+            await client.close()
+            await client.child.stop()
+
+    asyncio.run(scenario())

@@ -16,6 +16,8 @@ the process:
   any message pygls cannot read or handle fail every pending request, and
   every later one, with `WorkerFailed`; pygls leaves the first to the
   process watcher `start_io` installs and logs the second and reads on.
+  So does a message pygls cannot write: it logs it and leaves the
+  request waiting for an answer that never comes.
 - Requests of the methods in `raw` are written from plain JSON
   (lsprotocol's types cost more to write than a small request takes to
   answer), and their results stay plain JSON (dicts and lists), read by
@@ -41,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cattrs
+from pygls.exceptions import JsonRpcInternalError
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
@@ -109,6 +112,7 @@ class LspClient:
         self.client = LanguageClient(
             "signalint", "1", protocol_cls=protocol, converter_factory=_plain_converter
         )
+        self.client.report_server_error = self._reported  # type: ignore[method-assign]
         self.closed: str | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -137,6 +141,12 @@ class LspClient:
     def _ended(self, task: asyncio.Task[None]) -> None:
         problem = None if task.cancelled() else task.exception()
         self._fail(f"the server's output ended ({problem or 'end of file'})")
+
+    def _reported(self, error: Exception, source: type[Exception]) -> None:
+        """What pygls could not do. A message it could not write leaves its
+        request unanswered for ever: the client fails instead."""
+        if source is JsonRpcInternalError:
+            self._fail(f"a message could not be written ({error})")
 
     def _fail(self, why: str) -> None:
         """From now on every request fails with `why`, pending ones too."""
