@@ -34,14 +34,21 @@ def settled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(content, "_wall_ns", lambda: real() + 10 * content.RACY_WINDOW_NS)
 
 
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A file holding `x = 1`."""
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = 1\n")
+    return path
+
+
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
 @pytest.mark.usefixtures("settled")
-def test_a_settled_file_is_read_once_while_its_stat_holds(tmp_path: Path, reads: list[str]) -> None:
-    path = tmp_path / "a.py"
-    path.write_bytes(b"x = 1\n")
+def test_a_settled_file_is_read_once_while_its_stat_holds(source: Path, reads: list[str]) -> None:
+    path = source
     memo = content.DigestMemo()
     assert memo.digest(str(path)) == sha(b"x = 1\n")
     assert memo.digest(str(path)) == sha(b"x = 1\n")
@@ -50,10 +57,9 @@ def test_a_settled_file_is_read_once_while_its_stat_holds(tmp_path: Path, reads:
 
 @pytest.mark.usefixtures("settled")
 def test_a_same_size_edit_with_its_mtime_put_back_is_read_again(
-    tmp_path: Path, reads: list[str]
+    source: Path, reads: list[str]
 ) -> None:
-    path = tmp_path / "a.py"
-    path.write_bytes(b"x = 1\n")
+    path = source
     memo = content.DigestMemo()
     memo.digest(str(path))
     before = path.stat()
@@ -64,10 +70,9 @@ def test_a_same_size_edit_with_its_mtime_put_back_is_read_again(
 
 
 def test_a_file_written_within_the_racy_window_is_read_every_time(
-    tmp_path: Path, reads: list[str]
+    source: Path, reads: list[str]
 ) -> None:
-    path = tmp_path / "a.py"
-    path.write_bytes(b"x = 1\n")
+    path = source
     memo = content.DigestMemo()
     memo.digest(str(path))
     memo.digest(str(path))
@@ -75,9 +80,10 @@ def test_a_file_written_within_the_racy_window_is_read_every_time(
 
 
 @pytest.mark.usefixtures("settled")
-def test_missing_unreadable_and_non_regular_files_have_no_digest(tmp_path: Path) -> None:
-    path = tmp_path / "a.py"
-    path.write_bytes(b"x = 1\n")
+def test_missing_unreadable_and_non_regular_files_have_no_digest(
+    tmp_path: Path, source: Path
+) -> None:
+    path = source
     memo = content.DigestMemo()
     assert memo.digest(str(path)) is not None
     path.unlink()

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..conftest import require_engine
-from .test_mypy_warm import behind_the_back, edited_warm_as_cold
+from .test_mypy_warm import add_user, behind_the_back, delete_module, edited_warm_as_cold
 
 PYPROJECT = """[project]
 name = "kept-errors"
@@ -117,14 +117,7 @@ def own_error(root: Path) -> None:
 
 
 def add_module(root: Path) -> None:
-    n = len(list((root / "app").glob("user*.py")))
-    (root / "app" / f"user{n}.py").write_text(USER.format(n=n))
-
-
-def delete_module(root: Path) -> None:
-    users = sorted((root / "app").glob("user*.py"))
-    if users:
-        users[-1].unlink()
+    add_user(root, USER)
 
 
 EDITS = [

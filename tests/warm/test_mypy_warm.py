@@ -188,9 +188,14 @@ def rename_export(root: Path) -> None:
         lib.write_text(text.replace("BOUND", "LIMIT"))
 
 
-def add_module(root: Path) -> None:
+def add_user(root: Path, template: str) -> None:
+    """A new `app/user<n>.py` from `template` (formatted with `n`)."""
     n = len(list((root / "app").glob("user*.py")))
-    (root / "app" / f"user{n}.py").write_text(USER.format(n=n))
+    (root / "app" / f"user{n}.py").write_text(template.format(n=n))
+
+
+def add_module(root: Path) -> None:
+    add_user(root, USER)
 
 
 def delete_module(root: Path) -> None:

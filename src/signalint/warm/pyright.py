@@ -65,7 +65,6 @@ to any of them starts a fresh worker. The server is given our pid
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import re
@@ -90,7 +89,7 @@ from signalint.engines.pyright import (
 )
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
-from signalint.project.content import DigestMemo
+from signalint.project.content import DigestMemo, hash_file
 from signalint.warm.lsp import LspClient
 from signalint.warm.pool import WorkerFailed, WorkerKey
 
@@ -124,10 +123,8 @@ def langserver(executable: Path) -> Path | None:
 
 
 def _digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
+    hashed = hash_file(str(path))
+    return hashed[0] if hashed is not None else None
 
 
 def _config_broken(root: Path, chain: list[str]) -> bool:
