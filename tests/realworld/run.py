@@ -1519,12 +1519,25 @@ def warm_step(
         return outcome
     pids: list[int] = []
     try:
-        first = signalint(exe, project, env, "check", "--format", "json")
+        first = signalint(exe, project, env, "check", "--format", "sarif")
         outcome["first_s"] = round(first.seconds, 2)
         second = signalint(exe, project, env, "check", "--format", "json")
         outcome["warm_s"] = round(second.seconds, 2)
         plants: list[dict[str, Any]] = []
         cold_env = {**env, "SIGNALINT_DAEMON": "0"}
+        # The workers' first answers, the whole repository, against a cold
+        # check: what only a whole check shows (a config-level diagnostic,
+        # a file outside any planted edit's scope) is compared here.
+        whole_cold = signalint(exe, project, cold_env, "check", "--no-cache", "--format", "sarif")
+        whole_failures: dict[str, list[str]] = {}
+        whole = compare(
+            _all_keys(whole_cold.stdout, project, whole_failures, "cold"),
+            _all_keys(first.stdout, project, whole_failures, "warm"),
+        )
+        outcome["whole_equal"] = whole.missing_count == 0 and whole.extra_count == 0
+        outcome["whole_diff"] = [f"cold only {k}" for k in sorted(whole.missing)[:5]]
+        outcome["whole_diff"] += [f"warm only {k}" for k in sorted(whole.extra)[:5]]
+        outcome["whole_failures"] = whole_failures
         for plant in repo.plants:
             log(f"{repo.name}: planted edit through the daemon ({plant['file']})")
             path = project / plant["file"]
@@ -1972,7 +1985,8 @@ def _render_warm(results: list[RepoResult]) -> list[str]:
         "`signalint daemon start`, a whole check (the workers start) and a warm one; then "
         "each planted edit is checked alone (`signalint check --format sarif FILE`) through "
         "the daemon, timed, and again cold (`--no-cache`, `SIGNALINT_DAEMON=0`) on the same "
-        "content; the two are compared with multiplicity. The ratio is the warm check's wall "
+        "content; the two are compared with multiplicity, and so are the first whole check "
+        "(the workers' first answers) and a cold whole check. The ratio is the warm check's wall "
         "time over the slowest native engine run cold on the whole repository (the native "
         "runs of the table above). Warm answers / fallbacks / restarts are the daemon's "
         "counts during the edit's check; memory is each worker's resident set (its process "
@@ -2008,6 +2022,8 @@ def _render_warm(results: list[RepoResult]) -> list[str]:
             ", ".join(f"{p['seconds'] / slowest:.2f}" if slowest else "-" for p in plants) or "-"
         )
         equal = ", ".join("yes" if p.get("equal") else "**NO**" for p in plants) or "-"
+        if "whole_equal" in step:
+            equal = f"first check {'yes' if step['whole_equal'] else '**NO**'}; edits {equal}"
         found = ", ".join("yes" if p.get("found") else "**NO**" for p in plants) or "-"
         served = ", ".join(
             "{} / {} / {}".format(*(p["served"].get(k, 0) for k in

@@ -458,6 +458,47 @@ def test_packages_installed_retyped_and_relinked_behind_the_worker_are_seen(
     run(scenario)
 
 
+def types_package(root: Path, name: str, declaration: str) -> None:
+    package = root / "node_modules" / "@types" / name
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps({"name": f"@types/{name}", "types": "index.d.ts"})
+    )
+    (package / "index.d.ts").write_text(declaration)
+
+
+@pytest.mark.real
+def test_automatic_types_packages_are_read_as_cold_reads_them(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # TypeScript 5 includes every package of node_modules/@types unless the
+    # config names `types`; the worker once handed module resolution each
+    # directory listing as one string, so it looked for a package per letter
+    # of `globals` (TS2688 "Cannot find type definition file for 'g'").
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    types_package(project.root, "globals", "declare const GLOBAL_SIZE: number;\n")
+    (project.root / "src" / "uses.ts").write_text(
+        "export const n: number = GLOBAL_SIZE;\nexport const s: string = LATER_NAME;\n"
+    )
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            before = await assert_warm_equals_cold(project.root, context)
+            assert [i.rule for i in before.issues] == ["TS2304"]  # LATER_NAME, not yet declared
+            # A package installed behind the worker's back is one more entry point.
+            types_package(project.root, "later", "declare const LATER_NAME: string;\n")
+            after = await assert_warm_equals_cold(project.root, context)
+            assert after.issues == ()
+            assert pool.counts.fallbacks == 0 and pool.counts.started == 1
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
 @pytest.mark.real
 def test_a_killed_worker_is_restarted_and_still_equal(settled_inputs: None, tmp_path: Path) -> None:
     typescript(5)

@@ -10,14 +10,16 @@ wrapper configs of `engines.tsc_build`) with the stdout and exit code that
 keeps each project's builder program and parsed files between asks, so an
 edit re-checks only the files it affects.
 
-Freshness (D2): on every ask the worker parses the config again and reads
-again every file its programs read, reusing a parsed file only when its
-text is unchanged, and redoes module resolution; build mode builds every
-project of the graph from those programs, so nothing is taken as up to
-date from modification times. The config chain's content (the selected
-config, its `extends` bases and referenced configs) is the worker's
-`WorkerKey.state`, with build mode's wrapper configs: a config edit starts
-a fresh worker.
+Freshness (D2): on every ask the worker looks again at the config (in
+`-p` mode its parse is kept while the config files and the directory
+listings it read answer the same) and at every file its programs read,
+reusing a parsed file only when its text is unchanged; module resolutions
+are kept only while everything they asked of the file system answers the
+same. Build mode builds every project of the graph from those programs,
+so nothing is taken as up to date from modification times. The config
+chain's content (the selected config, its `extends` bases and referenced
+configs) is the worker's `WorkerKey.state`, with build mode's wrapper
+configs: a config edit starts a fresh worker.
 
 Served: TypeScript 5 and 6 (the JavaScript compiler). TypeScript 7 (the
 native port, the managed default) has no JavaScript API: its commands run

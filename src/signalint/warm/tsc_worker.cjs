@@ -14,8 +14,8 @@
 // builder) on a System whose `write` is captured. What is kept between asks:
 // each project's builder program (its state: file versions, signatures,
 // semantic diagnostics) and the parsed, bound SourceFile of every file it
-// read. On every ask the config is parsed again and every file a program
-// reads is looked at again: a SourceFile is reused when its text is equal
+// read. On every ask the config is looked at again (`parsedConfig`), and
+// every file a program reads: a SourceFile is reused when its text is equal
 // to what it was parsed from, or without reading when the file's stat
 // (size, mtime, ctime, inode) is the one it had when it was read and it was
 // not written within SETTLE_MS of that read (the rule Signalint's own file
@@ -196,18 +196,53 @@ function createProgram(rootNames, options, host, _old, configDiagnostics, refere
   state.print = print;
   if (!host.__signalintGetSourceFile) host.__signalintGetSourceFile = host.getSourceFile;
   useSourceCache(host, state, host.__signalintGetSourceFile);
-  const builder = ts.createEmitAndSemanticDiagnosticsBuilderProgram(
+  const old = oldProgram(state, options, host);
+  const program = ts.createProgram({
     rootNames,
     options,
     host,
-    oldProgram(state, options, host),
-    configDiagnostics,
-    references,
+    oldProgram: old && old.getProgramOrUndefined(),
+    configFileParsingDiagnostics: configDiagnostics,
+    projectReferences: references,
+  });
+  const builder = withImportTargets(program, state, () =>
+    ts.createEmitAndSemanticDiagnosticsBuilderProgram(program, host, old, configDiagnostics),
   );
   state.builder = builder;
   state.options = options;
   state.touched = true;
   return builder;
+}
+
+// The builder finds every file's dependencies again on each ask, asking the
+// checker for the module each import names (thousands of lookups). While
+// the program's structure is kept whole (its files, their imports and
+// resolutions, its options), an import of a file it kept names the same
+// file: `run` lets the builder's lookups that found a module file answer
+// from the last ask's. Only files are remembered (an ambient module can
+// move without the structure changing), and a stale answer could only add
+// a dependency, which re-checks more, never less. The checker's own work
+// does not go through this method, and it is put back before `run` returns.
+function withImportTargets(program, state, run) {
+  const whole = ts.StructureIsReused && program.structureIsReused === ts.StructureIsReused.Completely;
+  if (!whole || !state.importTargets) state.importTargets = new WeakMap();
+  const targets = state.importTargets;
+  const checker = program.getTypeChecker();
+  const lookup = checker.getSymbolAtLocation;
+  checker.getSymbolAtLocation = (node) => {
+    let symbol = targets.get(node);
+    if (symbol === undefined) {
+      symbol = lookup.call(checker, node);
+      const declaration = symbol && symbol.valueDeclaration;
+      if (declaration && declaration.kind === ts.SyntaxKind.SourceFile) targets.set(node, symbol);
+    }
+    return symbol;
+  };
+  try {
+    return run();
+  } finally {
+    checker.getSymbolAtLocation = lookup;
+  }
 }
 
 // After an ask: what each program wrote, and which SourceFiles it used.
@@ -272,9 +307,72 @@ function listed(system) {
   };
 }
 
+// A directory's files and subdirectories as TypeScript's own `sys` lists
+// them for `readDirectory` (symbolic links followed, others dropped, each
+// list sorted; nothing when it cannot be listed).
+function directoryEntries(directory) {
+  const files = [];
+  const directories = [];
+  let entries;
+  try {
+    entries = fs.readdirSync(directory || ".", { withFileTypes: true });
+  } catch {
+    return { files, directories };
+  }
+  for (const entry of entries) {
+    let kind = entry;
+    if (entry.isSymbolicLink()) {
+      try {
+        kind = fs.statSync(path.join(directory, entry.name), { throwIfNoEntry: false });
+      } catch {
+        kind = undefined;
+      }
+      if (!kind) continue;
+    }
+    if (kind.isFile()) files.push(entry.name);
+    else if (kind.isDirectory()) directories.push(entry.name);
+  }
+  files.sort();
+  directories.sort();
+  return { files, directories };
+}
+
+// The parsed config of `-p`, kept while everything parsing it read answers
+// the same (`probesHold`): the config files and what their `extends` looked
+// up, and every directory the include patterns listed. Listing a directory
+// again costs little; matching thousands of names against the patterns is
+// most of a parse. Without TypeScript's `matchFiles` it is parsed each time.
+const configs = new Map();
+function parsedConfig(configFileName, commandLineOptions, watchOptions, system, report) {
+  const key = JSON.stringify([configFileName, commandLineOptions, watchOptions === undefined ? null : watchOptions]);
+  const kept = configs.get(key);
+  if (kept && probesHold(kept.probes, system)) return kept.config;
+  configs.delete(key);
+  const probes = new Map();
+  let unrecoverable = false;
+  const reporting = (diagnostic) => {
+    unrecoverable = true;
+    report(diagnostic);
+  };
+  const recording = { ...probing(system, probes, true) };
+  if (typeof ts.matchFiles === "function") {
+    recording.readDirectory = (directory, extensions, excludes, includes, depth) =>
+      ts.matchFiles(directory, extensions, excludes, includes, system.useCaseSensitiveFileNames, system.getCurrentDirectory(), depth,
+        (listed) => {
+          const entries = directoryEntries(listed);
+          probes.set(`e\u0000${listed}`, JSON.stringify(entries));
+          return entries;
+        },
+        recording.realpath || ((name) => name));
+  }
+  const config = ts.parseConfigFileWithSystem(configFileName, commandLineOptions, new Map(), watchOptions, recording, reporting);
+  if (config && !unrecoverable && recording.readDirectory !== system.readDirectory) configs.set(key, { probes, config });
+  return config;
+}
+
 // What module resolution asked of `system` (each existence check, listing,
 // real path and JSON file read, with its answer), recorded in `probes`.
-function probing(system, probes) {
+function probing(system, probes, everyRead = false) {
   function recorded(kind, ask) {
     return (name) => {
       const answer = ask(name);
@@ -287,10 +385,14 @@ function probing(system, probes) {
     fileExists: recorded("f", (n) => system.fileExists(n)),
     directoryExists: recorded("d", (n) => system.directoryExists(n)),
     realpath: system.realpath && recorded("r", (n) => system.realpath(n)),
-    getDirectories: recorded("l", (n) => system.getDirectories(n).join("\u0000")),
+    getDirectories: (name) => {
+      const directories = system.getDirectories(name);
+      probes.set(`l\u0000${name}`, directories.join("\u0000"));
+      return directories;
+    },
     readFile: (name, encoding) => {
       const text = system.readFile(name, encoding);
-      if (name.endsWith(".json")) probes.set(`j\u0000${name}`, text === undefined ? null : text);
+      if (everyRead || name.endsWith(".json")) probes.set(`j\u0000${name}`, text === undefined ? null : text);
       return text;
     },
   };
@@ -308,6 +410,7 @@ function probesHold(probes, system) {
     else if (kind === "d") now = system.directoryExists(name);
     else if (kind === "r") now = system.realpath ? system.realpath(name) : undefined;
     else if (kind === "l") now = system.getDirectories(name).join("\u0000");
+    else if (kind === "e") now = JSON.stringify(directoryEntries(name));
     else now = system.readFile(name);
     if ((now === undefined ? null : now) !== was) return false;
   }
@@ -367,7 +470,7 @@ function runProject(system, args) {
   }
   const cwd = system.getCurrentDirectory();
   const commandLineOptions = ts.convertToOptionsWithAbsolutePaths(o, (f) => ts.getNormalizedAbsolutePath(f, cwd));
-  const config = ts.parseConfigFileWithSystem(configFileName, commandLineOptions, new Map(), commandLine.watchOptions, system, report);
+  const config = parsedConfig(configFileName, commandLineOptions, commandLine.watchOptions, system, report);
   const options = config.options;
   if (options.pretty || ts.isWatchSet(options) || !ts.isIncrementalCompilation(options)) {
     throw new Error("not a command this worker answers");
