@@ -464,7 +464,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     scope, programs_in = request.scope, request.reported_programs
     outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
-    verdicts: dict[str, bool] = {}  # per file: many issues share a file
+    # Per file (many issues share a file): kept by the ignore rules, within
+    # the reported programs, within the scope.
+    verdicts: dict[str, tuple[bool, bool, bool]] = {}
     seen: dict[str, Issue] = {}
     filtered_out = 0
     # A shard keeps a per-package program's issue only in a file it owns:
@@ -479,14 +481,18 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     dependents: dict[str, Issue] = {}
     for outcome in outcomes:
         introduced = outcome.introduced or frozenset()
+        program_wide = outcome.engine in whole_program
         for issue in outcome.issues:
-            keep = verdicts.get(issue.file)
-            if keep is None:
-                keep = verdicts[issue.file] = _keep(issue, planned.ignored, planned.walked)
-            if not keep or issue.issue_id in seen:
+            verdict = verdicts.get(issue.file)
+            if verdict is None:
+                verdict = verdicts[issue.file] = (
+                    _keep(issue, planned.ignored, planned.walked),
+                    programs_in.contains(issue.file),
+                    scope.contains(issue.file),
+                )
+            if not verdict[0] or issue.issue_id in seen:
                 continue
-            within = programs_in if outcome.engine in whole_program else scope
-            if not within.contains(issue.file):
+            if not verdict[1 if program_wide else 2]:
                 filtered_out += 1
                 if issue.issue_id in introduced and issue.severity == "error":
                     dependents[issue.issue_id] = issue
