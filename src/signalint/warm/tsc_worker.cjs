@@ -265,6 +265,20 @@ function settle() {
   }
 }
 
+// An absolute name's directory and base name (null for the file system's
+// root), kept for the worker's life: the same names are asked on every ask.
+const places = new Map();
+function place(name) {
+  let where = places.get(name);
+  if (where === undefined) {
+    const absolute = path.resolve(name);
+    const parent = path.dirname(absolute);
+    where = parent === absolute ? null : [parent, path.basename(absolute)];
+    if (path.isAbsolute(name)) places.set(name, where);
+  }
+  return where;
+}
+
 // `system` answering fileExists and directoryExists from one listing per
 // directory, read at most once in this ask (module resolution asks for
 // every extension of every import: thousands of stats). A name that is a
@@ -290,13 +304,12 @@ function listed(system) {
     return found;
   }
   function exists(name, kind, asSystem) {
-    const absolute = path.resolve(name);
-    const parent = path.dirname(absolute);
-    if (parent === absolute) return asSystem(name);
-    const entries = listing(parent);
+    const where = place(name);
+    if (where === null) return asSystem(name);
+    const entries = listing(where[0]);
     if (entries === null) return false;
     if (entries === "unlisted") return asSystem(name);
-    const found = entries.get(path.basename(absolute));
+    const found = entries.get(where[1]);
     if (found === undefined) return false;
     return found === "other" ? asSystem(name) : found === kind;
   }
