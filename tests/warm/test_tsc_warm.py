@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from signalint.check import run_check
@@ -231,8 +231,17 @@ def touch_back(path: Path, edit: Callable[[], object]) -> None:
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
+def types_package(root: Path, name: str, declaration: str) -> None:
+    package = root / "node_modules" / "@types" / name
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps({"name": f"@types/{name}", "types": "index.d.ts"})
+    )
+    (package / "index.d.ts").write_text(declaration)
+
+
 STEPS = st.sampled_from(
-    ["retype", "add", "delete", "rename", "config", "behind", "break-import", "nothing"]
+    ["retype", "add", "delete", "rename", "config", "behind", "break-import", "types", "nothing"]
 )
 
 
@@ -247,6 +256,15 @@ def apply(project: Project, step: str) -> None:
         project.area = "areaOf" if project.area == "area" else "area"
     elif step == "config":
         project.unused_locals = not project.unused_locals
+    elif step == "types":
+        # A package of node_modules/@types installed or removed behind the
+        # worker: TypeScript 5 makes each one an entry point of the program.
+        package = project.root / "node_modules" / "@types" / "extra"
+        if package.exists():
+            shutil.rmtree(package)
+        else:
+            types_package(project.root, "extra", "declare const EXTRA: number;\n")
+        return
     elif step == "break-import":
         # Deleting a module others import: they break.
         (project.root / "src" / "types.ts").unlink()
@@ -272,6 +290,7 @@ def run(scenario: Callable[[], Coroutine[object, object, None]]) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(steps=st.lists(STEPS, min_size=2, max_size=4))
+@example(steps=["types", "retype", "types"])
 def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list[str]) -> None:
     typescript(5)
     with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
@@ -456,15 +475,6 @@ def test_packages_installed_retyped_and_relinked_behind_the_worker_are_seen(
             await pool.close()
 
     run(scenario)
-
-
-def types_package(root: Path, name: str, declaration: str) -> None:
-    package = root / "node_modules" / "@types" / name
-    package.mkdir(parents=True)
-    (package / "package.json").write_text(
-        json.dumps({"name": f"@types/{name}", "types": "index.d.ts"})
-    )
-    (package / "index.d.ts").write_text(declaration)
 
 
 @pytest.mark.real
