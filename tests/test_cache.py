@@ -364,3 +364,28 @@ def test_a_process_keeps_one_connection_and_reopens_after_the_file_is_replaced(
     store.path.rename(store.path.with_name("moved.sqlite"))  # as `cache clear` or a user might
     assert store.get_many(["a"]) == {}  # a new, empty database, not the moved file
     assert store._connection(store._inode()) is not first
+
+
+def test_a_settled_read_of_a_file_read_young_answers_without_a_stat(
+    store: ResultCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A post-edit check reads the edited file young; the program record made
+    # after its answer is dropped, and is now known to be without statting
+    # every input again. A later `since` than the young read still reads.
+    write(tmp_path / "b.ts", b"bbbb")
+    path = write(tmp_path / "a.ts", b"aaaa")
+    store.digests(tmp_path, ["a.ts", "b.ts"])
+    young = max(path.stat().st_mtime_ns, path.stat().st_ctime_ns)
+    stats: list[str] = []
+    real = os.stat
+
+    def counted(full: str, **options: bool) -> os.stat_result:
+        stats.append(full)
+        return real(full, **options)
+
+    monkeypatch.setattr(cache.os, "stat", counted)
+    assert store.settled_digests(tmp_path, ["b.ts", "a.ts"], young) is None
+    assert stats == []
+    found = store.settled_digests(tmp_path, ["a.ts", "b.ts"], young + 1)
+    assert found is not None and set(found) == {"a.ts", "b.ts"}
+    assert [Path(s).name for s in stats if s.endswith(".ts")] == ["a.ts", "b.ts"]

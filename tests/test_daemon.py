@@ -321,6 +321,9 @@ def test_the_forwarding_client_loads_no_command_tree_pipeline_or_third_party_pac
     ours = {m for m in loaded if m.split(".")[0] == "signalint"}
     assert ours <= ALLOWED, sorted(ours - ALLOWED)
     assert not {m.split(".")[0] for m in loaded} & HEAVY
+    # Nor the standard library's slow imports (each costs milliseconds).
+    slow = {"typing", "hashlib", "_hashlib", "socket", "contextlib", "signalint.answers"}
+    assert not loaded & slow, sorted(loaded & slow)
 
 
 # --- the daemon itself (real) ----------------------------------------------
@@ -529,6 +532,30 @@ def test_the_post_edit_hook_through_the_daemon_answers_as_in_process(tmp_path: P
     assert through.returncode == alone.returncode == 0, through.stderr
     assert "additionalContext" in through.stdout
     assert _without_ids(through.stdout) == _without_ids(alone.stdout)
+
+
+@pytest.mark.real
+def test_the_daemon_replays_a_kept_answer_itself(tmp_path: Path) -> None:
+    # The client forwards before it looks for a kept answer (its modules
+    # cost the forwarding path); the daemon replays one before it runs.
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    args = ("check", "--format", "json")
+    with fake_daemon(root):
+        run_cli(root, *args)  # makes the state directory: not kept
+        time.sleep(2.1)  # nothing written within 2 s of a check is trusted
+        kept = run_cli(root, *args)
+        again = run_cli(root, *args)
+        assert status(root)["requests"] == 3
+    said = (root / "daemon-test.log").read_text()
+    assert said.count("(its kept answer)") == 1, said
+    assert again.returncode == kept.returncode == 1
+    assert (again.stdout, again.stderr) == (kept.stdout, kept.stderr)
+    (root / "a.py").write_text("x = 1\n")  # an edit (its unused import gone): not replayed
+    with fake_daemon(root):
+        edited = run_cli(root, *args)
+    assert (root / "daemon-test.log").read_text().count("(its kept answer)") == 1
+    assert json.loads(edited.stdout)["totalIssues"] < json.loads(kept.stdout)["totalIssues"]
 
 
 @pytest.mark.real

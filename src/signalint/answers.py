@@ -22,8 +22,10 @@ the hook event it read (a hook's standard input), the working directory,
 the environment variables that change what a check does, the interpreter,
 whether stdout is a terminal, and our code (the daemon's stamp).
 
-The next run of the same command (`replay`, in the console script before
-click or the check pipeline is imported) stats every recorded path; when
+The next run of the same command (`replay`: in the console script before
+click or the check pipeline is imported, or in the project's daemon when
+the command is forwarded to it) stats every recorded path, the most
+recently written first; when
 each is as recorded, and the retained check the answer names is still
 kept (its snapshot file there and younger than its time to live: expiry
 or eviction would leave an id `signalint show` cannot expand), it writes
@@ -212,6 +214,24 @@ def read_event() -> str:
     return text
 
 
+def replay_invocation(args: Sequence[str], env: Mapping[str, str]) -> int | None:
+    """`replay` for the invocation `args` in the working directory, under
+    `env`: a hook's event is read from standard input (which is replaced by
+    the same bytes) unless `--payload` gives it; None when nothing is kept."""
+    from signalint.daemon.client import event_cwd, payload, project_root
+
+    kept = kept_command(args)
+    if kept is None:
+        return None
+    root_from, event = os.getcwd(), ""
+    if kept == "hooks run":
+        given = payload(args)
+        event = read_event() if given is None else ""
+        root_from = event_cwd(event.encode() if given is None else given) or root_from
+    root = project_root(env, root_from)
+    return None if root is None else replay(root, args, env, event)
+
+
 def _key(args: Sequence[str], event: str, env: Mapping[str, str]) -> str:
     chosen = {k: v for k, v in env.items() if k in _ENV or k.startswith("SIGNALINT_")}
     said = [FORMAT, stamp(), sys.executable, list(args), event, os.getcwd()]
@@ -228,6 +248,11 @@ def _stat(path: str) -> list[int] | None:
         return _stat_of(os.stat(path))
     except OSError:
         return None
+
+
+def _latest_first(item: tuple[str, list[int] | None]) -> tuple[int, str]:
+    path, seen = item
+    return (0 if seen is None else -max(seen[1], seen[2]), path)
 
 
 def _place(root: Path, env: Mapping[str, str], key: str) -> Path:
@@ -301,10 +326,13 @@ def keep(
     trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}
     taken = recorded.seen
-    for path in sorted(recorded.read):
+    for path in recorded.read:
         seen = paths[path] = taken[path] if path in taken else _stat(path)
         if seen is not None and max(seen[1], seen[2]) >= trusted_before:
             return False
+    # The most recently written first: a replay stops at the first path that
+    # differs, most often one of the files being edited.
+    paths = dict(sorted(paths.items(), key=_latest_first))
     key = _key(args, event, env)
     place = _place(root, env, key)
     stdout, stderr, code = answer

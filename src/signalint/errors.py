@@ -21,9 +21,10 @@ failure, so nobody parses its sentence.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
-
+TYPE_CHECKING = False  # `typing` costs the CLI's forwarding path milliseconds
 if TYPE_CHECKING:
+    from typing import ClassVar
+
     # Annotation only: a root refusal at start-up loads no model.
     from signalint.model import Failure
 

@@ -19,9 +19,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # `typing` costs the forwarding path milliseconds
 if TYPE_CHECKING:
+    from typing import Any
+
     from signalint.cli.group import LazyGroup as LazyGroup
     from signalint.cli.group import cli as cli
 
@@ -152,24 +154,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    """The `signalint` console script: a check of an unchanged project answers
-    from its kept answer (`answers`), else goes through the project's daemon
-    when one runs (`daemon.client`); both are decided before click or the
-    check pipeline is imported. Else the command runs in-process."""
-    from signalint import answers
-    from signalint.daemon.client import event_cwd, forward, payload, project_root
+    """The `signalint` console script: `check` and `hooks run` go to the
+    project's daemon when one runs (`daemon.client`; the daemon replays a
+    kept answer itself), else an unchanged project's check answers from its
+    kept answer (`answers`); both are decided before click or the check
+    pipeline is imported. Else the command runs in-process."""
+    from signalint.daemon.client import forward
 
     args = sys.argv[1:]
-    kept = answers.kept_command(args)
-    if kept is not None:
-        root_from, event = os.getcwd(), ""
-        if kept == "hooks run":
-            given = payload(args)
-            event = answers.read_event() if given is None else ""
-            root_from = event_cwd(event.encode() if given is None else given) or root_from
-        root = project_root(os.environ, root_from)
-        code = None if root is None else answers.replay(root, args, os.environ, event)
-        if code is not None:
-            sys.exit(code)
     code = forward(args)
+    if code is None:
+        from signalint import answers
+
+        code = answers.replay_invocation(args, os.environ)
     sys.exit(main() if code is None else code)

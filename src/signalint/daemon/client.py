@@ -22,20 +22,22 @@ than ours (a reinstall: the client asks it to stop, and says so).
 
 from __future__ import annotations
 
-import contextlib
+import _socket
 import io
 import json
 import os
-import socket
 import stat
 import struct
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from signalint.daemon import wire
 from signalint.daemon.place import Place, PlaceError, place, stamp
+
+TYPE_CHECKING = False  # `typing` costs the forwarding path milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 DISABLE_ENV = "SIGNALINT_DAEMON"
 NO_DAEMON = "--no-daemon"
@@ -66,8 +68,8 @@ def forwarded_command(args: Sequence[str]) -> str | None:
     return None
 
 
-def _peer_uid(sock: socket.socket) -> int:
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+def _peer_uid(sock: _socket.socket) -> int:
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     _pid, uid, _gid = struct.unpack("3i", creds)
     return int(uid)
 
@@ -85,12 +87,12 @@ def check_socket(path: Path) -> None:
         raise Refused(f"{path} has mode {mode:04o}; a daemon's socket has mode 0600")
 
 
-def connect(where: Place, timeout_s: float | None = QUICK_S) -> socket.socket:
+def connect(where: Place, timeout_s: float | None = QUICK_S) -> _socket.socket:
     """A connection to the daemon at `where`. Raises `FileNotFoundError` (no
     socket), `ConnectionRefusedError` (a socket nobody serves: the daemon
     died), `Refused` (module docstring) or another `OSError`."""
     check_socket(where.socket)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout_s)
         sock.connect(os.fspath(where.socket))
@@ -104,9 +106,12 @@ def connect(where: Place, timeout_s: float | None = QUICK_S) -> socket.socket:
 
 def ask(where: Place, message: dict[str, Any], timeout_s: float | None = QUICK_S) -> dict[str, Any]:
     """One request and its answer (raises as `connect`, or `wire.WireError`)."""
-    with connect(where, timeout_s) as sock:
+    sock = connect(where, timeout_s)
+    try:
         wire.send(sock, message)
         return wire.receive(sock)
+    finally:
+        sock.close()
 
 
 def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
@@ -181,7 +186,7 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
         return None
     except OSError:
         return None
-    with sock:
+    try:
         request = {
             "op": "run",
             "stamp": stamp(),
@@ -203,8 +208,12 @@ def forward(args: Sequence[str], env: Mapping[str, str] | None = None) -> int | 
             # As in-process; the daemon finishes the command, its answer unread.
             sys.stderr.write("Interrupted.\n")
             return 130
+    finally:
+        sock.close()
     if answer.get("stale"):
         _say("the daemon runs other code (Signalint was reinstalled): stopping it; in-process")
+        import contextlib  # here: the forwarding path does not load it otherwise
+
         with contextlib.suppress(OSError, Refused, wire.WireError):
             ask(where, {"op": "stop"})
         return None

@@ -20,13 +20,17 @@ with the daemon's and does not use a daemon that runs other code.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 import signalint
+
+try:  # BLAKE2 without `hashlib`, whose OpenSSL costs the forwarding client milliseconds
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
 
 # Linux `sun_path` holds 108 bytes, the terminating NUL included.
 SOCKET_LIMIT = 107
@@ -96,7 +100,7 @@ def place(root: Path, env: Mapping[str, str]) -> Place:
     natural = state / SOCKET_NAME
     if len(os.fsencode(natural)) <= SOCKET_LIMIT:
         return Place(state, natural)
-    digest = hashlib.blake2b(os.fsencode(state), digest_size=8).hexdigest()
+    digest = blake2b(os.fsencode(state), digest_size=8).hexdigest()
     short = _runtime_dir(env) / f"{digest}.sock"
     note = (
         f"the socket is {short}: the state directory's path is too long for a Unix socket "
@@ -115,7 +119,7 @@ def stamp() -> str:
     if _stamps:
         return _stamps[0]
     package = str(Path(signalint.__file__).parent)
-    digest = hashlib.blake2b(signalint.__version__.encode(), digest_size=16)
+    digest = blake2b(signalint.__version__.encode(), digest_size=16)
     for directory, names, files in os.walk(package):
         names[:] = sorted(n for n in names if n != "__pycache__")
         for name in sorted(files):

@@ -184,6 +184,7 @@ class Daemon:
     def execute(self, message: dict[str, Any]) -> dict[str, Any]:
         """Run one forwarded invocation as `signalint` would in-process (in
         the request thread; module docstring)."""
+        from signalint import answers
         from signalint.cli.main import main
 
         argv = [str(a) for a in message.get("argv", [])]
@@ -194,13 +195,15 @@ class Daemon:
         saved_env, saved_cwd = dict(os.environ), os.getcwd()
         saved = sys.stdin, sys.stdout, sys.stderr
         started = time.monotonic()
+        kept: int | None = None
         try:
             os.chdir(str(message.get("cwd", self.root)))
             os.environ.clear()
             os.environ.update(env)
             sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
             sys.stdout, sys.stderr = out, err
-            code = main(argv)
+            kept = answers.replay_invocation(argv, env)
+            code = main(argv) if kept is None else kept
         except SystemExit as exc:  # as the interpreter would exit with it
             code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
         except OSError as exc:  # the working directory vanished
@@ -213,7 +216,8 @@ class Daemon:
             with contextlib.suppress(OSError):
                 os.chdir(saved_cwd)
         elapsed = (time.monotonic() - started) * 1000
-        self.say(f"ran {' '.join(argv[:2])} -> {code} in {elapsed:.0f} ms")
+        how = " (its kept answer)" if kept is not None else ""
+        self.say(f"ran {' '.join(argv[:2])} -> {code} in {elapsed:.0f} ms{how}")
         return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
     async def idle_watch(self) -> None:

@@ -10,16 +10,15 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from signalint.errors import SignalintError
 
-ROOT_VARIABLE: Final = "SIGNALINT_PROJECT_ROOT"
+ROOT_VARIABLE = "SIGNALINT_PROJECT_ROOT"
 # Upward root discovery (CLI): a Signalint config wins over any nearer
 # project marker, as a repository's top wins over its subdirectories in git.
-CONFIG_MARKER: Final = "signalint.config.json"
-CONFIG_MARKERS: Final = (CONFIG_MARKER, ".signalint.json")
-ROOT_MARKERS: Final = ("package.json", "pyproject.toml", ".git")
+CONFIG_MARKER = "signalint.config.json"
+CONFIG_MARKERS = (CONFIG_MARKER, ".signalint.json")
+ROOT_MARKERS = ("package.json", "pyproject.toml", ".git")
 
 
 class RootError(SignalintError):

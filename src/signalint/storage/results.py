@@ -29,6 +29,8 @@ from signalint.project.content import stat_id as _stat_id
 
 SCHEMA_VERSION: Final = 2
 BUSY_TIMEOUT_MS: Final = 10_000
+# Young files remembered before the old among them are forgotten.
+_YOUNG_KEPT: Final = 256
 LOCK_TRIES: Final = 20  # retries of a lock error the busy handler did not wait for
 CHUNK: Final = 900  # stays below SQLite's historical 999 bound on host parameters
 
@@ -94,6 +96,9 @@ class ResultCache:
         self._warned_locked = False
         self._last_stamp = 0
         self._seen: dict[str, tuple[StatId, str]] = {}  # absolute path -> (stat, digest)
+        # Files read while their stat was too young to trust: absolute path ->
+        # the later of its mtime and ctime then (`settled_digests`).
+        self._young: dict[str, int] = {}
         # One open connection per thread, kept for the process: opening one
         # costs the pragmas, and closing the last one checkpoints the WAL.
         self._local = threading.local()
@@ -196,6 +201,7 @@ class ResultCache:
             return removed
 
         self._seen.clear()
+        self._young.clear()
         return self._run(op, 0)
 
     def has_results(self) -> bool:
@@ -229,7 +235,18 @@ class ResultCache:
         self, root: Path, rel_paths: Sequence[str], since_ns: int
     ) -> dict[str, str] | None:
         """`digests` of every one of `rel_paths`, or None when one is
-        unreadable or was modified at or after `since_ns` (`project.settle`)."""
+        unreadable or was modified at or after `since_ns` (`project.settle`).
+
+        A file this process read with a stat that late answers None before
+        anything is statted: a change moves ctime forward, never back, so it
+        is that late still (a check's program record is made right after an
+        edit, and dropped so, on every post-edit check)."""
+        if self._young:
+            base = str(root)
+            prefix = base if base.endswith("/") else base + "/"
+            late = {full for full, when in self._young.items() if when >= since_ns}
+            if late and any(prefix + rel in late for rel in rel_paths):
+                return None
         return self._digests(root, rel_paths, since_ns)
 
     def _digests(
@@ -286,6 +303,7 @@ class ResultCache:
                     return None  # edited between the stat and the read: not as it was
                 result[rel] = hashed[0]
                 if hashed[1] != ident or max(ident[1], ident[2]) >= settled_before:
+                    self._note_young(full, hashed[1], ident)
                     continue  # changed while read, or too recent to trust its stat key
                 row = (full, key, hashed[0])
                 fresh.append(row)
@@ -295,6 +313,16 @@ class ResultCache:
             sql = "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)"
             self._run(lambda conn: _write(conn, sql, fresh), None)
         return result
+
+    def _note_young(self, full: str, *idents: StatId) -> None:
+        """Remember that `full` was read with a stat too young to trust (the
+        later of its stats); forgets what is older than the racy window."""
+        self._young[full] = max(max(i[1], i[2]) for i in idents)
+        if len(self._young) > _YOUNG_KEPT:
+            old = _wall_ns() - 2 * RACY_WINDOW_NS
+            for path, when in list(self._young.items()):
+                if when < old:
+                    self._young.pop(path, None)
 
     def _stamp(self) -> int:
         # Strictly increasing within a process, so a touch always outranks the put before it.
