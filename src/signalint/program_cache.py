@@ -22,6 +22,7 @@ the runner keeps once the check's answer is assembled.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import json
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
-from signalint.engines.runner import Job, run_program
+from signalint.engines.runner import EngineRun, Job, run_live, run_program
 from signalint.model import EngineOutcome, Failure, IssueMemo
 from signalint.storage.check_store import CheckStore, Later, Writes, now
 from signalint.storage.entries import KEY_VERSION, PLATFORM, RecordDraft, digest
@@ -102,6 +103,13 @@ async def run_program_engine(
             request.later(lambda: shutil.rmtree(gone, ignore_errors=True))
 
 
+def _unread(task: asyncio.Task[EngineRun | None]) -> None:
+    """Retrieve an early run's exception when nobody awaits the task (a
+    fresh record answered): it is logged by nobody, never raised."""
+    if not task.cancelled():
+        task.exception()
+
+
 def _record_key(
     engine: Engine, store: CheckStore, request: ProgramRequest, resolved: Resolved
 ) -> str | None:
@@ -160,11 +168,22 @@ async def _run(
     reported = {prefix + f for f in candidates if request.in_scope(f)}
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     before: frozenset[str] | None = None  # the issue ids of the run the record kept
+    early: asyncio.Task[EngineRun | None] | None = None
     if record_key is not None and store is not None:
         digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
         for record in store.records(record_key):
             outside = [f for f in candidates if prefix + f not in record.inputs]
-            digests.update(store.absolute_digests([p for p in record.inputs if p not in digests]))
+            wanted = [p for p in record.inputs if p not in digests]
+            if early is None and request.job.warm is not None:
+                # A worker that runs already is asked while the inputs are
+                # hashed (in a thread): after an edit the record is stale,
+                # and the answer is then on its way. A fresh record leaves
+                # the answer unread (the worker's state is the same).
+                early = asyncio.ensure_future(run_live(engine, request.job, request.issue_memo))
+                early.add_done_callback(_unread)
+                digests.update(await asyncio.to_thread(store.absolute_digests, wanted))
+            else:
+                digests.update(store.absolute_digests(wanted))
             now_digests = {p: digests[p] for p in record.inputs if p in digests}
             if outside != record.outside or now_digests != record.inputs:
                 changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
@@ -181,7 +200,8 @@ async def _run(
             )
             return hit, writes
     started_ns = time.time_ns()
-    run, program = await run_program(engine, request.job, store, changed, request.issue_memo)
+    first = None if early is None else await early
+    run, program = await run_program(engine, request.job, store, changed, request.issue_memo, first)
     outcome = run.outcome
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:

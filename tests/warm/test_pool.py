@@ -9,7 +9,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from pathlib import Path
 
 import pytest
@@ -165,6 +165,37 @@ def test_a_worker_failing_twice_hands_over_to_cold(
     assert pool.counts.fallbacks == 1
     # The first worker, its one restart (which failed too), the next check's.
     assert pool.counts.started == 3 and pool.counts.restarts == 2
+
+
+def test_a_live_answer_comes_only_from_a_running_current_worker(
+    pool: WarmPool, tmp_path: Path, control: Path
+) -> None:
+    # What a check asks while it hashes a program's inputs (`run_live`):
+    # never a start, a restart or a fallback; the usual ask does those.
+    async def go() -> None:
+        def live(word: str, **options: object) -> Awaitable[pool_module.WarmAnswer | None]:
+            return pool.answer("fake", ctx(tmp_path, **options), command(tmp_path, word), live=True)
+
+        assert await live("a") is None
+        assert pool.workers() == [] and pool.counts.started == 0
+        await pool.answer("fake", ctx(tmp_path), command(tmp_path, "a"))
+        answer = await live("b")
+        assert answer is not None and answer.served == "warm"
+        assert answer.result is not None and answer.result.stdout == "fake b"
+        first = pool.workers()[0].pid
+        assert await live("c", config="changed") is None  # not current: left as it is
+        assert [w.pid for w in pool.workers()] == [first]
+        control.write_text("garbage")
+        assert await live("d") is None  # failed: stopped, not restarted
+        assert pool.workers() == []
+        control.write_text("ok")
+        again = await pool.answer("fake", ctx(tmp_path), command(tmp_path, "e"))
+        assert again is not None and again.served == "warm"
+        await pool.close()
+
+    asyncio.run(go())
+    assert pool.counts.warm == 3 and pool.counts.fallbacks == 0
+    assert pool.counts.started == 2 and pool.counts.restarts == 1
 
 
 def test_a_hang_is_killed_and_cold_answers(pool: WarmPool, tmp_path: Path, control: Path) -> None:

@@ -533,6 +533,44 @@ def test_a_killed_worker_is_restarted_and_still_equal(settled_inputs: None, tmp_
     run(scenario)
 
 
+@pytest.mark.real
+def test_a_running_worker_is_asked_while_the_inputs_are_hashed(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # After an edit the check's one ask is the early one (`run_live`); with
+    # nothing changed the record answers and the early answer goes unread.
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+
+    async def scenario() -> None:
+        try:
+            first = await check(project.root, context, use_cache=True)
+            assert first.outcomes["tsc"].served == "warm" and pool.counts.started == 1
+            apply(project, "retype")
+            asked = pool.counts.warm
+            edited = await check(project.root, context, use_cache=True)
+            assert edited.outcomes["tsc"].served == "warm"
+            assert edited.outcomes["tsc"].cache_misses == 1
+            assert pool.counts.warm == asked + 1
+            assert reading(edited) != reading(first)
+            same = await check(project.root, context, use_cache=True)
+            assert same.outcomes["tsc"].cache_hits == 1
+            assert reading(same) == reading(edited)
+            deadline = time.monotonic() + 60  # the early ask, unread, ends behind the answer
+            while pool.counts.warm < asked + 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert pool.counts.warm == asked + 2
+            apply(project, "rename")
+            await assert_check_equals_cold(project.root, context)
+            assert pool.counts.started == 1 and pool.counts.fallbacks == 0
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
 REFERENCES = Path(__file__).resolve().parent.parent / "fixtures" / "tsc-references"
 CORE = "packages/core/src/index.ts"
 

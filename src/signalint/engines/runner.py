@@ -133,7 +133,7 @@ class Warm(Protocol):
     (`warm.pool.WarmPool`); None from `answer`: it is not served warm."""
 
     async def answer(
-        self, engine: str, ctx: EngineContext, command: Command
+        self, engine: str, ctx: EngineContext, command: Command, *, live: bool = False
     ) -> WarmAnswer | None: ...
 
 
@@ -209,6 +209,29 @@ class Job:
         )
 
 
+class _NotLive(Exception):
+    """A live-only run (`run_live`) met a command no running worker answers."""
+
+
+async def run_live(
+    engine: Engine, job: Job, issue_memo: IssueMemo | None = None
+) -> EngineRun | None:
+    """`run_engine` for a whole-program engine when every command it runs is
+    answered by a warm worker that runs already (`Warm.answer`, `live`);
+    None when one is not: then nothing was started (no process, no worker)."""
+    if job.warm is None or not engine.spec.whole_program:
+        return None
+    quiet = dataclasses.replace(job, progress=None)  # reported once, by the run that counts
+    try:
+        run = await run_engine(engine, quiet, issue_memo=issue_memo, live=True)
+    except _NotLive:
+        return None
+    if job.progress:
+        job.progress(engine.name, "start")
+        job.progress(engine.name, "done")
+    return run
+
+
 async def run_engine(
     engine: Engine,
     job: Job,
@@ -216,11 +239,12 @@ async def run_engine(
     *,
     known_checked: AbstractSet[str] = frozenset(),
     issue_memo: IssueMemo | None = None,
+    live: bool = False,
 ) -> EngineRun:
     """Run one engine as `job` says over `files` (ignored by whole-program engines).
 
     `known_checked` are files a `SelectsFiles` engine is already known to
-    check (its selection run is skipped for them).
+    check (its selection run is skipped for them). `live`: see `run_live`.
     """
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
@@ -268,7 +292,11 @@ async def run_engine(
         """Run `command` (through a warm worker if `warm` and the job has
         one that serves it): its result when the output may be parsed,
         else the failed run."""
-        answer = await job.warm.answer(engine.name, ctx, command) if warm and job.warm else None
+        answer = None
+        if warm and job.warm:
+            answer = await job.warm.answer(engine.name, ctx, command, live=live)
+        if live and (answer is None or answer.result is None):
+            raise _NotLive  # nothing was started
         if answer is not None and answer.result is not None:
             result = answer.result
         else:
@@ -363,16 +391,21 @@ async def run_program(
     memory: Memory | None,
     changed: frozenset[str],
     issue_memo: IssueMemo | None = None,
+    first: EngineRun | None = None,
 ) -> tuple[EngineRun, Program]:
     """Run a whole-program engine and read its program (`WholeProgram.program`);
     twice at most, when the engine asks to retry. `changed` are inputs whose
     content changed since its last recorded run; `memory` what the engine
-    may read of its own earlier values."""
+    may read of its own earlier values; `first` the first run when it was
+    made already (`run_live`)."""
     resolved = job.executable(engine)
     job = dataclasses.replace(job, resolved=resolved)
     program = Program(())
     for attempt in range(2):
-        run = await run_engine(engine, job, issue_memo=issue_memo)
+        if attempt == 0 and first is not None:
+            run = first
+        else:
+            run = await run_engine(engine, job, issue_memo=issue_memo)
         if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
             return run, Program(())
         assert resolved.path is not None

@@ -189,9 +189,15 @@ class WarmPool:
     def serves(self, engine: str) -> bool:
         return engine in self.drivers()
 
-    async def answer(self, engine: str, ctx: EngineContext, command: Command) -> WarmAnswer | None:
+    async def answer(
+        self, engine: str, ctx: EngineContext, command: Command, *, live: bool = False
+    ) -> WarmAnswer | None:
         """A warm answer to `command`, a fallback, or None when `engine`'s
-        command is not served warm at all (module docstring)."""
+        command is not served warm at all (module docstring).
+
+        `live`: only from a worker that runs already, current for the
+        command; None without starting, restarting or stopping one, or when
+        it fails to answer (the caller then asks as usual)."""
         driver = self.drivers().get(engine)
         if driver is None:
             return None
@@ -200,6 +206,8 @@ class WarmPool:
             return None
         await self._own_loop()
         slot = self._slots.get(key.slot)
+        if live:
+            return await self._live_answer(slot, key, command)
         if slot is None:
             slot = self._slots[key.slot] = _Slot(engine)
         async with slot.lock:
@@ -233,6 +241,30 @@ class WarmPool:
                 return WarmAnswer(result, "warm")
         self.counts.fallbacks += 1
         return WarmAnswer(None, "fallback")
+
+    async def _live_answer(
+        self, slot: _Slot | None, key: WorkerKey, command: Command
+    ) -> WarmAnswer | None:
+        def current(slot: _Slot) -> bool:
+            session = slot.session
+            return session is not None and session.child.alive and slot.state == key.state
+
+        if slot is None or not current(slot):
+            return None
+        async with slot.lock:
+            if not current(slot):
+                return None
+            slot.used = time.monotonic()
+            assert slot.session is not None
+            try:
+                result = await asyncio.wait_for(slot.session.ask(command), command.timeout_s)
+            except (TimeoutError, WorkerFailed):
+                await self._stop(slot, lost=True)  # the usual ask restarts it
+                return None
+            slot.answers += 1
+            self.counts.warm += 1
+            await self._bound_memory(slot)
+            return WarmAnswer(result, "warm")
 
     async def _open(
         self, slot: _Slot, driver: Driver, ctx: EngineContext, command: Command, key: WorkerKey
