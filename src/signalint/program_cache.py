@@ -169,6 +169,7 @@ async def _run(
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     before: frozenset[str] | None = None  # the issue ids of the run the record kept
     early: asyncio.Task[EngineRun | None] | None = None
+    started_ns = time.time_ns()  # no later than the run: an early ask starts it
     if record_key is not None and store is not None:
         digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
         for record in store.records(record_key):
@@ -199,7 +200,8 @@ async def _run(
                 engine.name, "ok", record.issues, files_checked=covered, cache_hits=1
             )
             return hit, writes
-    started_ns = time.time_ns()
+    if early is None:
+        started_ns = time.time_ns()
     first = None if early is None else await early
     run, program = await run_program(engine, request.job, store, changed, request.issue_memo, first)
     outcome = run.outcome

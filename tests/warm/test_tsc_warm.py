@@ -41,8 +41,9 @@ from signalint.engines.resolve import resolve
 from signalint.engines.runner import EngineRun, Job, run_program
 from signalint.engines.tsc import ENGINE as TSC
 from signalint.model import CheckResult, EngineOutcome, Scope
-from signalint.process import Command
+from signalint.process import Command, ProcessResult
 from signalint.request import RunRequest
+from signalint.storage.check_store import CheckStore
 from signalint.warm.pool import WarmPool, WorkerFailed, exchange
 from signalint.warm.tsc import TscDriver, TscSession, _stdout
 
@@ -565,6 +566,55 @@ def test_a_running_worker_is_asked_while_the_inputs_are_hashed(
             apply(project, "rename")
             await assert_check_equals_cold(project.root, context)
             assert pool.counts.started == 1 and pool.counts.fallbacks == 0
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_an_edit_while_the_inputs_are_hashed_keeps_no_record_of_the_early_answer(
+    settled_inputs: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The early answer read the files before the edit, the hashes after it:
+    # a record would pair the new content with the old issues. The run
+    # started when the early ask did, so the edit counts as during the run.
+    typescript(5)
+    project = make_project(tmp_path, 5)
+    pool = pool_for(project.root)
+    context = Context(warm=pool)
+    real_digests, real_ask = CheckStore.absolute_digests, TscSession.ask
+    answered: list[float] = []  # when each ask to the worker started, once answered
+    raced: list[float] = []  # when the raced check started
+
+    async def ask(session: TscSession, command: Command) -> ProcessResult:
+        started = time.monotonic()
+        result = await real_ask(session, command)
+        answered.append(started)
+        return result
+
+    def edited_while_hashing(store: CheckStore, paths: Sequence[str]) -> dict[str, str]:
+        monkeypatch.setattr(CheckStore, "absolute_digests", real_digests)
+        deadline = time.monotonic() + 60
+        while not any(t >= raced[0] for t in answered) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the raced check's early ask has answered
+        time.sleep(0.02)  # a later timestamp than the run's start
+        apply(project, "rename")
+        return real_digests(store, paths)
+
+    monkeypatch.setattr(TscSession, "ask", ask)
+
+    async def scenario() -> None:
+        try:
+            await check(project.root, context, use_cache=True)
+            # Its record is made behind its answer: one more check waits for it.
+            await check(project.root, context, use_cache=True)
+            apply(project, "retype")
+            raced.append(time.monotonic())
+            monkeypatch.setattr(CheckStore, "absolute_digests", edited_while_hashing)
+            await check(project.root, context, use_cache=True)  # the answer before the edit
+            assert any(t >= raced[0] for t in answered)
+            await assert_check_equals_cold(project.root, context)
         finally:
             await pool.close()
 
