@@ -118,6 +118,14 @@ def pool_for(root: Path, drivers: dict[str, TscDriver] | None = None) -> WarmPoo
     return WarmPool(1 << 32, state_dir(root) / "warm", drivers)
 
 
+def warm_project(base: Path, major: int = 5) -> tuple[Project, WarmPool, Context]:
+    """The generated project on TypeScript `major`, and a context keeping its tsc warm."""
+    typescript(major)
+    project = make_project(base, major)
+    pool = pool_for(project.root)
+    return project, pool, Context(warm=pool)
+
+
 async def check(root: Path, context: Context, *, use_cache: bool) -> CheckResult:
     request = RunRequest(root, load_config(root), Scope(), use_cache=use_cache)
     return (await run_check(request, context)).result
@@ -293,11 +301,8 @@ def run(scenario: Callable[[], Coroutine[object, object, None]]) -> None:
 @given(steps=st.lists(STEPS, min_size=2, max_size=4))
 @example(steps=["types", "retype", "types"])
 def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list[str]) -> None:
-    typescript(5)
     with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
-        project = make_project(Path(directory), 5)
-        pool = pool_for(project.root)
-        context = Context(warm=pool)
+        project, pool, context = warm_project(Path(directory))
 
         async def scenario() -> None:
             try:
@@ -320,10 +325,7 @@ def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list
 def test_each_edit_kind_once_under_typescript(
     settled_inputs: None, tmp_path: Path, major: int
 ) -> None:
-    typescript(major)
-    project = make_project(tmp_path, major)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path, major)
 
     async def scenario() -> None:
         try:
@@ -346,10 +348,7 @@ def test_each_edit_kind_once_under_typescript(
 def test_an_edit_behind_the_workers_back_with_the_old_mtime_is_seen(
     settled_inputs: None, tmp_path: Path
 ) -> None:
-    typescript(5)
-    project = make_project(tmp_path, 5)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path)
 
     async def scenario() -> None:
         try:
@@ -375,10 +374,7 @@ def test_a_settled_file_edited_behind_the_workers_back_is_seen(
     """The worker skips reading a file whose stat is unchanged once it has
     settled (written over 2 s before it was read): an edit that keeps size
     and mtime still moves ctime."""
-    typescript(5)
-    project = make_project(tmp_path, 5)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path)
     time.sleep(2.2)  # past the worker's SETTLE_MS: the first ask trusts the stats after it
 
     async def scenario() -> None:
@@ -512,10 +508,7 @@ def test_automatic_types_packages_are_read_as_cold_reads_them(
 
 @pytest.mark.real
 def test_a_killed_worker_is_restarted_and_still_equal(settled_inputs: None, tmp_path: Path) -> None:
-    typescript(5)
-    project = make_project(tmp_path, 5)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path)
 
     async def scenario() -> None:
         try:
@@ -540,10 +533,7 @@ def test_a_running_worker_is_asked_while_the_inputs_are_hashed(
 ) -> None:
     # After an edit the check's one ask is the early one (`run_live`); with
     # nothing changed the record answers and the early answer goes unread.
-    typescript(5)
-    project = make_project(tmp_path, 5)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path)
 
     async def scenario() -> None:
         try:
@@ -579,10 +569,7 @@ def test_an_edit_while_the_inputs_are_hashed_keeps_no_record_of_the_early_answer
     # The early answer read the files before the edit, the hashes after it:
     # a record would pair the new content with the old issues. The run
     # started when the early ask did, so the edit counts as during the run.
-    typescript(5)
-    project = make_project(tmp_path, 5)
-    pool = pool_for(project.root)
-    context = Context(warm=pool)
+    project, pool, context = warm_project(tmp_path)
     real_digests, real_ask = CheckStore.absolute_digests, TscSession.ask
     answered: list[float] = []  # when each ask to the worker started, once answered
     raced: list[float] = []  # when the raced check started
