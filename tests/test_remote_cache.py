@@ -77,12 +77,13 @@ def execs(text: str) -> list[str]:
     calls: list[str] = []
     for line in text.splitlines():
         pid, _, rest = line.partition(" ")
+        rest = rest.lstrip()  # strace pads the pid column
         if rest.endswith("<unfinished ...>"):
             pending[pid] = rest.removesuffix("<unfinished ...>")
             continue
         if rest.startswith("<... execve resumed>"):
             rest = pending.pop(pid, "") + rest.removeprefix("<... execve resumed>")
-        if rest.endswith(") = 0"):
+        if re.search(r"\)\s*=\s*0$", rest):  # and the result column
             calls.append(f"{pid} {rest}")
     return calls
 
@@ -92,7 +93,7 @@ def test_an_interrupted_exec_is_read_whole() -> None:
         '10 execve("/bin/sh", ["sh"], 0x1 /* 3 vars */) = 0\n'
         '11 execve("/x/node_modules/@biomejs/cli-linux-x64/biome", ["biome"] <unfinished ...>\n'
         '12 execve("/x/oxlint", ["oxlint"], 0x2 /* 3 vars */) = 0\n'
-        "11 <... execve resumed>, 0x3 /* 3 vars */) = 0\n"
+        "11  <... execve resumed>, 0x3 /* 3 vars */)             = 0\n"
         '13 execve("/missing", ["m"], 0x4 /* 3 vars */) = -1 ENOENT (No such file or directory)\n'
     )
     found = execs(text)
