@@ -77,6 +77,25 @@ def test_a_stat_taken_when_a_file_was_read_is_the_one_kept(
     capsys.readouterr()
 
 
+def test_an_answer_that_depends_on_files_it_did_not_note_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A warm engine that answered for some files alone read the program's
+    # other inputs in its worker, not here (`program_cache`).
+    monkeypatch.setenv("SIGNALINT_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(answers, "SETTLE_NS", 0)
+    read = tmp_path / "read.ts"
+    read.write_text("a")
+    args, env = ["check", "read.ts"], dict(os.environ)
+    for unkept in (False, True):
+        with answers.recording() as recorded:
+            answers.note([str(read)])
+            if unkept:
+                answers.unkept()
+        kept = answers.keep(tmp_path, args, env, recorded, time.time_ns(), ("out", "", 0))
+        assert kept is not unkept
+
+
 def run(root: Path, *args: str) -> tuple[str, str, int, bool]:
     """stdout, stderr (without the import times), exit code, and whether
     the run was a replay (click was never imported)."""

@@ -34,6 +34,7 @@ from signalint.daemon import client, wire
 from signalint.daemon.place import SOCKET_LIMIT, place
 from signalint.daemon.place import state_dir as light_state_dir
 from tests.helpers import alive, wait_until_dead
+from tests.typescripts import install_typescript, typescript
 
 from .conftest import REPO, require_engine
 
@@ -460,6 +461,51 @@ def test_start_status_stop(tmp_path: Path) -> None:
     assert not where.socket.exists()
     gone = run_cli(root, "daemon", "status")
     assert gone.returncode == 1 and "no daemon runs" in gone.stdout
+
+
+TYPES = "export type Shape = {{ size: {size}; name: string }};\n"
+USER = (
+    'import type {{ Shape }} from "./types";\n'
+    'export const s{n}: Shape = {{ size: 1, name: "x" }};\n'
+)
+
+
+@pytest.mark.real
+def test_a_check_of_a_file_through_the_daemon_is_answered_for_that_file_alone(
+    tmp_path: Path,
+) -> None:
+    # An exported type changed breaks both users; `check src/a.ts` through
+    # the daemon asks its tsc worker for that file alone: the same issues as
+    # a cold check of it, and the answer says it could not count the rest.
+    typescript(5)
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / ".git").mkdir()
+    install_typescript(root, 5)
+    engines = {**ENGINES_OFF, "tsc": True, "ruff": False, "mypy": False, "pyright": False}
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    options = {"strict": True, "module": "esnext", "moduleResolution": "bundler"}
+    config = {"compilerOptions": options, "include": ["src"]}
+    (root / "tsconfig.json").write_text(json.dumps(config))
+    (root / "src" / "types.ts").write_text(TYPES.format(size="number"))
+    for n, name in enumerate(("a", "b")):
+        (root / "src" / f"{name}.ts").write_text(USER.format(n=n))
+    assert run_cli(root, "daemon", "start").returncode == 0
+    try:
+        whole = run_cli(root, "check", "--format", "json")
+        assert json.loads(whole.stdout)["engines"]["tsc"]["served"] == "warm", whole.stdout
+        (root / "src" / "types.ts").write_text(TYPES.format(size="string"))
+        warm = json.loads(run_cli(root, "check", "--format", "json", "src/a.ts").stdout)
+        assert status(root)["counts"]["warmAnswers"] == 2
+    finally:
+        stop_daemon(root)
+    cold_args = ("check", "--format", "json", "--no-daemon", "--no-cache", "src/a.ts")
+    cold = json.loads(run_cli(root, *cold_args).stdout)
+    assert warm["engines"]["tsc"] == {**cold["engines"]["tsc"], "served": "warm", "scoped": True}
+    assert (warm["totalIssues"], warm["fingerprint"]) == (cold["totalIssues"], cold["fingerprint"])
+    assert warm["totalIssues"] == 1
+    assert cold["filteredOutIssueCount"] == 1 and "filteredOutIssueCount" not in warm
+    assert "tsc (kept warm) checked the requested paths alone" in warm["nextStep"]
 
 
 @pytest.mark.real

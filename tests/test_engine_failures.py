@@ -8,6 +8,7 @@ CLI then shows the kind in its json and SARIF, and snapshots keep it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -165,9 +166,26 @@ def test_snapshots_keep_failures_and_read_files_from_before_they_were_typed() ->
     }
     document = json.loads(data)
     for fields in document["outcomes"].values():
-        del fields[7]  # as written before failures were typed
+        del fields[7:]  # as written before failures were typed
     older = decode_snapshot(json.dumps(document).encode())
     assert all(o.failure is None for o in older.result.outcomes.values())
     document["outcomes"]["tsc"].append(["exploded", None])
     with pytest.raises(ValueError, match="unknown engine failure"):
         decode_snapshot(json.dumps(document).encode())
+
+
+def test_snapshots_keep_which_engines_answered_for_the_requested_files_alone() -> None:
+    base = result([], engines={"tsc": "ok", "oxlint": "ok"})
+    outcomes = {
+        "tsc": EngineOutcome("tsc", "ok", served="warm", scoped=True),
+        "oxlint": EngineOutcome("oxlint", "ok"),
+    }
+    checked = CheckResult(
+        base.check_id, base.fingerprint, base.project_root, outcomes, (), base.created_at
+    )
+    snap = Snapshot(checked, cluster([]), ("src/a.ts",), "files", 0)
+    assert snap.reported_filtered_out is None  # the rest was not counted
+    loaded = decode_snapshot(encode_snapshot(snap))
+    assert loaded.result.scoped_engines == ("tsc",) and loaded.reported_filtered_out is None
+    whole = dataclasses.replace(checked, outcomes={**outcomes, "tsc": EngineOutcome("tsc", "ok")})
+    assert Snapshot(whole, cluster([]), ("src/a.ts",), "files", 0).reported_filtered_out == 0

@@ -89,9 +89,11 @@ class Recording:
     """What the command being recorded read (`note`) and the retained checks
     its answer names (`retain`): each snapshot file with its time to live."""
 
-    __slots__ = ("read", "retained", "seen")
+    __slots__ = ("keepable", "read", "retained", "seen")
 
     def __init__(self) -> None:
+        # False when the answer depends on more than what was read (`unkept`).
+        self.keepable = True
         self.read: set[str] = set()
         self.retained: dict[str, float] = {}
         # The stat a path had when the command read it, where the reader had
@@ -127,6 +129,14 @@ def noted(paths: Sequence[str], stats: Sequence[os.stat_result | None]) -> None:
     for path, st in zip(paths, stats, strict=True):
         if path not in seen:
             seen[path] = None if st is None else _stat_of(st)
+
+
+def unkept() -> None:
+    """The answer being recorded may not be kept: it depends on files the
+    command did not note (a kept-warm engine answered for some files only,
+    from a program whose other inputs were not read here)."""
+    if _reading:
+        _reading[-1].keepable = False
 
 
 def retain(snapshot: str, ttl_s: float) -> None:
@@ -321,7 +331,7 @@ def keep(
     `event`) for `replay`, with the stat of every path `recorded` read and
     the retained checks it names; False when a path was written too
     recently to be trusted (nothing is kept)."""
-    if kept_command(args) is None or not recorded.read:
+    if kept_command(args) is None or not recorded.read or not recorded.keepable:
         return False
     trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}

@@ -260,6 +260,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
                 in_scope=reported,
                 issue_memo=context.issue_memo,
                 later=context.in_background,
+                files_only=request.files_only,
             )
             tasks.append(ProgramTask(engine, program))
             continue
@@ -284,6 +285,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
                     in_scope=functools.partial(_in_package, package.path + "/", reported),
                     issue_memo=context.issue_memo,
                     later=context.in_background,
+                    files_only=request.files_only,
                 )
             )
         needs = workspace.needs if workspace is not None else {}

@@ -246,6 +246,10 @@ class EngineOutcome:
     # with. A check of some files reports those outside its scope as the
     # edit's dependents (`check.CheckRun.dependents`).
     introduced: frozenset[str] | None = None
+    # A whole-program engine kept warm answered for the check's files alone
+    # (`program_cache.ProgramRequest.files_only`): its issues in other files
+    # are neither known nor counted.
+    scoped: bool = False
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of a finished main task
@@ -329,6 +333,12 @@ class CheckResult:
     @property
     def code(self) -> str | None:
         return None if self.covered_engines else "nothing_checked"
+
+    @property
+    def scoped_engines(self) -> tuple[str, ...]:
+        """The whole-program engines that checked the requested files alone
+        (`EngineOutcome.scoped`), sorted."""
+        return tuple(sorted(name for name, o in self.outcomes.items() if o.scoped))
 
     @property
     def coverage_warning(self) -> str | None:

@@ -103,6 +103,7 @@ class EngineEntry(TypedDict):
     filesChecked: int
     coverageGap: NotRequired[str]
     served: NotRequired[Served]
+    scoped: NotRequired[bool]
 
 
 class LoopEntry(TypedDict):

@@ -15,6 +15,13 @@ directory (no build info, no engine cache), removed afterwards. A run that
 did not cover its whole program (`Program.gap`) is `error` and not stored.
 `files_checked` counts the project files of the scope the engine checked.
 
+A check of some files may let a worker kept warm answer for those files
+alone (`ProgramRequest.files_only`): the engine re-checks what it needs
+for them, not every file an edit affects. Such an answer is no record of
+the program (none is stored, the stale one stays), tells no edit's
+dependents, and is not kept as the command's answer (`answers.unkept`):
+the program's other inputs were not read here.
+
 Reading goes through the check's `CheckStore`; what a run found is
 returned as `Writes` (a record draft, and the engine's own values), which
 the runner keeps once the check's answer is assembled.
@@ -29,10 +36,11 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from signalint import answers
 from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
@@ -54,7 +62,9 @@ class ProgramRequest:
     needed: a scoped check must still see every candidate input);
     `in_scope` says whether a project file's issues are reported.
     `issue_memo` keeps issues the engine made before (`model.IssueMemo`);
-    `later` runs clean-up off the answer's path.
+    `later` runs clean-up off the answer's path. `files_only`: when the
+    scope is not the whole program, a worker kept warm may answer for the
+    files in scope alone (module docstring).
     """
 
     job: Job
@@ -64,6 +74,7 @@ class ProgramRequest:
     record_key: str | None = None
     issue_memo: IssueMemo | None = None
     later: Later = now
+    files_only: bool = False
 
     @property
     def root(self) -> Path:
@@ -166,6 +177,9 @@ async def _run(
     # files a run covers are counted among these (`files_checked`).
     candidates = sorted(f for f in request.project_files() if engine.relevant(f))
     reported = {prefix + f for f in candidates if request.in_scope(f)}
+    only = None
+    if request.files_only and request.job.warm is not None and len(reported) < len(candidates):
+        only = frozenset(reported)
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     before: frozenset[str] | None = None  # the issue ids of the run the record kept
     early: asyncio.Task[EngineRun | None] | None = None
@@ -180,7 +194,9 @@ async def _run(
                 # hashed (in a thread): after an edit the record is stale,
                 # and the answer is then on its way. A fresh record leaves
                 # the answer unread (the worker's state is the same).
-                early = asyncio.ensure_future(run_live(engine, request.job, request.issue_memo))
+                early = asyncio.ensure_future(
+                    run_live(engine, request.job, request.issue_memo, only)
+                )
                 early.add_done_callback(_unread)
                 digests.update(await asyncio.to_thread(store.absolute_digests, wanted))
             else:
@@ -203,15 +219,21 @@ async def _run(
     if early is None:
         started_ns = time.time_ns()
     first = None if early is None else await early
-    run, program = await run_program(engine, request.job, store, changed, request.issue_memo, first)
+    run, program = await run_program(
+        engine, request.job, store, changed, request.issue_memo, first, only
+    )
     outcome = run.outcome
+    if run.scoped is not None:
+        answers.unkept()
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
     failure = outcome.failure
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
-    checked_now = program.checked if program.checked is not None else program.inputs
+    checked_now: Collection[str] = program.inputs if program.checked is None else program.checked
+    if run.scoped is not None:
+        checked_now = run.scoped
     if store is not None:
         writes.values.update(program.remember)
     if record_key is not None and store is not None and status == "ok" and program.inputs:
@@ -236,8 +258,9 @@ async def _run(
         served=outcome.served,
         introduced=(
             None
-            if before is None or status != "ok"
+            if before is None or status != "ok" or run.scoped is not None
             else frozenset(i.issue_id for i in outcome.issues if i.issue_id not in before)
         ),
+        scoped=run.scoped is not None,
     )
     return done, writes

@@ -13,7 +13,7 @@ starts from it, so a key is named and its value derived once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, overload
 
 from signalint import SCHEMA_VERSION
@@ -51,7 +51,9 @@ def engine_status(outcome: EngineOutcome) -> EngineEntry:
     `failure` (`{kind, fix?}`: what kind of failure, and the setting or
     command that fixes it), `coverageGap` and `served` ("warm": a kept-warm
     worker answered; "fallback": a worker failed and the cold run
-    answered; absent for a cold run or the cache) are left out when unset.
+    answered; absent for a cold run or the cache) are left out when unset,
+    and `scoped` (true: a warm whole-program engine checked the requested
+    files alone) when false.
     """
     entry: EngineEntry = {
         "status": outcome.status,
@@ -68,6 +70,8 @@ def engine_status(outcome: EngineOutcome) -> EngineEntry:
         entry["coverageGap"] = outcome.coverage_gap
     if outcome.served in ("warm", "fallback"):
         entry["served"] = outcome.served
+    if outcome.scoped:
+        entry["scoped"] = True
     return entry
 
 
@@ -144,12 +148,16 @@ def nothing_checked_message(result: CheckResult) -> str:
     return head + ". " + "; ".join(reasons) + "."
 
 
-def left_out_step(check_id: str, omitted: int, filtered_out: int, words: Words) -> str | None:
+def left_out_step(
+    check_id: str, omitted: int, filtered_out: int, words: Words, scoped: Sequence[str] = ()
+) -> str | None:
     """Guidance for what the summary left out, or None when nothing was.
 
-    The steps are worded by the front end that shows them (`words`, see
-    `signalint.steps`): the CLI names `signalint` commands, the server its
-    tools.
+    `scoped` names the whole-program engines that checked the requested
+    files alone (kept warm), so their diagnostics elsewhere were not
+    counted. The steps are worded by the front end that shows them
+    (`words`, see `signalint.steps`): the CLI names `signalint` commands,
+    the server its tools.
     """
     parts = []
     if omitted > 0:
@@ -159,6 +167,12 @@ def left_out_step(check_id: str, omitted: int, filtered_out: int, words: Words) 
         parts.append(
             f"{count(filtered_out, 'diagnostic', 'was filtered out')} (outside the requested "
             f"paths); {words(Step('check_whole'))} to see the whole project."
+        )
+    if scoped:
+        parts.append(
+            f"{' and '.join(scoped)} (kept warm) checked the requested paths alone, so "
+            f"diagnostics elsewhere were not counted; {words(Step('check_whole'))} to see "
+            "the whole project."
         )
     return " ".join(parts) if parts else None
 
@@ -171,6 +185,7 @@ def next_step(
     *,
     status: str = "issues_found",
     nothing_checked: bool = False,
+    scoped: Sequence[str] = (),
 ) -> str:
     """The check payload's `nextStep`, present in every answer.
 
@@ -179,7 +194,7 @@ def next_step(
     checked nothing, an engine failure, issues, or none), worded by `words`
     as `left_out_step` is.
     """
-    step = left_out_step(check_id, omitted, filtered_out, words)
+    step = left_out_step(check_id, omitted, filtered_out, words, scoped)
     if step is not None:
         return step
     if nothing_checked:
@@ -272,6 +287,7 @@ def check_payload(
             words,
             status=result.status,
             nothing_checked=result.code is not None,
+            scoped=result.scoped_engines,
         ),
         "truncated": clustering.truncated,
         "checkId": result.check_id,

@@ -81,7 +81,12 @@ class CheckRequest:
 
     How: `use_cache=False` runs every engine and stores nothing;
     `progress` wraps the engine runs; `compact` is the key style the
-    session history measures payloads in.
+    session history measures payloads in. `files_only`: a check of `paths`
+    (alone: no packages, changed files, revision or shard) lets a
+    whole-program engine kept warm answer for those files alone, its
+    diagnostics elsewhere neither reported nor counted
+    (`program_cache.ProgramRequest.files_only`); for front ends that do not
+    report what an edit broke elsewhere (the CLI's `check PATHS`, hooks).
     """
 
     root: Path
@@ -96,6 +101,7 @@ class CheckRequest:
     use_cache: bool = True
     progress: ProgressScope = field(default=no_progress, compare=False)
     compact: bool = False
+    files_only: bool = False
 
     def __post_init__(self) -> None:
         # Sequences are kept as tuples: the request never changes under the check.
@@ -131,7 +137,8 @@ class RunRequest:
     baseline check of an old tree shares the project's cache, not its
     engine state, and runs the current check's toolchain (D22). `warm`
     lets the process's kept-warm workers answer (`Context.warm`); a
-    baseline tree, checked once, runs cold.
+    baseline tree, checked once, runs cold. `files_only`: see
+    `CheckRequest`.
     """
 
     root: Path
@@ -148,6 +155,7 @@ class RunRequest:
     cache_dir: Path | None = None
     tools: Toolchain | None = None
     warm: bool = True
+    files_only: bool = False
 
     @property
     def state_dir(self) -> Path:
@@ -219,6 +227,12 @@ async def resolve(request: CheckRequest) -> tuple[RunRequest, str | None]:
         workspace_warning=planned.warning,
         shard=request.shard,
         use_cache=request.use_cache,
+        files_only=request.files_only
+        and bool(request.paths)
+        and not request.packages
+        and request.changed is None
+        and request.since is None
+        and request.shard is None,
     )
     return run, revision
 

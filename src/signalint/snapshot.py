@@ -82,8 +82,13 @@ class Snapshot:
         the root) always reports how many diagnostics it dropped for lying
         outside them, 0 included, because 0 is news too: nothing was hidden
         (D6: what a check does not show, it says). A whole-project check
-        cannot drop anything for scope, so it reports no count.
+        cannot drop anything for scope, so it reports no count. Nor does a
+        check whose whole-program engine answered for the requested files
+        alone (`CheckResult.scoped_engines`): it could not count the rest,
+        and its answer says so instead (`report.left_out_step`).
         """
+        if self.result.scoped_engines:
+            return None
         if self.kind == "files" or not self.scope.whole_project:
             return self.filtered_out
         return None

@@ -31,7 +31,7 @@ from signalint.config import load_config
 from signalint.context import Context
 from signalint.engines.base import EngineContext
 from signalint.engines.pyright import ENGINE
-from signalint.model import Issue
+from signalint.model import Issue, Scope
 from signalint.request import RunRequest
 from signalint.warm import pyright as warm_pyright
 from signalint.warm.pool import WarmPool
@@ -120,15 +120,19 @@ def issues(run: CheckRun) -> Counter[Issue]:
     return Counter(run.result.issues)
 
 
-async def check(root: Path, context: Context | None = None) -> CheckRun:
+async def check(
+    root: Path, context: Context | None = None, files: tuple[str, ...] = ()
+) -> CheckRun:
     """A cold `use_cache=False` check, or with a pool in `context` a warm
     one: warm checks need the cache on, so each gets an empty cache of its
-    own (every engine runs; nothing is reused)."""
+    own (every engine runs; nothing is reused). With `files`, a check of
+    those alone, as the CLI's `check FILE` asks (`files_only`)."""
+    scope = Scope(files) if files else Scope()
     if context is None:
-        request = RunRequest(root, load_config(root), use_cache=False)
+        request = RunRequest(root, load_config(root), scope, use_cache=False, files_only=True)
     else:
         empty = Path(tempfile.mkdtemp(prefix="warm-cache-"))
-        request = RunRequest(root, load_config(root), cache_dir=empty)
+        request = RunRequest(root, load_config(root), scope, cache_dir=empty, files_only=True)
     return await run_check(request, context)
 
 
@@ -314,6 +318,40 @@ def test_a_content_edit_is_told_to_the_running_server(project: Path) -> None:
         assert warm.counts.started == 1 and warm.counts.restarts == 0
         assert before != after
         assert after == issues(await check(project))
+
+    run(body)
+
+
+@pytest.mark.real
+def test_a_check_of_a_file_pulls_that_file_alone(project: Path) -> None:
+    """After a signature change every user breaks; a check of one user asks
+    the server for that file alone and says what a cold check of it says;
+    the whole check after it still finds every user broken."""
+
+    async def body(warm: WarmPool) -> None:
+        await check(project, Context(warm=warm))
+        apply(project, "signature", 0)
+        pulls: list[str] = []
+        pull = warm_pyright.PyrightSession._pull
+
+        async def counted(session: warm_pyright.PyrightSession, path: str) -> Any:
+            pulls.append(path)
+            return await pull(session, path)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(warm_pyright.PyrightSession, "_pull", counted)
+            one = await check(project, Context(warm=warm), ("src/use1.py",))
+        assert pulls == [str(project / "src" / "use1.py")]
+        outcome = one.result.outcomes["pyright"]
+        assert outcome.served == "warm" and outcome.scoped and outcome.files_checked == 1
+        assert issues(one) == issues(await check(project, None, ("src/use1.py",)))
+        assert {i.file for i in one.result.issues} == {"src/use1.py"}
+        assert one.filtered_out == 0
+        whole = await check(project, Context(warm=warm))
+        assert not whole.result.outcomes["pyright"].scoped
+        assert issues(whole) == issues(await check(project))
+        assert {f"src/use{n}.py" for n in range(3)} <= {i.file for i in whole.result.issues}
+        assert warm.counts.started == 1 and warm.counts.fallbacks == 0
 
     run(body)
 

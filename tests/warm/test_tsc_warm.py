@@ -126,9 +126,31 @@ def warm_project(base: Path, major: int = 5) -> tuple[Project, WarmPool, Context
     return project, pool, Context(warm=pool)
 
 
-async def check(root: Path, context: Context, *, use_cache: bool) -> CheckResult:
-    request = RunRequest(root, load_config(root), Scope(), use_cache=use_cache)
+async def check(
+    root: Path, context: Context, *, use_cache: bool, files: tuple[str, ...] = ()
+) -> CheckResult:
+    """A check of the project, or of `files` alone (as the CLI's `check
+    FILE` asks: a warm tsc may answer for them alone)."""
+    scope = Scope(files) if files else Scope()
+    config = load_config(root)
+    request = RunRequest(root, config, scope, use_cache=use_cache, files_only=bool(files))
     return (await run_check(request, context)).result
+
+
+async def assert_scoped_equals_cold(root: Path, context: Context, file: str) -> CheckResult:
+    """A warm check of `file` alone answers for it alone (`scoped`; unless
+    nothing changed since the program's record, which answers), with what
+    a cold check of it reports."""
+    warm = await check(root, context, use_cache=True, files=(file,))
+    cold = await check(root, Context(), use_cache=False, files=(file,))
+    outcome = warm.outcomes["tsc"]
+    if outcome.cache_hits:
+        assert outcome.served is None and not outcome.scoped
+    else:
+        assert outcome.served == "warm" and outcome.scoped and outcome.files_checked == 1
+    assert not cold.outcomes["tsc"].scoped
+    assert reading(warm) == reading(cold)
+    return warm
 
 
 def issues_of(result: CheckResult | EngineOutcome) -> Counter[tuple[object, ...]]:
@@ -308,8 +330,12 @@ def test_warm_tsc_equals_cold_after_every_edit(settled_inputs: None, steps: list
             try:
                 first = await assert_warm_equals_cold(project.root, context)
                 assert first.outcomes["tsc"].served == "warm"
-                for step in steps:
+                for number, step in enumerate(steps):
                     apply(project, step)
+                    if number % 2 == 0:
+                        # A check of one file first: the whole check after
+                        # it must still see everything the edit affected.
+                        await assert_scoped_equals_cold(project.root, context, "src/main.ts")
                     await assert_warm_equals_cold(project.root, context)
                 await assert_check_equals_cold(project.root, context)
                 assert pool.counts.fallbacks == 0
@@ -556,6 +582,45 @@ def test_a_running_worker_is_asked_while_the_inputs_are_hashed(
             apply(project, "rename")
             await assert_check_equals_cold(project.root, context)
             assert pool.counts.started == 1 and pool.counts.fallbacks == 0
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+def test_a_check_of_a_file_is_answered_for_that_file_alone(
+    settled_inputs: None, tmp_path: Path
+) -> None:
+    # An exported type changed: every importer breaks. A check of one of
+    # them asks the worker for that file alone; what it says of the file is
+    # what a cold check says, it stores no record (the whole check after it
+    # runs, and sees every importer), and twice in a row it asks twice.
+    project, pool, context = warm_project(tmp_path)
+    project.extras = [1, 2]
+    project.write()
+
+    async def scenario() -> None:
+        try:
+            await check(project.root, context, use_cache=True)
+            apply(project, "retype")
+            asked = pool.counts.warm
+            scoped = await assert_scoped_equals_cold(project.root, context, "src/main.ts")
+            assert {i.file for i in scoped.issues} == {"src/main.ts"}
+            again = await check(project.root, context, use_cache=True, files=("src/main.ts",))
+            assert again.outcomes["tsc"].scoped and reading(again) == reading(scoped)
+            assert pool.counts.warm == asked + 2
+            whole = await check(project.root, context, use_cache=True)
+            assert whole.outcomes["tsc"].cache_misses == 1 and not whole.outcomes["tsc"].scoped
+            assert {"src/geometry.ts", "src/extra1.ts", "src/extra2.ts"} <= {
+                i.file for i in whole.issues
+            }
+            await assert_check_equals_cold(project.root, context)
+            # A file tsc's program does not hold: nothing of it, and 0 checked.
+            (project.root / "notes.ts").write_text("export const n: string = 1;\n")
+            outside = await check(project.root, context, use_cache=True, files=("notes.ts",))
+            assert outside.outcomes["tsc"].files_checked == 0 and outside.issues == ()
+            assert pool.counts.fallbacks == 0 and pool.counts.started == 1
         finally:
             await pool.close()
 

@@ -271,6 +271,7 @@ def _check(
                 shard=shard,
                 use_cache=not no_cache,
                 progress=progress_line,
+                files_only=True,
             ),
             service.Services(context, store),
         )

@@ -127,13 +127,22 @@ class WarmAnswer(Protocol):
     @property
     def served(self) -> Literal["warm", "fallback"]: ...
 
+    @property
+    def scoped(self) -> frozenset[str] | None: ...
+
 
 class Warm(Protocol):
     """Where an engine's command may be answered by a kept-warm worker
     (`warm.pool.WarmPool`); None from `answer`: it is not served warm."""
 
     async def answer(
-        self, engine: str, ctx: EngineContext, command: Command, *, live: bool = False
+        self,
+        engine: str,
+        ctx: EngineContext,
+        command: Command,
+        *,
+        live: bool = False,
+        only: frozenset[str] | None = None,
     ) -> WarmAnswer | None: ...
 
 
@@ -150,6 +159,9 @@ class EngineRun:
     # The files the engine really checked; None when it does not say (every
     # file it was given counts then).
     linted: frozenset[str] | None = None
+    # A whole-program run answered for these files alone (`run_engine`'s
+    # `only`); None: for its whole program.
+    scoped: frozenset[str] | None = None
 
     def by_file(self, files: Sequence[str]) -> dict[str, tuple[Issue, ...] | None] | None:
         """Each of `files` (what the run was given) with its issues, None for
@@ -214,7 +226,10 @@ class _NotLive(Exception):
 
 
 async def run_live(
-    engine: Engine, job: Job, issue_memo: IssueMemo | None = None
+    engine: Engine,
+    job: Job,
+    issue_memo: IssueMemo | None = None,
+    only: frozenset[str] | None = None,
 ) -> EngineRun | None:
     """`run_engine` for a whole-program engine when every command it runs is
     answered by a warm worker that runs already (`Warm.answer`, `live`);
@@ -223,7 +238,7 @@ async def run_live(
         return None
     quiet = dataclasses.replace(job, progress=None)  # reported once, by the run that counts
     try:
-        run = await run_engine(engine, quiet, issue_memo=issue_memo, live=True)
+        run = await run_engine(engine, quiet, issue_memo=issue_memo, live=True, only=only)
     except _NotLive:
         return None
     if job.progress:
@@ -240,17 +255,22 @@ async def run_engine(
     known_checked: AbstractSet[str] = frozenset(),
     issue_memo: IssueMemo | None = None,
     live: bool = False,
+    only: frozenset[str] | None = None,
 ) -> EngineRun:
     """Run one engine as `job` says over `files` (ignored by whole-program engines).
 
     `known_checked` are files a `SelectsFiles` engine is already known to
     check (its selection run is skipped for them). `live`: see `run_live`.
+    `only` (absolute paths): a warm worker may answer a whole-program
+    engine's command for these files alone (`Warm.answer`); the run then
+    says which it covered (`EngineRun.scoped`).
     """
     started = time.monotonic()
     relevant = [f for f in files if engine.relevant(f)]
     results: list[process.ProcessResult] = []
     linted: set[str] | None = None
     served: list[Served] = []
+    scoped: list[frozenset[str]] = []
 
     def outcome(
         status: str,
@@ -270,7 +290,8 @@ async def run_engine(
             failure=failure,
             served=served_all(served),
         )
-        return EngineRun(done, tuple(results), None if linted is None else frozenset(linted))
+        covered = None if linted is None else frozenset(linted)
+        return EngineRun(done, tuple(results), covered, scoped[0] if scoped else None)
 
     if not engine.spec.whole_program and not relevant:
         return outcome("ok")
@@ -294,11 +315,13 @@ async def run_engine(
         else the failed run."""
         answer = None
         if warm and job.warm:
-            answer = await job.warm.answer(engine.name, ctx, command, live=live)
+            answer = await job.warm.answer(engine.name, ctx, command, live=live, only=only)
         if live and (answer is None or answer.result is None):
             raise _NotLive  # nothing was started
         if answer is not None and answer.result is not None:
             result = answer.result
+            if answer.scoped is not None:
+                scoped.append(answer.scoped)
         else:
             result = await process.run(command)
         served.append("cold" if answer is None else answer.served)
@@ -392,12 +415,14 @@ async def run_program(
     changed: frozenset[str],
     issue_memo: IssueMemo | None = None,
     first: EngineRun | None = None,
+    only: frozenset[str] | None = None,
 ) -> tuple[EngineRun, Program]:
     """Run a whole-program engine and read its program (`WholeProgram.program`);
     twice at most, when the engine asks to retry. `changed` are inputs whose
     content changed since its last recorded run; `memory` what the engine
     may read of its own earlier values; `first` the first run when it was
-    made already (`run_live`)."""
+    made already (`run_live`). `only`: see `run_engine`; a run scoped to
+    some files has no program read (it is no record of the whole)."""
     resolved = job.executable(engine)
     job = dataclasses.replace(job, resolved=resolved)
     program = Program(())
@@ -405,8 +430,13 @@ async def run_program(
         if attempt == 0 and first is not None:
             run = first
         else:
-            run = await run_engine(engine, job, issue_memo=issue_memo)
-        if run.outcome.status != "ok" or not run.results or not isinstance(engine, WholeProgram):
+            run = await run_engine(engine, job, issue_memo=issue_memo, only=only)
+        if (
+            run.outcome.status != "ok"
+            or not run.results
+            or run.scoped is not None
+            or not isinstance(engine, WholeProgram)
+        ):
             return run, Program(())
         assert resolved.path is not None
         since = changed if attempt == 0 else frozenset()

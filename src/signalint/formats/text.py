@@ -351,7 +351,7 @@ def build_lines(
         f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
         "`signalint check --format sarif` lists every issue for tools."
     ]
-    step = left_out_step(result.check_id, 0, filtered_out, command_words)
+    step = left_out_step(result.check_id, 0, filtered_out, command_words, result.scoped_engines)
     if step:
         footer.append(step)
     lines.append([])

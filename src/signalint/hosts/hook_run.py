@@ -83,6 +83,7 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
                 paths,
                 locate=service.from_root(root),
                 kind="files" if kind == "files" else "project",
+                files_only=True,
             ),
             service.Services(runtime.context(), store),
         )

@@ -73,7 +73,7 @@ def encode_snapshot(snap: Snapshot, memo: RowMemo | None = None) -> bytes:
     rows = (memo or RowMemo()).rows(result.issues)
     outcomes = {
         name: [o.status, o.message, o.duration_ms, o.files_checked, o.cache_hits,
-               o.cache_misses, o.coverage_gap, _encode_failure(o.failure)]
+               o.cache_misses, o.coverage_gap, _encode_failure(o.failure), o.scoped]
         for name, o in result.outcomes.items()
     }  # fmt: skip
     head = {
@@ -152,10 +152,12 @@ def decode_snapshot(data: bytes) -> Snapshot:
         outcomes = {
             name: EngineOutcome(
                 name, status, (), message, float(duration), int(files), int(hits),
-                int(misses), gap, _decode_failure(failure[0] if failure else None),
+                int(misses), gap, _decode_failure(rest[0] if rest else None),
+                scoped=len(rest) > 1 and rest[1] is True,
             )
-            # Files written before failures were typed have no 8th field.
-            for name, (status, message, duration, files, hits, misses, gap, *failure)
+            # Files written before failures were typed have no 8th field,
+            # before scoped answers no 9th.
+            for name, (status, message, duration, files, hits, misses, gap, *rest)
             in document["outcomes"].items()
         }  # fmt: skip
         result = CheckResult(

@@ -45,7 +45,7 @@ import time
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from signalint import process
 from signalint.config import Config, DaemonSettings, state_dir
@@ -86,6 +86,21 @@ class Session(Protocol):
 
     async def close(self) -> None:
         """Ask the worker to exit, then stop its group."""
+        ...
+
+
+@runtime_checkable
+class Scopes(Protocol):
+    """A session that can answer for some files only (`WarmPool.answer`'s
+    `only`)."""
+
+    async def ask_only(
+        self, command: Command, only: frozenset[str]
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
+        """`ask`, with the answer limited to the diagnostics of `only`'s
+        files (absolute paths) and those of no file, as they would be in
+        the whole answer; the files it covers (those of `only` in the
+        program), or None when it answered whole."""
         ...
 
 
@@ -160,6 +175,16 @@ class WarmAnswer:
 
     result: ProcessResult | None
     served: Served
+    # The files a scoped answer covers (`Scopes`); None: a whole answer.
+    scoped: frozenset[str] | None = None
+
+
+async def _ask(
+    session: Session, command: Command, only: frozenset[str] | None
+) -> tuple[ProcessResult, frozenset[str] | None]:
+    if only is not None and isinstance(session, Scopes):
+        return await session.ask_only(command, only)
+    return await session.ask(command), None
 
 
 class WarmPool:
@@ -190,14 +215,22 @@ class WarmPool:
         return engine in self.drivers()
 
     async def answer(
-        self, engine: str, ctx: EngineContext, command: Command, *, live: bool = False
+        self,
+        engine: str,
+        ctx: EngineContext,
+        command: Command,
+        *,
+        live: bool = False,
+        only: frozenset[str] | None = None,
     ) -> WarmAnswer | None:
         """A warm answer to `command`, a fallback, or None when `engine`'s
         command is not served warm at all (module docstring).
 
         `live`: only from a worker that runs already, current for the
         command; None without starting, restarting or stopping one, or when
-        it fails to answer (the caller then asks as usual)."""
+        it fails to answer (the caller then asks as usual). `only`: the
+        answer may cover just these files (absolute paths) where the
+        worker can (`Scopes`; `WarmAnswer.scoped` says whether it did)."""
         driver = self.drivers().get(engine)
         if driver is None:
             return None
@@ -207,7 +240,7 @@ class WarmPool:
         await self._own_loop()
         slot = self._slots.get(key.slot)
         if live:
-            return await self._live_answer(slot, key, command)
+            return await self._live_answer(slot, key, command, only)
         if slot is None:
             slot = self._slots[key.slot] = _Slot(engine)
         async with slot.lock:
@@ -225,8 +258,8 @@ class WarmPool:
                         continue
                 assert slot.session is not None
                 try:
-                    result = await asyncio.wait_for(
-                        slot.session.ask(command), timeout=command.timeout_s
+                    result, scoped = await asyncio.wait_for(
+                        _ask(slot.session, command, only), timeout=command.timeout_s
                     )
                 except TimeoutError:
                     # A hang: asking again would wait as long; cold answers now.
@@ -238,12 +271,12 @@ class WarmPool:
                 slot.answers += 1
                 self.counts.warm += 1
                 await self._bound_memory(slot)
-                return WarmAnswer(result, "warm")
+                return WarmAnswer(result, "warm", scoped)
         self.counts.fallbacks += 1
         return WarmAnswer(None, "fallback")
 
     async def _live_answer(
-        self, slot: _Slot | None, key: WorkerKey, command: Command
+        self, slot: _Slot | None, key: WorkerKey, command: Command, only: frozenset[str] | None
     ) -> WarmAnswer | None:
         def current(slot: _Slot) -> bool:
             session = slot.session
@@ -257,14 +290,16 @@ class WarmPool:
             slot.used = time.monotonic()
             assert slot.session is not None
             try:
-                result = await asyncio.wait_for(slot.session.ask(command), command.timeout_s)
+                result, scoped = await asyncio.wait_for(
+                    _ask(slot.session, command, only), command.timeout_s
+                )
             except (TimeoutError, WorkerFailed):
                 await self._stop(slot, lost=True)  # the usual ask restarts it
                 return None
             slot.answers += 1
             self.counts.warm += 1
             await self._bound_memory(slot)
-            return WarmAnswer(result, "warm")
+            return WarmAnswer(result, "warm", scoped)
 
     async def _open(
         self, slot: _Slot, driver: Driver, ctx: EngineContext, command: Command, key: WorkerKey

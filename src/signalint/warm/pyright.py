@@ -50,6 +50,10 @@ file is read again only when its stat moved: `project.content.DigestMemo`).
 - Inputs are hashed again after the pulls: a file that changed meanwhile
   makes the answer unvouched (`WorkerFailed`).
 
+A check of some files (`ask_only`, `pool.Scopes`) pulls those files alone:
+the server checks what they need, and the files the edit made dirty wait
+for the next whole answer, whose pulls check them.
+
 Not served warm (the cold command runs): a project whose nearest config
 file lies above the root (the CLI, run in the root, finds it there; the
 language server, whose workspace is the root, does not), and a
@@ -377,10 +381,25 @@ class PyrightSession:
         return diagnostics
 
     async def ask(self, command: Command) -> ProcessResult:
+        return (await self._answer(command, None))[0]
+
+    async def ask_only(
+        self, command: Command, only: frozenset[str]
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
+        """`ask` for the checked files among `only`: only theirs are pulled
+        (the server checks what they need, not every file an edit made
+        dirty; a later whole ask pulls the rest)."""
+        return await self._answer(command, only)
+
+    async def _answer(
+        self, command: Command, only: frozenset[str] | None
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
         started = time.monotonic()
         try:
             await self._tell()
             checked = [os.path.join(self._root, rel) for rel in self._checked]
+            if only is not None:
+                checked = [path for path in checked if path in only]
             reports = await asyncio.gather(*(self._pull(path) for path in checked))
         except WorkerFailed:
             raise
@@ -405,13 +424,14 @@ class PyrightSession:
                 "timeInSec": round(elapsed, 3),
             },
         }
-        return ProcessResult(
+        result = ProcessResult(
             argv=command.argv,
             exit_code=1 if counts["error"] else 0,
             stdout=json.dumps(report) + "\n",
             stderr="",
             duration_s=elapsed,
         )
+        return result, None if only is None else frozenset(checked)
 
     async def close(self) -> None:
         try:

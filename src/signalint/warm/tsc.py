@@ -136,9 +136,25 @@ class TscSession:
         self._last: tuple[int, str] = (0, "")  # the worker's last answer: its id, its stdout
 
     async def ask(self, command: Command) -> ProcessResult:
+        return (await self._ask(command, None))[0]
+
+    async def ask_only(
+        self, command: Command, only: frozenset[str]
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
+        return await self._ask(command, only)
+
+    async def _ask(
+        self, command: Command, only: frozenset[str] | None
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
         started = time.monotonic()
         have = self._last[0]
-        request = {"args": list(command.argv[1:]), "cwd": str(command.cwd), "have": have}
+        request: dict[str, object] = {
+            "args": list(command.argv[1:]),
+            "cwd": str(command.cwd),
+            "have": have,
+        }
+        if only is not None:
+            request["only"] = sorted(only)
         data = await exchange(self.child, request, "the tsc worker")
         answered, stdout, code = data.get("id"), _stdout(data, self._last), data.get("exit")
         if (
@@ -151,7 +167,13 @@ class TscSession:
             raise WorkerFailed(f"the tsc worker failed: {said}" if said else "garbage answer")
         assert isinstance(answered, int)
         self._last = (answered, stdout)
-        return warm_result(command, code, stdout, started)
+        scoped = data.get("scoped")
+        if scoped is not None and not (
+            isinstance(scoped, list) and all(isinstance(f, str) for f in scoped)
+        ):
+            raise WorkerFailed("garbage answer: scoped")
+        covered = None if scoped is None else frozenset(scoped)
+        return warm_result(command, code, stdout, started), covered
 
     async def close(self) -> None:
         await self.child.stop()

@@ -40,8 +40,12 @@
 //
 // The protocol is ours (no library exists for it): one JSON object a line.
 //   worker -> {"ready": true, "version": "<typescript version>"}
-//   ask    -> {"args": [...argv after the executable], "cwd": "<dir>", "have": <id>}
+//   ask    -> {"args": [...argv after the executable], "cwd": "<dir>", "have": <id>,
+//              "only": ["<absolute file>", ...] (optional; `-p` only)}
 //   answer -> {"id": <id>, "stdout": "...", "exit": <code>} or {"error": "..."}
+// With `only`, the answer holds the diagnostics those files would show in
+// the whole answer and every diagnostic that belongs to no file
+// (`scopedTo`), and `"scoped": [the files of `only` in the program]`.
 // or, when `have` names the worker's last answer, that answer's change:
 //   answer -> {"id": <id>, "base": <have>, "head": <n>, "tail": <n>,
 //              "middle": "...", "exit": <code>}
@@ -450,7 +454,7 @@ function formatted(system) {
 }
 
 // `tsc -p CONFIG ...`, as tsc's executeCommandLine runs it (incremental).
-function runProject(system, args) {
+function runProject(system, args, only) {
   let report = ts.createDiagnosticReporter(system);
   const commandLine = ts.parseCommandLine(args, (p) => system.readFile(p));
   const failed = ts.ExitStatus.DiagnosticsPresent_OutputsSkipped;
@@ -509,8 +513,35 @@ function runProject(system, args) {
   // it (the module header); the builder's own bookkeeping is unchanged.
   const program = builder.getProgram();
   program.emitBuildInfo = () => ({ emitSkipped: false, diagnostics: [] });
-  const status = ts.emitFilesAndReportErrorsAndGetExitStatus(builder, formatted(system), (s) => host.trace && host.trace(s), undefined);
+  const reported = only ? scopedTo(builder, only) : builder;
+  const status = ts.emitFilesAndReportErrorsAndGetExitStatus(reported, formatted(system), (s) => host.trace && host.trace(s), undefined);
   return system.exit(status);
+}
+
+// The builder as tsc's reporting steps see it when only `only`'s files
+// (absolute names) are wanted: everything as usual (the config, options,
+// global and every file's syntactic diagnostics, which decide whether
+// semantic ones are reported at all, and `--listFiles`), but the semantic
+// and declaration diagnostics of those files alone, from the program's own
+// checker (a file another edit affects is checked afresh: the builder's
+// per-file diagnostics are brought up to date only by a whole ask, which the
+// kept builder state still owes). What it stands for is kept in `scoped`.
+function scopedTo(builder, only) {
+  const program = builder.getProgram();
+  const files = [];
+  for (const name of only) {
+    const file = program.getSourceFile(name);
+    if (file) files.push(file);
+  }
+  scoped = files.map((file) => file.fileName);
+  const each = (method) => () => files.flatMap((file) => program[method](file));
+  return Object.assign(Object.create(builder), {
+    getSemanticDiagnostics: each("getSemanticDiagnostics"),
+    getDeclarationDiagnostics: each("getDeclarationDiagnostics"),
+    // What emitting returns under --noEmit --incremental (`runProject`),
+    // without the builder's emit, which would check every affected file.
+    emit: () => ({ emitSkipped: false, diagnostics: [] }),
+  });
 }
 
 // `tsc -b ROOT ...`, as tsc's performBuild runs it; every project of the
@@ -545,7 +576,11 @@ function runBuild(system, args) {
   return system.exit(builder.build());
 }
 
+// The files a scoped ask's answer covers (`scopedTo`); undefined: all.
+let scoped;
+
 function answer(request) {
+  scoped = undefined;
   const out = [];
   const system = makeSystem(out);
   if (process.cwd() !== request.cwd) process.chdir(request.cwd);
@@ -553,7 +588,7 @@ function answer(request) {
   let exit;
   try {
     if (args.length > 0 && (args[0] === "-b" || args[0] === "--build")) runBuild(system, args);
-    else runProject(system, args);
+    else runProject(system, args, Array.isArray(request.only) ? request.only : undefined);
     throw new Error("tsc did not exit");
   } catch (caught) {
     if (!(caught instanceof Exit)) {
@@ -563,7 +598,9 @@ function answer(request) {
     exit = caught.code;
   }
   settle();
-  return changes(request, out.join(""), exit);
+  const reply = changes(request, out.join(""), exit);
+  if (scoped) reply.scoped = scoped;
+  return reply;
 }
 
 // The last answer, for answering the next one as its difference.
