@@ -749,6 +749,44 @@ def test_build_mode_warm_equals_cold_after_each_edit_kind(
 
 @pytest.mark.real
 @pytest.mark.timeout(900)
+@pytest.mark.parametrize("major", [5, 6])
+def test_build_mode_answers_a_check_of_a_file_for_that_file_alone(
+    settled_inputs: None, tmp_path: Path, major: int
+) -> None:
+    # core's `add` retyped: app's call breaks. A check of a file selects the
+    # nearest config: the root's file builds core and app whole, then
+    # reports the root's project for that file alone; app's (app's config,
+    # build mode) builds core, not the root. core's has no references
+    # (`-p`). Each equals a cold check of the file, and the whole check
+    # after them equals a cold one.
+    typescript(major)
+    root = references_project(tmp_path, major)
+    pool = pool_for(root)
+    context = Context(warm=pool)
+    app = "packages/app/src/index.ts"
+
+    async def scenario() -> None:
+        try:
+            await check(root, context, use_cache=True)
+            (root / CORE).write_text(core("add", "boolean"))
+            main = await assert_scoped_equals_cold(root, context, "src/main.ts")
+            assert {i.file for i in main.issues} == {"src/main.ts"}
+            scoped = await assert_scoped_equals_cold(root, context, app)
+            assert {i.file for i in scoped.issues} == {app}
+            await assert_scoped_equals_cold(root, context, CORE)
+            (root / CORE).write_text(core("add", "string") + 'export const n: number = "";\n')
+            await assert_scoped_equals_cold(root, context, CORE)
+            await assert_check_equals_cold(root, context)
+            # A worker per program: the root's, app's, core's.
+            assert pool.counts.fallbacks == 0 and pool.counts.started == 3
+        finally:
+            await pool.close()
+
+    run(scenario)
+
+
+@pytest.mark.real
+@pytest.mark.timeout(900)
 @settings(
     max_examples=2,
     deadline=None,

@@ -41,11 +41,13 @@
 // The protocol is ours (no library exists for it): one JSON object a line.
 //   worker -> {"ready": true, "version": "<typescript version>"}
 //   ask    -> {"args": [...argv after the executable], "cwd": "<dir>", "have": <id>,
-//              "only": ["<absolute file>", ...] (optional; `-p` only)}
+//              "only": ["<absolute file>", ...] (optional)}
 //   answer -> {"id": <id>, "stdout": "...", "exit": <code>} or {"error": "..."}
 // With `only`, the answer holds the diagnostics those files would show in
 // the whole answer and every diagnostic that belongs to no file
-// (`scopedTo`), and `"scoped": [the files of `only` in the program]`.
+// (`scopedTo`), and `"scoped": [the files of `only` in the program]`; in
+// build mode for the projects holding them, built after their references
+// (`runBuild`; a project no such one references is not built).
 // or, when `have` names the worker's last answer, that answer's change:
 //   answer -> {"id": <id>, "base": <have>, "head": <n>, "tail": <n>,
 //              "middle": "...", "exit": <code>}
@@ -533,7 +535,7 @@ function scopedTo(builder, only) {
     const file = program.getSourceFile(name);
     if (file) files.push(file);
   }
-  scoped = files.map((file) => file.fileName);
+  scoped = (scoped || []).concat(files.map((file) => file.fileName));
   const each = (method) => () => files.flatMap((file) => program[method](file));
   return Object.assign(Object.create(builder), {
     getSemanticDiagnostics: each("getSemanticDiagnostics"),
@@ -547,7 +549,7 @@ function scopedTo(builder, only) {
 // `tsc -b ROOT ...`, as tsc's performBuild runs it; every project of the
 // graph is built from the kept builder programs, so what is up to date is
 // decided by content, never by modification times.
-function runBuild(system, args) {
+function runBuild(system, args, only) {
   const parsed = ts.parseBuildCommand(args);
   const report = ts.createDiagnosticReporter(system);
   const failed = ts.ExitStatus.DiagnosticsPresent_OutputsSkipped;
@@ -573,7 +575,55 @@ function runBuild(system, args) {
   const modifiedTime = host.getModifiedTime;
   host.getModifiedTime = (file) => (file.endsWith(".json") ? new Date() : modifiedTime(file));
   const builder = ts.createSolutionBuilder(host, parsed.projects, b);
-  return system.exit(builder.build());
+  const owners = only ? ownersOf(builder, only, system) : undefined;
+  if (!owners) return system.exit(builder.build());
+  // Each project holding one of the files is built as far as it needs
+  // (its references, whole), then reported for those files alone.
+  let errors = false;
+  scoped = [];
+  for (const owner of owners) {
+    const one = ts.createSolutionBuilder(host, [owner], b);
+    for (let next = one.getNextInvalidatedProject(); next; next = one.getNextInvalidatedProject()) {
+      const builderProgram = next.project === owner && next.kind === ts.InvalidatedProjectKind.Build ? next.getBuilderProgram() : undefined;
+      if (!builderProgram) {
+        next.done();
+        continue;
+      }
+      const { diagnostics } = ts.emitFilesAndReportErrors(scopedTo(builderProgram, only), report);
+      errors = errors || diagnostics.length > 0;
+      break;
+    }
+  }
+  return system.exit(errors ? failed : ts.ExitStatus.Success);
+}
+
+// The projects of a build that hold any of `only`'s files and that no other
+// such project references (a referenced one is built whole on the way), in
+// build order; undefined when the build order cannot be read (a cycle).
+function ownersOf(builder, only, system) {
+  const order = builder.getBuildOrder();
+  if (!Array.isArray(order)) return undefined;
+  const parseHost = { ...system, onUnRecoverableConfigFileDiagnostic: () => {} };
+  const wanted = new Set(only);
+  const references = new Map();
+  const owning = [];
+  for (const config of order) {
+    const parsed = ts.getParsedCommandLineOfConfigFile(config, undefined, parseHost);
+    if (!parsed) return undefined;
+    references.set(config, (parsed.projectReferences || []).map((r) => ts.resolveProjectReferencePath(r)));
+    if (parsed.fileNames.some((f) => wanted.has(f))) owning.push(config);
+  }
+  const upstream = new Set();
+  const visit = (config) => {
+    for (const ref of references.get(config) || []) {
+      if (!upstream.has(ref)) {
+        upstream.add(ref);
+        visit(ref);
+      }
+    }
+  };
+  owning.forEach(visit);
+  return owning.filter((config) => !upstream.has(config));
 }
 
 // The files a scoped ask's answer covers (`scopedTo`); undefined: all.
@@ -587,8 +637,9 @@ function answer(request) {
   const args = request.args;
   let exit;
   try {
-    if (args.length > 0 && (args[0] === "-b" || args[0] === "--build")) runBuild(system, args);
-    else runProject(system, args, Array.isArray(request.only) ? request.only : undefined);
+    const only = Array.isArray(request.only) ? request.only : undefined;
+    if (args.length > 0 && (args[0] === "-b" || args[0] === "--build")) runBuild(system, args, only);
+    else runProject(system, args, only);
     throw new Error("tsc did not exit");
   } catch (caught) {
     if (!(caught instanceof Exit)) {
