@@ -575,7 +575,11 @@ function runBuild(system, args, only) {
   const modifiedTime = host.getModifiedTime;
   host.getModifiedTime = (file) => (file.endsWith(".json") ? new Date() : modifiedTime(file));
   const builder = ts.createSolutionBuilder(host, parsed.projects, b);
-  const owners = only ? ownersOf(builder, only, system) : undefined;
+  // Before 5.6 a project whose dependency has errors is skipped, which only
+  // the whole build reports (a coverage gap): those versions build whole.
+  const [major, minor] = ts.versionMajorMinor.split(".").map(Number);
+  const pastErrors = major > 5 || (major === 5 && minor >= 6);
+  const owners = only && pastErrors ? ownersOf(builder, only, system) : undefined;
   if (!owners) return system.exit(builder.build());
   // Each project holding one of the files is built as far as it needs
   // (its references, whole), then reported for those files alone.
@@ -583,7 +587,8 @@ function runBuild(system, args, only) {
   scoped = [];
   for (const owner of owners) {
     const one = ts.createSolutionBuilder(host, [owner], b);
-    for (let next = one.getNextInvalidatedProject(); next; next = one.getNextInvalidatedProject()) {
+    let reported = false;
+    for (let next = one.getNextInvalidatedProject(); next && !reported; next = one.getNextInvalidatedProject()) {
       const builderProgram = next.project === owner && next.kind === ts.InvalidatedProjectKind.Build ? next.getBuilderProgram() : undefined;
       if (!builderProgram) {
         next.done();
@@ -591,8 +596,11 @@ function runBuild(system, args, only) {
       }
       const { diagnostics } = ts.emitFilesAndReportErrors(scopedTo(builderProgram, only), report);
       errors = errors || diagnostics.length > 0;
-      break;
+      reported = true;
     }
+    // Never a partial answer passed off as a scoped one: the asker then
+    // runs the command cold.
+    if (!reported) throw new Error(`tsc did not build ${owner}, which holds a file asked for`);
   }
   return system.exit(errors ? failed : ts.ExitStatus.Success);
 }
