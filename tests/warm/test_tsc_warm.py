@@ -691,6 +691,14 @@ def references_project(base: Path, major: int) -> Path:
     return root
 
 
+def warm_references(base: Path, major: int) -> tuple[Path, WarmPool, Context]:
+    """The build-mode fixture on TypeScript `major`, and a context keeping its tsc warm."""
+    typescript(major)
+    root = references_project(base, major)
+    pool = pool_for(root)
+    return root, pool, Context(warm=pool)
+
+
 def core(name: str, first: str) -> str:
     return f"export function {name}(a: {first}, b: number): number {{\n  return b;\n}}\n"
 
@@ -724,10 +732,7 @@ def build_steps(root: Path) -> list[tuple[str, Callable[[], object]]]:
 def test_build_mode_warm_equals_cold_after_each_edit_kind(
     settled_inputs: None, tmp_path: Path, major: int
 ) -> None:
-    typescript(major)
-    root = references_project(tmp_path, major)
-    pool = pool_for(root)
-    context = Context(warm=pool)
+    root, pool, context = warm_references(tmp_path, major)
     memory = Remembered()
 
     async def scenario() -> None:
@@ -759,10 +764,7 @@ def test_build_mode_answers_a_check_of_a_file_for_that_file_alone(
     # build mode) builds core, not the root. core's has no references
     # (`-p`). Each equals a cold check of the file, and the whole check
     # after them equals a cold one.
-    typescript(major)
-    root = references_project(tmp_path, major)
-    pool = pool_for(root)
-    context = Context(warm=pool)
+    root, pool, context = warm_references(tmp_path, major)
     app = "packages/app/src/index.ts"
 
     async def scenario() -> None:
@@ -796,12 +798,9 @@ def test_build_mode_answers_a_check_of_a_file_for_that_file_alone(
 def test_build_mode_warm_equals_cold_after_random_edits(
     settled_inputs: None, picks: list[int]
 ) -> None:
-    typescript(5)
     with tempfile.TemporaryDirectory(prefix="signalint-tsc-warm-") as directory:
-        root = references_project(Path(directory), 5)
+        root, pool, context = warm_references(Path(directory), 5)
         steps = build_steps(root)
-        pool = pool_for(root)
-        context = Context(warm=pool)
         memory = Remembered()
 
         async def scenario() -> None:
