@@ -24,7 +24,7 @@ from signalint.config import load_config
 from signalint.context import Context
 from signalint.engines.base import EngineContext
 from signalint.engines.tsc import ENGINE, _read
-from signalint.model import CheckResult
+from signalint.model import CheckResult, Scope
 from signalint.process import Child, Command, ProcessResult
 from signalint.request import RunRequest
 from signalint.warm.pool import WarmPool, WorkerFailed
@@ -358,8 +358,12 @@ def observed(result: CheckResult) -> tuple[object, ...]:
     return outcome.status, outcome.message, outcome.coverage_gap, issues
 
 
-def check(root: Path, context: Context | None) -> CheckResult:
-    request = RunRequest(root, load_config(root), use_cache=context is not None)
+def check(root: Path, context: Context | None, files: tuple[str, ...] = ()) -> CheckResult:
+    """A check (warm with a pool in `context`, else cold), of `files` alone
+    as the CLI's `check FILE` asks when given."""
+    scope = Scope(files) if files else Scope()
+    config = load_config(root)
+    request = RunRequest(root, config, scope, use_cache=context is not None, files_only=True)
     return asyncio.run(run_check(request, context)).result
 
 
@@ -374,6 +378,31 @@ def test_checks_through_a_warm_pool_equal_cold_checks(tmp_path: Path) -> None:
             served.append(warm.outcomes["tsc"].served)
             assert observed(warm) == observed(check(tmp_path, None)), step
         assert served == ["warm"] * 5
+    finally:
+        assert context.warm is not None
+        asyncio.run(context.warm.close())
+
+
+def test_a_check_of_a_file_is_answered_for_that_file_alone(tmp_path: Path) -> None:
+    # The shared type changes under every user: a check of one user (as the
+    # CLI's `check FILE` asks) answers for it alone, as a cold check of it
+    # does; the whole check after it still sees every user.
+    make_project(tmp_path)
+    context = Context(warm=WarmPool(1 << 31, tmp_path / "logs"))
+    try:
+        check(tmp_path, context)
+        # ("export", 3) is a syntax error: no semantic diagnostic is reported.
+        for step in [("type", 1), ("add", 1), ("export", 3), ("type", 2), ("export", 2)]:
+            apply(tmp_path, step)
+            scoped = check(tmp_path, context, ("src/util.ts",))
+            outcome = scoped.outcomes["tsc"]
+            assert outcome.served == "warm" and outcome.scoped, step
+            assert outcome.files_checked == 1
+            assert observed(scoped) == observed(check(tmp_path, None, ("src/util.ts",))), step
+            assert {i.file for i in scoped.issues} <= {"src/util.ts"}
+            whole = check(tmp_path, context)
+            assert not whole.outcomes["tsc"].scoped
+            assert observed(whole) == observed(check(tmp_path, None)), step
     finally:
         assert context.warm is not None
         asyncio.run(context.warm.close())

@@ -32,6 +32,9 @@ projects. We use the API:
   parse and re-checks the program in the compiler process; no Node start,
   no config parse, no program construction. (A cold run of 7 has no build
   info: engines/tsc.py says why.)
+- **A check of some files** (`ask_only`, `pool.Scopes`) asks the program
+  for the semantic and declaration diagnostics of those files alone (the
+  API takes a file for each); the rest of the answer is the whole one's.
 
 What is served: only the plain-project command (`tsc -p CONFIG --noEmit
 --pretty false --listFiles`) of a
@@ -168,17 +171,37 @@ class NativeTscSession:
         self.label = label
 
     async def ask(self, command: Command) -> ProcessResult:
+        return (await self._ask(command, None))[0]
+
+    async def ask_only(
+        self, command: Command, only: frozenset[str]
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
+        """`ask` with the semantic and declaration diagnostics of `only`'s
+        files alone (`pool.Scopes`)."""
+        return await self._ask(command, only)
+
+    async def _ask(
+        self, command: Command, only: frozenset[str] | None
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
         config = served_config(command)
         if config is None:
             raise WorkerFailed("not a command this worker answers")
         began = time.monotonic()
-        answer = await exchange(self.child, {"config": config}, "the TypeScript 7 worker")
+        request: dict[str, object] = {"config": config}
+        if only is not None:
+            request["only"] = sorted(only)
+        answer = await exchange(self.child, request, "the TypeScript 7 worker")
         if "error" in answer:
             raise WorkerFailed(f"the worker failed: {str(answer['error'])[:400]}")
-        stdout, exit_code = answer.get("stdout"), answer.get("exit")
+        stdout, exit_code, scoped = answer.get("stdout"), answer.get("exit"), answer.get("scoped")
         if not isinstance(stdout, str) or exit_code not in (0, 1, 2):
             raise WorkerFailed(f"unreadable answer: {str(answer)[:120]}")
-        return ProcessResult(command.argv, exit_code, stdout, "", time.monotonic() - began)
+        if (scoped is None) != (only is None) or not (
+            scoped is None or (isinstance(scoped, list) and all(isinstance(f, str) for f in scoped))
+        ):
+            raise WorkerFailed(f"unreadable answer: scoped {str(scoped)[:120]}")
+        result = ProcessResult(command.argv, exit_code, stdout, "", time.monotonic() - began)
+        return result, None if scoped is None else frozenset(scoped)
 
     async def close(self) -> None:
         await self.child.stop()

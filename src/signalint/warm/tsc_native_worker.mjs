@@ -6,8 +6,11 @@
 // Protocol (written for Signalint; one JSON object per line both ways):
 //   argv: node tsc_native_worker.mjs <typescript package dir>
 //   out:  {"ready": "<version>"} once the API module is loaded
-//   in:   {"config": "<absolute tsconfig path>"}
-//   out:  {"stdout": "...", "exit": 0|1|2, "changed": n} or {"error": "..."}
+//   in:   {"config": "<absolute tsconfig path>", "only": ["<absolute file>", ...]?}
+//   out:  {"stdout": "...", "exit": 0|1|2, "changed": n, "scoped": [...]?} or {"error": "..."}
+// With `only`, the semantic and declaration diagnostics are those files'
+// alone (everything else as in the whole answer), and `scoped` names the
+// files of `only` that the program holds.
 // The worker exits when its stdin ends.
 
 import { createHash } from "node:crypto";
@@ -264,7 +267,9 @@ function sortAndDedupe(list) {
 // declaration diagnostics when declarations would be emitted. The API's
 // global diagnostics repeat the config's and the program's that have no
 // file (7.0.2): only the checker's own count as global here.
-function collect(program, options) {
+function collect(program, options, files) {
+  // Per file when only some are wanted (`answer`'s `only`).
+  const each = (method) => (files ? files.flatMap((f) => program[method](f)) : program[method]());
   const all = [...program.getConfigFileParsingDiagnostics()];
   const configCount = all.length;
   all.push(...program.getSyntacticDiagnostics());
@@ -273,9 +278,9 @@ function collect(program, options) {
     const seen = new Set([...all, ...optionsDiagnostics].map(identity));
     all.push(...optionsDiagnostics);
     all.push(...program.getGlobalDiagnostics().filter((d) => !seen.has(identity(d))));
-    if (all.length === configCount) all.push(...program.getSemanticDiagnostics());
+    if (all.length === configCount) all.push(...each("getSemanticDiagnostics"));
     if ((options.declaration || options.composite) && all.length === configCount) {
-      all.push(...program.getDeclarationDiagnostics());
+      all.push(...each("getDeclarationDiagnostics"));
     }
   }
   return all;
@@ -332,7 +337,12 @@ function answer(request) {
   const program = project.program;
   const names = program.getSourceFileNames();
   const t2 = performance.now();
-  const collected = collect(program, program.getCompilerOptions() ?? {});
+  let files;
+  if (Array.isArray(request.only)) {
+    const wanted = new Set(request.only);
+    files = names.filter((name) => wanted.has(name));
+  }
+  const collected = collect(program, program.getCompilerOptions() ?? {}, files);
   const t3 = performance.now();
   const diagnostics = sortAndDedupe(collected);
   const t4 = performance.now();
@@ -356,7 +366,7 @@ function answer(request) {
   // tsc 7 exits 1 when it reported anything and skipped emit (`--noEmit`
   // always skips it), else 0; 2 when the config found no inputs (TS18003).
   const exit = diagnostics.length === 0 ? 0 : names.length === 0 ? 2 : 1;
-  return { stdout, exit, changed: count };
+  return files ? { stdout, exit, changed: count, scoped: files } : { stdout, exit, changed: count };
 }
 
 function send(value) {
