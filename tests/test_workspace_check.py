@@ -25,6 +25,7 @@ from signalint.check import PackageRun
 from signalint.cli.main import main
 from signalint.config import load_config
 from signalint.context import Context
+from signalint.warm.pool import WarmPool
 
 from .conftest import require_engine
 from .helpers import git
@@ -126,6 +127,41 @@ def test_an_edit_in_a_leaf_package_reruns_tsc_for_that_package_alone(workspace: 
     source = workspace / "packages" / "util" / "src" / "index.ts"
     source.write_text(source.read_text() + "export const more = 1;\n")
     assert ran(check(workspace, context)) == {"@ws/util"}
+
+
+def test_a_check_of_a_file_kept_warm_is_answered_for_that_file_alone(workspace: Path) -> None:
+    # app gets a second module with an error of its own; a check of app's
+    # main file (as the CLI's `check FILE` asks) lets app's warm tsc answer
+    # for that file alone after an edit, equal to a cold check of it.
+    extra = workspace / "packages" / "app" / "src" / "extra.ts"
+    extra.write_text('export const wrong: number = "s";\n')
+    app = "packages/app/src/main.ts"
+
+    def request(**kwargs: Any) -> service.CheckRequest:
+        config = load_config(workspace)
+        return service.CheckRequest(
+            workspace, config, locate=service.from_root(workspace), **kwargs
+        )
+
+    async def scenario() -> tuple[service.Checked, service.Checked]:
+        pool = WarmPool(1 << 32, workspace / ".signalint" / "warm")
+        warm = service.Services(Context(warm=pool))
+        try:
+            await service.check(request(), warm)
+            source = workspace / "packages" / "core" / "src" / "index.ts"
+            source.write_text(source.read_text() + "export const more = 1;\n")
+            scoped = await service.check(request(paths=[app], files_only=True), warm)
+        finally:
+            await pool.close()
+        cold = await service.check(request(paths=[app], use_cache=False), service.Services())
+        return scoped, cold
+
+    scoped, cold = asyncio.run(scenario())
+    outcome = scoped.run.result.outcomes["tsc"]
+    assert outcome.scoped and outcome.served == "warm"
+    assert not cold.run.result.outcomes["tsc"].scoped
+    assert keys(scoped.run.result.issues) == keys(cold.run.result.issues) == Counter([APP_ERROR])
+    assert scoped.filtered_out is None and cold.filtered_out  # extra.ts, core: counted cold
 
 
 def test_an_edit_in_a_needed_package_reruns_it_and_the_dependents_that_read_it(

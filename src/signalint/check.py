@@ -368,7 +368,8 @@ async def _in_dependency_order(
 
 def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
     """One engine outcome from its per-package runs: the worst status, every
-    issue, summed coverage and cache counts, messages naming the package."""
+    issue, summed coverage and cache counts, messages naming the package;
+    scoped when any run answered for the check's files alone."""
     done = [(r.package, r.outcome) for r in runs if r.outcome is not None]
     if not done:
         return EngineOutcome(name, "ok")
@@ -397,6 +398,7 @@ def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
         failure=failure,
         served=served_all(o.served for _, o in done),
         introduced=_union(o.introduced for _, o in done),
+        scoped=any(o.scoped for _, o in done),
     )
 
 
