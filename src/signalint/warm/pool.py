@@ -7,7 +7,9 @@ engine's `Driver` (one module per engine in this package, listed in
 `warm.registry`), which keeps a worker for it and answers with the
 `ProcessResult` the cold command would have produced: same stdout, same
 exit code, so the adapter parses a warm answer exactly as a cold one
-(D23). `None` means the pool did not answer and the cold path runs.
+(D23). `None` means the pool did not answer and the cold path runs. A
+session that can (`Scopes`) answers a check of some files for those files
+alone when asked (`answer`'s `only`), and says which files it covered.
 
 What the pool guarantees around every driver:
 

@@ -46,8 +46,8 @@
 // With `only`, the answer holds the diagnostics those files would show in
 // the whole answer and every diagnostic that belongs to no file
 // (`scopedTo`), and `"scoped": [the files of `only` in the program]`; in
-// build mode for the projects holding them, built after their references
-// (`runBuild`; a project no such one references is not built).
+// build mode, of the projects holding them, each built after its references
+// (`runBuild`); projects that merely depend on them are not built.
 // or, when `have` names the worker's last answer, that answer's change:
 //   answer -> {"id": <id>, "base": <have>, "head": <n>, "tail": <n>,
 //              "middle": "...", "exit": <code>}
