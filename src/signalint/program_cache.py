@@ -44,9 +44,9 @@ from signalint import answers
 from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
-from signalint.model import EngineOutcome, Failure, IssueMemo
+from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
 from signalint.storage.check_store import CheckStore, Later, Writes, now
-from signalint.storage.entries import KEY_VERSION, PLATFORM, RecordDraft, digest
+from signalint.storage.entries import KEY_VERSION, PLATFORM, ProgramRecord, RecordDraft, digest
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -181,7 +181,7 @@ async def _run(
     if request.files_only and request.job.warm is not None and len(reported) < len(candidates):
         only = frozenset(reported)
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
-    before: frozenset[str] | None = None  # the issue ids of the run the record kept
+    stale: ProgramRecord | None = None  # the record of the inputs' previous content
     early: asyncio.Task[EngineRun | None] | None = None
     started_ns = time.time_ns()  # no later than the run: an early ask starts it
     if record_key is not None and store is not None:
@@ -204,10 +204,10 @@ async def _run(
             now_digests = {p: digests[p] for p in record.inputs if p in digests}
             if outside != record.outside or now_digests != record.inputs:
                 changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
-                # The newest record's issues (the first is the one this
-                # process remembers): the stored one may be older.
-                if before is None:
-                    before = frozenset(i.issue_id for i in record.issues)
+                # The newest record (the first is the one this process
+                # remembers): the stored one may be older.
+                if stale is None:
+                    stale = record
                 continue
             store.confirm(record_key, record)
             checked = record.checked if record.checked is not None else record.inputs
@@ -257,10 +257,17 @@ async def _run(
         failure=failure,
         served=outcome.served,
         introduced=(
-            None
-            if before is None or status != "ok" or run.scoped is not None
-            else frozenset(i.issue_id for i in outcome.issues if i.issue_id not in before)
+            _introduced(stale, outcome.issues) if status == "ok" and run.scoped is None else None
         ),
         scoped=run.scoped is not None,
     )
     return done, writes
+
+
+def _introduced(stale: ProgramRecord | None, issues: Sequence[Issue]) -> frozenset[str] | None:
+    """The ids of `issues` the stale record's run did not report (None without
+    one). Decoded only here: a scoped answer, the hooks' usual one, needs none."""
+    if stale is None:
+        return None
+    before = {i.issue_id for i in stale.issues}
+    return frozenset(i.issue_id for i in issues if i.issue_id not in before)

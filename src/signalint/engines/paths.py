@@ -6,6 +6,7 @@ absolute; everything downstream wants project-relative POSIX strings.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -132,6 +133,9 @@ def load_jsonc(path: Path) -> object | None:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return None
+    with contextlib.suppress(json.JSONDecodeError):
+        plain: object = json.loads(text)  # plain JSON: nothing to strip
+        return plain
     try:
         without_comments = _COMMENTS.sub(_strip_jsonc, text)
         value: object = json.loads(_TRAILING_COMMAS.sub(_strip_jsonc, without_comments))
