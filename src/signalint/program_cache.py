@@ -121,6 +121,16 @@ def _unread(task: asyncio.Task[EngineRun | None]) -> None:
         task.exception()
 
 
+def _take_back(task: asyncio.Task[EngineRun | None]) -> None:
+    """An early run nobody read (a fresh record answered) is no warm answer
+    of the check: the pool's counts take it back (`EngineRun.unread`)."""
+    if task.cancelled() or task.exception() is not None:
+        return
+    run = task.result()
+    for take_back in () if run is None else run.unread:
+        take_back()
+
+
 def _record_key(
     engine: Engine, store: CheckStore, request: ProgramRequest, resolved: Resolved
 ) -> str | None:
@@ -210,6 +220,8 @@ async def _run(
                     stale = record
                 continue
             store.confirm(record_key, record)
+            if early is not None:
+                early.add_done_callback(_take_back)
             checked = record.checked if record.checked is not None else record.inputs
             covered = len(reported.intersection(checked))
             hit = EngineOutcome(

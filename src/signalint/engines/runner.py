@@ -130,6 +130,9 @@ class WarmAnswer(Protocol):
     @property
     def scoped(self) -> frozenset[str] | None: ...
 
+    @property
+    def unread(self) -> Callable[[], None] | None: ...
+
 
 class Warm(Protocol):
     """Where an engine's command may be answered by a kept-warm worker
@@ -162,6 +165,9 @@ class EngineRun:
     # A whole-program run answered for these files alone (`run_engine`'s
     # `only`); None: for its whole program.
     scoped: frozenset[str] | None = None
+    # A live run's warm answers taken back from the pool's counts when the
+    # caller does not use the run (`run_live`).
+    unread: tuple[Callable[[], None], ...] = ()
 
     def by_file(self, files: Sequence[str]) -> dict[str, tuple[Issue, ...] | None] | None:
         """Each of `files` (what the run was given) with its issues, None for
@@ -271,6 +277,7 @@ async def run_engine(
     linted: set[str] | None = None
     served: list[Served] = []
     scoped: list[frozenset[str]] = []
+    unread: list[Callable[[], None]] = []
 
     def outcome(
         status: str,
@@ -291,7 +298,9 @@ async def run_engine(
             served=served_all(served),
         )
         covered = None if linted is None else frozenset(linted)
-        return EngineRun(done, tuple(results), covered, scoped[0] if scoped else None)
+        return EngineRun(
+            done, tuple(results), covered, scoped[0] if scoped else None, tuple(unread)
+        )
 
     if not engine.spec.whole_program and not relevant:
         return outcome("ok")
@@ -322,6 +331,8 @@ async def run_engine(
             result = answer.result
             if answer.scoped is not None:
                 scoped.append(answer.scoped)
+            if answer.unread is not None:
+                unread.append(answer.unread)
         else:
             result = await process.run(command)
         served.append("cold" if answer is None else answer.served)

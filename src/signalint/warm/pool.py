@@ -44,7 +44,7 @@ import atexit
 import json
 import os
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -179,6 +179,9 @@ class WarmAnswer:
     served: Served
     # The files a scoped answer covers (`Scopes`); None: a whole answer.
     scoped: frozenset[str] | None = None
+    # A live answer's: takes it back from the counts when nobody uses it
+    # (an early ask whose check was answered by a fresh record).
+    unread: Callable[[], None] | None = None
 
 
 async def _ask(
@@ -301,7 +304,12 @@ class WarmPool:
             slot.answers += 1
             self.counts.warm += 1
             await self._bound_memory(slot)
-            return WarmAnswer(result, "warm", scoped)
+
+            def unread() -> None:
+                slot.answers -= 1
+                self.counts.warm -= 1
+
+            return WarmAnswer(result, "warm", scoped, unread)
 
     async def _open(
         self, slot: _Slot, driver: Driver, ctx: EngineContext, command: Command, key: WorkerKey
