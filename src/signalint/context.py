@@ -26,7 +26,7 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from signalint.config import RemoteSettings
 from signalint.model import Issue, IssueMemo
@@ -35,7 +35,9 @@ from signalint.storage.check_store import CheckStore
 from signalint.storage.entries import NO_ANCHORS, Anchors
 from signalint.storage.memory import StoreMemory
 from signalint.storage.remote import RemoteTier, open_remote
-from signalint.warm.pool import WarmPool
+
+if TYPE_CHECKING:  # a CLI command keeps no workers: the pool is not imported there
+    from signalint.warm.pool import WarmPool
 
 T = TypeVar("T")
 

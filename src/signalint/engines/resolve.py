@@ -38,8 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-import platformdirs
-
 from signalint import answers
 from signalint.engines.base import Engine, Provision
 from signalint.process import Command, run, run_blocking
@@ -63,6 +61,8 @@ def managed_dir() -> Path:
     override = os.environ.get("SIGNALINT_ENGINES_DIR")
     if override:
         return Path(override).expanduser()
+    import platformdirs  # the managed engines' home only: not every command's start
+
     return Path(platformdirs.user_cache_dir("signalint")) / "engines"
 
 
