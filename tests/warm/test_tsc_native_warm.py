@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -246,6 +247,30 @@ def test_warm_answers_equal_cold_runs_after_every_edit(
     assert counts.started == 1 + sum(
         1 for i, s in enumerate(steps) if s[0] == "config" and _changes_base(steps, i)
     )
+
+
+def test_a_settled_file_edited_behind_the_worker_is_seen(tmp_path: Path) -> None:
+    # The worker reuses a file's hash while its stat is unchanged, once the
+    # file was older than the racy window when hashed: the files here are
+    # (the project settles first). Same size, modification time put back:
+    # only the change time tells, and it does.
+    make_project(tmp_path)
+    time.sleep(2.2)
+    ctx = engine_context(tmp_path)
+    warm = Warm(tmp_path / ".logs")
+    try:
+        assert_equal(ctx, warm.ask(ctx), "start")
+        assert_equal(ctx, warm.ask(ctx), "unchanged")
+        path = tmp_path / "src/main.ts"
+        for before, after in (("'a'", "111"), ("111", "'a'")):
+            stat = path.stat()
+            path.write_text(path.read_text().replace(before, after))
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            assert path.stat().st_size == stat.st_size
+            assert_equal(ctx, warm.ask(ctx), f"{before} -> {after}")
+        assert warm.pool.counts.started == 1 and warm.pool.counts.fallbacks == 0
+    finally:
+        warm.close()
 
 
 # Projects with one kind of diagnostic each: config file -> options, files.

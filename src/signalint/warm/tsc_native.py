@@ -51,7 +51,11 @@ re-parsed, so a new file matched by `include` is seen), lists the files
 under the project directory a module could resolve to (node_modules, .git
 and the state directory aside: a new one may be what an import outside
 `include` was looking for), and hands the changed, created and deleted
-ones to `updateSnapshot`. A created file then also invalidates every file
+ones to `updateSnapshot`. A file's hash is reused while its stat (size,
+mtime, ctime, inode) is the one it had when hashed, if it had not been
+written for 2 s then (the rule of our own file digests: a write that close
+might not move a timestamp; any later write moves ctime); an edit that
+keeps size and mtime is seen by ctime (tested). A created file then also invalidates every file
 of the snapshot: 7.0.2 does not always re-resolve an import that failed
 before when its module appears (seen when another snapshot came in
 between), and invalidating alone does not add a new file the config

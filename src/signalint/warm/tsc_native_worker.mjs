@@ -39,12 +39,37 @@ let listings = new Map();
 // files and above: they decide module formats and package resolution.
 let manifests = new Map();
 
+// Absolute path -> {id, hash}: a file's hash, reused while its stat (size,
+// mtime, ctime, inode) stays the same. Kept only for a file whose last
+// change was more than RACY_NS before it was read: a write closer than that
+// might not have moved its timestamps (Signalint's own file digests follow
+// the same rule).
+const hashes = new Map();
+const RACY_NS = 2_000_000_000n;
+
 function digest(file) {
+  let st;
   try {
-    return createHash("sha1").update(fs.readFileSync(file)).digest("base64");
+    st = fs.statSync(file, { bigint: true });
   } catch {
+    hashes.delete(file);
     return null;
   }
+  const id = `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+  const kept = hashes.get(file);
+  if (kept !== undefined && kept.id === id) return kept.hash;
+  const readAt = BigInt(Date.now()) * 1_000_000n;
+  let hash;
+  try {
+    hash = createHash("sha1").update(fs.readFileSync(file)).digest("base64");
+  } catch {
+    hashes.delete(file);
+    return null;
+  }
+  const newest = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
+  if (newest < readAt - RACY_NS) hashes.set(file, { id, hash });
+  else hashes.delete(file);
+  return hash;
 }
 
 function listing(dir) {
