@@ -38,8 +38,8 @@ from signalint.engines.resolve import resolve
 from signalint.model import Issue, Scope
 from signalint.process import ProcessResult
 from signalint.request import RunRequest
-from signalint.warm.eslint import EslintDriver
-from signalint.warm.pool import WarmPool
+from signalint.warm.eslint import MAX_REFRESH, EslintDriver, refreshed
+from signalint.warm.pool import WarmPool, WorkerFailed
 from tests.conftest import require_engine
 from tests.test_linter_file_sets import eslint_plugins  # noqa: F401 (a fixture)
 
@@ -357,11 +357,62 @@ def test_typed_rules_follow_edits_to_files_outside_the_batch(
         apply(root, "config")
         apply(root, "lint")
         await harness.same(list(TYPED_FILES[:3]))
-        # Every source edit typed linting may read restarts the worker
-        # (warm/eslint.py): type, add, rename, delete; then the config edit
-        # (the lint edit beside it needs no second one).
-        assert harness.pool.counts.restarts == (5 if mode == "service" else 0)
+        # An edit to a file the project service holds is refreshed in the
+        # same worker (type, rename); a file added or deleted and the config
+        # edit restart it (warm/eslint.py).
+        assert harness.pool.counts.restarts == (3 if mode == "service" else 0)
         await harness.pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_typed_linting_keeps_its_project_service_across_edits(
+    tmp_path: Path, typed_modules: Path
+) -> None:
+    # Edits to files the service holds, asked about alone, in a batch, or
+    # not at all: the one worker answers each as a cold run does.
+    require_engine("eslint")
+    root = typed_project(tmp_path, typed_modules, "service")
+    harness = Harness(root, tmp_path / "warm")
+    floating = "@typescript-eslint/no-floating-promises"
+
+    async def scenario() -> None:
+        try:
+            await harness.same(list(TYPED_FILES[:3]))
+            apply(root, "type")  # use.ts breaks: types.ts is refreshed first
+            assert floating in (await harness.same(["src/use.ts"])).stdout
+            apply(root, "type")
+            apply(root, "lint")  # two files changed, one of them asked about
+            assert floating not in (await harness.same(["src/plain.ts", "src/use.ts"])).stdout
+            apply(root, "rename")
+            await harness.same(["src/types.ts"])  # the changed file alone: no refresh lint
+            await harness.same(["src/use.ts"])
+            apply(root, "rename")
+            await harness.same(list(TYPED_FILES[:3]))
+            assert harness.pool.counts.started == 1 and harness.pool.counts.restarts == 0
+        finally:
+            await harness.pool.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_change_the_project_service_would_not_see_restarts_the_worker(
+    tmp_path: Path, typed_modules: Path
+) -> None:
+    # tsconfig.json is no file ESLint lints: refreshing cannot reach the
+    # service's view of it, so a fresh worker answers.
+    require_engine("eslint")
+    root = typed_project(tmp_path, typed_modules, "service")
+    harness = Harness(root, tmp_path / "warm")
+
+    async def scenario() -> None:
+        try:
+            await harness.same(list(TYPED_FILES[:3]))
+            edit(root / "tsconfig.json", '"strict": true', '"strict": false')
+            await harness.same(list(TYPED_FILES[:3]))
+            assert harness.pool.counts.restarts == 1
+        finally:
+            await harness.pool.close()
 
     asyncio.run(scenario())
 
@@ -372,7 +423,7 @@ _steps = st.lists(
         st.sets(st.sampled_from(TYPED_FILES), min_size=1),
     ),
     min_size=2,
-    max_size=3,
+    max_size=4,
 )
 
 
@@ -384,7 +435,7 @@ def test_typed_warm_equals_cold_after_random_edits(
     examples = iter(range(1000))
 
     @settings(
-        max_examples=2,
+        max_examples=3,
         deadline=None,
         database=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
@@ -489,8 +540,8 @@ def test_run_check_served_warm_equals_cold(tmp_path: Path, typed_modules: Path) 
                     assert eslint_issues(warm) == eslint_issues(cold)
                     files = warm.result.outcomes["eslint"].files_checked
                     assert files == cold.result.outcomes["eslint"].files_checked
-            # The type edit under typed linting starts a fresh worker (warm/eslint.py).
-            assert pool.counts.started == 2 and pool.counts.restarts == 1
+            # The worker refreshed the edited type file (warm/eslint.py): no restart.
+            assert pool.counts.started == 1 and pool.counts.restarts == 0
         finally:
             await pool.close()
 
@@ -594,3 +645,16 @@ def test_the_worker_exits_when_its_stdin_closes(tmp_path: Path) -> None:
             assert session.child.exit_code == 0
 
     asyncio.run(scenario())
+
+
+def test_the_refresh_is_the_changed_files_and_refuses_what_it_cannot_bring_up_to_date() -> None:
+    before = {"/p/a.ts": "1:x", "/p/b.ts": "1:y"}
+    assert refreshed(before, dict(before)) == []
+    assert refreshed(before, {"/p/a.ts": "2:x", "/p/b.ts": "1:y"}) == ["/p/a.ts"]
+    with pytest.raises(WorkerFailed, match="added"):
+        refreshed(before, {**before, "/p/c.ts": "1:z"})
+    with pytest.raises(WorkerFailed, match="deleted"):
+        refreshed(before, {"/p/a.ts": "1:x"})
+    many = {f"/p/{n}.ts": "1:x" for n in range(MAX_REFRESH + 1)}
+    with pytest.raises(WorkerFailed, match="changed"):
+        refreshed(many, {p: "2:x" for p in many})

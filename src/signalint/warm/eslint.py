@@ -32,25 +32,30 @@ directories up to the workspace's top count too, and the sources hashed for
 typed linting (below) are the whole workspace's.
 
 Linted files are read fresh by `lintFiles` on every ask. Typed linting
-(typescript-eslint with `parserOptions.project` or `projectService`) keeps
-TypeScript programs inside the worker, and typescript-eslint does not see
+(typescript-eslint with `parserOptions.projectService`) keeps a TypeScript
+project service inside the worker, and typescript-eslint does not see
 edits to files it is not linting at the moment (an imported type, a file
-added or deleted, edits made behind the worker's back). The choice: the
-session digests the content of every source file of the project (of its
-workspace) before each ask, and once the worker says typed linting applies
-to a file it linted (its config sets `parserOptions.project` or
-`projectService`), sources that changed since its programs were built make the session
-fail, so the pool starts a fresh worker, which builds them from disk exactly
-as a cold run does; an ask with no change reuses the programs whole. The
-worker also clears typescript-eslint's caches (`clearCaches`) when it sees
-a change itself, which was meant to save that restart: in one full test
-run under load it left a typed answer stale (tests/warm/test_eslint_warm.py,
-`project` mode), and until that is understood only an unchanged program is
-reused. Even with a fresh worker per change, two full test runs found warm
-answers in `project` mode (`parserOptions.project`) missing a typed error
-that cold reports, never alone: a config that sets `project` is therefore
-not served warm at all (`key` returns None); `projectService` is. A
-project without typed linting is digested once.
+added or deleted, edits made behind the worker's back): its file watchers
+are stubs. The choice: once the worker says typed linting applies to a file
+it linted, the session digests every source file of the project (of its
+workspace: `source_digests`, content and change time) before each ask and
+again after the answer. Files whose digest moved since the service was
+last known current are *refreshed* before the ask: the worker lints them
+first, answer dropped (typescript-eslint then opens each with its content
+on disk, which replaces what the service held and marks its projects for
+an incremental update, as the service does when an editor changes a
+file); a one-file ask whose only changed file is that file needs no extra
+lint. A file that lint would not open with type information (ignored,
+outside the config, typed linting off for it: JSON, a `.d.ts` the config
+leaves out), a file added or deleted, more than `MAX_REFRESH` changed
+files, or a source that changed while the worker answered (the two digests
+differ: what it read is not known) make the session fail, so the pool
+starts a fresh worker, which builds from disk exactly as a cold run does.
+A config that sets `parserOptions.project` (typescript-eslint's own
+program cache, which follows edits by modification time) is not served
+warm at all (`key` returns None): two full test runs found warm answers in
+that mode missing a typed error that cold reports. A project without typed
+linting is digested once.
 """
 
 from __future__ import annotations
@@ -64,8 +69,9 @@ import posixpath
 import re
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from signalint import process
 from signalint.engines import eslint as adapter
@@ -122,6 +128,9 @@ def eslint_package(executable: Path) -> Path | None:
 
 SKIP_DIRS = frozenset({"node_modules", ".git", ".hg", ".svn", ".signalint"})
 SOURCE = re.compile(r"\.(?:[cm]?[jt]sx?|json|jsonc|json5|vue|svelte|astro)$", re.IGNORECASE)
+# More changed files than this (a checkout, a rename across the tree): a fresh
+# worker builds its programs sooner than the refreshing lints would run.
+MAX_REFRESH = 32
 
 
 # typescript-eslint's `project` parser option (not `projectService`), as a
@@ -136,22 +145,41 @@ def _text(path: Path) -> str:
         return ""
 
 
-def source_digest(top: Path) -> str:
-    """The content digest of the source files below `top` that typed
+def source_digests(top: Path) -> dict[str, str]:
+    """Absolute path -> digest of each source file below `top` that typed
     linting reads (sources, JSON, tsconfig files; installs and VCS
-    directories aside)."""
-    digest = hashlib.sha256()
+    directories aside): its content and its change time, which every write
+    moves (an edit made and undone while the worker read shows)."""
+    found: dict[str, str] = {}
     for directory, names, files in os.walk(top):
-        names[:] = sorted(n for n in names if n not in SKIP_DIRS)
-        for name in sorted(f for f in files if SOURCE.search(f)):
+        names[:] = [n for n in names if n not in SKIP_DIRS]
+        for name in files:
+            if not SOURCE.search(name):
+                continue
             path = os.path.join(directory, name)
             try:
                 with open(path, "rb") as handle:
-                    content = hashlib.sha256(handle.read()).hexdigest()
+                    changed = os.fstat(handle.fileno()).st_ctime_ns
+                    found[path] = f"{changed}:{hashlib.sha256(handle.read()).hexdigest()}"
             except OSError:
-                content = "missing"
-            digest.update(f"{path}\0{content}\0".encode())
-    return digest.hexdigest()
+                found[path] = "missing"
+    return found
+
+
+def refreshed(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """The files to refresh in a worker whose typed linting read `before`
+    (`source_digests`) when the sources are `now`; raises `WorkerFailed`
+    when a refresh cannot bring it up to date (module docstring)."""
+    added = sorted(now.keys() - before.keys())
+    if added:
+        raise WorkerFailed(f"typed linting: {len(added)} files added ({added[0]}, ...)")
+    gone = sorted(before.keys() - now.keys())
+    if gone:
+        raise WorkerFailed(f"typed linting: {len(gone)} files deleted ({gone[0]}, ...)")
+    changed = sorted(p for p, d in now.items() if before[p] != d)
+    if len(changed) > MAX_REFRESH:
+        raise WorkerFailed(f"typed linting: {len(changed)} files changed")
+    return changed
 
 
 def workspace_top(root: Path) -> Path:
@@ -288,7 +316,6 @@ class EslintDriver:
                 process.node_stack_flag(),
                 str(self.worker),
                 str(package),
-                str(workspace_top(ctx.root)),
             ),
             cwd=ctx.root,
             timeout_s=START_TIMEOUT_S,
@@ -332,31 +359,38 @@ class EslintSession:
         self.label = label
         self._next = 0
         self._top = top
-        # Whether typescript-eslint is loaded (None: not known before the
-        # first answer), and the sources' digest its programs were built on.
+        # Whether typed linting applies (None: not known before the first
+        # answer), and the sources its project service holds (None: not
+        # known, the worker cannot be brought up to date).
         self._typed: bool | None = None
-        self._sources: str | None = None
+        self._sources: dict[str, str] | None = None
 
     async def ask(self, command: Command) -> ProcessResult:
         self._next += 1
         asked = self._next
-        request = {"id": asked, "args": list(command.argv[1:])}
+        request: dict[str, Any] = {"id": asked, "args": list(command.argv[1:])}
         started = time.monotonic()
+        before: dict[str, str] | None = None
         if self._typed is not False:
-            sources = await asyncio.to_thread(source_digest, self._top)
-            if self._typed and sources != self._sources:
-                # typescript-eslint's programs were built on other sources: a
-                # fresh worker builds them from disk, as a cold run does.
-                raise WorkerFailed("typed linting: sources changed since the programs were built")
-            self._sources = sources
+            before = await asyncio.to_thread(source_digests, self._top)
+            if self._typed:
+                if self._sources is None:
+                    raise WorkerFailed("typed linting: what the worker read is not known")
+                request["refresh"] = refreshed(self._sources, before)
         reply = await exchange(self.child, request, "the ESLint worker")
         if reply.get("id") != asked:
             raise WorkerFailed(f"the ESLint worker answered another request: {reply.get('id')!r}")
+        if isinstance(reply.get("refused"), str):
+            raise WorkerFailed(f"typed linting: {reply['refused']}")
         stdout, stderr, code = reply.get("stdout"), reply.get("stderr"), reply.get("exitCode")
         if not (isinstance(stdout, str) and isinstance(stderr, str) and code in (0, 1, 2)):
             raise WorkerFailed(f"unreadable answer from the ESLint worker: {str(reply)[:120]}")
         if self._typed is None:
             self._typed = reply.get("typed") is True
+        if self._typed and before is not None:
+            # What the worker read is `before` only if nothing moved meanwhile.
+            after = await asyncio.to_thread(source_digests, self._top)
+            self._sources = after if after == before else None
         if reply.get("fatal"):
             # The worker exits after a fatal answer; wait so `alive` says so.
             with contextlib.suppress(Exception):

@@ -2,10 +2,8 @@
 /*
  * Signalint's warm ESLint worker (driver: eslint.py beside this file).
  *
- * Usage: node eslint_worker.cjs <eslint package directory> [<sources
- * top>], run in the project root; the sources top (default: the root) is
- * the directory whose source files are hashed (below): the workspace's
- * top when the project is a package of one. It loads the project's own ESLint (the package the cold
+ * Usage: node eslint_worker.cjs <eslint package directory>, run in the
+ * project root. It loads the project's own ESLint (the package the cold
  * `eslint` executable belongs to) through its Node API once, with the
  * options ESLint's own CLI derives from the cold command's arguments, and
  * keeps that instance (config, plugins, parsers, typescript-eslint's
@@ -22,31 +20,25 @@
  * loads everything again next time. It exits when its stdin closes.
  *
  * Freshness (D2): `lintFiles` reads every linted file from disk on each
- * ask (no cache). typescript-eslint keeps TypeScript programs (or a
- * TypeScript project service) between asks and does not notice edits to
- * files it is not linting right now; so once typescript-eslint is loaded,
- * before each ask the worker hashes the content of every source file of the
- * project (TypeScript and JavaScript sources, JSON, tsconfig files;
- * node_modules and VCS directories left out: their changes come with
- * package.json or the lockfile, which restart the worker), and when
- * anything changed since the last ask, or no hash was kept when its
- * programs were built (the ask that loaded it), it clears typescript-eslint's
- * caches (`clearCaches` of every loaded @typescript-eslint/typescript-estree),
- * so the programs are built again from disk exactly as a cold run builds
- * them. A project without typescript-eslint is never hashed.
+ * ask (no cache). typescript-eslint's project service keeps TypeScript
+ * programs between asks and does not notice edits to files it is not
+ * linting right now (its file watchers are stubs). The driver digests the
+ * project's sources and sends, with an ask, the files that changed since
+ * the service last read them ("refresh"): the worker lints those first and
+ * drops the answer, which makes typescript-eslint open each with its
+ * content on disk (replacing what the service held, and marking its
+ * projects for an incremental update), then answers the ask. A refresh the
+ * service would not see (a file lint ignores, or lints without type
+ * information) is refused ({"refused": reason}): the driver then starts a
+ * fresh worker, which reads everything from disk as a cold run does.
  */
 
-const crypto = require("node:crypto");
-const fs = require("node:fs");
 const path = require("node:path");
 const readline = require("node:readline");
 
 const packageDir = process.argv[2];
 const root = process.cwd();
-const top = process.argv[3] || root;
 
-const SKIP_DIRS = new Set(["node_modules", ".git", ".hg", ".svn", ".signalint"]);
-const SOURCE = /\.(?:[cm]?[jt]sx?|json|jsonc|json5|vue|svelte|astro)$/i;
 
 let version = "unknown";
 let createCLIOptions = null;
@@ -57,60 +49,11 @@ let ESLint = null;
 let engine = null;
 let engineArgs = null;
 let formatter = null;
-let lastFingerprint = null;
 
 function write(message) {
 	return new Promise(resolve => {
 		process.stdout.write(JSON.stringify(message) + "\n", resolve);
 	});
-}
-
-/** The content digest of the project's source files (module comment). */
-function fingerprint() {
-	const hash = crypto.createHash("sha256");
-	const stack = [top];
-	const files = [];
-	while (stack.length > 0) {
-		const dir = stack.pop();
-		let entries;
-		try {
-			entries = fs.readdirSync(dir, { withFileTypes: true });
-		} catch {
-			continue;
-		}
-		for (const entry of entries) {
-			const full = path.join(dir, entry.name);
-			if (entry.isDirectory()) {
-				if (!SKIP_DIRS.has(entry.name)) stack.push(full);
-			} else if (SOURCE.test(entry.name)) {
-				files.push(full);
-			}
-		}
-	}
-	files.sort();
-	for (const file of files) {
-		let content;
-		try {
-			content = fs.readFileSync(file);
-		} catch {
-			content = null;
-		}
-		hash.update(file + "\0");
-		hash.update(content === null ? "\u0001missing" : crypto.createHash("sha256").update(content).digest("hex"));
-		hash.update("\0");
-	}
-	return hash.digest("hex");
-}
-
-/** Every loaded copy of typescript-estree's cache clearing, by module path. */
-function typescriptEstrees() {
-	const found = [];
-	const marker = `${path.sep}@typescript-eslint${path.sep}typescript-estree${path.sep}`;
-	for (const [file, mod] of Object.entries(require.cache)) {
-		if (!file.includes(marker) || !mod || !mod.exports) continue;
-		if (typeof mod.exports.clearCaches === "function") found.push(mod.exports.clearCaches);
-	}
-	return found;
 }
 
 // Whether typed linting applies to a file (its config sets
@@ -137,6 +80,33 @@ async function anyTyped(results) {
 		found = found || typed;
 	}
 	return found;
+}
+
+/**
+ * Bring the project service up to date with `changed` (absolute paths)
+ * before `files` are linted (module comment); a reason when it cannot.
+ * A one-file ask whose only changed file is that file needs nothing more:
+ * its own lint opens it first.
+ */
+async function refresh(changed, files) {
+	if (changed.length === 0) return null;
+	const asked = files.map(f => path.resolve(root, f));
+	if (asked.length === 1 && changed.every(f => path.resolve(f) === asked[0])) return null;
+	for (const file of changed) {
+		if (await engine.isPathIgnored(file)) return `${file} is not linted`;
+		let options;
+		try {
+			const config = await engine.calculateConfigForFile(file);
+			options = config && config.languageOptions && config.languageOptions.parserOptions;
+		} catch {
+			options = undefined;
+		}
+		if (!options || !options.projectService || options.project) {
+			return `${file} is not linted with the project service`;
+		}
+	}
+	await engine.lintFiles(changed);
+	return null;
 }
 
 /** What ESLint's CLI prints for a fatal error (its bin/eslint.js). */
@@ -184,18 +154,10 @@ async function answer(request) {
 	} catch (error) {
 		return { stdout: "", stderr: fatalMessage(error), exitCode: 2, fatal: true };
 	}
-	const typed = typescriptEstrees();
-	if (typed.length > 0) {
-		// No baseline (null): the programs were built while the hash was not kept.
-		const current = fingerprint();
-		if (current !== lastFingerprint) {
-			for (const clear of typed) clear();
-		}
-		lastFingerprint = current;
-	}
 	try {
+		const refused = await refresh(request.refresh || [], files);
+		if (refused) return { refused };
 		const results = await engine.lintFiles(files);
-		if (typed.length === 0 && typescriptEstrees().length > 0) lastFingerprint = null;
 		const output = await formatter.format(results, {});
 		let errors = 0;
 		for (const result of results) errors += result.errorCount;
