@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import compile_bytecode
 from bench.synth import generate
 from signalint.engines.resolve import managed_dir
 
@@ -64,6 +65,7 @@ def bench_size(size: int, runs: int) -> dict[str, float]:
 
 
 def main() -> None:
+    compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,600,3000")
     parser.add_argument("--runs", type=int, default=5)

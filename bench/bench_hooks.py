@@ -37,6 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import compile_bytecode
 from bench.synth import generate
 
 SIGNALINT = Path(sys.executable).with_name("signalint")
@@ -93,6 +94,7 @@ def summary(samples: list[float]) -> str:
 
 
 def main() -> None:
+    compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=600)
     parser.add_argument("--runs", type=int, default=15)

@@ -32,6 +32,9 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import compile_bytecode
 from signalint.engines.resolve import managed_dir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -132,6 +135,7 @@ def in_server_checks(cwd: Path, cache: Path, checks: int) -> list[float]:
 
 
 def main() -> None:
+    compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--checks", type=int, default=5)

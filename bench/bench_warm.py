@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import compile_bytecode
 from bench.bench_hooks import hook
 from bench.bench_incremental import Server
 from bench.synth import generate as generate_ts
@@ -257,6 +258,7 @@ def bench_project(
 
 
 def main() -> None:
+    compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--python-files", type=int, default=800)
