@@ -383,7 +383,7 @@ def test_a_settled_read_of_a_file_read_young_answers_without_a_stat(
         stats.append(full)
         return real(full, **options)
 
-    monkeypatch.setattr(cache.os, "stat", counted)
+    monkeypatch.setattr(os, "stat", counted)  # the module `cache` calls
     assert store.settled_digests(tmp_path, ["b.ts", "a.ts"], young) is None
     assert stats == []
     found = store.settled_digests(tmp_path, ["a.ts", "b.ts"], young + 1)
