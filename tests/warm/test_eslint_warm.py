@@ -20,7 +20,7 @@ import shutil
 import signal
 import subprocess
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -366,34 +366,46 @@ def test_typed_rules_follow_edits_to_files_outside_the_batch(
     asyncio.run(scenario())
 
 
+def in_service_mode(
+    tmp_path: Path, modules: Path, scenario: Callable[[Path, Harness], Awaitable[None]]
+) -> None:
+    """Run `scenario` on the typed fixture (`projectService`) with a warm
+    pool of its own, closed after."""
+    require_engine("eslint")
+    root = typed_project(tmp_path, modules, "service")
+    harness = Harness(root, tmp_path / "warm")
+
+    async def run() -> None:
+        try:
+            await scenario(root, harness)
+        finally:
+            await harness.pool.close()
+
+    asyncio.run(run())
+
+
 def test_typed_linting_keeps_its_project_service_across_edits(
     tmp_path: Path, typed_modules: Path
 ) -> None:
     # Edits to files the service holds, asked about alone, in a batch, or
     # not at all: the one worker answers each as a cold run does.
-    require_engine("eslint")
-    root = typed_project(tmp_path, typed_modules, "service")
-    harness = Harness(root, tmp_path / "warm")
     floating = "@typescript-eslint/no-floating-promises"
 
-    async def scenario() -> None:
-        try:
-            await harness.same(list(TYPED_FILES[:3]))
-            apply(root, "type")  # use.ts breaks: types.ts is refreshed first
-            assert floating in (await harness.same(["src/use.ts"])).stdout
-            apply(root, "type")
-            apply(root, "lint")  # two files changed, one of them asked about
-            assert floating not in (await harness.same(["src/plain.ts", "src/use.ts"])).stdout
-            apply(root, "rename")
-            await harness.same(["src/types.ts"])  # the changed file alone: no refresh lint
-            await harness.same(["src/use.ts"])
-            apply(root, "rename")
-            await harness.same(list(TYPED_FILES[:3]))
-            assert harness.pool.counts.started == 1 and harness.pool.counts.restarts == 0
-        finally:
-            await harness.pool.close()
+    async def scenario(root: Path, harness: Harness) -> None:
+        await harness.same(list(TYPED_FILES[:3]))
+        apply(root, "type")  # use.ts breaks: types.ts is refreshed first
+        assert floating in (await harness.same(["src/use.ts"])).stdout
+        apply(root, "type")
+        apply(root, "lint")  # two files changed, one of them asked about
+        assert floating not in (await harness.same(["src/plain.ts", "src/use.ts"])).stdout
+        apply(root, "rename")
+        await harness.same(["src/types.ts"])  # the changed file alone: no refresh lint
+        await harness.same(["src/use.ts"])
+        apply(root, "rename")
+        await harness.same(list(TYPED_FILES[:3]))
+        assert harness.pool.counts.started == 1 and harness.pool.counts.restarts == 0
 
-    asyncio.run(scenario())
+    in_service_mode(tmp_path, typed_modules, scenario)
 
 
 def test_a_change_the_project_service_would_not_see_restarts_the_worker(
@@ -401,20 +413,13 @@ def test_a_change_the_project_service_would_not_see_restarts_the_worker(
 ) -> None:
     # tsconfig.json is no file ESLint lints: refreshing cannot reach the
     # service's view of it, so a fresh worker answers.
-    require_engine("eslint")
-    root = typed_project(tmp_path, typed_modules, "service")
-    harness = Harness(root, tmp_path / "warm")
+    async def scenario(root: Path, harness: Harness) -> None:
+        await harness.same(list(TYPED_FILES[:3]))
+        edit(root / "tsconfig.json", '"strict": true', '"strict": false')
+        await harness.same(list(TYPED_FILES[:3]))
+        assert harness.pool.counts.restarts == 1
 
-    async def scenario() -> None:
-        try:
-            await harness.same(list(TYPED_FILES[:3]))
-            edit(root / "tsconfig.json", '"strict": true', '"strict": false')
-            await harness.same(list(TYPED_FILES[:3]))
-            assert harness.pool.counts.restarts == 1
-        finally:
-            await harness.pool.close()
-
-    asyncio.run(scenario())
+    in_service_mode(tmp_path, typed_modules, scenario)
 
 
 _steps = st.lists(
