@@ -384,11 +384,14 @@ def in_service_mode(
     asyncio.run(run())
 
 
+@pytest.mark.parametrize("ci", ["", "true"])
 def test_typed_linting_keeps_its_project_service_across_edits(
-    tmp_path: Path, typed_modules: Path
+    tmp_path: Path, typed_modules: Path, ci: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Edits to files the service holds, asked about alone, in a batch, or
-    # not at all: the one worker answers each as a cold run does.
+    # not at all: the one worker answers each as a cold run does, also
+    # where CI=true would make typescript-eslint assume a single run.
+    monkeypatch.setenv("CI", ci)
     floating = "@typescript-eslint/no-floating-promises"
 
     async def scenario(root: Path, harness: Harness) -> None:

@@ -55,7 +55,9 @@ A config that sets `parserOptions.project` (typescript-eslint's own
 program cache, which follows edits by modification time) is not served
 warm at all (`key` returns None): two full test runs found warm answers in
 that mode missing a typed error that cold reports. A project without typed
-linting is digested once.
+linting is digested once. The worker runs with `TSESTREE_SINGLE_RUN=false`:
+typescript-eslint otherwise infers a single CLI run from `CI=true` and
+lints from a program built once, which no refresh reaches (found by CI).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ MAX_WORKSPACE_DEPTH = 8
 _ENV_PREFIXES = ("ESLINT", "TSESTREE", "TYPESCRIPT_ESLINT", "NODE_")
 _ENV_NAMES = ("CI", "DEBUG", "TIMING", "PATH")
 START_TIMEOUT_S = 60.0
+SINGLE_RUN_OFF = {"TSESTREE_SINGLE_RUN": "false"}
 
 
 def eslint_package(executable: Path) -> Path | None:
@@ -318,6 +321,10 @@ class EslintDriver:
                 str(package),
             ),
             cwd=ctx.root,
+            # A long-lived worker is never a single run: typescript-eslint
+            # infers one from CI=true (or an `eslint` bin in argv) and then
+            # builds each program once, blind to every later edit.
+            env=SINGLE_RUN_OFF,
             timeout_s=START_TIMEOUT_S,
         )
         # One answer line holds the whole JSON report, escaped once more.
