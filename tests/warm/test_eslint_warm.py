@@ -137,12 +137,7 @@ def copy_fixture(name: str, target: Path, modules: Path | None = None) -> Path:
 class Harness:
     """One project, its warm pool, and cold runs of the same commands."""
 
-    def __init__(
-        self, root: Path, log_dir: Path, driver: EslintDriver | None = None, served_as: str = "warm"
-    ) -> None:
-        # How this project's lint commands are served: "cold" for typed
-        # linting in `project` mode, which warm/eslint.py leaves cold.
-        self.served_as = served_as
+    def __init__(self, root: Path, log_dir: Path, driver: EslintDriver | None = None) -> None:
         executable = resolve(adapter.ENGINE, root).path
         assert executable is not None
         self.root = root
@@ -157,9 +152,7 @@ class Harness:
 
     async def warm(self, files: Sequence[str]) -> tuple[ProcessResult | None, str]:
         answer = await self.pool.answer("eslint", self.ctx, self.command(files))
-        if answer is None:
-            assert self.served_as == "cold", "the ESLint lint command is not served warm"
-            return await process.run(self.command(files)), "cold"
+        assert answer is not None, "the ESLint lint command is not served warm"
         return answer.result, answer.served
 
     async def cold(self, files: Sequence[str]) -> ProcessResult:
@@ -170,11 +163,11 @@ class Harness:
             result, self.ctx
         )
 
-    async def same(self, files: Sequence[str], served: str | None = None) -> ProcessResult:
+    async def same(self, files: Sequence[str]) -> ProcessResult:
         """Ask warm, then cold; both must say the same (module docstring)."""
         warm, how = await self.warm(files)
         cold = await self.cold(files)
-        assert how == (served or self.served_as)
+        assert how == "warm"
         assert warm is not None
         assert warm.exit_code == cold.exit_code, (warm.stderr, cold.stderr)
         if cold.exit_code == 2:
@@ -337,8 +330,7 @@ def test_typed_rules_follow_edits_to_files_outside_the_batch(
 ) -> None:
     require_engine("eslint")
     root = typed_project(tmp_path, typed_modules, mode)
-    served_as = "warm" if mode == "service" else "cold"
-    harness = Harness(root, tmp_path / "warm", served_as=served_as)
+    harness = Harness(root, tmp_path / "warm")
     floating = "@typescript-eslint/no-floating-promises"
 
     async def scenario() -> None:
@@ -360,19 +352,22 @@ def test_typed_rules_follow_edits_to_files_outside_the_batch(
         # An edit to a file the project service holds is refreshed in the
         # same worker (type, rename); a file added or deleted and the config
         # edit restart it (warm/eslint.py).
-        assert harness.pool.counts.restarts == (3 if mode == "service" else 0)
+        assert harness.pool.counts.restarts == 3
         await harness.pool.close()
 
     asyncio.run(scenario())
 
 
-def in_service_mode(
-    tmp_path: Path, modules: Path, scenario: Callable[[Path, Harness], Awaitable[None]]
+def in_typed_mode(
+    tmp_path: Path,
+    modules: Path,
+    scenario: Callable[[Path, Harness], Awaitable[None]],
+    mode: str = "service",
 ) -> None:
-    """Run `scenario` on the typed fixture (`projectService`) with a warm
-    pool of its own, closed after."""
+    """Run `scenario` on the typed fixture in `mode` (`typed_project`) with
+    a warm pool of its own, closed after."""
     require_engine("eslint")
-    root = typed_project(tmp_path, modules, "service")
+    root = typed_project(tmp_path, modules, mode)
     harness = Harness(root, tmp_path / "warm")
 
     async def run() -> None:
@@ -384,11 +379,13 @@ def in_service_mode(
     asyncio.run(run())
 
 
-@pytest.mark.parametrize("ci", ["", "true"])
-def test_typed_linting_keeps_its_project_service_across_edits(
-    tmp_path: Path, typed_modules: Path, ci: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("mode", "ci"), [("service", ""), ("service", "true"), ("project", "true")]
+)
+def test_typed_linting_keeps_its_programs_across_edits(
+    tmp_path: Path, typed_modules: Path, mode: str, ci: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Edits to files the service holds, asked about alone, in a batch, or
+    # Edits to files typed linting holds, asked about alone, in a batch, or
     # not at all: the one worker answers each as a cold run does, also
     # where CI=true would make typescript-eslint assume a single run.
     monkeypatch.setenv("CI", ci)
@@ -408,7 +405,7 @@ def test_typed_linting_keeps_its_project_service_across_edits(
         await harness.same(list(TYPED_FILES[:3]))
         assert harness.pool.counts.started == 1 and harness.pool.counts.restarts == 0
 
-    in_service_mode(tmp_path, typed_modules, scenario)
+    in_typed_mode(tmp_path, typed_modules, scenario, mode)
 
 
 def test_a_change_the_project_service_would_not_see_restarts_the_worker(
@@ -422,7 +419,7 @@ def test_a_change_the_project_service_would_not_see_restarts_the_worker(
         await harness.same(list(TYPED_FILES[:3]))
         assert harness.pool.counts.restarts == 1
 
-    in_service_mode(tmp_path, typed_modules, scenario)
+    in_typed_mode(tmp_path, typed_modules, scenario)
 
 
 _steps = st.lists(
@@ -453,8 +450,7 @@ def test_typed_warm_equals_cold_after_random_edits(
         place = tmp_path / f"example{next(examples)}"
         place.mkdir()
         root = typed_project(place, typed_modules, mode)
-        served_as = "warm" if mode == "service" else "cold"
-        harness = Harness(root, place / "warm", served_as=served_as)
+        harness = Harness(root, place / "warm")
 
         async def scenario() -> None:
             try:

@@ -32,32 +32,29 @@ directories up to the workspace's top count too, and the sources hashed for
 typed linting (below) are the whole workspace's.
 
 Linted files are read fresh by `lintFiles` on every ask. Typed linting
-(typescript-eslint with `parserOptions.projectService`) keeps a TypeScript
-project service inside the worker, and typescript-eslint does not see
+(typescript-eslint with `parserOptions.projectService` or `project`) keeps
+TypeScript programs inside the worker, and typescript-eslint does not see
 edits to files it is not linting at the moment (an imported type, a file
-added or deleted, edits made behind the worker's back): its file watchers
-are stubs. The choice: once the worker says typed linting applies to a file
-it linted, the session digests every source file of the project (of its
-workspace: `source_digests`, content and change time) before each ask and
-again after the answer. Files whose digest moved since the service was
-last known current are *refreshed* before the ask: the worker lints them
-first, answer dropped (typescript-eslint then opens each with its content
-on disk, which replaces what the service held and marks its projects for
-an incremental update, as the service does when an editor changes a
-file); a one-file ask whose only changed file is that file needs no extra
-lint. A file that lint would not open with type information (ignored,
-outside the config, typed linting off for it: JSON, a `.d.ts` the config
-leaves out), a file added or deleted, more than `MAX_REFRESH` changed
-files, or a source that changed while the worker answered (the two digests
-differ: what it read is not known) make the session fail, so the pool
-starts a fresh worker, which builds from disk exactly as a cold run does.
-A config that sets `parserOptions.project` (typescript-eslint's own
-program cache, which follows edits by modification time) is not served
-warm at all (`key` returns None): two full test runs found warm answers in
-that mode missing a typed error that cold reports. A project without typed
+added or deleted, edits made behind the worker's back): the project
+service's file watchers are stubs, and `project` mode's watch programs
+learn of new content only for the file being linted. The choice: once the
+worker says typed linting applies to a file it linted, the session digests
+every source file of the project (of its workspace: `source_digests`,
+content and change time) before each ask and again after the answer.
+Files whose digest moved since the worker last read them are *refreshed*
+before the ask: the worker lints them first, answer dropped
+(typescript-eslint then takes each with its content on disk and updates
+its programs incrementally, as when an editor changes a file); a one-file
+ask whose only changed file is that file needs no extra lint. A file that
+lint would not open with type information (ignored, outside the config,
+typed linting off for it: JSON, a `.d.ts` the config leaves out), a file
+added or deleted, more than `MAX_REFRESH` changed files, or a source that
+changed while the worker answered (the two digests differ: what it read is
+not known) make the session fail, so the pool starts a fresh worker, which
+builds from disk exactly as a cold run does. A project without typed
 linting is digested once. The worker runs with `TSESTREE_SINGLE_RUN=false`:
 typescript-eslint otherwise infers a single CLI run from `CI=true` and
-lints from a program built once, which no refresh reaches (found by CI).
+lints from programs built once, which no refresh reaches (found by CI).
 """
 
 from __future__ import annotations
@@ -134,18 +131,6 @@ SOURCE = re.compile(r"\.(?:[cm]?[jt]sx?|json|jsonc|json5|vue|svelte|astro)$", re
 # More changed files than this (a checkout, a rename across the tree): a fresh
 # worker builds its programs sooner than the refreshing lints would run.
 MAX_REFRESH = 32
-
-
-# typescript-eslint's `project` parser option (not `projectService`), as a
-# config spells it: answered stale in full test runs, so such projects run cold.
-_PROJECT_OPTION = re.compile(r"\bproject\s*:")
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 def source_digests(top: Path) -> dict[str, str]:
@@ -297,8 +282,6 @@ class EslintDriver:
         node_real = os.path.realpath(node)
         parts = [f"exe={exe}", f"package={package}", f"node={node_real}:{_stat(node_real)}"]
         followed = config_imports(ctx.root, sorted(configs))
-        if any(_PROJECT_OPTION.search(_text(ctx.root / rel)) for rel in followed):
-            return None  # typed linting through `project` runs cold (module docstring)
         parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(followed)]
         top = workspace_top(ctx.root)
         parts.append(f"top={top}")

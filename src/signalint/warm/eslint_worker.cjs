@@ -20,14 +20,14 @@
  * loads everything again next time. It exits when its stdin closes.
  *
  * Freshness (D2): `lintFiles` reads every linted file from disk on each
- * ask (no cache). typescript-eslint's project service keeps TypeScript
- * programs between asks and does not notice edits to files it is not
- * linting right now (its file watchers are stubs). The driver digests the
+ * ask (no cache). typescript-eslint's typed linting (its project service,
+ * or `project` mode's watch programs) keeps TypeScript programs between
+ * asks and does not notice edits to files it is not linting right now. The driver digests the
  * project's sources and sends, with an ask, the files that changed since
  * the service last read them ("refresh"): the worker lints those first and
- * drops the answer, which makes typescript-eslint open each with its
- * content on disk (replacing what the service held, and marking its
- * projects for an incremental update), then answers the ask. A refresh the
+ * drops the answer, which makes typescript-eslint take each with its
+ * content on disk (and update its programs incrementally), then answers
+ * the ask. A refresh the
  * service would not see (a file lint ignores, or lints without type
  * information) is refused ({"refused": reason}): the driver then starts a
  * fresh worker, which reads everything from disk as a cold run does.
@@ -83,7 +83,7 @@ async function anyTyped(results) {
 }
 
 /**
- * Bring the project service up to date with `changed` (absolute paths)
+ * Bring typed linting up to date with `changed` (absolute paths)
  * before `files` are linted (module comment); a reason when it cannot.
  * A one-file ask whose only changed file is that file needs nothing more:
  * its own lint opens it first.
@@ -101,8 +101,8 @@ async function refresh(changed, files) {
 		} catch {
 			options = undefined;
 		}
-		if (!options || !options.projectService || options.project) {
-			return `${file} is not linted with the project service`;
+		if (!options || !(options.projectService || options.project)) {
+			return `${file} is not linted with type information`;
 		}
 	}
 	await engine.lintFiles(changed);
