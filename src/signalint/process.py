@@ -216,11 +216,6 @@ class Child:
     worker Signalint runs exits when its stdin reaches end of file, which
     is what a killed parent leaves it; `stop` closes stdin first, then
     kills the group after `grace_s`.
-
-    A worker made of several processes started side by side (Pyright's
-    language servers, one per shard) is one `Child` with the others as its
-    `companions`: it is alive while all are, and `stop`, `kill` and the
-    memory it counts (`groups`) cover each one's group.
     """
 
     def __init__(self, proc: asyncio.subprocess.Process, argv: tuple[str, ...]) -> None:
@@ -231,28 +226,21 @@ class Child:
         assert proc.stdin is not None and proc.stdout is not None
         self.stdin: asyncio.StreamWriter = proc.stdin
         self.stdout: asyncio.StreamReader = proc.stdout
-        self.companions: list[Child] = []
 
     @property
     def alive(self) -> bool:
-        return self._proc.returncode is None and all(c.alive for c in self.companions)
+        return self._proc.returncode is None
 
     @property
     def exit_code(self) -> int | None:
         return self._proc.returncode
 
-    @property
-    def groups(self) -> tuple[int, ...]:
-        """The process groups of this worker: its own and its companions'."""
-        return (self.pid, *(c.pid for c in self.companions))
-
     def rss_bytes(self) -> int:
-        """Resident memory of every live process of the worker's groups."""
-        return sum(groups_rss(set(self.groups)).values())
+        """Resident memory of every live process of the child's group."""
+        return groups_rss({self.pid})[self.pid]
 
     async def stop(self, grace_s: float = 2.0) -> None:
         """End the child and everything it started; waits for the child."""
-        await asyncio.gather(*(c.stop(grace_s) for c in self.companions))
         with contextlib.suppress(Exception):
             self.stdin.close()
         if self._proc.returncode is None:
@@ -264,10 +252,8 @@ class Child:
             await asyncio.wait_for(self._proc.wait(), timeout=10)
 
     def kill(self) -> None:
-        """End the groups now, without waiting (interpreter exit, signal
+        """End the group now, without waiting (interpreter exit, signal
         handlers, a pool whose event loop is gone)."""
-        for companion in self.companions:
-            companion.kill()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         transport = getattr(self._proc, "_transport", None)

@@ -26,16 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from signalint import process
 from signalint.check import CheckRun, run_check
 from signalint.config import load_config
 from signalint.context import Context
 from signalint.engines.base import EngineContext
-from signalint.engines.pyright import ENGINE, checked_files
+from signalint.engines.pyright import ENGINE
 from signalint.model import Issue, Scope
 from signalint.request import RunRequest
 from signalint.warm import pyright as warm_pyright
-from signalint.warm.lsp import LspClient
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
 
@@ -138,19 +136,16 @@ async def check(
     return await run_check(request, context)
 
 
-def pool(driver: warm_pyright.PyrightDriver = warm_pyright.DRIVER) -> WarmPool:
+def pool() -> WarmPool:
     log = Path(tempfile.mkdtemp(prefix="warm-log-"))
-    return WarmPool(4 << 30, log, {"pyright": driver})
+    return WarmPool(4 << 30, log, {"pyright": warm_pyright.DRIVER})
 
 
-def run(
-    body: Callable[[WarmPool], Awaitable[T]],
-    driver: warm_pyright.PyrightDriver = warm_pyright.DRIVER,
-) -> T:
+def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
     """`body(pool)` on one event loop, the pool closed after."""
 
     async def main() -> T:
-        warm = pool(driver)
+        warm = pool()
         try:
             return await body(warm)
         finally:
@@ -188,6 +183,8 @@ def test_the_pool_answers_the_cold_commands_output_warm(project: Path) -> None:
     command = ENGINE.command(ctx, [], None)
 
     async def body(warm: WarmPool) -> None:
+        from signalint import process
+
         first = await warm.answer("pyright", ctx, command)
         second = await warm.answer("pyright", ctx, command)
         cold = await process.run(command)
@@ -373,55 +370,6 @@ def test_a_killed_server_is_restarted_and_answers_as_cold(project: Path) -> None
 
 
 @pytest.mark.real
-def test_two_servers_split_the_files_and_answer_as_cold(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Each file is pulled from one server, the same one every time; a
-    signature change told to both is answered as a cold check; the worker's
-    memory is both servers'."""
-    asked: dict[str, set[int]] = {}
-    request = LspClient.request
-
-    async def recorded(client: LspClient, method: str, params: Any) -> Any:
-        if method == "textDocument/diagnostic":
-            asked.setdefault(params["textDocument"]["uri"], set()).add(client.child.pid)
-        return await request(client, method, params)
-
-    monkeypatch.setattr(LspClient, "request", recorded)
-    make_project(project, users=12)
-
-    async def body(warm: WarmPool) -> None:
-        await warm_equals_cold(project, warm)
-        apply(project, "signature", 0)
-        await warm_equals_cold(project, warm)
-        (worker,) = warm.workers()
-        assert worker.label.endswith("(language servers x2)")
-        leader = process.groups_rss({worker.pid})[worker.pid]
-        assert worker.rss_bytes > leader > 0
-        assert warm.counts.started == 1 and warm.counts.restarts == 0
-
-    run(body, warm_pyright.PyrightDriver(servers=2))
-    assert len(asked) == len(checked_files(project)) == 14  # each pulled
-    assert all(len(servers) == 1 for servers in asked.values())
-    assert len(set().union(*asked.values())) == 2
-
-
-@pytest.mark.real
-def test_a_killed_second_server_replaces_both(project: Path) -> None:
-    async def body(warm: WarmPool) -> None:
-        await warm_equals_cold(project, warm)
-        (slot,) = [s for s in warm._slots.values() if s.session is not None]
-        assert slot.session is not None
-        (companion,) = slot.session.child.companions
-        os.killpg(companion.pid, signal.SIGKILL)
-        apply(project, "signature", 0)
-        await warm_equals_cold(project, warm)
-        assert warm.counts.restarts == 1 and warm.counts.fallbacks == 0
-
-    run(body, warm_pyright.PyrightDriver(servers=2))
-
-
-@pytest.mark.real
 def test_a_server_that_answers_garbage_falls_back_to_cold(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -493,19 +441,18 @@ def test_the_server_exits_when_its_stdin_closes(project: Path, tmp_path: Path) -
     command = ENGINE.command(ctx, [], None)
 
     async def body() -> int | None:
-        driver = warm_pyright.PyrightDriver(servers=2)
-        session = await driver.open(ctx, command, tmp_path / "log")
-        children = [session.child, *session.child.companions]
-        for child in children:
-            child.stdin.close()
+        session = await warm_pyright.DRIVER.open(ctx, command, tmp_path / "log")
+        child = session.child
+        child.stdin.close()
         for _ in range(100):
-            if not any(child.alive for child in children):
+            if not child.alive:
                 break
             await asyncio.sleep(0.1)
-        alive = [child.pid for child in children if child.alive]
+        alive = child.alive
+        await child.stop()
         await session.close()
         assert not alive, "pyright-langserver outlived its stdin"
-        return session.child.exit_code
+        return child.exit_code
 
     asyncio.run(body())
 

@@ -25,7 +25,7 @@ What the pool guarantees around every driver:
   driver that cannot tell its worker is current raises `WorkerFailed`.
 - **Memory.** After a worker's first answer, and after any answer at most
   once a second (`BOUND_EVERY_S`: the reading scans /proc), the workers'
-  resident memory (each worker's whole process groups) is summed; past
+  resident memory (each worker's whole process group) is summed; past
   `memory_bytes` the least recently used workers are stopped, and the one
   that just answered too if it alone is over.
 - **No process left behind.** Workers run in their own process groups
@@ -44,7 +44,7 @@ import atexit
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -342,14 +342,14 @@ class WarmPool:
         current.fresh = False
         self._measured = now
         live = [s for s in self._slots.values() if s.session is not None]
-        sizes = _groups_rss(live)
+        sizes = process.groups_rss({s.session.child.pid for s in live if s.session})
         total = sum(sizes.values())
         # Least recently used first; the worker that just answered last.
         for slot in sorted(live, key=lambda s: (s is current, s.used)):
             if total <= self.memory_bytes:
                 return
             assert slot.session is not None
-            total -= _rss(sizes, slot.session.child)
+            total -= sizes.get(slot.session.child.pid, 0)
             await self._stop(slot, lost=True)
 
     async def _own_loop(self) -> None:
@@ -365,7 +365,7 @@ class WarmPool:
     def workers(self) -> list[WorkerInfo]:
         """The live workers, for `daemon status`."""
         live = [(name, s) for name, s in self._slots.items() if s.session is not None]
-        sizes = _groups_rss([s for _, s in live])
+        sizes = process.groups_rss({s.session.child.pid for _, s in live if s.session})
         now = time.monotonic()
         out: list[WorkerInfo] = []
         for name, slot in live:
@@ -378,7 +378,7 @@ class WarmPool:
                     slot=name,
                     label=session.label,
                     pid=child.pid,
-                    rss_bytes=_rss(sizes, child),
+                    rss_bytes=sizes.get(child.pid, 0),
                     uptime_s=now - child.started,
                     restarts=slot.restarts,
                     answers=slot.answers,
@@ -398,16 +398,6 @@ class WarmPool:
             if slot.session is not None:
                 slot.session.child.kill()
                 slot.session = None
-
-
-def _groups_rss(slots: Iterable[_Slot]) -> dict[int, int]:
-    """Resident bytes of each process group of the workers of `slots`."""
-    return process.groups_rss({g for s in slots if s.session for g in s.session.child.groups})
-
-
-def _rss(sizes: Mapping[int, int], child: Child) -> int:
-    """One worker's resident bytes, from `_groups_rss`."""
-    return sum(sizes.get(group, 0) for group in child.groups)
 
 
 def open_pool(root: Path, config: Config | None) -> WarmPool | None:

@@ -50,16 +50,6 @@ file is read again only when its stat moved: `project.content.DigestMemo`).
 - Inputs are hashed again after the pulls: a file that changed meanwhile
   makes the answer unvouched (`WorkerFailed`).
 
-Two servers where there are two cores (`SERVERS`): the checked files are
-split between them by a hash of the path (`_shard`: a file added or
-deleted moves no other), each file pulled from its own server, and every
-server told every change. A whole check after a widely imported signature
-changed re-checks the importers in both at once, each half of them: the
-same split Pyright's own CLI makes with `--threads`, each thread with its
-own program. It costs a second server's memory (both hold the program the
-files they check need), counted against the pool's bound (the worker's
-`Child` has the second as its companion); one is restarted with the other.
-
 A check of some files (`ask_only`, `pool.Scopes`) pulls those files alone:
 the server checks what they need, and the files the edit made dirty wait
 for the next whole answer, whose pulls check them.
@@ -83,7 +73,6 @@ import json
 import os
 import re
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,9 +105,6 @@ _STARTING = re.compile(r"Pyright language server (\S+) starting")
 # after a checked file was added or deleted) before the answer is refused.
 TRACKING_TIMEOUT_S = 120.0
 INITIALIZE_TIMEOUT_S = 60.0
-# Language servers per project, each checking its shard of the files
-# (module docstring): two where there are two cores.
-SERVERS = min(2, os.cpu_count() or 1)
 _WILDCARDS = frozenset("*?[")
 # Notifications read and dropped: progress (three with every pull), pushed
 # diagnostics (the answer pulls its own), telemetry.
@@ -209,31 +195,32 @@ class _File:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _shard(path: str, count: int) -> int:
-    """The server (of `count`) that checks `path`: fixed by the path, so a
-    file added or deleted moves no other file to another server."""
-    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % count
+class PyrightSession:
+    """One running `pyright-langserver` and what it was last told."""
 
-
-class _Server:
-    """One `pyright-langserver` of a session: its client and what it logged."""
-
-    def __init__(self, child: Child, python: str | None) -> None:
+    def __init__(self, child: Child, ctx: EngineContext, python: str | None) -> None:
         self.child = child
+        self.label = "pyright (language server)"
         self.version = "unknown"
+        self._root = ctx.root
+        self._ctx = ctx
         self._python = python
-        self.lsp = LspClient(child, raw=frozenset({_DIAGNOSTIC}), ignore=_NOISE)
-        self.found: list[int] = []
+        self._lsp = LspClient(child, raw=frozenset({_DIAGNOSTIC}), ignore=_NOISE)
+        self._found: list[int] = []
         self._found_event = asyncio.Event()
-        self.lsp.on("window/logMessage", self._log_message)
-        self.lsp.on("workspace/configuration", self._configuration)
+        self._inputs: dict[str, str | None] = {}
+        self._memo = DigestMemo()
+        self._checked: list[str] = []
+        self._files: dict[str, _File] = {}
+        self._lsp.on("window/logMessage", self._log_message)
+        self._lsp.on("workspace/configuration", self._configuration)
         for method in (
             "client/registerCapability",
             "client/unregisterCapability",
             "window/workDoneProgress/create",
             "workspace/diagnostic/refresh",
         ):
-            self.lsp.on(method, lambda _params: None)
+            self._lsp.on(method, lambda _params: None)
 
     # Server to client.
 
@@ -241,11 +228,12 @@ class _Server:
         message = params.message.strip()
         found = _FOUND.match(message)
         if found:
-            self.found.append(int(found.group(1)))
+            self._found.append(int(found.group(1)))
             self._found_event.set()
         started = _STARTING.search(message)
         if started:
             self.version = started.group(1)
+            self.label = f"pyright {self.version} (language server)"
 
     def _configuration(self, params: types.ConfigurationParams) -> list[Any]:
         answers: list[Any] = []
@@ -267,9 +255,11 @@ class _Server:
                 answers.append(None)
         return answers
 
-    async def start(self, root: Path) -> None:
-        self.lsp.attach()
-        root_uri = from_fs_path(str(root)) or ""
+    # Start.
+
+    async def start(self) -> None:
+        self._lsp.attach()
+        root_uri = from_fs_path(str(self._root)) or ""
         capabilities = types.ClientCapabilities(
             workspace=types.WorkspaceClientCapabilities(
                 configuration=True,
@@ -281,29 +271,32 @@ class _Server:
                 diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=True)
             ),
         )
-        initialize = self.lsp.request(
+        initialize = self._lsp.request(
             "initialize",
             types.InitializeParams(
                 capabilities=capabilities,
                 process_id=os.getpid(),
                 root_uri=root_uri,
-                workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=root.name)],
+                workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=self._root.name)],
             ),
         )
         try:
             await asyncio.wait_for(initialize, timeout=INITIALIZE_TIMEOUT_S)
         except TimeoutError as exc:
             raise WorkerFailed("pyright-langserver did not answer initialize") from exc
-        self.lsp.notify("initialized", types.InitializedParams())
+        self._lsp.notify("initialized", types.InitializedParams())
+        self._inputs = self._hash_inputs()
+        self._checked = checked_files(self._root)
+        await self._tracking(0)
 
-    async def tracking(self, seen: int, checked: int) -> None:
+    async def _tracking(self, seen: int) -> None:
         """Wait for the server's "Found N source files" after the first `seen`
-        ones, with N the number of `checked` files (module docstring)."""
+        ones, with N the number of checked files (module docstring)."""
         deadline = time.monotonic() + TRACKING_TIMEOUT_S
-        while len(self.found) <= seen:
+        while len(self._found) <= seen:
             self._found_event.clear()
-            if self.lsp.closed is not None:
-                raise WorkerFailed(self.lsp.closed)
+            if self._lsp.closed is not None:
+                raise WorkerFailed(self._lsp.closed)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise WorkerFailed("pyright did not list its source files in time")
@@ -311,55 +304,10 @@ class _Server:
                 await asyncio.wait_for(self._found_event.wait(), timeout=min(remaining, 1.0))
             except TimeoutError:
                 continue
-        if self.found[-1] != checked:
-            raise FilesDiffer(f"pyright tracks {self.found[-1]} files where {checked} are checked")
-
-    async def close(self) -> None:
-        try:
-            if self.lsp.closed is None and self.child.alive:
-                await asyncio.wait_for(self.lsp.request("shutdown", None), timeout=2)
-                self.lsp.notify("exit", None)
-        except (WorkerFailed, TimeoutError, OSError):
-            pass
-
-
-class PyrightSession:
-    """The running `pyright-langserver`s of one project (one per shard of
-    the checked files: module docstring) and what they were last told."""
-
-    def __init__(self, children: list[Child], ctx: EngineContext, python: str | None) -> None:
-        self._servers = [_Server(child, python) for child in children]
-        self.child = children[0]
-        self.child.companions = children[1:]
-        self._root = ctx.root
-        self._ctx = ctx
-        self._inputs: dict[str, str | None] = {}
-        self._memo = DigestMemo()
-        self._checked: list[str] = []
-        self._files: dict[str, _File] = {}
-
-        self.label = "pyright (language server)"
-
-    @property
-    def version(self) -> str:
-        return self._servers[0].version
-
-    # Start.
-
-    async def start(self) -> None:
-        await asyncio.gather(*(server.start(self._root) for server in self._servers))
-        self._inputs = self._hash_inputs()
-        self._checked = checked_files(self._root)
-        await self._tracking([0] * len(self._servers))
-        count = len(self._servers)
-        servers = f"language servers x{count}" if count > 1 else "language server"
-        self.label = f"pyright {self.version} ({servers})"
-
-    async def _tracking(self, seen: list[int]) -> None:
-        count = len(self._checked)
-        await asyncio.gather(
-            *(server.tracking(n, count) for server, n in zip(self._servers, seen, strict=True))
-        )
+        if self._found[-1] != len(self._checked):
+            raise FilesDiffer(
+                f"pyright tracks {self._found[-1]} files where {len(self._checked)} are checked"
+            )
 
     # Freshness.
 
@@ -401,10 +349,10 @@ class PyrightSession:
                 tracking = True
         if set(checked) != set(self._checked) and not tracking:
             raise WorkerFailed("the checked files changed without a file added or deleted")
-        seen = [len(server.found) for server in self._servers]
-        told = types.DidChangeWatchedFilesParams(changes=events)
-        for server in self._servers:
-            server.lsp.notify("workspace/didChangeWatchedFiles", told)
+        seen = len(self._found)
+        self._lsp.notify(
+            "workspace/didChangeWatchedFiles", types.DidChangeWatchedFilesParams(changes=events)
+        )
         self._inputs = now
         self._checked = checked
         if tracking:
@@ -417,8 +365,7 @@ class PyrightSession:
         params: dict[str, Any] = {"textDocument": {"uri": from_fs_path(path) or ""}}
         if known is not None:
             params["previousResultId"] = known.result_id
-        server = self._servers[_shard(path, len(self._servers))]
-        report = await server.lsp.request(_DIAGNOSTIC, params)
+        report = await self._lsp.request(_DIAGNOSTIC, params)
         if not isinstance(report, dict):
             raise WorkerFailed(f"pyright answered {_DIAGNOSTIC} with {report!r:.200}")
         kind, result_id = report.get("kind"), report.get("resultId")
@@ -487,10 +434,14 @@ class PyrightSession:
         return result, None if only is None else frozenset(checked)
 
     async def close(self) -> None:
-        await asyncio.gather(*(server.close() for server in self._servers))
+        try:
+            if self._lsp.closed is None and self.child.alive:
+                await asyncio.wait_for(self._lsp.request("shutdown", None), timeout=2)
+                self._lsp.notify("exit", None)
+        except (WorkerFailed, TimeoutError, OSError):
+            pass
         await self.child.stop()
-        for server in self._servers:
-            await server.lsp.close()
+        await self._lsp.close()
 
 
 class PyrightDriver:
@@ -498,8 +449,7 @@ class PyrightDriver:
 
     engine = "pyright"
 
-    def __init__(self, servers: int = SERVERS) -> None:
-        self.servers = servers
+    def __init__(self) -> None:
         # Slot -> the state whose server tracked other files than the ones
         # checked (`FilesDiffer`): not served warm until the state changes.
         self._refused: dict[str, str] = {}
@@ -535,17 +485,14 @@ class PyrightDriver:
         server = langserver(ctx.executable)
         if server is None:
             raise WorkerFailed("pyright-langserver is not beside pyright")
-        start = Command(argv=(str(server), "--stdio"), cwd=ctx.root, timeout_s=ctx.timeout_s)
-        children: list[Child] = []
-        for _ in range(self.servers):
-            started = await process.start(start, stderr_to=log)
-            if isinstance(started, ProcessResult):
-                for child in children:
-                    await child.stop()
-                raise WorkerFailed(f"pyright-langserver could not start: {started.start_error}")
-            children.append(started)
+        started = await process.start(
+            Command(argv=(str(server), "--stdio"), cwd=ctx.root, timeout_s=ctx.timeout_s),
+            stderr_to=log,
+        )
+        if isinstance(started, ProcessResult):
+            raise WorkerFailed(f"pyright-langserver could not start: {started.start_error}")
         key = self._key(ctx, command)
-        session = PyrightSession(children, ctx, _pythonpath(command))
+        session = PyrightSession(started, ctx, _pythonpath(command))
         try:
             await session.start()
         except BaseException as exc:
