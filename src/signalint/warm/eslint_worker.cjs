@@ -22,14 +22,14 @@
  * Freshness (D2): `lintFiles` reads every linted file from disk on each
  * ask (no cache). typescript-eslint's typed linting (its project service,
  * or `project` mode's watch programs) keeps TypeScript programs between
- * asks and does not notice edits to files it is not linting right now. The driver digests the
- * project's sources and sends, with an ask, the files that changed since
- * the service last read them ("refresh"): the worker lints those first and
- * drops the answer, which makes typescript-eslint take each with its
- * content on disk (and update its programs incrementally), then answers
- * the ask. A refresh the
- * service would not see (a file lint ignores, or lints without type
- * information) is refused ({"refused": reason}): the driver then starts a
+ * asks and does not notice edits to files it is not linting right now.
+ * The driver digests the project's sources and sends, with an ask, the
+ * files that changed since the worker last read them ("refresh"): the
+ * worker lints those first and drops the answer, which makes
+ * typescript-eslint take each with its content on disk (and update its
+ * programs incrementally), then answers the ask. A refresh typed linting
+ * would not see (a file lint ignores, or lints without type information)
+ * is refused ({"refused": reason}): the driver then starts a
  * fresh worker, which reads everything from disk as a cold run does.
  */
 
