@@ -154,12 +154,14 @@ def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
     return asyncio.run(main())
 
 
-async def warm_equals_cold(root: Path, warm: WarmPool) -> None:
+async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
+    """Assert a warm check equals a cold one; the cold issues."""
     warm_run = await check(root, Context(warm=warm))
     cold_run = await check(root)
     assert warm_run.result.outcomes["pyright"].served == "warm"
     assert cold_run.result.outcomes["pyright"].served == "cold"
     assert issues(warm_run) == issues(cold_run)
+    return issues(cold_run)
 
 
 @pytest.fixture
@@ -318,6 +320,60 @@ def test_a_content_edit_is_told_to_the_running_server(project: Path) -> None:
         assert warm.counts.started == 1 and warm.counts.restarts == 0
         assert before != after
         assert after == issues(await check(project))
+
+    run(body)
+
+
+CHAIN_LINK = '''"""Link {k}: its return type is inferred through every link before it."""
+
+from chain.link{p} import VALUE{p}, compute{p}
+
+VALUE{k}: int = VALUE{p} + {k}
+
+
+def compute{k}(value: int):
+    result: int = "not a number"
+    return compute{p}(value)
+
+
+CHECK{k}: int = compute{k}(1)
+'''
+
+
+@pytest.mark.real
+def test_inference_at_pyrights_depth_limit_answers_warm_as_cold(tmp_path: Path) -> None:
+    """A chain of 120 inferred return types runs past Pyright's inference
+    depth limit, where what a file reports depends on what the program had
+    already evaluated, in which order (the edge that ruled out two servers
+    splitting the files: docs/engines.md). The warm server is held to the
+    cold run there too, across return-type flips of the first link."""
+    require_engine("pyright")
+    root = tmp_path / "proj"
+    write_config(root, {"include": ["chain"]})
+    _write(root, "chain/__init__.py", "")
+    for k in range(1, 120):
+        _write(root, f"chain/link{k}.py", CHAIN_LINK.format(k=k, p=k - 1))
+    root = root.resolve()
+
+    def first(returns: str) -> None:
+        signature = f"def compute0(value: int) -> {returns}:"
+        _write(
+            root,
+            "chain/link0.py",
+            f"VALUE0: int = 0\n\n\n{signature}\n    return value  # type: ignore\n",
+        )
+
+    first("int")
+
+    async def body(warm: WarmPool) -> None:
+        await warm_equals_cold(root, warm)
+        for returns in ("str", "int", "str", "int", "str"):
+            first(returns)
+            cold = await warm_equals_cold(root, warm)
+            if returns == "str":  # past the limit, the links report nothing
+                checks = sum(n for issue, n in cold.items() if 'Type "str"' in issue.message)
+                assert 0 < checks < 100
+        assert warm.counts.restarts == 0 and warm.counts.fallbacks == 0
 
     run(body)
 
