@@ -61,23 +61,28 @@ function write(message) {
 // when a config changes, so what is known stays true.
 const typedFiles = new Map();
 
+/** Whether typed linting applies to `file` (an absolute path). */
+async function isTyped(file) {
+	let typed = typedFiles.get(file);
+	if (typed === undefined) {
+		let options;
+		try {
+			const config = await engine.calculateConfigForFile(file);
+			options = config && config.languageOptions && config.languageOptions.parserOptions;
+		} catch {
+			options = undefined;
+		}
+		typed = Boolean(options && (options.project || options.projectService));
+		typedFiles.set(file, typed);
+	}
+	return typed;
+}
+
 /** Whether typed linting applies to any file of `results`. */
 async function anyTyped(results) {
 	let found = false;
 	for (const result of results) {
-		let typed = typedFiles.get(result.filePath);
-		if (typed === undefined) {
-			let options;
-			try {
-				const config = await engine.calculateConfigForFile(result.filePath);
-				options = config && config.languageOptions && config.languageOptions.parserOptions;
-			} catch {
-				options = undefined;
-			}
-			typed = Boolean(options && (options.project || options.projectService));
-			typedFiles.set(result.filePath, typed);
-		}
-		found = found || typed;
+		found = (await isTyped(result.filePath)) || found;
 	}
 	return found;
 }
@@ -94,16 +99,7 @@ async function refresh(changed, files) {
 	if (asked.length === 1 && changed.every(f => path.resolve(f) === asked[0])) return null;
 	for (const file of changed) {
 		if (await engine.isPathIgnored(file)) return `${file} is not linted`;
-		let options;
-		try {
-			const config = await engine.calculateConfigForFile(file);
-			options = config && config.languageOptions && config.languageOptions.parserOptions;
-		} catch {
-			options = undefined;
-		}
-		if (!options || !(options.projectService || options.project)) {
-			return `${file} is not linted with type information`;
-		}
+		if (!(await isTyped(path.resolve(file)))) return `${file} is not linted with type information`;
 	}
 	await engine.lintFiles(changed);
 	return null;
