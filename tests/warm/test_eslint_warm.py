@@ -408,6 +408,37 @@ def test_typed_linting_keeps_its_programs_across_edits(
     in_typed_mode(tmp_path, typed_modules, scenario, mode)
 
 
+def test_the_default_project_count_is_of_one_ask_as_in_a_cold_run(
+    tmp_path: Path, typed_modules: Path
+) -> None:
+    """typescript-eslint counts the files its project service opens in the
+    default project (`allowDefaultProject`) and fails each one past
+    `maximumDefaultProjectFileMatchCount` (8). A cold run counts its own
+    files; the worker counts each ask's alone too, so a file asked about
+    after a whole lint of ten such files is linted, as cold lints it."""
+
+    async def scenario(root: Path, harness: Harness) -> None:
+        edit(
+            root / "eslint.config.mjs",
+            "projectService: true",
+            'projectService: { allowDefaultProject: ["scripts/*.ts"] }',
+        )
+        scripts = [f"scripts/s{n}.ts" for n in range(10)]
+        for rel in scripts:
+            (root / rel).parent.mkdir(exist_ok=True)
+            (root / rel).write_text("export const value: number = 1;\n")
+        # Which two files fail depends on the order ESLint's reads finish,
+        # in a cold run too; how many fail does not.
+        whole, _ = await harness.warm(scripts)
+        assert whole is not None
+        assert whole.stdout.count("Too many files (>8)") == 2
+        alone = await harness.same([scripts[0]])
+        assert "Too many files" not in alone.stdout
+        assert harness.pool.counts.restarts == 0
+
+    in_typed_mode(tmp_path, typed_modules, scenario)
+
+
 def test_a_change_the_project_service_would_not_see_restarts_the_worker(
     tmp_path: Path, typed_modules: Path
 ) -> None:

@@ -105,6 +105,24 @@ async function refresh(changed, files) {
 	return null;
 }
 
+/**
+ * typescript-eslint counts the files its project service has opened in the
+ * default project (`allowDefaultProject`) for as long as its module lives,
+ * and fails each file past `maximumDefaultProjectFileMatchCount`; a cold
+ * run counts only its own files. Every copy of typescript-estree loaded
+ * (the config imports it; a project may hold more than one) starts each
+ * ask from zero. Versions without the count have no such function.
+ */
+const ESTREE_PARSER = path.join("typescript-estree", "dist", "parser.js");
+
+function resetDefaultProjectCount() {
+	for (const [file, loaded] of Object.entries(require.cache)) {
+		if (!file.endsWith(path.sep + ESTREE_PARSER)) continue;
+		const clear = loaded && loaded.exports && loaded.exports.clearDefaultProjectMatchedFiles;
+		if (typeof clear === "function") clear();
+	}
+}
+
 /** What ESLint's CLI prints for a fatal error (its bin/eslint.js). */
 function fatalMessage(error) {
 	let text;
@@ -153,6 +171,7 @@ async function answer(request) {
 	try {
 		const refused = await refresh(request.refresh || [], files);
 		if (refused) return { refused };
+		resetDefaultProjectCount();
 		const results = await engine.lintFiles(files);
 		const output = await formatter.format(results, {});
 		let errors = 0;
