@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from signalint import __version__
@@ -36,3 +39,26 @@ def test_every_version_flag_prints_the_version(
 ) -> None:
     assert main([flag]) == 0
     assert capsys.readouterr().out == f"signalint, version {__version__}\n"
+
+
+LOADED = """
+import atexit, sys
+sys.argv = ["signalint", sys.argv[1]]
+atexit.register(lambda: print(" ".join(sorted(sys.modules)), file=sys.stderr))
+from signalint.cli.main import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("flag", ["-v", "-V", "--version"])
+def test_the_console_script_prints_the_version_with_nothing_imported(flag: str) -> None:
+    """`entry` answers a version flag alone as click does, without click or
+    the daemon's client (what it loaded is printed at exit)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, flag], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    assert done.stdout == f"signalint, version {__version__}\n"
+    loaded = done.stderr.split()
+    assert "signalint.cli.main" in loaded
+    assert not [m for m in loaded if m.split(".")[0] == "click" or m.startswith("signalint.daemon")]

@@ -12,7 +12,7 @@ import os
 import click
 
 from signalint import __version__
-from signalint.cli.main import COMMANDS
+from signalint.cli.main import COMMANDS, VERSION_FLAGS
 
 
 class LazyGroup(click.Group):
@@ -35,7 +35,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "-v", "--version", prog_name="signalint")
+@click.version_option(__version__, *VERSION_FLAGS, prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
     TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from signalint.cli.group import cli as cli
 
 DEBUG_VARIABLE = "SIGNALINT_DEBUG"
+# The version flags of the click group (`cli.group`); alone, `entry` answers
+# them without click.
+VERSION_FLAGS = ("-V", "-v", "--version")
 
 # name -> (module, attribute, one-line help shown by `signalint --help`)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -158,13 +161,21 @@ def entry() -> None:
     project's daemon when one runs (`daemon.client`; the daemon replays a
     kept answer itself), else an unchanged project's check answers from its
     kept answer (`answers`); both are decided before click or the check
-    pipeline is imported. Else the command runs in-process."""
-    from signalint.daemon.client import forward
-
+    pipeline is imported. Else the command runs in-process. A version flag
+    alone is answered with nothing imported."""
     args = sys.argv[1:]
-    code = forward(args)
-    if code is None:
-        from signalint import answers
+    if len(args) == 1 and args[0] in VERSION_FLAGS:
+        from signalint import __version__
 
-        code = answers.replay_invocation(args, os.environ)
+        sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
+        sys.exit(0)
+    code = None
+    if args[:1] in (["check"], ["hooks"]):  # what a daemon or a kept answer may answer
+        from signalint.daemon.client import forward
+
+        code = forward(args)
+        if code is None:
+            from signalint import answers
+
+            code = answers.replay_invocation(args, os.environ)
     sys.exit(main() if code is None else code)
