@@ -340,6 +340,23 @@ CHECK{k}: int = compute{k}(1)
 '''
 
 
+def make_chain(root: Path, links: int) -> Callable[[str], None]:
+    """A package `chain` of `links` modules (CHAIN_LINK) under `root`; returns
+    the function that writes the first link with a given return type."""
+    write_config(root, {"include": ["chain"]})
+    _write(root, "chain/__init__.py", "")
+    for k in range(1, links):
+        _write(root, f"chain/link{k}.py", CHAIN_LINK.format(k=k, p=k - 1))
+
+    def first(returns: str) -> None:
+        signature = f"def compute0(value: int) -> {returns}:"
+        text = f"VALUE0: int = 0\n\n\n{signature}\n    return value  # type: ignore\n"
+        _write(root, "chain/link0.py", text)
+
+    first("int")
+    return first
+
+
 @pytest.mark.real
 def test_inference_at_pyrights_depth_limit_answers_warm_as_cold(tmp_path: Path) -> None:
     """A chain of 120 inferred return types runs past Pyright's inference
@@ -349,21 +366,8 @@ def test_inference_at_pyrights_depth_limit_answers_warm_as_cold(tmp_path: Path) 
     cold run there too, across return-type flips of the first link."""
     require_engine("pyright")
     root = tmp_path / "proj"
-    write_config(root, {"include": ["chain"]})
-    _write(root, "chain/__init__.py", "")
-    for k in range(1, 120):
-        _write(root, f"chain/link{k}.py", CHAIN_LINK.format(k=k, p=k - 1))
+    first = make_chain(root, 120)
     root = root.resolve()
-
-    def first(returns: str) -> None:
-        signature = f"def compute0(value: int) -> {returns}:"
-        _write(
-            root,
-            "chain/link0.py",
-            f"VALUE0: int = 0\n\n\n{signature}\n    return value  # type: ignore\n",
-        )
-
-    first("int")
 
     async def body(warm: WarmPool) -> None:
         await warm_equals_cold(root, warm)
@@ -373,6 +377,35 @@ def test_inference_at_pyrights_depth_limit_answers_warm_as_cold(tmp_path: Path) 
             if returns == "str":  # past the limit, the links report nothing
                 checks = sum(n for issue, n in cold.items() if 'Type "str"' in issue.message)
                 assert 0 < checks < 100
+        assert warm.counts.restarts == 0 and warm.counts.fallbacks == 0
+
+    run(body)
+
+
+@pytest.mark.real
+def test_a_check_of_some_links_answers_through_links_not_asked_about(tmp_path: Path) -> None:
+    """Which files Pyright re-checks after an edit depends on which it was
+    asked about before (docs/benchmarks.md, 2026-12-05). A check of every
+    third link of a 40-link chain, whose types pass through the links in
+    between, says what a cold check of those links says after each flip of
+    the first link, and so does a whole check between them."""
+    require_engine("pyright")
+    root = tmp_path / "proj"
+    first = make_chain(root, 40)
+    root = root.resolve()
+    asked = tuple(f"chain/link{k}.py" for k in range(3, 40, 3))
+
+    async def body(warm: WarmPool) -> None:
+        await check(root, Context(warm=warm), asked)
+        for step, returns in enumerate(("str", "int", "str", "bytes", "int")):
+            first(returns)
+            some = await check(root, Context(warm=warm), asked)
+            assert some.result.outcomes["pyright"].scoped
+            assert issues(some) == issues(await check(root, None, asked))
+            if returns != "int":
+                assert any(f'Type "{returns}"' in i.message for i in some.result.issues)
+            if step == 2:
+                await warm_equals_cold(root, warm)
         assert warm.counts.restarts == 0 and warm.counts.fallbacks == 0
 
     run(body)
