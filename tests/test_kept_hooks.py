@@ -6,7 +6,7 @@ never kept.
 
 The real console script answers Claude Code events on a small TypeScript
 project with the managed Oxlint and tsc (`test_answers.project`); a replay
-is told by `-X importtime` (it imports no click).
+is told by `-X importtime` (it imports no check service).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def hook(root: Path, event: dict[str, object], *extra: str) -> tuple[str, int, b
         check=False,
     )  # fmt: skip
     timings = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
-    replayed = not any(line.rstrip().endswith(" click") for line in timings)
+    replayed = not any(line.rstrip().endswith(" signalint.service") for line in timings)
     return done.stdout, done.returncode, replayed
 
 

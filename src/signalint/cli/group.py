@@ -7,12 +7,11 @@ project's daemon (`daemon.client`) before click is imported.
 from __future__ import annotations
 
 import importlib
-import os
 
 import click
 
 from signalint import __version__
-from signalint.cli.main import COMMANDS, VERSION_FLAGS
+from signalint.cli.main import COMMANDS, VERSION_FLAGS, recover_fix_transactions
 
 
 class LazyGroup(click.Group):
@@ -45,16 +44,4 @@ def cli() -> None:
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.
     """
-    _recover_fix_transactions()
-
-
-def _recover_fix_transactions() -> None:
-    """Undo a fix transaction a killed process left half applied (D9), before any command."""
-    from signalint.project.roots import RootError, find_root
-    from signalint.storage.journal import recover_and_report
-
-    try:
-        root = find_root(os.environ, os.getcwd())
-    except (RootError, OSError):
-        return  # the command itself reports an unusable root
-    recover_and_report(root, lambda text: click.echo(f"signalint: {text}", err=True))
+    recover_fix_transactions()

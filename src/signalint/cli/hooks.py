@@ -13,15 +13,12 @@ stderr with exit 1, which every host treats as a non-blocking hook error
 
 from __future__ import annotations
 
-import functools
-import json
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from signalint.cli.hook_args import DEFAULT_FAIL_ON_PRIORITY, DEFAULT_MAX_BLOCKS
 from signalint.hosts.hook_events import RUNTIMES
 
 if TYPE_CHECKING:
@@ -37,7 +34,7 @@ POLICY = [
     click.option(
         "--fail-on-priority",
         type=click.IntRange(min=1),
-        default=1,
+        default=DEFAULT_FAIL_ON_PRIORITY,
         show_default=True,
         metavar="N",
         help="Stop hook: block while a returned cluster or flat issue has priority <= N "
@@ -51,7 +48,7 @@ POLICY = [
     click.option(
         "--max-blocks",
         type=click.IntRange(min=1),
-        default=3,
+        default=DEFAULT_MAX_BLOCKS,
         show_default=True,
         metavar="N",
         help="Stop hook: after N consecutive blocks, let the agent stop with a warning.",
@@ -61,11 +58,11 @@ POLICY = [
 
 def _policy_args(fail_on_priority: int, allow_partial: bool, max_blocks: int) -> list[str]:
     extra: list[str] = []
-    if fail_on_priority != 1:
+    if fail_on_priority != DEFAULT_FAIL_ON_PRIORITY:
         extra += ["--fail-on-priority", str(fail_on_priority)]
     if allow_partial:
         extra.append("--allow-partial")
-    if max_blocks != 3:
+    if max_blocks != DEFAULT_MAX_BLOCKS:
         extra += ["--max-blocks", str(max_blocks)]
     return extra
 
@@ -175,42 +172,6 @@ def run(
     with the engines kept warm; `--no-daemon` or SIGNALINT_DAEMON=0 checks in
     this process.
     """
-    from signalint import answers
+    from signalint.hosts.hook_run import run_command
 
-    text = payload if payload is not None else sys.stdin.read()
-    policy = (fail_on_priority, allow_partial, max_blocks)
-    work = functools.partial(_run, runtime, text, *policy)
-    # A post-edit answer the same event would get again is kept (`answers`).
-    return answers.keeping(work, "" if payload is not None else text)
-
-
-def _run(
-    runtime: str, text: str, fail_on_priority: int, allow_partial: bool, max_blocks: int
-) -> tuple[int, Path | None]:
-    """`hooks run`'s work on the event `text`: its exit code, and the project
-    root when its answer may be kept."""
-    from signalint.hosts.hook_events import parse_event
-    from signalint.hosts.hook_run import answer
-
-    try:
-        data = json.loads(text) if text.strip() else None
-    except ValueError as exc:
-        click.echo(f"signalint hooks run: the payload is not JSON: {exc}", err=True)
-        return 1, None
-    try:
-        event = parse_event(runtime, data)
-        decision, kept = answer(
-            event,
-            cwd=Path(event.cwd) if event.cwd else Path(os.getcwd()),
-            threshold=fail_on_priority,
-            allow_partial=allow_partial,
-            max_blocks=max_blocks,
-        )
-    except Exception as exc:  # a hook must answer; the reason goes to the host's log
-        from signalint.errors import SignalintError
-
-        what = str(exc) if isinstance(exc, SignalintError) else f"{type(exc).__name__}: {exc}"
-        click.echo(f"signalint hooks run: {what}", err=True)
-        return 1, None
-    sys.stdout.write(json.dumps(decision) + "\n")
-    return 0, kept
+    return run_command(runtime, payload, fail_on_priority, allow_partial, max_blocks)

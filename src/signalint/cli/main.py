@@ -143,17 +143,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("Interrupted.", err=True)
         return 130
     except Exception as exc:  # a bug: say so in one line, not in a traceback
-        if os.environ.get(DEBUG_VARIABLE, "") == "1":
-            import traceback
-
-            traceback.print_exc()
-        click.echo(
-            f"signalint: internal error: {type(exc).__name__}: {exc} (a bug in Signalint; "
-            f"{DEBUG_VARIABLE}=1 prints where it happened)",
-            err=True,
-        )
-        return 1
+        return internal_error(exc)
     return int(result) if isinstance(result, int) else 0
+
+
+def internal_error(exc: Exception) -> int:
+    """Say in one line that `exc` is a bug of ours (the traceback only with
+    SIGNALINT_DEBUG=1); returns the exit code, 1."""
+    if os.environ.get(DEBUG_VARIABLE, "") == "1":
+        import traceback
+
+        traceback.print_exc()
+    sys.stderr.write(
+        f"signalint: internal error: {type(exc).__name__}: {exc} (a bug in Signalint; "
+        f"{DEBUG_VARIABLE}=1 prints where it happened)\n"
+    )
+    return 1
+
+
+def recover_fix_transactions() -> None:
+    """Undo a fix transaction a killed process left half applied (D9), before any command."""
+    from signalint.project.roots import RootError, find_root
+    from signalint.storage.journal import recover_and_report
+
+    try:
+        root = find_root(os.environ, os.getcwd())
+    except (RootError, OSError):
+        return  # the command itself reports an unusable root
+    def say(text: str) -> None:
+        sys.stderr.write(f"signalint: {text}\n")
+
+    recover_and_report(root, say)
 
 
 def entry() -> None:
@@ -161,8 +181,9 @@ def entry() -> None:
     project's daemon when one runs (`daemon.client`; the daemon replays a
     kept answer itself), else an unchanged project's check answers from its
     kept answer (`answers`); both are decided before click or the check
-    pipeline is imported. Else the command runs in-process. A version flag
-    alone is answered with nothing imported."""
+    pipeline is imported. Else the command runs in-process: `hooks run` as
+    hosts invoke it without click (`cli.hook_args`), the rest through
+    click. A version flag alone is answered with nothing imported."""
     args = sys.argv[1:]
     if len(args) == 1 and args[0] in VERSION_FLAGS:
         from signalint import __version__
@@ -178,4 +199,11 @@ def entry() -> None:
             from signalint import answers
 
             code = answers.replay_invocation(args, os.environ)
+        if code is None and args[:2] == ["hooks", "run"]:
+            from signalint.cli.hook_args import run_plain  # without click
+
+            try:
+                code = run_plain(args)
+            except Exception as exc:  # as `main` says it
+                code = internal_error(exc)
     sys.exit(main() if code is None else code)

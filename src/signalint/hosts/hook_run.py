@@ -13,7 +13,9 @@ answer resolve with `signalint show` (D19).
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,4 +136,52 @@ def answer(
     return render(event, decision), kept
 
 
-__all__ = ["answer", "decide", "edited_targets"]
+def run_event(
+    runtime: str, text: str, threshold: int, allow_partial: bool, max_blocks: int
+) -> tuple[int, Path | None]:
+    """`hooks run`'s work on the event `text` from host `runtime`: the answer
+    is printed on stdout; returns the exit code (0 answered, 1 a payload or
+    setting it cannot use, said on stderr) and the project root when the
+    answer may be kept (`decide`)."""
+    from signalint.hosts.hook_events import parse_event
+
+    try:
+        data = json.loads(text) if text.strip() else None
+    except ValueError as exc:
+        sys.stderr.write(f"signalint hooks run: the payload is not JSON: {exc}\n")
+        return 1, None
+    try:
+        event = parse_event(runtime, data)
+        decision, kept = answer(
+            event,
+            cwd=Path(event.cwd) if event.cwd else Path(os.getcwd()),
+            threshold=threshold,
+            allow_partial=allow_partial,
+            max_blocks=max_blocks,
+        )
+    except Exception as exc:  # a hook must answer; the reason goes to the host's log
+        from signalint.errors import SignalintError
+
+        what = str(exc) if isinstance(exc, SignalintError) else f"{type(exc).__name__}: {exc}"
+        sys.stderr.write(f"signalint hooks run: {what}\n")
+        return 1, None
+    sys.stdout.write(json.dumps(decision) + "\n")
+    return 0, kept
+
+
+def run_command(
+    runtime: str, payload: str | None, threshold: int, allow_partial: bool, max_blocks: int
+) -> int:
+    """`signalint hooks run`: answer the event `payload` gives, else the one on
+    standard input (as hosts send it), keeping an answer the same event
+    would get again (`answers`); returns the exit code."""
+    import functools
+
+    from signalint import answers
+
+    text = payload if payload is not None else sys.stdin.read()
+    work = functools.partial(run_event, runtime, text, threshold, allow_partial, max_blocks)
+    return answers.keeping(work, "" if payload is not None else text)
+
+
+__all__ = ["answer", "decide", "edited_targets", "run_command", "run_event"]
