@@ -18,7 +18,6 @@ which needs the engine registry, is `signalint.config`.
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Final
 
@@ -140,6 +139,8 @@ def _reject_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]
 
 def read_pyproject(path: Path) -> object | None:
     """The `[tool.signalint]` table, or None when the file has none."""
+    import tomllib  # here: a project without pyproject.toml never pays for it
+
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)

@@ -4,13 +4,13 @@ Shared by the Python engines (Ruff, mypy, Pyright) to decide whether a
 project configures them and which config files define their results. Every
 reader is forgiving: an unreadable or malformed file reads as "no table",
 because the engine itself reports a broken config far better than we could.
+The parsers are imported when a file is read: a JavaScript project, and every
+check answered from the cache, never reads one.
 """
 
 from __future__ import annotations
 
-import configparser
 import os
-import tomllib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,6 +20,8 @@ from signalint.engines.paths import MAX_CONFIG_CHAIN
 
 def load_toml(path: Path) -> dict[str, Any] | None:
     """The parsed TOML document at `path`; None when unreadable or not TOML."""
+    import tomllib
+
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
@@ -46,6 +48,8 @@ def tool_table(path: Path, tool: str) -> dict[str, Any] | None:
 
 def ini_section(path: Path, section: str) -> dict[str, str] | None:
     """Section `[section]` of the INI file at `path` (mypy.ini, setup.cfg), if present."""
+    import configparser
+
     parser = configparser.RawConfigParser()
     try:
         parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
