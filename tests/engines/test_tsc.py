@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import platform
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from signalint.engines.base import EngineConfigError, EngineOutputError
-from signalint.engines.tsc import ENGINE, select_config
+from signalint.engines.tsc import ENGINE, compiler, select_config
 from signalint.process import ProcessResult
 from tests.engines.recordings import STATE, context, fixture, recorded, recorded_argv
 
@@ -242,3 +244,38 @@ def test_an_error_about_the_options_is_a_coverage_gap_and_a_code_error_is_not() 
     ctx = context("tsc/project")
     program = ENGINE.program([recorded("tsc-project", ctx.root)], ctx, None, frozenset())
     assert program.gap is None
+
+
+def _typescript(node_modules: Path, version: str, binary: bool) -> Path:
+    """A `typescript` package of `version` linked from `.bin/tsc`, with the
+    x64 Linux platform package's compiler when `binary`."""
+    package = node_modules / "typescript"
+    (package / "bin").mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "typescript", "version": "{version}"}}')
+    (package / "bin" / "tsc").write_text("#!/usr/bin/env node\n")
+    if binary:
+        native = node_modules / "@typescript" / "typescript-linux-x64" / "lib" / "tsc"
+        native.parent.mkdir(parents=True)
+        native.write_text("")
+        native.chmod(0o755)
+    (node_modules / ".bin").mkdir()
+    (node_modules / ".bin" / "tsc").symlink_to(package / "bin" / "tsc")
+    return node_modules / ".bin" / "tsc"
+
+
+@pytest.mark.skipif(
+    (sys.platform, platform.machine()) != ("linux", "x86_64"), reason="the x64 Linux package"
+)
+@pytest.mark.parametrize(("version", "binary", "native"), [
+    ("7.0.2", True, True),
+    ("7.0.2", False, False),  # no platform package: the launcher says what is missing
+    ("6.0.3", True, False),  # JavaScript: the executable
+])  # fmt: skip
+def test_typescript_7_runs_the_compiler_its_launcher_would_run(
+    tmp_path: Path, version: str, binary: bool, native: bool
+) -> None:
+    executable = _typescript(tmp_path / "node_modules", version, binary)
+    ctx = replace(context("tsc/project"), executable=executable)
+    expected = tmp_path / "node_modules/@typescript/typescript-linux-x64/lib/tsc"
+    assert compiler(executable) == str(expected if native else executable)
+    assert ENGINE.command(ctx, [], None).argv[0] == compiler(executable)

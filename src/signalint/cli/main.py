@@ -170,6 +170,7 @@ def recover_fix_transactions() -> None:
         root = find_root(os.environ, os.getcwd())
     except (RootError, OSError):
         return  # the command itself reports an unusable root
+
     def say(text: str) -> None:
         sys.stderr.write(f"signalint: {text}\n")
 

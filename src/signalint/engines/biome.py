@@ -46,9 +46,7 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +61,7 @@ from signalint.engines.base import (
 )
 from signalint.engines.biome_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
-from signalint.engines.resolve import package_file
+from signalint.engines.resolve import node_platform, platform_binary
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -79,15 +77,6 @@ _HEADER = re.compile(r"^(?P<path>\S+?):(?P<pos>\d+:\d+) \S+ ")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-# The binary `bin/biome` runs, by (sys.platform, machine), on glibc.
-_PLATFORM_BINARIES = {
-    ("linux", "x86_64"): "@biomejs/cli-linux-x64/biome",
-    ("linux", "aarch64"): "@biomejs/cli-linux-arm64/biome",
-    ("darwin", "x86_64"): "@biomejs/cli-darwin-x64/biome",
-    ("darwin", "arm64"): "@biomejs/cli-darwin-arm64/biome",
-}
-
-
 def _glibc() -> bool:
     try:
         return bool(os.confstr("CS_GNU_LIBC_VERSION"))
@@ -98,13 +87,13 @@ def _glibc() -> bool:
 def launcher(executable: Path) -> str:
     """What to run for `executable`: the platform binary its Node script
     would run, else the script itself (module docstring)."""
-    request = _PLATFORM_BINARIES.get((sys.platform, platform.machine()))
-    if request is None or "BIOME_BINARY" in os.environ:
+    where = node_platform()  # Biome publishes each platform that table names
+    if where is None or "BIOME_BINARY" in os.environ:
         return str(executable)
-    if sys.platform == "linux" and not _glibc():
+    system, arch = where
+    if system == "linux" and not _glibc():
         return str(executable)
-    found = package_file(executable, request)
-    return str(executable) if found is None or not os.access(found, os.X_OK) else str(found)
+    return platform_binary(executable, f"@biomejs/cli-{system}-{arch}/biome")
 
 
 def docs_url(category: str) -> str | None:

@@ -389,6 +389,31 @@ def shim_targets(real: str) -> list[str]:
     return [os.path.normpath(os.path.join(base, os.fsdecode(rel))) for rel in named]
 
 
+# Node's names (`process.platform`, `process.arch`) for this machine's, which
+# npm packages of platform binaries are named after.
+_NODE_PLATFORMS = {"linux": "linux", "darwin": "darwin"}
+_NODE_ARCHES = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def node_platform() -> tuple[str, str] | None:
+    """(`process.platform`, `process.arch`) as Node reports them here, or None
+    on a platform this table does not name (Windows, 32-bit ARM: launchers
+    then run as they are)."""
+    import platform
+
+    system, arch = _NODE_PLATFORMS.get(sys.platform), _NODE_ARCHES.get(platform.machine())
+    return None if system is None or arch is None else (system, arch)
+
+
+def platform_binary(executable: Path, request: str) -> str:
+    """What to run for the npm launcher script `executable`: the binary
+    `request` names (`@scope/package-<platform>-<arch>/file`, the one the
+    script would run) when it is found where Node would find it and may be
+    executed, else the script. Running it directly saves a Node start."""
+    found = package_file(executable, request)
+    return str(executable) if found is None or not os.access(found, os.X_OK) else str(found)
+
+
 def package_file(executable: Path, request: str) -> Path | None:
     """The file `request` names (`@scope/package/file`), found as Node's
     `require.resolve` finds it from the package script `executable` runs

@@ -44,6 +44,7 @@ from signalint.engines.base import (
     Provision,
 )
 from signalint.engines.node_env import installed_stamp
+from signalint.engines.resolve import node_platform, platform_binary
 from signalint.engines.tsc_build import (
     BuildPlan,
     plan_build,
@@ -122,6 +123,22 @@ SPEC = EngineSpec(
 )
 
 
+def compiler(executable: Path) -> str:
+    """What to run for the `tsc` executable: TypeScript 7's is a Node script
+    that finds the native compiler in the platform package
+    (`@typescript/typescript-<platform>-<arch>/lib/tsc`) and runs it with the
+    same arguments (or replaces itself with it, on Node 22.15 and later);
+    that binary is run directly when it is found where the script would
+    find it, saving a Node start (about 60 ms of a small project's 110).
+    TypeScript 6 and older, and a platform or install where it is not
+    found, run the executable."""
+    where = node_platform()
+    major = typescript_major(executable) if where is not None else None
+    if where is None or major is None or major < 7:
+        return str(executable)
+    return platform_binary(executable, f"@typescript/typescript-{where[0]}-{where[1]}/lib/tsc")
+
+
 class TscEngine(EngineDefaults):
     spec = SPEC
 
@@ -186,7 +203,7 @@ class TscEngine(EngineDefaults):
         first (see signalint.engines.tsc_build); nothing else is written.
         """
         config = select_config(ctx.root, ctx.target)
-        exe = str(ctx.executable)
+        exe = compiler(ctx.executable)
         plan = build_plan(ctx, config)
         if plan is not None:
             plan.write()

@@ -81,7 +81,7 @@ from pathlib import Path
 
 from signalint import process
 from signalint.engines.base import EngineConfigError, EngineContext
-from signalint.engines.tsc import select_config
+from signalint.engines.tsc import compiler, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
@@ -114,7 +114,7 @@ class NativeTscDriver:
 
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         config = served_config(command)
-        if config is None or Path(command.argv[0]) != Path(ctx.executable):
+        if config is None or command.argv[0] != compiler(ctx.executable):
             return None
         found = typescript_package(ctx.executable)
         if found is None:
