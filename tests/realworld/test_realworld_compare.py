@@ -537,6 +537,24 @@ def test_the_new_from_rev_step_survives_the_results_file_and_is_rendered(tmp_pat
     assert "new although present at REV: `src/a.ts:3:1 tsc:TS2322 old`" in text
 
 
+def test_the_natives_started_together_survive_the_results_file_beside_the_cold_check(
+    tmp_path: Path,
+) -> None:
+    repo = Repo.load(
+        {"name": "trio", "url": "u", "commit": "c", "install": ["x"], "engines": ["mypy"]}
+    )
+    row = EngineRow("mypy", native_s=11.4)
+    result = RepoResult(repo, rows=[row], cold_s=15.5, together_s=14.1, run_at="now")
+    (loaded,) = from_json(json.loads(json.dumps(to_json([result]))), {"trio": repo}, tmp_path, "")
+
+    text = render([loaded], "now", "abc", 1.0)
+
+    assert loaded.together_s == 14.1
+    assert "| trio | mypy | 11.4 | 14.1 | 15.5 | 1.36 | 1.10 |" in text
+    unmeasured = render([RepoResult(repo, rows=[row], cold_s=15.5)], "now", "abc", 1.0)
+    assert "| trio | mypy | 11.4 | - | 15.5 | 1.36 | - |" in unmeasured
+
+
 def test_an_engine_that_fell_back_to_changed_lines_is_named_with_its_reason() -> None:
     repo = Repo.load(
         {"name": "apollo", "url": "u", "commit": "c", "install": ["x"], "engines": ["eslint"]}
