@@ -19,7 +19,10 @@ For each project, in a running `signalint-mcp` after one `check_project`
    `check_project` (the last one's fingerprint against a cold
    `signalint check --no-cache` of the same content): the median of the
    first `--runs` after the workers started, and of as many more after
-   them (the language servers' first re-checks are slower);
+   them (the language servers' first re-checks are slower); each is also
+   divided by a cold run of the slowest native engine on the same content
+   right after it, and the median of those pairs printed, since the
+   machine's speed drifts between T's runs and these;
 3. with `signalint daemon start`: `signalint check FILE` after an edit, the
    changed file's own `signalint check FILE` after an exported change, and
    the post-edit hook (`hooks run --runtime claude`) after an edit (21
@@ -196,11 +199,13 @@ def bench_project(
         print(f"1. edit -> after_edit_check   {edit:6.2f} s  = {edit / t:.3f} T  (goal 0.1)"
               f"  served {sorted(served)}")  # fmt: skip
         samples = []
+        paired: list[float] = []  # each sample over a cold native run of the same content
         for _ in range(2 * runs):  # the first `runs` after the start, then as many more
             exported.next()
             started = time.perf_counter()
             answer = server.call("check_project", {})
             samples.append(time.perf_counter() - started)
+            paired.append(samples[-1] / timed(lambda: quiet(native[slowest], root)))
         # The last warm answer against a cold check of the same content.
         content = answer["structuredContent"]
         assert isinstance(content, dict)
@@ -211,6 +216,9 @@ def bench_project(
               f" (goal 0.35); the {runs} after them {later:6.2f} s = {later / t:.3f} T;"
               f" equal to cold --no-cache: {equal}")  # fmt: skip
         print(f"   each: {' '.join(f'{x:.2f}' for x in samples)} s")
+        print(f"   paired with a cold {slowest} run right after each (the machine's speed drifts"
+              f" between T and these): {median(paired[:runs]):.3f} T; the {runs} after them"
+              f" {median(paired[runs:]):.3f} T")  # fmt: skip
         rss = descendants_rss(server.proc.pid)
         print(f"4. workers' resident memory (server's descendants): {rss / 2**20:.0f} MiB")
     finally:
