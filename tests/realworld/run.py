@@ -547,9 +547,8 @@ def native_run(
     binary = native_binary(project, clone, engine)
     if binary is None:
         raise RuntimeError(f"no {engine} binary in the project or the managed directory")
-    if engine in PYTHON_ENGINES:
-        env = activated(env, project)
-    version = version_line(run([str(binary), "--version"], project, env).stdout, engine)
+    engine_env = activated(env, project) if engine in PYTHON_ENGINES else env
+    version = version_line(run([str(binary), "--version"], project, engine_env).stdout, engine)
     args = [*repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
     identity: dict[str, object] = {
         "commit": repo.commit,
@@ -564,13 +563,10 @@ def native_run(
         data = json.loads(stored.read_text())
         if data.get("identity") == identity:
             return Native(_parsed_from(data), float(data["seconds"]), binary, version, True)
-    cwd = project
     scratch = cache / f"{repo.name}.scratch"
-    if engine == "tsc":
-        scratch_copy(clone, scratch)
-        cwd = scratch / project.relative_to(clone)
     state = cache / f"{repo.name}.native-state"
     shutil.rmtree(state, ignore_errors=True)  # cold, like `signalint check --no-cache`
+    argv, cwd, env = native_command(repo, clone, project, engine, binary, env, scratch, state)
     if engine == "tsc" and repo.tsc_per_package:
         parsed, seconds = native_tsc_per_package(binary, cwd, env)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -578,7 +574,7 @@ def native_run(
             json.dumps({"identity": identity, "seconds": seconds, **_parsed_to(parsed)})
         )
         return Native(parsed, seconds, binary, version)
-    ran = run([str(binary), *args, *python_flags(engine, project, state)], cwd, env)
+    ran = run(argv, cwd, env)
     if engine in PYTHON_ENGINES and ran.exit_code not in (0, 1):
         # 0 clean, 1 findings; anything else is a crash or a usage/config error.
         raise RuntimeError(
@@ -602,11 +598,38 @@ def native_run(
     return Native(parsed, ran.seconds, binary, version)
 
 
+def native_command(
+    repo: Repo,
+    clone: Path,
+    project: Path,
+    engine: str,
+    binary: Path,
+    env: dict[str, str],
+    scratch: Path,
+    state: Path,
+) -> tuple[list[str], Path, dict[str, str]]:
+    """The native engine's command line, working directory and environment:
+    the project's arguments with machine-readable output; tsc in a fresh
+    scratch copy of the clone at `scratch`; Python engines with the `.venv`
+    activated and their caches under `state`."""
+    cwd = project
+    if engine == "tsc":
+        scratch_copy(clone, scratch)
+        cwd = scratch / project.relative_to(clone)
+    argv = [
+        str(binary),
+        *repo.native.get(engine, []),
+        *FORMAT_FLAGS[engine],
+        *python_flags(engine, project, state),
+    ]
+    return argv, cwd, activated(env, project) if engine in PYTHON_ENGINES else env
+
+
 def natives_together(
     repo: Repo, clone: Path, project: Path, env: dict[str, str], cache: Path
 ) -> float:
-    """Every compared native engine started at once, each cold and with the
-    arguments `native_run` gives it: the wall time until the last one ends.
+    """Every compared native engine started at once, each cold and as
+    `native_command` runs it: the wall time until the last one ends.
 
     A project that runs its engines side by side pays this, not the slowest
     engine alone; with fewer cores than busy engines the two differ, and the
@@ -624,17 +647,7 @@ def natives_together(
         binary = native_binary(project, clone, engine)
         if binary is None:
             return 0.0
-        cwd = project
-        if engine == "tsc":
-            scratch_copy(clone, scratch)
-            cwd = scratch / project.relative_to(clone)
-        argv = [
-            str(binary),
-            *repo.native.get(engine, []),
-            *FORMAT_FLAGS[engine],
-            *python_flags(engine, project, state),
-        ]
-        commands.append((argv, cwd, activated(env, project) if engine in PYTHON_ENGINES else env))
+        commands.append(native_command(repo, clone, project, engine, binary, env, scratch, state))
     start = time.perf_counter()
     started = [
         subprocess.Popen(
