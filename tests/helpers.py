@@ -22,7 +22,7 @@ def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             state = handle.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
+    except OSError:  # gone, or reaped between the open and the read (ESRCH)
         return False
     return state != "Z"
 

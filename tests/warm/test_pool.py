@@ -20,6 +20,7 @@ from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm import pool as pool_module
 from signalint.warm.pool import WarmPool, WorkerFailed, WorkerKey
+from tests.helpers import alive
 
 pytestmark = pytest.mark.real  # starts worker interpreters
 
@@ -92,19 +93,6 @@ def ctx(root: Path, **options: object) -> EngineContext:
 
 def command(root: Path, *argv: str, timeout: float = 5.0) -> Command:
     return Command(("fake", *argv), root, timeout)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is dead for our purpose; so is one reaped since.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
 
 
 def test_a_worker_answers_and_is_reused(pool: WarmPool, tmp_path: Path) -> None:
