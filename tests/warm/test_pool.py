@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm import pool as pool_module
 from signalint.warm.pool import WarmPool, WorkerFailed, WorkerKey
-from tests.helpers import alive
+from tests.helpers import alive, wait_until_dead
 
 pytestmark = pytest.mark.real  # starts worker interpreters
 
@@ -293,10 +292,7 @@ def test_kill_all_ends_every_worker_and_what_it_started(pool: WarmPool, tmp_path
     pids = asyncio.run(go())
     assert len(pids) == 2 and all(alive(p) for p in pids)
     pool.kill_all()
-    deadline = time.monotonic() + 10  # a loaded machine may take a while to end them
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(alive(p) for p in pids)
+    assert wait_until_dead(pids, timeout_s=10) == []  # a loaded machine may take a while
 
 
 def test_a_pool_asked_from_another_loop_starts_afresh(pool: WarmPool, tmp_path: Path) -> None:
@@ -341,8 +337,4 @@ asyncio.run(go())
         return worker
 
     worker = asyncio.run(go())
-    for _ in range(100):
-        if not alive(worker):
-            break
-        asyncio.run(asyncio.sleep(0.05))
-    assert not alive(worker)
+    assert wait_until_dead([worker]) == []
