@@ -37,7 +37,7 @@ def wait_for_file(path: Path, timeout_s: float = 20.0) -> str:
     raise AssertionError(f"{path} did not appear within {timeout_s} s")
 
 
-def wait_until_dead(pids: list[int], timeout_s: float = 5.0) -> list[int]:
+def wait_until_dead(pids: list[int], timeout_s: float = 15.0) -> list[int]:
     """Poll until every pid is gone; return the survivors (empty on success)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

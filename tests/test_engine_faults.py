@@ -92,14 +92,15 @@ def test_hanging_engine_times_out_and_leaves_no_process(
 ) -> None:
     require_engine("tsc")
     pidfile = tmp_path / "pids"
+    # Time enough, beside tsc on a loaded machine, for the fake to write its pids.
     root = make_project(
-        tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=1500
+        tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=5000
     )
     code, payload = check_json(root, capsys, monkeypatch)
     assert code == 1
     assert payload["engines"]["oxlint"] == {
         "status": "error",
-        "message": "oxlint timed out after 1.5 s;"
+        "message": "oxlint timed out after 5 s;"
         " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json",
         "filesChecked": 0,
         "failure": {
