@@ -547,9 +547,10 @@ def native_run(
     binary = native_binary(project, clone, engine)
     if binary is None:
         raise RuntimeError(f"no {engine} binary in the project or the managed directory")
-    engine_env = activated(env, project) if engine in PYTHON_ENGINES else env
-    version = version_line(run([str(binary), "--version"], project, engine_env).stdout, engine)
-    args = [*repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
+    version = version_line(
+        run([str(binary), "--version"], project, engine_env(env, project, engine)).stdout, engine
+    )
+    args = native_args(repo, engine)
     identity: dict[str, object] = {
         "commit": repo.commit,
         "binary": str(binary),
@@ -616,13 +617,18 @@ def native_command(
     if engine == "tsc":
         scratch_copy(clone, scratch)
         cwd = scratch / project.relative_to(clone)
-    argv = [
-        str(binary),
-        *repo.native.get(engine, []),
-        *FORMAT_FLAGS[engine],
-        *python_flags(engine, project, state),
-    ]
-    return argv, cwd, activated(env, project) if engine in PYTHON_ENGINES else env
+    argv = [str(binary), *native_args(repo, engine), *python_flags(engine, project, state)]
+    return argv, cwd, engine_env(env, project, engine)
+
+
+def native_args(repo: Repo, engine: str) -> list[str]:
+    """The project's own arguments for `engine`, with machine-readable output."""
+    return [*repo.native.get(engine, []), *FORMAT_FLAGS[engine]]
+
+
+def engine_env(env: dict[str, str], project: Path, engine: str) -> dict[str, str]:
+    """`env` as `engine` runs in it: Python engines with the `.venv` activated."""
+    return activated(env, project) if engine in PYTHON_ENGINES else env
 
 
 def natives_together(
@@ -653,12 +659,12 @@ def natives_together(
         subprocess.Popen(
             argv,
             cwd=cwd,
-            env=engine_env,
+            env=command_env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        for argv, cwd, engine_env in commands
+        for argv, cwd, command_env in commands
     ]
     for process in started:
         process.wait(timeout=RUN_TIMEOUT_S)
