@@ -21,11 +21,17 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from signalint import ids
+from signalint import coverage_gaps, ids
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import Toolchain, engine_versions, managed_dir, toolchain
+from signalint.engines.resolve import (
+    Toolchain,
+    Unremembered,
+    engine_versions,
+    managed_dir,
+    toolchain,
+)
 from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
@@ -108,11 +114,14 @@ def _keep(issue: Issue, ignored: Callable[[str], bool], walked: frozenset[str]) 
 
 @dataclass(frozen=True, slots=True)
 class FileTask:
-    """A file-local engine over the walked files (`file_cache`)."""
+    """A file-local engine over the walked files (`file_cache`); `expected`:
+    the project configures it and this is a check of the whole project, so
+    it must check some of `files` (`coverage_gaps.nothing_checked`)."""
 
     engine: Engine
     job: Job
     files: list[str]
+    expected: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +205,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     workspace, packages = request.workspace, request.packages
     enabled = [ENGINES[name] for name in config.enabled_engines]
     tools = request.tools or toolchain(root, enabled)
-    versions = (
-        {} if store is None else await engine_versions(enabled, tools, config.timeouts_ms, store)
-    )
+    book = Unremembered() if store is None else store
+    versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
     files = walk(root, config.ignore, scope.targets, memo)
     listing = ProjectFiles(root, config.ignore, memo, files if scope.whole_project else None)
     ignored = config_matcher(tuple(config.ignore))
@@ -242,7 +250,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             warm=context.warm if request.warm and request.use_cache else None,
         )
         if not engine.spec.whole_program:
-            tasks.append(FileTask(engine, job, owned))
+            expected = scope.whole_project and division is None and engine.detect(root) is not None
+            tasks.append(FileTask(engine, job, owned, expected))
             if owned:
                 parts.add(name)
             continue
@@ -306,7 +315,27 @@ async def plan(request: RunRequest, context: Context) -> Plan:
 
 
 async def execute(task: Task, store: CheckStore | None) -> TaskResult:
-    """Run one task of the plan, reusing what `store` holds (None: run everything)."""
+    """Run one task of the plan, reusing what `store` holds (None: run
+    everything); its outcome names a version its adapter does not read and,
+    for an expected file engine, a run that checked nothing (`coverage_gaps`)."""
+    done = await _execute(task, store)
+    outcome = done.outcome
+    if isinstance(task, FileTask):
+        version = task.job.version
+        if task.expected:
+            given = sum(1 for f in task.files if task.engine.relevant(f))
+            outcome = coverage_gaps.nothing_checked(task.engine.spec, given, outcome)
+    elif isinstance(task, ProgramTask):
+        version = task.request.job.version
+    elif isinstance(task, PackagesTask) and task.requests:
+        version = task.requests[0].job.version
+    else:
+        return done
+    outcome = coverage_gaps.version_gap(task.engine.spec, version, outcome)
+    return done if outcome is done.outcome else dataclasses.replace(done, outcome=outcome)
+
+
+async def _execute(task: Task, store: CheckStore | None) -> TaskResult:
     engine = task.engine
     if isinstance(task, ElsewhereTask):
         where = f"its program is checked by shard {task.shard} of {task.count}"

@@ -17,6 +17,7 @@ and the program cache (`engines.program`) does it for whole-program engines.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +82,10 @@ class EngineSpec:
     - `cache_dirs`: directory names the engine writes into a project when
       run with its defaults (its own caches). Signalint never lets it write
       them there (D18), and a shadow copy leaves them out.
+    - `majors`: the major versions whose command line and output the
+      adapter knows (each with a fixture of the real engine in tests/); a
+      run of another version still runs, but its outcome is a coverage gap
+      naming the version (`reads`, D17). Empty: every version.
     """
 
     name: str
@@ -97,6 +102,38 @@ class EngineSpec:
     fallback: bool = False
     per_package: bool = False
     cache_dirs: tuple[str, ...] = ()
+    majors: tuple[int, ...] = ()
+
+    def reads(self, version: str) -> bool:
+        """Whether the adapter knows `version` (one of `majors`); an
+        unknown version ("unknown", unparsable) is not held against it."""
+        major = version_major(version)
+        return not self.majors or major is None or major in self.majors
+
+    def versions_read(self) -> str:
+        """The majors the adapter reads, for people: "1.x, 2.x"."""
+        return ", ".join(f"{major}.x" for major in self.majors) or "every version"
+
+    def unread_version(self, version: str) -> str | None:
+        """The coverage gap of a run of `version` when the adapter does not
+        know it (`reads`), else None."""
+        if self.reads(version):
+            return None
+        return (
+            f"{self.title} {version} is not a version Signalint reads "
+            f"(it reads {self.versions_read()}); its output may be misread, "
+            f"so this engine's results are not a complete check"
+        )
+
+
+def version_major(version: str) -> int | None:
+    """The major number of an engine version ("1.9.4" -> 1, "v8.57.1" -> 8),
+    or None when it is not a version number."""
+    match = _MAJOR.match(version.strip())
+    return int(match.group(1)) if match else None
+
+
+_MAJOR = re.compile(r"v?(\d+)(?:\.|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +160,14 @@ class EngineContext:
     # Issues made before in this process (`model.IssueMemo`), for adapters
     # that re-report the same diagnostics run after run; None: make new ones.
     issues: IssueMemo | None = None
+    # The engine's version (`resolve.engine_version`): adapters whose
+    # command line differs between majors read it ("unknown": the newest).
+    version: str = "unknown"
+
+    @property
+    def major(self) -> int | None:
+        """The major number of `version`, None when unknown."""
+        return version_major(self.version)
 
 
 class EngineOutputError(Exception):

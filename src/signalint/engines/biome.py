@@ -40,6 +40,27 @@ Verified against @biomejs/biome 2.6.8:
   twice per check with the selection run, so commands run that same binary
   directly when it is found where Node would find it (`launcher`); on
   other platforms, musl, or with `BIOME_BINARY` set, through the script.
+
+Biome 1.x (verified against @biomejs/biome 1.9.4, which many projects
+still pin) takes the same options for what we run (`biome lint --help`),
+except that `biome check` turns import sorting off with
+`--organize-imports-enabled=false` (2.x: `--assist-enabled=false`), and its
+JSON reporter (announced as "unstable/experimental" on stderr) writes
+another shape:
+- `location.path` is an object, `{"file": "<path as given>"}`;
+- `location.span` is `[start, end]` in UTF-8 byte offsets into the file
+  (end exclusive), `null` for whole-file diagnostics (the oversized-file
+  one the selection run relies on says so the same way, category "lint");
+  `location.sourceCode` is the text Biome read;
+- `message` is a list of markup pieces (`{"content": ...}`); `description`
+  is the same text, plain;
+- `advices` is `{"advices": [...]}`, each a `{"log": [level, [pieces]]}`, a
+  `frame`, a `diff` or a `list`; a "Safe fix:" log marks a safe fix as in 2.x.
+Which shape a diagnostic has is read from the diagnostic itself, so a
+warm answer or an unknown version is read by its shape, not by a guess.
+Byte offsets become 1-based lines and UTF-16 columns from the text Biome
+read (`sourceCode`, else the file), as the native report's own
+`path:line:column` headers count them (in code points).
 """
 
 from __future__ import annotations
@@ -75,6 +96,8 @@ _CROSS = "\u00d7"  # Biome marks error headlines with a multiplication sign
 # A diagnostic header: "/abs/biome.json:1:3 parse ━━━…"
 _HEADER = re.compile(r"^(?P<path>\S+?):(?P<pos>\d+:\d+) \S+ ")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# The notice each major prints on stderr with `--reporter=json` (2.x, 1.x).
+_EXPERIMENTAL = re.compile(r"reporters are experimental|unstable/experimental")
 
 
 def _glibc() -> bool:
@@ -106,7 +129,7 @@ def docs_url(category: str) -> str | None:
 def _failure_message(result: ProcessResult, root: Path) -> str:
     """Biome's first error headline (a cross-marked line), with its location if given."""
     lines = [line.strip() for line in (result.stderr + "\n" + result.stdout).splitlines()]
-    lines = [line for line in lines if line and "reporters are experimental" not in line]
+    lines = [line for line in lines if line and not _EXPERIMENTAL.search(line)]
     where = ""
     for line in lines:
         header = _HEADER.match(line)
@@ -125,6 +148,67 @@ def _position(point: Any) -> tuple[int, int]:
     if not isinstance(point, dict):
         return 0, 0
     return int(point.get("line") or 0), int(point.get("column") or 0)
+
+
+def location_path(location: Any) -> str:
+    """The path of a diagnostic's location: a string in 2.x, `{"file": ...}` in 1.x."""
+    if not isinstance(location, dict):
+        return ""
+    path = location.get("path")
+    if isinstance(path, dict):
+        path = path.get("file")
+    return path if isinstance(path, str) else ""
+
+
+def _span(location: dict[str, Any]) -> tuple[int, int] | None:
+    """A 1.x location's byte span, None when it has none (a whole-file diagnostic)."""
+    span = location.get("span")
+    if (
+        isinstance(span, list)
+        and len(span) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in span)
+    ):
+        return span[0], span[1]
+    return None
+
+
+def _markup(pieces: Any) -> str:
+    """Text of 1.x markup: a list of `{"content": ...}` pieces."""
+    if isinstance(pieces, str):
+        return pieces
+    if not isinstance(pieces, list):
+        return ""
+    return "".join(str(piece.get("content") or "") for piece in pieces if isinstance(piece, dict))
+
+
+def _notes(diag: dict[str, Any]) -> list[str]:
+    """The text advices of a diagnostic, in either version's shape."""
+    advices = diag.get("advices")
+    if isinstance(advices, list):  # 2.x: [{"text": ...}]
+        return [
+            str(advice["text"]).strip()
+            for advice in advices
+            if isinstance(advice, dict) and advice.get("text")
+        ]
+    found = []
+    listed = advices.get("advices") if isinstance(advices, dict) else None
+    for advice in listed if isinstance(listed, list) else []:
+        log = advice.get("log") if isinstance(advice, dict) else None
+        if isinstance(log, list) and len(log) == 2:
+            text = _markup(log[1]).strip()
+            if text:
+                found.append(text)
+    return found
+
+
+def _message(diag: dict[str, Any]) -> str:
+    message = diag.get("message")
+    if isinstance(message, str):
+        return message
+    description = diag.get("description")
+    if isinstance(description, str) and description:
+        return description
+    return _markup(message)
 
 
 def _diagnostics(result: ProcessResult, root: Path) -> list[dict[str, Any]]:
@@ -146,6 +230,7 @@ SPEC = EngineSpec(
     kind="linter",
     language="javascript",
     provision=Provision("npm", "@biomejs/biome", "2.6.8", "biome", ("node_modules",)),
+    majors=(1, 2),
     timeout_ms=60_000,
     docs_url="https://biomejs.dev/",
     fix_command="biome lint --write",
@@ -188,19 +273,13 @@ class BiomeEngine(EngineDefaults):
             # fs/* diagnostics (unreadable, vanished, unknown) are files it skips.
             if category.startswith("fs/"):
                 continue
-            location = diag.get("location") or {}
-            file = paths.project_path(ctx.root, str(location.get("path") or ""))
+            file = paths.project_path(ctx.root, location_path(diag.get("location")))
             if file is not None:
                 chosen.add(file)
         return chosen
 
     def _run(self, ctx: EngineContext, files: Sequence[str], *extra: str) -> Command:
-        if ctx.options.get("includeFormatter") is True:
-            # Lint + format as the project configures them; assist actions
-            # (import sorting) are not diagnostics we report.
-            mode: tuple[str, ...] = ("check", "--assist-enabled=false")
-        else:
-            mode = ("lint",)
+        mode = _mode(ctx)
         argv = (
             launcher(ctx.executable),
             *mode,
@@ -221,38 +300,53 @@ class BiomeEngine(EngineDefaults):
         issues: list[Issue] = []
         sources: dict[str, SourceText] = {}
         for diag in _diagnostics(result, ctx.root):
-            location = diag.get("location") or {}
-            file = paths.project_path(ctx.root, str(location.get("path") or ""))
+            location = diag.get("location")
+            location = location if isinstance(location, dict) else {}
+            file = paths.project_path(ctx.root, location_path(location))
             if file is None:
                 continue
-            source = sources.setdefault(file, SourceText(ctx.root, file))
+            source = sources.get(file)
+            if source is None:
+                read = location.get("sourceCode")
+                # 1.x spans count bytes of the text Biome read, given beside them.
+                known = isinstance(read, str) and "span" in location
+                text = read.encode("utf-8") if known and isinstance(read, str) else None
+                source = sources[file] = SourceText(ctx.root, file, text)
             issues.append(self._issue(diag, location, file, source))
         return issues
 
     def _issue(
         self, diag: dict[str, Any], location: dict[str, Any], file: str, source: SourceText
     ) -> Issue:
-        line, col = _position(location.get("start"))
-        end_line, end_col = _position(location.get("end"))
-        whole_file = line < 1
-        has_end = not whole_file and end_line >= 1
+        start: tuple[int, int] | None = None
+        end: tuple[int, int] | None = None
+        if "span" in location:  # 1.x: UTF-8 byte offsets (module docstring)
+            span = _span(location)
+            if span is not None:
+                start = source.offset_to_position(span[0])
+                end = source.offset_to_position(span[1])
+        else:
+            line, col = _position(location.get("start"))
+            end_line, end_col = _position(location.get("end"))
+            if line >= 1:
+                start = line, source.codepoint_to_utf16(line, col)
+                if end_line >= 1:
+                    end = end_line, source.codepoint_to_utf16(end_line, end_col)
+        if start is None:  # a whole-file diagnostic
+            end = None
         category = str(diag.get("category") or "biome")
         severity: Severity = "error" if diag.get("severity") in ("error", "fatal") else "warning"
-        notes = [
-            str(advice["text"]).strip()
-            for advice in diag.get("advices") or []
-            if isinstance(advice, dict) and advice.get("text")
-        ]
+        notes = _notes(diag)
         return Issue(
             engine=self.name,
             file=file,
-            line=max(line, 1),
-            col=1 if whole_file else source.codepoint_to_utf16(line, col),
+            line=start[0] if start else 1,
+            col=start[1] if start else 1,
             rule=category,
             severity=severity,
-            message=str(diag.get("message") or ""),
-            end_line=end_line if has_end else None,
-            end_col=source.codepoint_to_utf16(end_line, end_col) if has_end else None,
+            message=_message(diag),
+            end_line=end[0] if end else None,
+            end_col=end[1] if end else None,
             docs_url=docs_url(category),
             help="\n".join(notes) or None,
             fixable=category == "format"
@@ -262,15 +356,22 @@ class BiomeEngine(EngineDefaults):
 
     def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
         """Apply Biome's safe fixes (and formatting, in check mode) to `files` in place."""
-        if ctx.options.get("includeFormatter") is True:
-            mode: tuple[str, ...] = ("check", "--assist-enabled=false")
-        else:
-            mode = ("lint",)
+        mode = _mode(ctx)
         argv = (
             launcher(ctx.executable), *mode, "--write", "--colors=off", "--reporter=json",
             "--no-errors-on-unmatched", "--files-ignore-unknown=true", "--", *files,
         )  # fmt: skip
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
+
+
+def _mode(ctx: EngineContext) -> tuple[str, ...]:
+    """`lint`, or with the formatter `check` without import sorting (whose
+    actions are not diagnostics we report), in the flag of the major."""
+    if ctx.options.get("includeFormatter") is not True:
+        return ("lint",)
+    if ctx.major == 1:
+        return ("check", "--organize-imports-enabled=false")
+    return ("check", "--assist-enabled=false")
 
 
 ENGINE = BiomeEngine()

@@ -20,11 +20,37 @@ Verified against eslint 10.15.0:
   per file it linted, even with no messages, and nothing for the others
   (with `--no-warn-ignored`), so every candidate file is passed and the
   results say which ones ESLint checked (`linted`).
+
+ESLint 8 (verified against eslint 8.57.1):
+- It knows neither `--warn-ignored` nor `--no-warn-ignored` in eslintrc
+  mode ("Invalid option '--warn-ignored'"), so its command leaves the
+  option out under 8 whatever the config kind; an explicitly passed file
+  its ignores (or, flat, no config) cover is then answered by a result
+  holding one warning, "File ignored because ...", which is not a lint of
+  the file (`_ignored`: no issue, not linted). 9 and 10 print the same
+  when the option is absent.
+- It reads a flat config (`eslint.config.js`, `.mjs`, `.cjs`) when one is
+  found, unless `ESLINT_USE_FLAT_CONFIG=false`; else the eslintrc files
+  (`.eslintrc.js`, `.cjs`, `.yaml`, `.yml`, `.json`, legacy `.eslintrc`, or
+  `eslintConfig` in package.json) from each file's directory upward, and
+  `.eslintignore` at the root.
+- Under eslintrc, a file passed by name is linted whatever its extension
+  (a README.md becomes a parse error), while `eslint .`, what a project
+  runs, lints `.js` files plus those matching an `overrides[].files`
+  pattern. So the command passes only those (`eslintrc_lints`): `.js`,
+  and the extensions the `*.ext` patterns of its eslintrc files name (read
+  as text, so a pattern in a JavaScript config counts too; one named only
+  in an `ignorePatterns` entry is answered "File ignored").
+- `json-with-metadata` and `--no-error-on-unmatched-pattern` are as in 10;
+  `rulesMeta` lists every rule ESLint loaded, not only those reported.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import posixpath
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +62,7 @@ from signalint.engines.base import (
     EngineOutputError,
     EngineSpec,
     Provision,
+    version_major,
 )
 from signalint.model import Issue, Severity
 from signalint.process import Command
@@ -44,6 +71,13 @@ if TYPE_CHECKING:
     from signalint.process import ProcessResult
 
 CONFIG_NAMES = tuple(f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts"))
+# The flat configs ESLint 8 finds on its own.
+FLAT_8_NAMES = CONFIG_NAMES[:3]
+ESLINTRC_NAMES = tuple(f".eslintrc{ext}" for ext in (".js", ".cjs", ".yaml", ".yml", ".json", ""))
+ESLINTRC_IGNORE = ".eslintignore"
+_IGNORED = "File ignored "
+# `*.ts`, `**/*.tsx`, `*.{ts,tsx}` in an eslintrc file's text.
+_EXT_PATTERN = re.compile(r"\*\.(?:\{([A-Za-z0-9_,. ]+)\}|([A-Za-z0-9_]+))\b")
 _BOILERPLATE = ("Oops! Something went wrong", "ESLint: ")
 
 
@@ -92,16 +126,111 @@ def _report(result: ProcessResult) -> dict[str, Any]:
     return report
 
 
+def _ignored(entry: dict[str, Any]) -> bool:
+    """A result saying only that ESLint ignored the file (module docstring)."""
+    messages = entry.get("messages")
+    if not isinstance(messages, list) or len(messages) != 1:
+        return False
+    only = messages[0]
+    return (
+        isinstance(only, dict)
+        and only.get("ruleId") is None
+        and not only.get("fatal")
+        and str(only.get("message") or "").startswith(_IGNORED)
+    )
+
+
 def _results(report: dict[str, Any], root: Path) -> list[tuple[dict[str, Any], str]]:
-    """(result, project path) per linted file; `node_modules` files left out."""
+    """(result, project path) per linted file; `node_modules` files and
+    files ESLint says it ignored left out."""
     found = []
     for entry in report["results"]:
         if not isinstance(entry, dict):
             raise EngineOutputError("eslint result is not an object", str(entry))
         file = paths.project_path(root, str(entry.get("filePath") or ""))
-        if file is not None:
+        if file is not None and not _ignored(entry):
             found.append((entry, file))
     return found
+
+
+def flat_config(root: Path, major: int | None) -> bool:
+    """Whether ESLint of `major` (None: the newest) reads a flat config in
+    `root` (else eslintrc files): always from 10 on; 9 and 8 unless
+    `ESLINT_USE_FLAT_CONFIG=false`; 8 only when it finds a flat config or
+    `ESLINT_USE_FLAT_CONFIG=true`."""
+    if major is None or major >= 10:
+        return True
+    setting = os.environ.get("ESLINT_USE_FLAT_CONFIG", "").strip().lower()
+    if setting == "false":
+        return False
+    if major >= 9 or setting == "true":
+        return True
+    return paths.root_file(root, FLAT_8_NAMES) is not None or _flat_above(root)
+
+
+def _flat_above(root: Path) -> bool:
+    """A flat config in a directory above `root` (ESLint 8 looks up from its cwd)."""
+    for directory in root.parents:
+        if any((directory / name).is_file() for name in FLAT_8_NAMES):
+            return True
+    return False
+
+
+def _package_eslint_config(path: Path) -> bool:
+    """Whether the package.json at `path` has an `eslintConfig` key."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "eslintConfig" in data
+
+
+def eslintrc_files(root: Path, rel_path: str) -> list[str]:
+    """The eslintrc files (and package.json files with `eslintConfig`)
+    from `rel_path`'s directory upward, nearest first."""
+    found = []
+    for directory in paths.upward_dirs(root, rel_path):
+        for name in ESLINTRC_NAMES:
+            rel = paths.join(directory, name)
+            if (root / rel).is_file():
+                found.append(rel)
+        manifest = paths.join(directory, "package.json")
+        if (root / manifest).is_file() and _package_eslint_config(root / manifest):
+            found.append(manifest)
+    return found
+
+
+def eslintrc_lints(root: Path, rel_path: str, texts: dict[str, str] | None = None) -> bool:
+    """Whether `eslint .` under eslintrc lints `rel_path`: a `.js` file, or
+    one whose extension a `*.ext` pattern of its eslintrc files names
+    (module docstring). `texts` memoizes the files read."""
+    suffix = posixpath.splitext(rel_path)[1].lower()
+    if suffix == ".js":
+        return True
+    if not suffix:
+        return False
+    texts = {} if texts is None else texts
+    for config in eslintrc_files(root, rel_path):
+        if config not in texts:
+            try:
+                texts[config] = (root / config).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                texts[config] = ""
+        for group, single in _EXT_PATTERN.findall(texts[config]):
+            names = group.split(",") if group else [single]
+            if suffix[1:] in {n.strip().lower() for n in names}:
+                return True
+    return False
+
+
+def project_eslint_major(root: Path) -> int | None:
+    """The major version of the project's own ESLint package, if it has one."""
+    try:
+        manifest = json.loads((root / "node_modules/eslint/package.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = manifest.get("version") if isinstance(manifest, dict) else None
+    return version_major(version) if isinstance(version, str) else None
 
 
 SPEC = EngineSpec(
@@ -110,12 +239,13 @@ SPEC = EngineSpec(
     kind="linter",
     language="javascript",
     provision=Provision("npm", "eslint", "10.15.0", "eslint", ("node_modules",)),
+    majors=(8, 9, 10),
     # Typed rules took 34-40 s alone on a large TypeScript library on two
     # cores; the engines of a check share those cores: about twice that.
     timeout_ms=180_000,
     docs_url="https://eslint.org/",
     fix_command="eslint --fix",
-    watch_patterns=("eslint.config.*",),
+    watch_patterns=("eslint.config.*", ".eslintrc*", ESLINTRC_IGNORE),
 )
 
 
@@ -123,15 +253,32 @@ class EslintEngine(EngineDefaults):
     spec = SPEC
 
     def detect(self, root: Path) -> str | None:
-        return paths.root_file(root, CONFIG_NAMES)
+        """A flat config at the root; or, where the project's own ESLint is 8
+        or older, its eslintrc file or package.json's `eslintConfig` (D21:
+        the linter the project chose; the managed ESLint 10 reads no eslintrc)."""
+        found = paths.root_file(root, CONFIG_NAMES)
+        if found is not None:
+            return found
+        major = project_eslint_major(root)
+        if major is None or major > 8:
+            return None
+        found = paths.root_file(root, ESLINTRC_NAMES)
+        if found is None and _package_eslint_config(root / "package.json"):
+            found = "package.json"
+        return found
 
     def relevant(self, rel_path: str) -> bool:
         # Only a coarse filter: the flat config decides (module docstring).
         return paths.may_be_text_input(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
-        # ESLint 10 looks up the config from each file's directory upward.
-        return paths.configs_upward(root, rel_path, CONFIG_NAMES)
+        # ESLint 10 looks up the config from each file's directory upward;
+        # an eslintrc project's (ESLint 8) files count too.
+        found = paths.configs_upward(root, rel_path, CONFIG_NAMES)
+        found += eslintrc_files(root, rel_path)
+        if (root / ESLINTRC_IGNORE).is_file():
+            found.append(ESLINTRC_IGNORE)
+        return found
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
@@ -140,18 +287,18 @@ class EslintEngine(EngineDefaults):
             str(ctx.executable),
             "--format",
             "json-with-metadata",
-            "--no-warn-ignored",
+            *_quiet_ignored(ctx),
             "--no-error-on-unmatched-pattern",
             "--",
-            *files,
+            *_lintable(ctx, files),
         )
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
     def fix(self, ctx: EngineContext, files: Sequence[str]) -> Command:
         """Apply ESLint's fixes (`--fix`: fixes, never suggestions) to `files` in place."""
         argv = (
-            str(ctx.executable), "--fix", "--format", "json", "--no-warn-ignored",
-            "--no-error-on-unmatched-pattern", "--", *files,
+            str(ctx.executable), "--fix", "--format", "json", *_quiet_ignored(ctx),
+            "--no-error-on-unmatched-pattern", "--", *_lintable(ctx, files),
         )  # fmt: skip
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
@@ -193,6 +340,23 @@ class EslintEngine(EngineDefaults):
             docs_url=urls.get(rule),
             help="\n".join(f"Suggestion: {s}" for s in suggestions) or None,
         )
+
+
+def _quiet_ignored(ctx: EngineContext) -> tuple[str, ...]:
+    """`--no-warn-ignored` where ESLint knows it: 9 and later, with a flat
+    config (module docstring)."""
+    major = ctx.major
+    if (major is not None and major <= 8) or not flat_config(ctx.root, major):
+        return ()
+    return ("--no-warn-ignored",)
+
+
+def _lintable(ctx: EngineContext, files: Sequence[str]) -> list[str]:
+    """`files`, or under an eslintrc config only those `eslint .` lints."""
+    if flat_config(ctx.root, ctx.major):
+        return list(files)
+    texts: dict[str, str] = {}
+    return [f for f in files if eslintrc_lints(ctx.root, f, texts)]
 
 
 ENGINE = EslintEngine()

@@ -178,6 +178,7 @@ SPEC = EngineSpec(
     kind="compiler",
     language="python",
     provision=Provision("pip", "mypy", "2.4.1", "mypy", ("venv",)),
+    majors=(1, 2),
     timeout_ms=300_000,  # a cold run of a large program on two shared cores
     docs_url="https://mypy.readthedocs.io/",
     whole_program=True,

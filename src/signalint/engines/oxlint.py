@@ -87,6 +87,7 @@ SPEC = EngineSpec(
     kind="linter",
     language="javascript",
     provision=Provision("npm", "oxlint", "1.94.0", "oxlint", ("node_modules",)),
+    majors=(1,),
     timeout_ms=60_000,  # it lints large repositories in a few seconds
     docs_url="https://oxc.rs/docs/guide/usage/linter",
     fix_command="oxlint --fix",

@@ -16,12 +16,13 @@ def _utf16_len(text: str) -> int:
 
 
 class SourceText:
-    """A project file's text, read lazily once, for column conversion."""
+    """A project file's text, read lazily once, for column conversion;
+    `data`: the text the engine says it read (then the file is not read)."""
 
-    def __init__(self, root: Path, rel_path: str) -> None:
+    def __init__(self, root: Path, rel_path: str, data: bytes | None = None) -> None:
         self._path = root / rel_path
-        self._data: bytes | None = None
-        self._loaded = False
+        self._data: bytes | None = data
+        self._loaded = data is not None
         self._lines: list[str] | None = None
         self._ascii: bool | None = None
 

@@ -287,6 +287,7 @@ SPEC = EngineSpec(
     kind="compiler",
     language="python",
     provision=Provision("npm", "pyright", "1.1.414", "pyright", ("venv", "node_modules")),
+    majors=(1,),
     timeout_ms=300_000,  # a cold run of a large program on two shared cores
     docs_url="https://microsoft.github.io/pyright/",
     whole_program=True,

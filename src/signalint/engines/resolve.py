@@ -316,6 +316,18 @@ class VersionBook(Protocol):
     def remember_version(self, exe_key: str, version: str, *, asked: bool) -> None: ...
 
 
+class Unremembered:
+    """A `VersionBook` that keeps nothing: a check without the cache still
+    tells its engines' versions (adapters and the coverage of a version
+    they do not read depend on them), finding them afresh."""
+
+    def version_for(self, exe_key: str) -> str | None:
+        return None
+
+    def remember_version(self, exe_key: str, version: str, *, asked: bool) -> None:
+        return None
+
+
 async def engine_version(
     resolved: Resolved, provision: Provision, timeout_s: float, book: VersionBook
 ) -> str:

@@ -142,6 +142,7 @@ SPEC = EngineSpec(
     kind="linter",
     language="python",
     provision=Provision("pip", "ruff", "0.17.6", "ruff", ("venv",)),
+    majors=(0,),
     timeout_ms=60_000,  # it lints large repositories in about a second
     docs_url="https://docs.astral.sh/ruff/",
     fix_command="ruff check --fix",

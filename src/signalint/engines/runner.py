@@ -200,8 +200,8 @@ class Job:
     progress: Progress | None = None
     resolved: Resolved | None = None
     python: Path | None = None
-    # The engine's version as cache keys name it; set when the check may
-    # reuse results ("unknown" when it cannot be told).
+    # The engine's version as cache keys name it and adapters read it
+    # ("unknown" when it cannot be told).
     version: str = "unknown"
     # Kept-warm workers that may answer the engine's commands (the MCP
     # server's and the daemon's pool); None: every command runs cold.
@@ -224,6 +224,7 @@ class Job:
             target=self.target,
             python=self.interpreter(),
             issues=issues,
+            version=self.version,
         )
 
 

@@ -115,6 +115,7 @@ SPEC = EngineSpec(
     kind="compiler",
     language="javascript",
     provision=Provision("npm", "typescript", "7.0.2", "tsc", ("node_modules",)),
+    majors=(5, 6, 7),
     timeout_ms=180_000,  # a large program on two shared cores (see eslint)
     docs_url="https://www.typescriptlang.org/",
     whole_program=True,

@@ -33,7 +33,8 @@ from signalint.model import Issue
 from signalint.storage.issue_codec import ENCODING_VERSION, dump_issues, load_issues
 
 # 4: Oxlint and Biome issues carry `fixable` (results cached before say False).
-KEY_VERSION: Final = f"4:{ENCODING_VERSION}"
+# 5: Biome 1.x and ESLint 8 are read (results cached before: no file checked).
+KEY_VERSION: Final = f"5:{ENCODING_VERSION}"
 PLATFORM: Final = f"{sys.platform}-{platform.machine()}"
 CHECKED: Final = b"+"
 # Not JSON, so it can never be mistaken for an issue list.

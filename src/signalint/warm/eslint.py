@@ -14,7 +14,11 @@ load, a plugin is missing) is answered as the CLI prints it ("Oops! ...",
 it, so the next ask loads everything afresh. Fix commands, other argument
 shapes, commands with extra environment and projects with an
 `eslint-suppressions.json` (which the CLI applies and the API does not) run
-cold (`key` is None).
+cold (`key` is None). So does ESLint 8 (and any ESLint older than 9):
+the choice is to decline it rather than serve it, since its command has
+another shape (no `--no-warn-ignored`, eslintrc configs whose cascade and
+`.eslintignore` the worker's restart key does not follow); the cold path
+answers every ESLint 8 command (tests/warm/test_eslint_warm.py holds it).
 
 What restarts the worker (`WorkerKey.state`, by content, D2): the ESLint
 executable's identity and the Node it runs on; the content of every
@@ -74,7 +78,7 @@ from typing import Any
 
 from signalint import process
 from signalint.engines import eslint as adapter
-from signalint.engines.base import EngineContext
+from signalint.engines.base import EngineContext, version_major
 from signalint.engines.resolve import executable_key, shim_targets
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
@@ -242,6 +246,18 @@ def config_imports(root: Path, configs: Iterable[str]) -> set[str]:
     return seen
 
 
+def _served(package: Path) -> bool:
+    """Whether the ESLint package at `package` is one the worker serves: 9
+    or later (module docstring: ESLint 8 is declined, the cold path answers)."""
+    try:
+        manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    version = manifest.get("version") if isinstance(manifest, dict) else None
+    major = version_major(version) if isinstance(version, str) else None
+    return major is not None and major >= 9
+
+
 def _digest(path: Path) -> str:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -268,7 +284,7 @@ class EslintDriver:
         package = eslint_package(ctx.executable)
         exe = executable_key(ctx.executable)
         node = shutil.which("node")
-        if package is None or exe is None or node is None:
+        if package is None or exe is None or node is None or not _served(package):
             return None
         slot = f"eslint:{ctx.root}:{package}"
         configs = self._configs.setdefault(slot, set())
