@@ -276,25 +276,41 @@ def _label_position(label: dict[str, Any], rel: str, sources: Sources) -> tuple[
 
 def parse_biome(stdout: str, root: Path) -> Parsed:
     """`biome lint|check --reporter json`: `{"diagnostics": [...]}` with
-    `location.path` and 1-based code-point `location.start`; a diagnostic
-    about a whole file (no start) is keyed at 1:1."""
+    `location.path` and 1-based code-point `location.start` (2.x), or
+    `location.path.file` and a `location.span` of UTF-8 byte offsets with
+    the plain message in `description` (1.x); a diagnostic about a whole
+    file (no start, no span) is keyed at 1:1."""
     parsed = Parsed()
     sources = Sources(root)
     for diag in json.loads(stdout).get("diagnostics") or []:
         location = diag.get("location") or {}
-        rel = relative(root, str(location.get("path") or ""))
+        path = location.get("path")
+        if isinstance(path, dict):
+            path = path.get("file")
+        rel = relative(root, str(path or ""))
         if rel is None:
             parsed.outside += 1
             continue
-        start = location.get("start") or {}
-        line = int(start.get("line") or 0)
-        col = int(start.get("column") or 0)
-        if line < 1:
-            line, col = 1, 1
+        message = diag.get("message")
+        if not isinstance(message, str):
+            message = str(diag.get("description") or "")
+        line, col = 1, 1
+        if "span" in location:
+            span = location.get("span")
+            if isinstance(span, list) and span and isinstance(span[0], int):
+                position = sources.byte_offset_to_position(rel, span[0])
+                if position is not None:
+                    line, col = position
         else:
-            col = sources.codepoints_to_utf16(rel, line, max(col, 1))
+            start = location.get("start") or {}
+            line = int(start.get("line") or 0)
+            col = int(start.get("column") or 0)
+            if line < 1:
+                line, col = 1, 1
+            else:
+                col = sources.codepoints_to_utf16(rel, line, max(col, 1))
         rule = str(diag.get("category") or "biome")
-        parsed.add(Key(rel, line, col, rule), str(diag.get("message") or ""))
+        parsed.add(Key(rel, line, col, rule), message)
     return parsed
 
 
