@@ -40,8 +40,10 @@ from signalint.config import (
     PACKAGE_FILE,
     PACKAGE_KEY,
 )
+from signalint.engines import eslint as eslint_adapter
+from signalint.engines.base import version_major
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import resolve
+from signalint.engines.resolve import resolve, version
 from signalint.files import write_atomic
 from signalint.process import Command, ProcessResult, run_blocking
 
@@ -149,6 +151,7 @@ class _Linter:
     name: str
     executable: Path
     timeout_s: float
+    major: int | None = None  # None: the newest
 
 
 def _linters(root: Path) -> list[_Linter]:
@@ -160,7 +163,9 @@ def _linters(root: Path) -> list[_Linter]:
             continue
         resolved = resolve(engine, root)
         if resolved.path is not None and resolved.source != "missing":
-            found.append(_Linter(name, resolved.path, DEFAULT_TIMEOUTS_MS[name] / 1000))
+            told = version(resolved.path, engine.spec.provision)
+            major = version_major(told) if told is not None else None
+            found.append(_Linter(name, resolved.path, DEFAULT_TIMEOUTS_MS[name] / 1000, major))
     return found
 
 
@@ -185,12 +190,20 @@ def _biome_format(root: Path, linter: _Linter, rel: str, text: str) -> str:
 
 
 def _eslint_problems(root: Path, linter: _Linter, rel: str, text: str) -> list[str] | str:
-    """ESLint's problems for `text` at `rel`, or its first error line when it fails."""
+    """ESLint's problems for `text` at `rel`, or its first error line when it
+    fails. Under an eslintrc config (ESLint 8) a file `eslint .` does not
+    lint has none (`--stdin-filename` would lint it whatever its extension),
+    and ESLint 8 takes no `--no-warn-ignored` (its "File ignored" warning is
+    no problem)."""
+    if not eslint_adapter.flat_config(root, linter.major) and not eslint_adapter.eslintrc_lints(
+        root, rel
+    ):
+        return []
     argv = (
         str(linter.executable),
         "--format",
         "json",
-        "--no-warn-ignored",
+        *eslint_adapter.quiet_ignored(root, linter.major),
         "--stdin",
         "--stdin-filename",
         rel,
@@ -204,7 +217,9 @@ def _eslint_problems(root: Path, linter: _Linter, rel: str, text: str) -> list[s
         return _first_line(result)
     problems = []
     for entry in report:
-        for message in entry.get("messages", []) if isinstance(entry, dict) else []:
+        if not isinstance(entry, dict) or eslint_adapter.only_ignored(entry):
+            continue
+        for message in entry.get("messages", []):
             rule = message.get("ruleId") or "parse"
             problems.append(f"{rule}: {message.get('message', '')}")
     return problems

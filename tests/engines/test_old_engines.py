@@ -215,6 +215,9 @@ def test_init_enables_eslint_8_with_eslintrc(tmp_path: Path, old_modules: Path) 
     written = json.loads((root / "signalint.config.json").read_text())
     assert written["engines"]["eslint"] is True, done.output
     assert written["engines"]["oxlint"] is False
+    # It asked ESLint 8 whether it lints the settings file, without an
+    # option 8 refuses (`eslint .` under eslintrc does not lint a .json).
+    assert "could not ask eslint" not in done.output, done.output
     shutil.rmtree(root / "node_modules")
     assert eslint_adapter.ENGINE.detect(root) is None
 

@@ -27,7 +27,7 @@ ESLint 8 (verified against eslint 8.57.1):
   option out under 8 whatever the config kind; an explicitly passed file
   its ignores (or, flat, no config) cover is then answered by a result
   holding one warning, "File ignored because ...", which is not a lint of
-  the file (`_ignored`: no issue, not linted). 9 and 10 print the same
+  the file (`only_ignored`: no issue, not linted). 9 and 10 print the same
   when the option is absent.
 - It reads a flat config (`eslint.config.js`, `.mjs`, `.cjs`) when one is
   found, unless `ESLINT_USE_FLAT_CONFIG=false`; else the eslintrc files
@@ -126,7 +126,7 @@ def _report(result: ProcessResult) -> dict[str, Any]:
     return report
 
 
-def _ignored(entry: dict[str, Any]) -> bool:
+def only_ignored(entry: dict[str, Any]) -> bool:
     """A result saying only that ESLint ignored the file (module docstring)."""
     messages = entry.get("messages")
     if not isinstance(messages, list) or len(messages) != 1:
@@ -148,7 +148,7 @@ def _results(report: dict[str, Any], root: Path) -> list[tuple[dict[str, Any], s
         if not isinstance(entry, dict):
             raise EngineOutputError("eslint result is not an object", str(entry))
         file = paths.project_path(root, str(entry.get("filePath") or ""))
-        if file is not None and not _ignored(entry):
+        if file is not None and not only_ignored(entry):
             found.append((entry, file))
     return found
 
@@ -342,13 +342,16 @@ class EslintEngine(EngineDefaults):
         )
 
 
-def _quiet_ignored(ctx: EngineContext) -> tuple[str, ...]:
-    """`--no-warn-ignored` where ESLint knows it: 9 and later, with a flat
-    config (module docstring)."""
-    major = ctx.major
-    if (major is not None and major <= 8) or not flat_config(ctx.root, major):
+def quiet_ignored(root: Path, major: int | None) -> tuple[str, ...]:
+    """`--no-warn-ignored` where ESLint of `major` knows it: 9 and later,
+    with a flat config (module docstring)."""
+    if (major is not None and major <= 8) or not flat_config(root, major):
         return ()
     return ("--no-warn-ignored",)
+
+
+def _quiet_ignored(ctx: EngineContext) -> tuple[str, ...]:
+    return quiet_ignored(ctx.root, ctx.major)
 
 
 def _lintable(ctx: EngineContext, files: Sequence[str]) -> list[str]:
