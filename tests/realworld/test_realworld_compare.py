@@ -155,6 +155,31 @@ def test_biome_code_point_columns_become_utf16_columns(tmp_path: Path) -> None:
     assert keys == Counter({Key("a.ts", 1, 17, "lint/suspicious/noDebugger"): 1})
 
 
+def test_biome_1_byte_spans_become_utf16_columns(tmp_path: Path) -> None:
+    """Biome 1.x's shape: `{"file": ...}` paths, UTF-8 byte spans (the
+    emoji is four bytes, two UTF-16 units), a whole-file diagnostic's null
+    span keyed at 1:1."""
+    (tmp_path / "a.ts").write_text('const s = "\U0001f600"; debugger;\n', encoding="utf-8")
+    stdout = json.dumps(
+        {
+            "diagnostics": [
+                {
+                    "category": "lint/suspicious/noDebugger",
+                    "description": "This is an unexpected use of the debugger statement.",
+                    "message": [{"elements": [], "content": "This is ..."}],
+                    "location": {"path": {"file": "a.ts"}, "span": [18, 27]},
+                },
+                {"category": "format", "location": {"path": {"file": "a.ts"}, "span": None}},
+            ]
+        }
+    )
+    keys = parse_biome(stdout, tmp_path).keys
+
+    assert keys == Counter(
+        {Key("a.ts", 1, 17, "lint/suspicious/noDebugger"): 1, Key("a.ts", 1, 1, "format"): 1}
+    )
+
+
 def test_a_sarif_result_merged_from_two_engines_counts_for_both(tmp_path: Path) -> None:
     result = {
         "ruleId": "no-unused-vars",
