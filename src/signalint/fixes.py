@@ -98,7 +98,7 @@ async def suggest(
 ) -> Suggestion:
     """The engines' safe fixes for the files of `issues` (module docstring); only
     engine `only`'s when given."""
-    from signalint.engines.resolve import project_python, resolve
+    from signalint.engines.resolve import Unremembered, engine_version, project_python, resolve
 
     plan, not_fixable = fix_plan(issues, only)
     suggestion = Suggestion(not_fixable=not_fixable)
@@ -129,13 +129,18 @@ async def suggest(
                 suggestion.engines[name] = {"status": "disabled", "files": 0,
                                             "message": "not installed"}  # fmt: skip
                 continue
+            timeout_s = config.timeouts_ms[name] / 1000
+            # The fix command's options depend on the major (ESLint 8 has no
+            # --no-warn-ignored), as the check's do.
+            told = await engine_version(resolved, engine.spec.provision, timeout_s, Unremembered())
             ctx = EngineContext(
                 root=shadow,
                 executable=resolved.path,
-                timeout_s=config.timeouts_ms[name] / 1000,
+                timeout_s=timeout_s,
                 state_dir=shadow / ".signalint" / name,
                 options=setting.options,
                 python=project_python(root),
+                version=told,
             )
             result = await process.run(engine.fix(ctx, files))
             entry: dict[str, Any] = {"status": "ok", "files": len(files)}

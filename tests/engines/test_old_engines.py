@@ -36,6 +36,7 @@ from signalint.engines import eslint as eslint_adapter
 from signalint.engines.base import EngineContext, version_major
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
+from signalint.fixes import suggest
 from signalint.model import Issue, Scope
 from signalint.request import RunRequest
 from signalint.warm.eslint import EslintDriver
@@ -250,6 +251,29 @@ def test_warm_eslint_declines_8_and_the_cold_path_answers(
     cold = check(root, cache=False)
     assert warm.result.outcomes["eslint"].served != "warm"
     assert eslint_issues(warm) == eslint_issues(cold) == eslint_native(root)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "engine", "file", "before", "after"),
+    [
+        ("eslint8-rc", "eslint", "lib/util.js", "let kept = 2;", "const kept = 2;"),
+        ("biome1", "biome", "src/b.ts", "let count = 2;", "const count = 2;"),
+    ],
+)
+def test_safe_fixes_of_the_old_majors(
+    tmp_path: Path, old_modules: Path, fixture: str, engine: str, file: str, before: str,
+    after: str,
+) -> None:  # fmt: skip
+    """The fix command follows the major as the check's does (ESLint 8 has
+    no `--no-warn-ignored`): the engine's safe fix comes back as a patch."""
+    root = project(tmp_path, fixture, old_modules, engine)
+    run = check(root, cache=False)
+    issues = [i for i in run.result.issues if i.file == file and i.fixable]
+    assert issues, run.result.issues
+    suggestion = asyncio.run(suggest(root, load_config(root), issues))
+    assert suggestion.engines[engine]["status"] == "ok", suggestion.engines
+    (patch,) = [p for p in suggestion.patches if p.file == file]
+    assert before in patch.original and after in patch.patched
 
 
 FAKE_BIOME = r"""
