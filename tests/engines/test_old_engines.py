@@ -1,10 +1,10 @@
 """Engine majors older than the managed ones, run for real (item 6 of issue 37).
 
-Biome 1.9.4 and ESLint 8.57.1 (pinned, installed once into
+Biome 1.9.4, ESLint 8.57.1 and mypy 1.17.1 (pinned, installed once into
 `~/.cache/signalint/test-old-engines` or `SIGNALINT_TEST_OLD_ENGINES`, as
-scripts/setup does) are each the project's own engine in a small fixture
-(tests/fixtures/engines/biome1, eslint8-rc, and eslint for ESLint 8 with a
-flat config). Every check is compared with the same engine run alone,
+scripts/setup does; mypy in a virtual environment `mypy1` there) are each
+the project's own engine in a small fixture (tests/fixtures/engines/biome1,
+eslint8-rc, eslint for ESLint 8 with a flat config, mypy). Every check is compared with the same engine run alone,
 natively, over the project, diagnostics counted with multiplicity by file,
 line, column and rule; Biome's columns against its own report's
 `path:line:column` headers (code points), which it computes itself, not
@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -274,6 +275,59 @@ def test_safe_fixes_of_the_old_majors(
     assert suggestion.engines[engine]["status"] == "ok", suggestion.engines
     (patch,) = [p for p in suggestion.patches if p.file == file]
     assert before in patch.original and after in patch.patched
+
+
+MYPY_1 = "1.17.1"
+
+
+@pytest.fixture(scope="session")
+def mypy1_venv() -> Path:
+    """A virtual environment holding mypy 1.17.1 (pinned), made when missing."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(DEFAULT_OLD_DIR))) / "mypy1"
+    mypy = prefix / "bin" / "mypy"
+
+    def installed() -> bool:
+        if not mypy.exists():
+            return False
+        told = subprocess.run([str(mypy), "--version"], capture_output=True, text=True)
+        return f"mypy {MYPY_1} " in told.stdout
+
+    if not installed():
+        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True, timeout=120)
+        done = subprocess.run(
+            [str(prefix / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+             f"mypy=={MYPY_1}"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if done.returncode != 0 or not installed():
+            message = f"cannot install mypy {MYPY_1}: {done.stderr.strip()[:300]}"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+    return prefix
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_mypy_1_is_read_as_its_native_run(
+    tmp_path: Path, mypy1_venv: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
+) -> None:
+    """mypy 1.x (the project's own, its active virtual environment) through
+    a check, against `mypy -O json .` run alone, with multiplicity."""
+    root = project(tmp_path, "mypy", None, "mypy")
+    monkeypatch.setenv("VIRTUAL_ENV", str(mypy1_venv))
+    executable = resolve(ENGINES["mypy"], root).path
+    assert executable is not None and executable.is_relative_to(mypy1_venv)
+    done = subprocess.run(
+        [str(executable), "-O", "json", "--cache-dir", str(tmp_path / "native-cache"), "."],
+        cwd=root, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    native = Counter((r["file"], r["code"] or r["severity"], max(r["line"], 1)) for r in rows)
+    assert native, done.stdout + done.stderr
+    outcome = check(root, cache=cache).result.outcomes["mypy"]
+    assert outcome.status == "ok", outcome.message or outcome.coverage_gap
+    assert Counter((i.file, i.rule, i.line) for i in outcome.issues) == native
+    assert outcome.files_checked == 3
 
 
 FAKE_BIOME = r"""
