@@ -4,13 +4,14 @@ Biome 1.9.4, ESLint 8.57.1 and mypy 1.17.1 (pinned, installed once into
 `~/.cache/signalint/test-old-engines` or `SIGNALINT_TEST_OLD_ENGINES`, as
 scripts/setup does; mypy in a virtual environment `mypy1` there) are each
 the project's own engine in a small fixture (tests/fixtures/engines/biome1,
-eslint8-rc, eslint for ESLint 8 with a flat config, mypy). Every check is compared with the same engine run alone,
-natively, over the project, diagnostics counted with multiplicity by file,
-line, column and rule; Biome's columns against its own report's
-`path:line:column` headers (code points), which it computes itself, not
-from the byte offsets its JSON gives. Then the gaps: a version outside the
-majors an adapter reads (a fake executable saying it is Biome 3.0.0) and an
-engine that was given the project's files and checked none are coverage
+eslint8-rc, eslint for ESLint 8 with a flat config, mypy). Every check is
+compared with the same engine run alone, natively, over the project,
+diagnostics counted with multiplicity by file, line, column and rule;
+Biome's columns against its own report's `path:line:column` headers (code
+points), which it computes itself, not from the byte offsets its JSON
+gives. Then the gaps: a version outside the majors an adapter reads (a
+fake executable saying it is Biome 3.0.0) and an engine that was given the
+project's files and checked none are coverage
 gaps naming why, never `ok`.
 """
 
