@@ -68,6 +68,10 @@ def _check(compact: bool) -> Schema:
     return outputs.check_output(compact=compact)
 
 
+def _files(compact: bool) -> Schema:
+    return outputs.files_output(compact=compact)
+
+
 def _after_edit(compact: bool) -> Schema:
     return outputs.after_edit_output(compact=compact)
 
@@ -100,9 +104,10 @@ _CHECK_TOOLS: Final = (
         "check_files",
         "Check files",
         "Check edited `files`: only their diagnostics are returned (tsc still compiles the "
-        "whole program; filteredOutIssueCount counts the rest). " + _CHECK_RESULT,
+        "whole program; filteredOutIssueCount counts the rest; errors the edit broke there: "
+        "`dependents`, never clean). " + _CHECK_RESULT,
         schemas.CHECK_FILES_INPUT,
-        _check,
+        _files,
         "tools.check_files",
         idempotent=False,
     ),
@@ -138,8 +143,9 @@ _CHECK_TOOLS: Final = (
         "after_edit_check",
         "Check after edit",
         "After an edit: check_files on the changed `files` plus, given baselineCheckId, "
-        "`delta` against that check as in compare_diagnostics, and `dependents`: errors "
-        "it introduced in other files of the program. Fix anything introduced.",
+        "`delta` against that check as in compare_diagnostics. Errors the edit broke or "
+        "moved in other files count in status, delta and nextStep; `dependents` has them. "
+        "Fix anything introduced.",
         schemas.AFTER_EDIT_CHECK_INPUT,
         _after_edit,
         "tools.after_edit_check",
