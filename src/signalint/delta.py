@@ -446,8 +446,7 @@ def _elsewhere_step(
         files = len({i.file for i in broken})
         text = (
             f"{count(len(broken), 'issue', 'was')} introduced in "
-            f"{count(files, 'other file')} that depend on the edited ones: fix {them(len(broken))} "
-            "first"
+            f"{count(files, 'other file')}: fix {them(len(broken))} first"
         )
         if elsewhere.check_id:
             text += f" (list {them(len(broken))} {words(Step('list', elsewhere.check_id))})"

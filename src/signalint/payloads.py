@@ -249,9 +249,9 @@ class DependentEntry(TypedDict):
 class DependentsBlock(TypedDict):
     """What a check's edit did to the files that depend on the checked ones
     (`ripple.block`): errors to fix now (`total`: `broken` plus `moved`),
-    the files holding them (`fileCount`, the first `files`), the first
-    `issues`, the check retaining them (`checkId`) and the errors it
-    `repaired`."""
+    the files holding them (`fileCount`), the first `issues`, the check
+    retaining them (`checkId`, with the step listing the rest) and the
+    errors it `repaired`."""
 
     checkId: NotRequired[str]
     total: int
@@ -259,7 +259,6 @@ class DependentsBlock(TypedDict):
     moved: int
     repaired: int
     fileCount: int
-    files: list[str]
     issues: list[DependentEntry]
     nextStep: NotRequired[str]
 

@@ -121,7 +121,7 @@ NAMED_FILES = 3
 def _named(files: list[str]) -> str:
     shown = ", ".join(files[:NAMED_FILES])
     rest = len(files) - NAMED_FILES
-    return shown + (f" and {count(rest, 'more')}" if rest > 0 else "")
+    return shown + (f" and {rest} more" if rest > 0 else "")
 
 
 def told(ripple: Ripple, check_id: str, words: Words | None) -> str:
@@ -175,7 +175,6 @@ def block(ripple: Ripple, kept: Snapshot | None, shown: int, words: Words) -> De
         "moved": len(ripple.moved),
         "repaired": len(ripple.repaired),
         "fileCount": len(ripple.broken_files),
-        "files": ripple.broken_files[:NAMED_FILES],
         "issues": [
             {
                 "issueId": issue.issue_id if kept is None else kept.short_id(issue),

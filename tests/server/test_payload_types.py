@@ -87,10 +87,11 @@ def test_each_lookup_answer_schema_is_its_type(schema: Schema, shape: Any) -> No
         (outputs.DELTA_ENTRY, payloads.IssueEntry),
         (outputs.DELTA_SUMMARY, payloads.UnobservedSummary),
         (outputs.DELTA_PROPERTIES["counts"], payloads.DeltaCounts),
+        (outputs.DEPENDENTS, payloads.DependentsBlock),
     ],
     ids=[
         "engine", "failure", "cluster", "flat", "detail", "loop", "churn", "delta-entry",
-        "unobserved", "counts",
+        "unobserved", "counts", "dependents",
     ],
 )  # fmt: skip
 def test_each_nested_object_requires_what_its_type_always_carries(
@@ -110,3 +111,13 @@ def test_nested_objects_sit_where_their_types_say() -> None:
     assert check["fileRuleChurnWarning"] is outputs.CHURN_ENTRY
     assert outputs.DELTA_PROPERTIES["introduced"]["items"] is outputs.DELTA_ENTRY
     assert outputs.DELTA_PROPERTIES["unobserved"] is outputs.DELTA_SUMMARY
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+def test_file_checks_carry_the_dependents_block(compact: bool) -> None:
+    for schema in (
+        outputs.files_output(compact=compact),
+        outputs.after_edit_output(compact=compact),
+    ):
+        assert schema["properties"]["dependents"] is outputs.DEPENDENTS
+    assert "dependents" not in outputs.check_output(compact=compact)["properties"]

@@ -221,7 +221,7 @@ _NESTED_DELTA: Final[Schema] = {
 
 # What the edit did to the files that depend on the checked ones
 # (`ripple.block`, `payloads.DependentsBlock`): nested, so its keys only.
-DEPENDENTS: Final = _object("total", "broken", "moved", "repaired", "fileCount", "files", "issues")
+DEPENDENTS: Final = _object("total", "broken", "moved", "repaired", "fileCount", "issues")
 
 
 def files_output(*, compact: bool) -> Schema:

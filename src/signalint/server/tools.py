@@ -96,12 +96,10 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    # The dependents block keeps the detail of other files' errors: the
-    # delta counts them and lists none (the answer's 2 KB budget).
-    elsewhere = None
-    if answer.ripple:
-        dependents = answer.dependents
-        elsewhere = Elsewhere(answer.ripple, "" if dependents is None else dependents.check_id, 0)
+    # The dependents block keeps the detail of other files' errors, and the
+    # answer's nextStep the step listing them: the delta counts them and
+    # lists none (the answer's 2 KB budget).
+    elsewhere = None if not answer.ripple else Elsewhere(answer.ripple, "", 0)
     delta = compare(
         baseline, answer.snapshot, summarize=True, words=tool_words, elsewhere=elsewhere
     )
