@@ -125,8 +125,7 @@ async def test_check_files_of_the_edited_file_never_claims_clean(
     after_edit_check's answer does."""
     require_engine("tsc")
     root = ts_project(tmp_path / "project", 2)
-    env = {"SIGNALINT_MCP_PAYLOAD": mode, "SIGNALINT_COMPACT": compact}
-    async with connect(root, **env) as client:
+    async with connect(root, SIGNALINT_MCP_PAYLOAD=mode, SIGNALINT_COMPACT=compact) as client:
         baseline = (await client.call("check_project")).data
         settle()
         (root / "src" / "shape.ts").write_text(BAD)
