@@ -553,15 +553,20 @@ def _ripple(
 ) -> Ripple:
     """The edit's ripple (`ripple.ripple`): the issues whole-program engines
     reported outside the scope, and those of their previous runs that are
-    gone from a file the ignore rules keep, outside the scope."""
+    gone from a file the ignore rules keep, outside the scope (and not
+    still reported by another program: a workspace's packages read the
+    same dependency files)."""
     compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
     if not compared:
         return Ripple()
     programs_in = planned.request.reported_programs
+    still = {issue.issue_id for issue in outside}
     gone = [
         issue
         for o in compared
         for issue in o.gone
-        if not programs_in.contains(issue.file) and _keep(issue, planned.ignored, planned.walked)
+        if issue.issue_id not in still
+        and not programs_in.contains(issue.file)
+        and _keep(issue, planned.ignored, planned.walked)
     ]
     return ripple(new_outside, gone, outside, (o.engine for o in compared))

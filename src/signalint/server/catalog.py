@@ -103,9 +103,9 @@ _CHECK_TOOLS: Final = (
     Tool(
         "check_files",
         "Check files",
-        "Check edited `files`: only their diagnostics are returned (tsc still compiles the "
-        "whole program; filteredOutIssueCount counts the rest; errors the edit broke there: "
-        "`dependents`, never clean). " + _CHECK_RESULT,
+        "Check edited `files`: their diagnostics only (tsc compiles the whole program: "
+        "filteredOutIssueCount counts the rest, `dependents` what the edit broke). "
+        + _CHECK_RESULT,
         schemas.CHECK_FILES_INPUT,
         _files,
         "tools.check_files",
@@ -142,9 +142,8 @@ _CHECK_TOOLS: Final = (
     Tool(
         "after_edit_check",
         "Check after edit",
-        "After an edit: check_files on the changed `files` plus, given baselineCheckId, "
-        "`delta` against that check as in compare_diagnostics. Errors the edit broke or "
-        "moved in other files count in status, delta and nextStep; `dependents` has them. "
+        "After an edit: check_files of the changed `files`, plus `delta` against "
+        "baselineCheckId as in compare_diagnostics; errors it broke elsewhere count in both. "
         "Fix anything introduced.",
         schemas.AFTER_EDIT_CHECK_INPUT,
         _after_edit,

@@ -220,8 +220,9 @@ _NESTED_DELTA: Final[Schema] = {
 
 
 # What the edit did to the files that depend on the checked ones
-# (`ripple.block`, `payloads.DependentsBlock`): nested, so its keys only.
-DEPENDENTS: Final = _object("total", "broken", "moved", "repaired", "fileCount", "issues")
+# (`ripple.block`, `payloads.DependentsBlock`): an object here (the tool
+# list has a byte budget), its shape in the README.
+DEPENDENTS: Final[Schema] = {"type": "object"}
 
 
 def files_output(*, compact: bool) -> Schema:
