@@ -520,7 +520,9 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         check_id=ids.new_check_id(),
         fingerprint=fingerprint,
         project_root=str(request.root),
-        outcomes={o.engine: o for o in outcomes},
+        # The previous runs' issues served the ripple; a retained check
+        # does not keep them.
+        outcomes={o.engine: dataclasses.replace(o, gone=()) if o.gone else o for o in outcomes},
         issues=issues,
         created_at=time.time(),
         # A shard is a part of the project: an engine with no file in it lost nothing.
