@@ -24,8 +24,10 @@ engines that could tell are in `engines`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from signalint.model import Issue
 from signalint.payloads import DependentsBlock, laid_out
@@ -107,15 +109,15 @@ def ripple(
     result = Ripple(broken, repaired, tuple(pairs), engines=frozenset(engines))
     files = result.files
     if not files:
-        return Ripple(engines=result.engines)
+        return result
     present = tuple(
         sorted({i.issue_id: i for i in elsewhere if i.file in files}.values(), key=Issue.sort_key)
     )
-    return Ripple(broken, repaired, tuple(pairs), present, result.engines)
+    return dataclasses.replace(result, present=present)
 
 
 # Files a sentence names; the rest are counted.
-NAMED_FILES = 3
+NAMED_FILES: Final = 3
 
 
 def _named(files: list[str]) -> str:

@@ -129,7 +129,7 @@ def _with_ripple(state: ServerState, answer: checking.CheckAnswer) -> tuple[dict
     full["dependents"] = block(ripple, answer.dependents, DEPENDENTS_SHOWN, tool_words)
     wire = compact_keys(full) if state.compact else full
     if ripple.now and summary.startswith("Clean"):
-        summary = "Not clean: the checked files have no issues, but the edit broke other files."
+        summary = "Not clean: the checked files have no issues; the other files above do."
     return wire, said + " " + summary
 
 
