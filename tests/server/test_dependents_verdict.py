@@ -207,3 +207,32 @@ async def test_an_edit_that_only_moves_a_dependents_error_says_so(tmp_path: Path
     assert (delta["errorsIntroduced"], delta["errorsResolved"], delta["netDelta"]) == (0, 0, 0)
     assert delta["counts"]["persisting"] == 1
     assert "1 error in other files only moved" in delta["nextStep"]
+
+
+@pytest.mark.parametrize("engine", ["mypy", "pyright"])
+async def test_a_python_edit_breaking_an_importer_is_not_clean(tmp_path: Path, engine: str) -> None:
+    """The same verdict from Python's whole-program engines."""
+    require_engine(engine)
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "ripple"\nversion = "0"\n')
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), False)
+    engines[engine] = True
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "shape.py").write_text("def size() -> int:\n    return 1\n")
+    (root / "pkg" / "use.py").write_text("from pkg.shape import size\n\nv: int = size()\n")
+    settle()
+    async with connect(root) as client:
+        baseline = (await client.call("check_project")).data
+        assert baseline["status"] == "clean", baseline
+        settle()
+        (root / "pkg" / "shape.py").write_text('def size() -> str:\n    return "1"\n')
+        after = await client.call(
+            "after_edit_check", {"files": ["pkg/shape.py"], "baselineCheckId": baseline["checkId"]}
+        )
+    data = after.data
+    assert data["status"] == "issues_found", data
+    assert data["nextStep"].startswith("The edit broke 1 error in 1 other file (pkg/use.py)")
+    assert data["delta"]["errorsIntroduced"] == 1
+    assert [e["line"] for e in data["dependents"]["issues"]] == [3]
