@@ -40,6 +40,7 @@ from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.ignores import config_matcher
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
+from signalint.ripple import Ripple, ripple
 from signalint.shards import Division, Shard, divide
 from signalint.storage.check_store import CheckStore, Writes
 from signalint.storage.entries import Anchors
@@ -92,10 +93,10 @@ class CheckRun:
     all_packages: tuple[Package, ...] = ()
     parts: frozenset[str] = frozenset()
     elsewhere: tuple[Issue, ...] = ()
-    # Errors that whole-program engines found outside the scope and that
-    # their programs' previous runs did not have: what a check of some
-    # files' edit broke in the files that depend on them.
-    dependents: tuple[Issue, ...] = ()
+    # What whole-program engines found changed outside the scope since
+    # their programs' previous runs: what a check of some files' edit did
+    # to the files that depend on them (`ripple.Ripple`).
+    ripple: Ripple = dataclasses.field(default_factory=Ripple)
 
     def __repr__(self) -> str:
         return f"CheckRun({self.result!r}, filtered_out={self.filtered_out})"
@@ -427,6 +428,7 @@ def _combined(name: str, runs: Sequence[PackageRun]) -> EngineOutcome:
         failure=failure,
         served=served_all(o.served for _, o in done),
         introduced=_union(o.introduced for _, o in done),
+        gone=tuple(issue for _, o in done for issue in o.gone),
         scoped=any(o.scoped for _, o in done),
     )
 
@@ -511,10 +513,14 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         else {t.engine.name for t in planned.tasks if isinstance(t, PackagesTask)}
     )
     elsewhere: dict[str, Issue] = {}
-    dependents: dict[str, Issue] = {}
+    # Out of scope, from whole-program engines that know their previous run:
+    # what is new there, and everything there (`ripple`).
+    new_outside: list[Issue] = []
+    outside: list[Issue] = []
     for outcome in outcomes:
         introduced = outcome.introduced or frozenset()
         program_wide = outcome.engine in whole_program
+        compared = program_wide and outcome.introduced is not None
         for issue in outcome.issues:
             verdict = verdicts.get(issue.file)
             if verdict is None:
@@ -527,20 +533,25 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
                 continue
             if not verdict[1 if program_wide else 2]:
                 filtered_out += 1
-                if issue.issue_id in introduced and issue.severity == "error":
-                    dependents[issue.issue_id] = issue
+                if compared:
+                    outside.append(issue)
+                    if issue.issue_id in introduced:
+                        new_outside.append(issue)
                 continue
             if outcome.engine in divided and not _owns(division, issue.file):
                 elsewhere[issue.issue_id] = issue
                 continue
             seen[issue.issue_id] = issue
+    changed = _ripple(planned, outcomes, whole_program, new_outside, outside)
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
     result = CheckResult(
         check_id=ids.new_check_id(),
         fingerprint=fingerprint,
         project_root=str(request.root),
-        outcomes={o.engine: o for o in outcomes},
+        # The previous runs' issues served the ripple; a retained check
+        # does not keep them.
+        outcomes={o.engine: dataclasses.replace(o, gone=()) if o.gone else o for o in outcomes},
         issues=issues,
         created_at=time.time(),
         # A shard is a part of the project: an engine with no file in it lost nothing.
@@ -560,5 +571,33 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         all_packages=request.packages or (),
         parts=planned.parts,
         elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
-        dependents=tuple(sorted(dependents.values(), key=Issue.sort_key)),
+        ripple=changed,
     )
+
+
+def _ripple(
+    planned: Plan,
+    outcomes: Sequence[EngineOutcome],
+    whole_program: set[str],
+    new_outside: list[Issue],
+    outside: list[Issue],
+) -> Ripple:
+    """The edit's ripple (`ripple.ripple`): the issues whole-program engines
+    reported outside the scope, and those of their previous runs that are
+    gone from a file the ignore rules keep, outside the scope (and not
+    still reported by another program: a workspace's packages read the
+    same dependency files)."""
+    compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
+    if not compared:
+        return Ripple()
+    programs_in = planned.request.reported_programs
+    still = {issue.issue_id for issue in outside}
+    gone = [
+        issue
+        for o in compared
+        for issue in o.gone
+        if issue.issue_id not in still
+        and not programs_in.contains(issue.file)
+        and _keep(issue, planned.ignored, planned.walked)
+    ]
+    return ripple(new_outside, gone, outside, (o.engine for o in compared))

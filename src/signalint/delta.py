@@ -29,6 +29,7 @@ never move it); `counts` has the totals of every kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
 
 from signalint import ids
 from signalint.model import CheckResult, Issue
@@ -41,6 +42,7 @@ from signalint.payloads import (
     laid_out,
 )
 from signalint.report import issue_entry
+from signalint.ripple import Ripple
 from signalint.snapshot import Snapshot
 from signalint.steps import Step, Words
 from signalint.wording import count, them, they
@@ -96,9 +98,13 @@ def _pair_group(old: list[Issue], new: list[Issue]) -> list[Pair]:
 
 
 def _match_by(
-    old: dict[str, Issue], new: dict[str, Issue], key: Callable[[Issue], Hashable]
+    old: dict[str, Issue],
+    new: dict[str, Issue],
+    key: Callable[[Issue], Hashable],
+    found: list[Pair] | None = None,
 ) -> int:
-    """Pair leftovers sharing `key`; remove the pairs from both dicts; count them."""
+    """Pair leftovers sharing `key`; remove the pairs from both dicts (adding
+    them to `found` when given); count them."""
     groups: dict[Hashable, tuple[list[Issue], list[Issue]]] = {}
     for issue in old.values():
         groups.setdefault(key(issue), ([], []))[0].append(issue)
@@ -113,6 +119,8 @@ def _match_by(
             del old[o.issue_id]
             del new[n.issue_id]
             matched += 1
+            if found is not None:
+                found.append((o, n))
     return matched
 
 
@@ -177,11 +185,15 @@ def _next_step(
     unobserved: list[tuple[Issue, str]],
     newly: list[tuple[Issue, str]],
     words: Words,
+    introduced: int,
+    elsewhere: int = 0,
 ) -> str:
     # The word "clean" appears only in the last line, reached only with
-    # complete coverage, nothing introduced and no issue left (D7).
+    # complete coverage, nothing introduced and no issue left (D7), in the
+    # checked files or, `elsewhere`, in the other files the edit changed.
+    # `introduced` counts those in the checked files (a ripple's are said
+    # by `_elsewhere_step`).
     parts: list[str] = []
-    introduced = counts["introduced"]
     if introduced:
         parts.append(
             f"{count(introduced, 'issue', 'was introduced')} since the baseline: fix "
@@ -207,22 +219,26 @@ def _next_step(
         )
     if parts:
         return " ".join(parts)
-    if current.result.issues:
+    if counts["introduced"]:
+        return f"{count(counts['resolved'], 'issue')} resolved."
+    if current.result.issues or elsewhere:
         return (
             f"Nothing introduced; {counts['resolved']} resolved, "
-            f"{len(current.result.issues)} still present."
+            f"{len(current.result.issues) + elsewhere} still present."
         )
     return "Clean: nothing introduced, and the current check found no issues with full coverage."
 
 
 def _split_by_coverage(
-    issues: Iterable[Issue], other: Snapshot
+    issues: Iterable[Issue], other: Snapshot, elsewhere: Ripple | None = None
 ) -> tuple[list[Issue], list[tuple[Issue, str]]]:
-    """Issues `other` observed, and the others with the reason it did not."""
+    """Issues `other` observed (in its scope, or in the files of its ripple
+    `elsewhere`), and the others with the reason it did not."""
     observed: list[Issue] = []
     unobserved: list[tuple[Issue, str]] = []
     for issue in sorted(issues, key=Issue.sort_key):
-        reason = _not_observed_reason(other, issue)
+        seen = elsewhere is not None and elsewhere.observes(issue)
+        reason = None if seen else _not_observed_reason(other, issue)
         if reason is None:
             observed.append(issue)
         else:
@@ -230,20 +246,29 @@ def _split_by_coverage(
     return observed, unobserved
 
 
-def _pair_off(old: dict[str, Issue], new: dict[str, Issue]) -> int:
-    """Remove every matched pair from both dicts (module docstring, steps 1-3)."""
+def _pair_off(old: dict[str, Issue], new: dict[str, Issue], found: list[Pair] | None = None) -> int:
+    """Remove every matched pair from both dicts (module docstring, steps 1-3);
+    `found` collects the pairs of steps 2-3 (the issues that moved)."""
     persisting = 0
     for issue_id in [i for i in old if i in new]:
         del old[issue_id]
         del new[issue_id]
         persisting += 1
     persisting += _match_by(
-        old, new, lambda i: (i.file, i.rule, i.severity, ids.normalize_message(i.message))
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.normalize_message(i.message)), found
     )
     persisting += _match_by(
-        old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message))
+        old, new, lambda i: (i.file, i.rule, i.severity, ids.message_template(i.message)), found
     )
     return persisting
+
+
+def moved(old: Iterable[Issue], new: Iterable[Issue]) -> list[Pair]:
+    """The (old, new) pairs of issues that moved: gone from `old`, present in
+    `new` under another id, matched as a delta matches them (steps 2-3)."""
+    found: list[Pair] = []
+    _pair_off({i.issue_id: i for i in old}, {i.issue_id: i for i in new}, found)
+    return found
 
 
 def persisting(old: Iterable[Issue], new: Iterable[Issue]) -> frozenset[str]:
@@ -256,7 +281,12 @@ def persisting(old: Iterable[Issue], new: Iterable[Issue]) -> frozenset[str]:
 
 
 def compare(
-    baseline: Snapshot, current: Snapshot, *, summarize: bool = False, words: Words | None = None
+    baseline: Snapshot,
+    current: Snapshot,
+    *,
+    summarize: bool = False,
+    words: Words | None = None,
+    elsewhere: Elsewhere | None = None,
 ) -> Delta:
     """The delta from `baseline` to `current` (see the module docstring).
 
@@ -280,15 +310,31 @@ def compare(
     left. `words` is the front end's wording of the steps in `nextStep`
     (`signalint.steps`); without it (watch mode shows no advice) `nextStep`
     is empty.
+
+    `elsewhere` is the current check's ripple (`ripple.Ripple`: what its
+    edit changed in the files that depend on the checked ones) with the
+    check retaining those errors: the files it touched count as observed
+    by the current check, with the issues the whole-program engines report
+    there now, so what the edit broke or repaired there is introduced or
+    resolved. Where the baseline did not look at such a file, the
+    programs' previous runs stand in for it (a broken error is introduced,
+    a repaired one resolved, a moved one persisting). Those issues are
+    listed first, at most `elsewhere.listed` of them (the rest counted,
+    `truncated`, and `nextStep` says how to list them).
     """
     old = dict(baseline.by_id)
     new = dict(current.by_id)
+    ripple = None if elsewhere is None else elsewhere.ripple
+    if ripple is not None:
+        new.update((i.issue_id, i) for i in ripple.present)
     persisting = _pair_off(old, new)
 
     # Gone from the current check: resolved only where the current check looked.
-    resolved, unobserved = _split_by_coverage(old.values(), current)
+    resolved, unobserved = _split_by_coverage(old.values(), current, ripple)
     # New in the current check: introduced only where the baseline looked.
     introduced, newly = _split_by_coverage(new.values(), baseline)
+    if ripple is not None:
+        persisting += _stand_in(ripple, baseline, introduced, resolved, newly)
 
     counts: DeltaCounts = {
         "introduced": len(introduced),
@@ -300,11 +346,23 @@ def compare(
     complete = not unobserved and _covers(baseline, current)
     errors_introduced = sum(1 for i in introduced if i.severity == "error")
     errors_resolved = sum(1 for i in resolved if i.severity == "error")
+    shown = LIST_LIMIT if elsewhere is None else elsewhere.listed
+    listed_introduced = _listed(introduced, current, shown)
+    listed_resolved = _listed(resolved, current, shown)
+    step = ""
+    if words is not None:
+        here = sum(1 for i in introduced if not _outside(current, i))
+        still = 0 if ripple is None else len(ripple.now)
+        step = _next_step(
+            counts, complete, baseline, current, unobserved, newly, words, here, still
+        )
+        if elsewhere is not None:
+            step = _elsewhere_step(introduced, resolved, current, elsewhere, words) + step
     return {
         "baselineCheckId": baseline.check_id,
         "currentCheckId": current.check_id,
-        "introduced": [_entry(current, i) for i in introduced[:LIST_LIMIT]],
-        "resolved": [_entry(baseline, i) for i in resolved[:LIST_LIMIT]],
+        "introduced": [_entry(current, i) for i in listed_introduced],
+        "resolved": [_entry(baseline, i) for i in listed_resolved],
         "unobserved": _summary(unobserved) if summarize else _entries(baseline, unobserved),
         "newlyObserved": _summary(newly) if summarize else _entries(current, newly),
         "counts": counts,
@@ -312,11 +370,94 @@ def compare(
         "errorsResolved": errors_resolved,
         "netDelta": errors_introduced - errors_resolved,
         "coverageComplete": complete,
-        "truncated": any(
-            len(listed) > LIST_LIMIT
-            for listed in (introduced, resolved, *(() if summarize else (unobserved, newly)))
-        ),
-        "nextStep": ""
-        if words is None
-        else _next_step(counts, complete, baseline, current, unobserved, newly, words),
+        "truncated": len(listed_introduced) < len(introduced)
+        or len(listed_resolved) < len(resolved)
+        or (not summarize and any(len(listed) > LIST_LIMIT for listed in (unobserved, newly))),
+        "nextStep": step,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """A check's ripple for `compare`: what its edit changed in other files
+    (`ripple`), the check retaining those errors (`check_id`; "" when none
+    is), and how many of them a delta lists (`listed`)."""
+
+    ripple: Ripple
+    check_id: str = ""
+    listed: int = LIST_LIMIT
+
+
+def _outside(current: Snapshot, issue: Issue) -> bool:
+    return not current.scope.contains(issue.file)
+
+
+def _listed(issues: list[Issue], current: Snapshot, elsewhere: int) -> list[Issue]:
+    """What a delta lists of `issues`: those outside `current`'s scope (a
+    ripple's) first, at most `elsewhere` of them, then the others; at most
+    `LIST_LIMIT` in all."""
+    outside = [i for i in issues if _outside(current, i)]
+    inside = [i for i in issues if not _outside(current, i)]
+    return (outside[:elsewhere] + inside)[:LIST_LIMIT]
+
+
+def _stand_in(
+    ripple: Ripple,
+    baseline: Snapshot,
+    introduced: list[Issue],
+    resolved: list[Issue],
+    newly: list[tuple[Issue, str]],
+) -> int:
+    """Where `baseline` did not look at a file of `ripple`, its programs'
+    previous runs stand in: a broken error is introduced, a repaired one
+    resolved, a moved one persisting (`compare`). Changes the lists in
+    place; returns how many persist."""
+    broken = {i.issue_id for i in ripple.broken}
+    moved_now = {n.issue_id for _, n in ripple.moved}
+    persisting = 0
+    kept: list[tuple[Issue, str]] = []
+    for issue, reason in newly:
+        if issue.issue_id in broken:
+            introduced.append(issue)
+        elif issue.issue_id in moved_now:
+            persisting += 1
+        else:
+            kept.append((issue, reason))
+    newly[:] = kept
+    resolved.extend(i for i in ripple.repaired if _not_observed_reason(baseline, i) is not None)
+    introduced.sort(key=Issue.sort_key)
+    resolved.sort(key=Issue.sort_key)
+    return persisting
+
+
+def _elsewhere_step(
+    introduced: list[Issue],
+    resolved: list[Issue],
+    current: Snapshot,
+    elsewhere: Elsewhere,
+    words: Words,
+) -> str:
+    """The first words of a delta's `nextStep` about other files: what the
+    edit introduced there (fix first, how to list them), what it resolved,
+    and the errors it only moved."""
+    parts: list[str] = []
+    broken = [i for i in introduced if _outside(current, i)]
+    if broken:
+        files = len({i.file for i in broken})
+        text = (
+            f"{count(len(broken), 'issue', 'was')} introduced in "
+            f"{count(files, 'other file')}: fix {them(len(broken))} first"
+        )
+        if elsewhere.check_id:
+            text += f" (list {them(len(broken))} {words(Step('list', elsewhere.check_id))})"
+        parts.append(text + ".")
+    repaired = sum(1 for i in resolved if _outside(current, i))
+    if repaired:
+        parts.append(f"{count(repaired, 'issue')} resolved in other files.")
+    moved = len(elsewhere.ripple.moved)
+    if moved:
+        parts.append(
+            f"{count(moved, 'error')} in other files only moved (still there, elsewhere in "
+            f"the file): not fixed."
+        )
+    return "".join(part + " " for part in parts)

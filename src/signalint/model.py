@@ -246,6 +246,9 @@ class EngineOutcome:
     # with. A check of some files reports those outside its scope as the
     # edit's dependents (`check.CheckRun.dependents`).
     introduced: frozenset[str] | None = None
+    # The previous run's issues this run no longer reports (known exactly
+    # when `introduced` is): what an edit repaired, or moved, elsewhere.
+    gone: tuple[Issue, ...] = ()
     # A whole-program engine kept warm answered for the check's files alone
     # (`program_cache.ProgramRequest.files_only`): its issues in other files
     # are neither known nor counted.

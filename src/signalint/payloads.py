@@ -234,6 +234,35 @@ class Delta(TypedDict):
     nextStep: str
 
 
+class DependentEntry(TypedDict):
+    """One error an edit broke or moved in another file (`dependents.issues[]`)."""
+
+    issueId: str
+    file: str
+    line: int
+    col: int
+    engine: str
+    rule: str
+    summary: str
+
+
+class DependentsBlock(TypedDict):
+    """What a check's edit did to the files that depend on the checked ones
+    (`ripple.block`): errors to fix now (`total`: `broken` plus `moved`),
+    the files holding them (`fileCount`), the first `issues`, the check
+    retaining them (`checkId`, with the step listing the rest) and the
+    errors it `repaired`."""
+
+    checkId: NotRequired[str]
+    total: int
+    broken: int
+    moved: int
+    repaired: int
+    fileCount: int
+    issues: list[DependentEntry]
+    nextStep: NotRequired[str]
+
+
 class LoopStatus(TypedDict):
     """Loop status: what is looping or churning now."""
 
@@ -281,6 +310,8 @@ __all__ = [
     "ClusterEntry",
     "Delta",
     "DeltaCounts",
+    "DependentEntry",
+    "DependentsBlock",
     "DetailAnswer",
     "EngineEntry",
     "FailureEntry",

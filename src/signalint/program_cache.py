@@ -227,6 +227,11 @@ async def _run(
             hit = EngineOutcome(
                 engine.name, "ok", record.issues, files_checked=covered, cache_hits=1
             )
+            if stale is not None:
+                # Back to an older content (an edit undone): the newest run,
+                # stale now, is what this answer changes.
+                introduced, gone = _changes(stale, record.issues)
+                hit = dataclasses.replace(hit, introduced=introduced, gone=gone)
             return hit, writes
     if early is None:
         started_ns = time.time_ns()
@@ -268,18 +273,21 @@ async def _run(
         coverage_gap=gap,
         failure=failure,
         served=outcome.served,
-        introduced=(
-            _introduced(stale, outcome.issues) if status == "ok" and run.scoped is None else None
-        ),
         scoped=run.scoped is not None,
     )
+    if status == "ok" and run.scoped is None and stale is not None:
+        introduced, gone = _changes(stale, outcome.issues)
+        done = dataclasses.replace(done, introduced=introduced, gone=gone)
     return done, writes
 
 
-def _introduced(stale: ProgramRecord | None, issues: Sequence[Issue]) -> frozenset[str] | None:
-    """The ids of `issues` the stale record's run did not report (None without
-    one). Decoded only here: a scoped answer, the hooks' usual one, needs none."""
-    if stale is None:
-        return None
-    before = {i.issue_id for i in stale.issues}
-    return frozenset(i.issue_id for i in issues if i.issue_id not in before)
+def _changes(
+    stale: ProgramRecord, issues: Sequence[Issue]
+) -> tuple[frozenset[str], tuple[Issue, ...]]:
+    """The ids of `issues` the stale record's run did not report, and the
+    record's issues `issues` no longer has. Decoded only here: a scoped
+    answer, the hooks' usual one, needs neither."""
+    before = {i.issue_id: i for i in stale.issues}
+    now = {i.issue_id for i in issues}
+    introduced = frozenset(i for i in now if i not in before)
+    return introduced, tuple(i for key, i in before.items() if key not in now)

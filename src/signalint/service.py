@@ -43,6 +43,7 @@ from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.report import check_payload
 from signalint.request import CheckRequest, ProgressScope, Since, no_progress, resolve
+from signalint.ripple import Ripple
 from signalint.snapshot import Snapshot
 from signalint.steps import Words
 from signalint.storage.snapshots import SnapshotStore
@@ -73,9 +74,9 @@ class Checked:
     latency_ms: float
     warnings: Warnings | None = None
     only_new: OnlyNew | None = None
-    # The errors the check's edit introduced in other files of its
-    # programs (`CheckRun.dependents`), retained as a check of their own
-    # so they can be listed; None when there are none.
+    # The errors the check's edit broke or moved in other files of its
+    # programs (`CheckRun.ripple`: `Ripple.now`), retained as a check of
+    # their own so they can be listed; None when there are none.
     dependents: Snapshot | None = None
 
     def __repr__(self) -> str:
@@ -84,6 +85,11 @@ class Checked:
     @property
     def result(self) -> CheckResult:
         return self.snapshot.result
+
+    @property
+    def ripple(self) -> Ripple:
+        """What the edit changed in the files that depend on it (`ripple`)."""
+        return self.run.ripple
 
     @property
     def clustering(self) -> Clustering:
@@ -226,9 +232,10 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
 
 
 def _dependents(run: CheckRun) -> Snapshot | None:
-    """`run`'s dependents as a retained check of their files (whole-program
-    engines' outcomes only, nothing filtered out), or None."""
-    found = run.dependents
+    """The errors `run`'s edit broke or moved elsewhere (`Ripple.now`) as a
+    retained check of their files (whole-program engines' outcomes only,
+    nothing filtered out), or None."""
+    found = run.ripple.now
     if not found:
         return None
     engines = {issue.engine for issue in found}

@@ -110,3 +110,18 @@ def test_nested_objects_sit_where_their_types_say() -> None:
     assert check["fileRuleChurnWarning"] is outputs.CHURN_ENTRY
     assert outputs.DELTA_PROPERTIES["introduced"]["items"] is outputs.DELTA_ENTRY
     assert outputs.DELTA_PROPERTIES["unobserved"] is outputs.DELTA_SUMMARY
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["full", "compact"])
+def test_file_checks_carry_the_dependents_block(compact: bool) -> None:
+    for schema in (
+        outputs.files_output(compact=compact),
+        outputs.after_edit_output(compact=compact),
+    ):
+        assert schema["properties"]["dependents"] is outputs.DEPENDENTS
+    assert "dependents" not in outputs.check_output(compact=compact)["properties"]
+    # An object, its keys in the README and the type (the tool list's budget).
+    assert outputs.DEPENDENTS == {"type": "object"}
+    assert required(payloads.DependentsBlock) == {
+        "total", "broken", "moved", "repaired", "fileCount", "issues"
+    }  # fmt: skip

@@ -4,7 +4,11 @@ Post-edit: only the edited files are checked, with the configured engines,
 ignores and timeouts; the issues found in them go to the model in the
 host's context field, the new ones first (those this hook had not reported
 for the file before, remembered in the state directory), then those still
-open. Advisory: it never blocks the edit.
+open. Before them comes what the edit did to the files that depend on the
+edited ones, when a whole-program engine ran its whole program and knew
+its previous run (`ripple`): the errors it broke or moved there, listed,
+and those it repaired. Advisory: it never blocks the edit; the stop hook,
+which checks the project, blocks on a broken dependent as on any error.
 
 Stop: the project is checked with the configured engines. The hook blocks
 the stop when any returned cluster or flat record has priority at or under
@@ -151,7 +155,7 @@ def post_edit(
     `seen`, the ids this hook last reported for them), then the ones still
     open from before, and engine problems. `seen` is updated."""
     result = checked.result
-    parts: list[str] = []
+    parts = _ripple_lines(checked)
     before = seen.ids(files) if seen is not None else set()
     new = [i for i in result.issues if i.issue_id not in before]
     old = [i for i in result.issues if i.issue_id in before]
@@ -171,9 +175,31 @@ def post_edit(
         parts.append("Skipped: " + "; ".join(skipped))
     if seen is not None:
         seen.update(files, [i for i in result.issues], result.outcomes)
-    # Nothing new: what this hook remembers as reported stays as it is.
-    repeatable = not new and result.status != "error" and result.remote_cache is None
+    # Nothing new: what this hook remembers as reported stays as it is. An
+    # edit's ripple is known once (the next check of the same content finds
+    # the programs' records fresh), so its answer is not kept.
+    repeatable = (
+        not new
+        and not getattr(checked, "ripple", None)
+        and result.status != "error"
+        and result.remote_cache is None
+    )
     return Decision(context="\n".join(parts), repeatable=repeatable)
+
+
+def _ripple_lines(checked: Any) -> list[str]:
+    """What the edit did to the files that depend on the edited ones
+    (`ripple.told`), first: the errors it broke or moved there, listed."""
+    from signalint.formats.commands import command_words
+    from signalint.ripple import told
+
+    ripple = getattr(checked, "ripple", None)
+    if not ripple:
+        return []
+    dependents = getattr(checked, "dependents", None)
+    check_id = "" if dependents is None else dependents.check_id
+    lines = ["Signalint: " + told(ripple, check_id, command_words)]
+    return lines + issue_lines(ripple.now)
 
 
 class SeenIssues:

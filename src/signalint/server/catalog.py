@@ -68,6 +68,10 @@ def _check(compact: bool) -> Schema:
     return outputs.check_output(compact=compact)
 
 
+def _files(compact: bool) -> Schema:
+    return outputs.files_output(compact=compact)
+
+
 def _after_edit(compact: bool) -> Schema:
     return outputs.after_edit_output(compact=compact)
 
@@ -99,10 +103,11 @@ _CHECK_TOOLS: Final = (
     Tool(
         "check_files",
         "Check files",
-        "Check edited `files`: only their diagnostics are returned (tsc still compiles the "
-        "whole program; filteredOutIssueCount counts the rest). " + _CHECK_RESULT,
+        "Check edited `files`: their diagnostics only (tsc compiles the whole program: "
+        "filteredOutIssueCount counts the rest, `dependents` what the edit broke). "
+        + _CHECK_RESULT,
         schemas.CHECK_FILES_INPUT,
-        _check,
+        _files,
         "tools.check_files",
         idempotent=False,
     ),
@@ -137,9 +142,9 @@ _CHECK_TOOLS: Final = (
     Tool(
         "after_edit_check",
         "Check after edit",
-        "After an edit: check_files on the changed `files` plus, given baselineCheckId, "
-        "`delta` against that check as in compare_diagnostics, and `dependents`: errors "
-        "it introduced in other files of the program. Fix anything introduced.",
+        "After an edit: check_files of the changed `files`, plus `delta` against "
+        "baselineCheckId as in compare_diagnostics; errors it broke elsewhere count in both. "
+        "Fix anything introduced.",
         schemas.AFTER_EDIT_CHECK_INPUT,
         _after_edit,
         "tools.after_edit_check",

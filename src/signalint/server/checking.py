@@ -23,7 +23,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from signalint import service
@@ -40,6 +40,7 @@ from signalint.project.markers import MARKERS_HINT, project_languages
 from signalint.project.paths import PathRefused
 from signalint.report import compact_keys
 from signalint.request import CheckKind, Since
+from signalint.ripple import Ripple
 from signalint.server.errors import (
     ToolRefusal,
     classify_failure,
@@ -66,6 +67,8 @@ class CheckAnswer:
     wire: Mapping[str, Any]
     # The edit's dependents, retained as their own check (`service.Checked`).
     dependents: Snapshot | None = None
+    # What the edit changed in the files that depend on the checked ones.
+    ripple: Ripple = field(default_factory=Ripple)
 
     def __repr__(self) -> str:
         return f"CheckAnswer({self.snapshot!r})"
@@ -259,4 +262,4 @@ async def run(
     full = checked.payload(words=tool_words)
     _sanitize_engines(state, full)
     wire = compact_keys(full) if state.compact else full
-    return CheckAnswer(checked.snapshot, full, wire, checked.dependents)
+    return CheckAnswer(checked.snapshot, full, wire, checked.dependents, checked.ripple)

@@ -219,12 +219,21 @@ _NESTED_DELTA: Final[Schema] = {
 }
 
 
+# What the edit did to the files that depend on the checked ones
+# (`ripple.block`, `payloads.DependentsBlock`): an object here (the tool
+# list has a byte budget), its shape in the README.
+DEPENDENTS: Final[Schema] = {"type": "object"}
+
+
+def files_output(*, compact: bool) -> Schema:
+    """A file check (check_files): a check answer plus `dependents`."""
+    return check_output(compact=compact, extra={"dependents": DEPENDENTS})
+
+
 def after_edit_output(*, compact: bool) -> Schema:
     """A file check plus `delta` (a comparison, or a stale marker for the
-    baseline) and `dependents` (errors the edit introduced in other files)."""
-    # dependents: {checkId, total, fileCount, issues, nextStep?}; an object here
-    # (the tool list has a byte budget), its shape in the tool's description.
-    extra: dict[str, Schema] = {"delta": _NESTED_DELTA, "dependents": {"type": "object"}}
+    baseline) and `dependents` (what the edit did to other files)."""
+    extra: dict[str, Schema] = {"delta": _NESTED_DELTA, "dependents": DEPENDENTS}
     return check_output(compact=compact, extra=extra)
 
 

@@ -9,7 +9,7 @@ whether or not compact keys are on (D16).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
 from signalint.server import checking
@@ -21,12 +21,10 @@ from signalint.server.state import ServerState
 from signalint.server.words import tool_words
 from signalint.wording import count, them
 
-if TYPE_CHECKING:
-    from signalint.snapshot import Snapshot
-
 DETAIL_LIMIT: Final = 100
-# Dependents shown in an after_edit_check answer; the rest are listed by id.
-DEPENDENTS_SHOWN: Final = 5
+# Dependents shown in a file check's answer; the rest are counted, with the
+# step that lists them (the answer's 2 KB budget).
+DEPENDENTS_SHOWN: Final = 3
 
 
 def check_summary(full: CheckPayload) -> str:
@@ -81,18 +79,15 @@ async def check_files(state: ServerState, args: dict[str, Any], send: SendProgre
     answer = await checking.run(
         state, args["files"], field="files", kind="files", send=send, select=select
     )
-    return Reply(answer.wire, check_summary(answer.full))
+    wire, summary = _with_ripple(state, answer)
+    return Reply(wire, summary)
 
 
 async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.delta import compare
+    from signalint.delta import Elsewhere, compare
 
     answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
-    summary = check_summary(answer.full)
-    wire = dict(answer.wire)
-    if answer.dependents is not None:
-        wire["dependents"], said = _dependents(answer.dependents)
-        summary += " " + said
+    wire, summary = _with_ripple(state, answer)
     baseline_id = args.get("baselineCheckId")
     if baseline_id is None:
         return Reply(wire, summary)
@@ -101,42 +96,41 @@ async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendP
         # The new check still stands; only the comparison is stale (reference).
         wire["delta"] = stale("baselineCheckId", "The baseline check is not retained").data
         return Reply(wire, summary + " Delta: baseline unknown or expired.")
-    delta = compare(baseline, answer.snapshot, summarize=True, words=tool_words)
+    # The dependents block keeps the detail of other files' errors, and the
+    # answer's nextStep the step listing them: the delta counts them and
+    # lists none (the answer's 2 KB budget).
+    elsewhere = None if not answer.ripple else Elsewhere(answer.ripple, "", 0)
+    delta = compare(
+        baseline, answer.snapshot, summarize=True, words=tool_words, elsewhere=elsewhere
+    )
     wire["delta"] = delta
     return Reply(wire, summary + " " + _delta_summary(delta))
 
 
-def _dependents(snap: Snapshot) -> tuple[dict[str, Any], str]:
-    """The `dependents` block: the errors an edit introduced in other files
-    of its programs, counted, the first few shown, the rest listed by the
-    check that retains them."""
-    issues = snap.result.issues
-    files = len(snap.targets)
-    block: dict[str, Any] = {
-        "checkId": snap.check_id,
-        "total": len(issues),
-        "fileCount": files,
-        "issues": [
-            {
-                "issueId": issue.issue_id,
-                "file": issue.file,
-                "line": issue.line,
-                "col": issue.col,
-                "engine": issue.engine,
-                "rule": issue.rule,
-                "summary": issue.summary,
-            }
-            for issue in issues[:DEPENDENTS_SHOWN]
-        ],
-    }
-    rest = len(issues) - DEPENDENTS_SHOWN
-    if rest > 0:
-        block["nextStep"] = (
-            f"{count(rest, 'more error')}; list {them(rest)} with list_issues "
-            f'(checkId "{snap.check_id}").'
-        )
-    said = f"The edit broke {count(len(issues), 'error')} in {count(files, 'other file')}."
-    return block, said
+def _with_ripple(state: ServerState, answer: checking.CheckAnswer) -> tuple[dict[str, Any], str]:
+    """A file check's wire payload and summary, told what its edit did to the
+    files that depend on the checked ones (`ripple`): errors it broke or
+    moved there make the status `issues_found` (a file check never calls
+    clean an edit that broke another file) and come first in `nextStep`
+    and the summary, named by file; `dependents` has the detail."""
+    from signalint.report import compact_keys
+    from signalint.ripple import block, told
+
+    ripple = answer.ripple
+    summary = check_summary(answer.full)
+    if not ripple:
+        return dict(answer.wire), summary
+    check_id = "" if answer.dependents is None else answer.dependents.check_id
+    said = told(ripple, check_id, tool_words)
+    full: dict[str, Any] = dict(answer.full)
+    if ripple.now and full["status"] == "clean":
+        full["status"] = "issues_found"
+    full["nextStep"] = said + (" " + full["nextStep"] if full["nextStep"] else "")
+    full["dependents"] = block(ripple, answer.dependents, DEPENDENTS_SHOWN, tool_words)
+    wire = compact_keys(full) if state.compact else full
+    if ripple.now and summary.startswith("Clean"):
+        summary = "Not clean: the checked files have no issues; the other files above do."
+    return wire, said + " " + summary
 
 
 def _delta_summary(delta: Delta) -> str:
