@@ -12,6 +12,7 @@ tool call; the check pipeline, engines and history load on demand.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +28,10 @@ from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
+from signalint.server.malformed import Naming, envelope
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
-from signalint.server.transport import INVALID_REQUEST, PARSE_ERROR, BoundedLines
+from signalint.server.transport import INVALID_REQUEST, BoundedLines
 
 INSTRUCTIONS = (
     "Signalint runs this project's own linters and type checkers "
@@ -87,7 +89,8 @@ def build_server(state: ServerState) -> Server[Any]:
             known = ", ".join(TOOLS)
             raise MCPError(
                 code=types.INVALID_PARAMS,
-                message=f"Unknown tool {params.name[:80]!r}; tools: {known}",
+                message=f"Unknown tool {params.name[:80]!r} in params.name; tools: {known}",
+                data={"field": "params.name", "expected": list(TOOLS), "got": params.name[:80]},
             )
         arguments: dict[str, Any] = params.arguments or {}
         try:
@@ -102,7 +105,7 @@ def build_server(state: ServerState) -> Server[Any]:
         reply = await call(spec, state, arguments, _Sender(ctx))
         return render(state.mode, reply)
 
-    return Server(
+    server: Server[Any] = Server(
         "signalint",
         version=__version__,
         title="Signalint",
@@ -110,6 +113,9 @@ def build_server(state: ServerState) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # Around the SDK's validation of params: name the field at fault.
+    server.middleware.append(Naming())
+    return server
 
 
 class _Asked:
@@ -142,10 +148,12 @@ class _Asked:
 
 
 class _Noted:
-    """The input lines, each shown to `asked` on its way to the SDK."""
+    """The input lines, each shown to `asked` on its way to the SDK and kept
+    in `sent` until the SDK's read stream gives out what it made of it."""
 
     def __init__(self, lines: BoundedLines, asked: _Asked) -> None:
         self._lines, self._asked = lines, asked
+        self.sent: deque[str] = deque()
 
     def __aiter__(self) -> _Noted:
         return self
@@ -153,6 +161,7 @@ class _Noted:
     async def __anext__(self) -> str:
         line = await self._lines.__anext__()
         self._asked.note(line)
+        self.sent.append(line)
         return line
 
 
@@ -181,13 +190,22 @@ class _Unparsed(_Wrapper):
     message into an exception on the read stream, and its dispatcher drops
     it silently: the client then waits for an answer that never comes.
     JSON-RPC 2.0 says to answer: -32700 (parse error) for a line that is not
-    JSON, -32600 (invalid request) for JSON that is not a message; the id is
-    null, since it cannot be read from such a line. The SDK offers no hook
-    for this, so this wrapper does it; every other item passes unchanged.
+    JSON, -32600 (invalid request) for JSON that is not a message. The SDK
+    offers no hook for this, so this wrapper does it; every other item
+    passes unchanged. The transport makes exactly one item of each line, in
+    order, so the line an exception stands for is the oldest of `sent`
+    (`_Noted`): the answer names the member at fault and carries the
+    request's id when it is readable, else null (`malformed.envelope`).
     """
 
-    def __init__(self, inner: Any, answer: Callable[[int, str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        sent: deque[str],
+        answer: Callable[[int, str, object, dict[str, Any]], Awaitable[None]],
+    ) -> None:
         self._inner = inner
+        self._sent = sent
         self._answer = answer
 
     @property
@@ -197,17 +215,10 @@ class _Unparsed(_Wrapper):
     async def receive(self) -> Any:
         while True:
             item = await self._inner.receive()
+            line = self._sent.popleft() if self._sent else "?"
             if not isinstance(item, Exception):
                 return item
-            errors = getattr(item, "errors", None)
-            kinds = {e.get("type") for e in errors()} if callable(errors) else set()
-            if "json_invalid" in kinds:
-                await self._answer(PARSE_ERROR, "Parse error: the line is not JSON")
-            else:
-                await self._answer(
-                    INVALID_REQUEST,
-                    "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message",
-                )
+            await self._answer(*envelope(line))
 
     def __aiter__(self) -> _Unparsed:
         return self
@@ -301,10 +312,14 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
         reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
-    async def unparsed(code: int, message: str) -> None:
-        say(f"answered a line it could not parse with {code}")
-        error = types.ErrorData(code=code, message=message)
-        reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    async def unparsed(code: int, message: str, request_id: Any, data: dict[str, Any]) -> None:
+        say(f"answered a line it could not parse with {code}: {message[:200]}")
+        error = (
+            types.ErrorData(code=code, message=message, data=data)
+            if data
+            else types.ErrorData(code=code, message=message)
+        )
+        reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
     handover = start.handover
@@ -319,7 +334,7 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
             outbox.append(write_stream)
             ready.set()
             answers = _Answers(write_stream, asked, start)
-            incoming = _Unparsed(read_stream, unparsed)
+            incoming = _Unparsed(read_stream, lines.sent, unparsed)
             await server.run(incoming, answers, server.create_initialization_options())
     finally:
         start.give_back()
