@@ -28,10 +28,11 @@ from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
+from signalint.server.leaving import STOP_GRACE_S, Leaving
 from signalint.server.malformed import Naming, envelope
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
-from signalint.server.transport import INVALID_REQUEST, BoundedLines
+from signalint.server.transport import INVALID_REQUEST, BoundedLines, claim_stdout
 
 INSTRUCTIONS = (
     "Signalint runs this project's own linters and type checkers "
@@ -328,9 +329,16 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
         prelude.append(handover.pending)
     asked = _Asked()
     lines = _Noted(BoundedLines(handover.reader, refuse, prelude), asked)
+    leaving = start.leaving
+    leaving.on_kill(lambda: _kill_workers(state))
+    wire, give_back_stdout = claim_stdout()
     try:
-        # The SDK reads only `async for line in stdin` of the stdin it is given.
-        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+        # The SDK reads only `async for line in stdin` of the stdin it is
+        # given, and writes through `write` and `flush` of the stdout.
+        async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, _Wire(wire, leaving))) as (
+            read_stream,
+            write_stream,
+        ):
             outbox.append(write_stream)
             ready.set()
             answers = _Answers(write_stream, asked, start)
@@ -338,29 +346,97 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
             await server.run(incoming, answers, server.create_initialization_options())
     finally:
         start.give_back()
-        if "context" in state.__dict__ and state.context.warm is not None:
-            await state.context.warm.close()
+        give_back_stdout()
+        leaving.ended()  # the input ended, or serving failed: the deadline runs
+        await _wind_down(state, leaving, say)
+    leaving.leave(0)
+
+
+class _Wire:
+    """The SDK's stdout: each answer written whole on a worker thread,
+    through `leaving`, so the process never ends inside a line."""
+
+    def __init__(self, fd: int, leaving: Leaving) -> None:
+        self._fd, self._leaving = fd, leaving
+
+    async def write(self, text: str) -> int:
+        import anyio.to_thread
+
+        await anyio.to_thread.run_sync(self._leaving.write_line, self._fd, text.encode())
+        return len(text)
+
+    async def flush(self) -> None:
+        return None
+
+
+def _kill_workers(state: ServerState) -> None:
+    """Kill the warm workers' groups (any thread; `leaving`'s last resort)."""
+    context = state.__dict__.get("context")
+    if context is not None and context.warm is not None:
+        context.warm.kill_all()
+
+
+async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], None]) -> None:
+    """Stop the warm workers and wait for the writes behind the answers,
+    until `leaving`'s deadline (`server.leaving` says what a write left
+    then costs)."""
+    import asyncio
+    import threading
+
+    from signalint.shadow import REMOVAL_THREAD
+
+    context = state.__dict__.get("context")
+    waits: list[Awaitable[Any]] = []
+    if context is not None and context.warm is not None:
+        waits.append(context.warm.end(min(STOP_GRACE_S, leaving.left())))
+    writes: list[asyncio.Future[Any]] = [] if context is None else context.background()
+    for name in ("snapshots", "live_snapshots"):
+        store = state.__dict__.get(name)
+        if store is not None:
+            writes += [asyncio.wrap_future(future) for future in store.writing()]
+    if writes:
+        waits.append(asyncio.wait(writes, timeout=leaving.left()))
+    await asyncio.gather(*waits, return_exceptions=True)
+    for thread in threading.enumerate():
+        if thread.name == REMOVAL_THREAD:
+            thread.join(leaving.left())
+    dropped = 0
+    for tier in [] if context is None else context.remote_tiers():
+        dropped += tier.abandon(leaving.left())
+    left = sum(not w.done() for w in writes) + sum(
+        t.name == REMOVAL_THREAD for t in threading.enumerate()
+    )
+    if left or dropped:
+        say(
+            f"exiting {leaving.budget_s:g} s after the input ended: {left} local write(s) "
+            f"and {dropped} remote-cache batch(es) still running were left "
+            '(docs/architecture.md, "The MCP server\'s exit")'
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Start:
     """What the front (`server.front`) leaves the SDK: where it stopped
     reading, the answers recorded for this start and where they are kept,
-    and the call that gives stdin back."""
+    the call that gives stdin back, and the process's exit (`leaving`)."""
 
     handover: Handover
     recorded: Recorded
     cache: Path
     give_back: Callable[[], None]
+    leaving: Leaving
 
 
 def serve(root: Path, max_request_bytes: int, start: Start) -> int:
     """Serve MCP on stdin/stdout for `root` until the client disconnects,
-    from where the front stopped (`start`).
+    from where the front stopped (`start`); the process then ends within
+    `leaving.BUDGET_S` of the end of input (`server.leaving`), so this
+    returns only when serving failed.
 
     A message longer than `max_request_bytes` is refused unread (D25).
     """
     import anyio
 
+    start.leaving.on_signals()
     anyio.run(_serve, root, max_request_bytes, start)
     return 0

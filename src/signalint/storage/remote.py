@@ -350,12 +350,27 @@ class RemoteTier:
         """Wait for the writes still running while the store makes progress:
         at most `deadline_s` in all, and never `STALL_S` (or the read budget,
         if longer) without one finishing; the rest are dropped."""
+        pending, reason = self._wait(deadline_s)
+        if pending:
+            self._fail(f"{reason}; {count(pending, 'batch')} of writes dropped")
+
+    def abandon(self, deadline_s: float) -> int:
+        """Wait at most `deadline_s` for the writes still running and drop
+        the rest, for a process that is leaving now (the MCP server); how
+        many batches were dropped. The store stays on (no warning): it did
+        nothing wrong."""
+        pending, _ = self._wait(deadline_s)
+        return pending
+
+    def _wait(self, deadline_s: float) -> tuple[int, str]:
+        """Wait as `flush` says; the batches not finished (cancelled when
+        not started) and why."""
         end = time.monotonic() + deadline_s
         while True:
             with self._lock:
                 pending = set(self._pending)
             if not pending:
-                return
+                return 0, ""
             left = end - time.monotonic()
             if left <= 0:
                 reason = f"not finished within {deadline_s:g} s"
@@ -369,7 +384,7 @@ class RemoteTier:
                 break
         for future in pending:
             future.cancel()
-        self._fail(f"{reason}; {count(len(pending), 'batch')} of writes dropped")
+        return len(pending), reason
 
     def probe(self) -> str | None:
         """A signed round trip through the store (`doctor`): what went wrong, or None.
