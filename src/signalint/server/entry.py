@@ -102,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stderr.flush()
     wire, give_back = claim_stdin()
     leaving = Leaving()  # the deadline starts when the input ends
+    leaving.watch(wire)
     reader = LineReader(leaving.reading(lambda size: os.read(wire, size)), max_request_bytes)
     cache = front.cache_dir()
     recorded = front.Recorded.load(front.record_key(root), cache)
