@@ -27,7 +27,9 @@ run behind the answer on the tier's own threads, in small batches,
 bounded in size; before the first write a store that has not answered a
 read yet is asked one (a store that is down costs one read budget, not
 more). At exit writes are waited for while batches keep finishing, at most
-`FLUSH_S` seconds, and given up when none finished for `STALL_S`.
+`FLUSH_S` seconds, and given up when none finished for `STALL_S`; a
+process that must leave sooner (the MCP server) waits until its own
+deadline and drops the rest (`abandon`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ What the pool guarantees around every driver:
 - **No process left behind.** Workers run in their own process groups
   through the one subprocess door (`process.start`), and exit when their
   stdin closes, which is what a killed parent leaves them; `close` stops
-  them all, `kill_all` does so synchronously (exit and signal handlers).
+  them all, `end` all at once with a short grace (a leaving server),
+  `kill_all` does so synchronously (exit and signal handlers).
 
 The pool belongs to one event loop (the workers' pipes do): asked from
 another loop it stops its workers and starts afresh.
