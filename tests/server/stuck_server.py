@@ -12,17 +12,21 @@ import time
 from typing import Any
 
 from signalint.server import tools
+from signalint.server.catalog import Tool
+from signalint.server.checking import SendProgress
 from signalint.server.entry import main
+from signalint.server.payload import Reply
+from signalint.server.state import ServerState
 
 _call = tools.call
 
 
-async def _stuck(spec: Any, *args: Any) -> Any:
-    if spec.name == "ping":
+async def _stuck(tool: Tool, state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
+    if tool.name == "ping":
         sys.stderr.write("stuck_server: ping blocks the loop\n")
         sys.stderr.flush()
         time.sleep(600)
-    return await _call(spec, *args)
+    return await _call(tool, state, args, send)
 
 
 if __name__ == "__main__":

@@ -347,9 +347,8 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     finally:
         start.give_back()
         give_back_stdout()
-        leaving.ended()  # the input ended, or serving failed: the deadline runs
         await _wind_down(state, leaving, say)
-    leaving.leave(0)
+    leaving.leave(0)  # not after a failure: its traceback, then the usual exit
 
 
 class _Wire:
