@@ -134,7 +134,7 @@ def test_every_malformed_message_is_answered_naming_what_was_wrong(root: Path) -
         assert "before the session was initialized" in early["error"]["message"]
         assert "initialize" in early["error"]["data"]["expected"]
         hello = wire.ask({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": HELLO})
-        assert "result" in hello
+        assert "result" in hello, hello
         wire.line(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         for index, (message, code, words, field) in enumerate(PARAMS, start=100):
             reply = wire.ask({**message, "id": index})
@@ -172,6 +172,32 @@ def test_every_malformed_message_is_answered_naming_what_was_wrong(root: Path) -
         ping = {"name": "ping", "arguments": {}}
         reply = wire.ask({"jsonrpc": "2.0", "id": 400, "method": "tools/call", "params": ping})
         assert reply["result"]["content"][0]["text"] == "pong"
+    finally:
+        wire.close()
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"capabilities": []}, "params.capabilities"),
+        ({"clientInfo": {"name": "t"}}, "params.clientInfo.version"),
+        ({"capabilities": {"roots": 5}}, "params.capabilities.roots"),
+    ],
+)
+def test_a_malformed_first_initialize_is_answered_once_naming_the_field(
+    root: Path, change: dict[str, Any], field: str
+) -> None:
+    """The front answers a well-formed `initialize` from its record; a
+    malformed one goes to the SDK, so the client gets one answer: the error."""
+    wire = Wire(root)
+    try:
+        bad = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {**HELLO, **change}}
+        reply = wire.ask(bad)
+        assert reply["id"] == 1 and "result" not in reply, reply
+        assert field in [e["field"] for e in reply["error"]["data"]["errors"]], reply
+        good = {"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": HELLO}
+        assert wire.ask(good)["id"] == 2  # no second answer to id 1 came first
     finally:
         wire.close()
 
