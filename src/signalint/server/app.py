@@ -369,7 +369,15 @@ class _Wire:
 
 
 def _kill_workers(state: ServerState) -> None:
-    """Kill the warm workers' groups (any thread; `leaving`'s last resort)."""
+    """Kill the warm workers' groups and those of the engine runs in flight
+    (any thread; `leaving`'s last resort). Nothing is imported here: the
+    loop's thread may hold the import lock (no run is in flight before
+    `process` is loaded)."""
+    import sys
+
+    process = sys.modules.get("signalint.process")
+    if process is not None:
+        process.kill_running()
     context = state.__dict__.get("context")
     if context is not None and context.warm is not None:
         context.warm.kill_all()

@@ -107,8 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = front.cache_dir()
     recorded = front.Recorded.load(front.record_key(root), cache)
     packaged.fill(recorded, root)  # what the record lacks, where the shipped answers apply
+    loading: list[object] = []  # the thread importing the SDK, once started
     handover = front.first_answers(
-        reader, recorded, lambda data: leaving.write_line(1, data), front.load_in_background
+        reader,
+        recorded,
+        lambda data: leaving.write_line(1, data),
+        lambda: loading.append(front.load_in_background()),
     )
     if handover.answered:
         sys.stderr.write(
@@ -121,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         give_back()
         leaving.leave(0)
 
+    for thread in loading:  # never import the SDK on two threads at once
+        join = getattr(thread, "join", None)
+        if join is not None:
+            join()
     from signalint.server.app import Start, serve
 
     start = Start(handover, recorded, cache, give_back, leaving)

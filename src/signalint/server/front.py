@@ -267,9 +267,12 @@ def _message(line: bytes) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def load_in_background() -> None:
-    """Import `HEAVY_MODULES` on a worker thread (the import lock makes a
-    later import of the same module wait for it, never import it twice)."""
+def load_in_background() -> threading.Thread:
+    """Import `HEAVY_MODULES` on a worker thread, returned; join it before
+    importing any of them on another thread. (Two threads importing the
+    SDK's packages at once can deadlock: one holds a submodule's lock while
+    it waits for its package's, which the other holds while its package
+    imports that submodule; Python then raises `_DeadlockError` in one.)"""
     import importlib
 
     def load() -> None:
@@ -279,7 +282,9 @@ def load_in_background() -> None:
             except Exception:
                 return
 
-    threading.Thread(target=load, name="signalint-sdk-import", daemon=True).start()
+    thread = threading.Thread(target=load, name="signalint-sdk-import", daemon=True)
+    thread.start()
+    return thread
 
 
 __all__ = [

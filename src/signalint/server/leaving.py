@@ -31,8 +31,9 @@ when the budget ends during a write, that line is given `LINE_GRACE_S`
 more (a client that stopped reading cannot hold the process beyond it).
 A watchdog thread started at the end of input does the same if the event
 loop is blocked at the deadline (an import, a long step of a check): it
-waits for the line being written, kills the workers' groups (`on_kill`)
-and ends the process. SIGTERM and SIGHUP take that path at once.
+waits for the line being written, kills the workers' groups and those of
+the engine runs in flight (`on_kill`) and ends the process. SIGTERM and
+SIGHUP take that path at once.
 
 What a write left at the deadline costs: a local cache write is an SQLite
 transaction, rolled back whole, so the next check runs those engines
@@ -50,9 +51,13 @@ before the handshake.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import select
 import signal
+import struct
 import sys
+import termios
 import threading
 import time
 from collections.abc import Callable
@@ -104,11 +109,6 @@ class Leaving:
         ).start()
 
     def _hangup(self, fd: int) -> None:
-        import fcntl
-        import select
-        import struct
-        import termios
-
         poller = select.poll()
         # POLLHUP (a pipe's writer closed) is reported unasked; POLLRDHUP is
         # a socket's peer shutting down its writing side.
