@@ -1,6 +1,6 @@
 """`signalint-mcp` latency: start-up to `initialize` response, and in-server checks.
 
-    .venv/bin/python bench/bench_server.py [--runs 5] [--checks 5]
+    .venv/bin/python bench/bench_server.py [--runs 5] [--checks 5] [--exit-only]
 
 1. Start to initialize: spawn the console script in a copy of examples/demo,
    write one `initialize` request, time until its response line arrives
@@ -14,6 +14,12 @@
 2. In-server check_project on an unchanged project: one server, one warm-up
    check, then the median of `--checks` further checks, each timed from
    `tools/call` written to its response read.
+3. Input closed to exit (`server/leaving.py`, bound 0.3 s): the server's
+   stdin closed, timed until the process has exited (`--runs` each), right
+   after the handshake (answered by the front), after a `ping` (the SDK
+   loaded), after a `check_project` of a fresh copy (warm workers running;
+   their processes counted after the exit: none may be left), and with a
+   `check_project` of a fresh copy still running (cut short).
 
 Numbers are reported, never asserted (docs/architecture.md, "Tests and benchmarks").
 """
@@ -134,12 +140,84 @@ def in_server_checks(cwd: Path, cache: Path, checks: int) -> list[float]:
     return times
 
 
+def _descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                children = [int(c) for c in handle.read().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+SCENARIOS = ("handshake", "ping", "check", "in-flight")
+
+
+def input_closed_to_exit(demo: Path, cache: Path, scenario: str) -> tuple[float, int]:
+    """Seconds from closing the server's stdin to its exit, and how many of
+    its workers still ran then; `scenario`: "handshake", "ping", "check"
+    (answered) or "in-flight" (a check still running)."""
+    cwd = demo
+    if scenario in ("check", "in-flight"):  # a fresh copy: the check runs its engines
+        cwd = Path(tempfile.mkdtemp(dir=demo.parent)) / "demo"
+        shutil.copytree(demo, cwd, ignore=shutil.ignore_patterns(".signalint"))
+    proc = spawn(cwd, cache)
+    assert proc.stdin is not None and proc.stdout is not None
+    send(proc.stdin, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT})
+    receive(proc.stdout, 1)
+    send(proc.stdin, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    if scenario != "handshake":
+        name = "ping" if scenario == "ping" else "check_project"
+        call = {"name": name, "arguments": {}}
+        send(proc.stdin, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        if scenario == "in-flight":
+            time.sleep(0.5)  # the check is under way
+        else:
+            receive(proc.stdout, 2)
+    workers = _descendants(proc.pid)
+    started = time.perf_counter()
+    proc.stdin.close()
+    proc.stdout.read()
+    proc.wait(timeout=60)
+    elapsed = time.perf_counter() - started
+    return elapsed, sum(_running(pid) for pid in workers)
+
+
 def main() -> None:
     compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--checks", type=int, default=5)
+    parser.add_argument("--exit-only", action="store_true", help="only 3., input closed to exit")
     args = parser.parse_args()
+    if args.exit_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            demo = Path(tmp) / "demo"
+            shutil.copytree(REPO / "examples" / "demo", demo)
+            cache = Path(tmp) / "cache"
+            start_to_initialize(demo, cache, tools=True, sdk=True)  # records the SDK's answers
+            report_exits(
+                {
+                    scenario: [input_closed_to_exit(demo, cache, s) for s in [scenario] * args.runs]
+                    for scenario in SCENARIOS
+                }
+            )
+        return
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
         shutil.copytree(REPO / "examples" / "demo", demo)
@@ -155,6 +233,10 @@ def main() -> None:
         bare = [interpreter("pass") for _ in runs]
         imports = [interpreter("import mcp.server.lowlevel") for _ in runs]
         checks = in_server_checks(demo, cache, args.checks)
+        exits = {
+            scenario: [input_closed_to_exit(demo, cache, scenario) for _ in runs]
+            for scenario in SCENARIOS
+        }
     for label, times in (
         ("start -> initialize answer, first start (shipped answers)", first),
         ("start -> initialize answer, first start, shipped answers off (the SDK)", by_sdk),
@@ -173,6 +255,18 @@ def main() -> None:
         f"in-server check_project, unchanged demo: median {statistics.median(checks):.3f} s "
         f"(min {min(checks):.3f}, max {max(checks):.3f}; {len(checks)} checks after a warm-up)"
     )
+    report_exits(exits)
+
+
+def report_exits(exits: dict[str, list[tuple[float, int]]]) -> None:
+    for scenario, measured in exits.items():
+        times = [elapsed for elapsed, _ in measured]
+        left = sum(workers for _, workers in measured)
+        print(
+            f"input closed -> exit, {scenario}: median {statistics.median(times):.3f} s "
+            f"(min {min(times):.3f}, max {max(times):.3f}; {len(times)} runs; "
+            f"workers left running: {left})"
+        )
 
 
 if __name__ == "__main__":

@@ -90,3 +90,25 @@ def test_cancellation_kills_the_process_group(tmp_path: Path) -> None:
     pids = asyncio.run(scenario())
     assert wait_until_dead(pids) == []
     assert wait_for_file(pidfile)
+
+
+def test_kill_running_ends_every_group_in_flight_from_another_thread(tmp_path: Path) -> None:
+    """What a server whose event loop is busy does as a last resort
+    (`server.leaving`): the runs' groups are killed without the loop."""
+    import threading
+
+    pidfile = tmp_path / "pids"
+    script = write_executable(tmp_path / "hang", HANG_WITH_CHILD.format(pidfile=pidfile))
+    results: list[process.ProcessResult] = []
+    runner = threading.Thread(
+        target=lambda: results.append(
+            process.run_blocking(_command([str(script)], tmp_path, timeout_s=600))
+        )
+    )
+    runner.start()
+    pids = [int(p) for p in wait_for_file(pidfile).split()]
+    process.kill_running()
+    assert wait_until_dead(pids) == []
+    runner.join(60)
+    assert results and results[0].exit_code == -9  # killed, not timed out
+    process.kill_running()  # nothing in flight: nothing to do

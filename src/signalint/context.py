@@ -113,6 +113,14 @@ class Context:
         """Directory listings of this project's earlier walks (`project.WalkMemo`)."""
         return self._walks.setdefault(root, WalkMemo())
 
+    def background(self) -> list[asyncio.Future[None]]:
+        """The writes started by `in_background` that are still running."""
+        return list(self._pending)
+
+    def remote_tiers(self) -> list[RemoteTier]:
+        """The shared stores this process opened."""
+        return [tier for tier in self._remotes.values() if isinstance(tier, RemoteTier)]
+
     def in_background(self, work: Callable[[], None]) -> None:
         """Start `work` in a worker thread without waiting for it.
 

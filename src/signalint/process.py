@@ -83,6 +83,19 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+# The process groups of the `run`s in flight in this process (their
+# leaders' pids), for a process that must end them without its event loop.
+_RUNNING: set[int] = set()
+
+
+def kill_running() -> None:
+    """Kill the group of every `run` in flight now, without waiting (any
+    thread; a server's last resort when its loop is busy, `server.leaving`)."""
+    for pid in list(_RUNNING):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 class _Overflow(Exception):
     pass
 
@@ -150,6 +163,7 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
             await asyncio.wait_for(started_proc.communicate(), timeout=10)
         raise
 
+    _RUNNING.add(proc.pid)
     out, err = bytearray(), bytearray()
     budget = [output_limit or DEFAULT_OUTPUT_LIMIT]
     assert proc.stdout is not None and proc.stderr is not None
@@ -180,6 +194,7 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
         # Kill the group even after a normal exit: a grandchild that dropped
         # its pipes must not outlive the check.
         _kill_group(proc)
+        _RUNNING.discard(proc.pid)
         if timed_out or overflow:
             readers.cancel()
             with contextlib.suppress(BaseException):

@@ -30,6 +30,8 @@ _MEMORY: Final = "/dev/shm"
 # Never copied: Signalint's state and Python's bytecode; callers add the
 # engines' own cache directories (`shadow_copy(skip=...)`).
 SKIPPED: Final = frozenset({".signalint", "__pycache__", ".pytest_cache"})
+# The name of the threads that remove copies (a leaving server waits for them).
+REMOVAL_THREAD: Final = "signalint-shadow-removal"
 
 
 def _copy_tree(source: Path, target: Path, skipped: Collection[str]) -> None:
@@ -123,7 +125,10 @@ def shadow_copy(
     finally:
         # Removed on a thread: nobody waits for it (the interpreter does, at exit).
         threading.Thread(
-            target=shutil.rmtree, args=(directory,), kwargs={"ignore_errors": True}
+            target=shutil.rmtree,
+            args=(directory,),
+            kwargs={"ignore_errors": True},
+            name=REMOVAL_THREAD,
         ).start()
 
 

@@ -161,6 +161,7 @@ ALLOWED = {
     "signalint.server",
     "signalint.server.entry",
     "signalint.server.front",
+    "signalint.server.leaving",
     "signalint.server.packaged",
     "signalint.server.transport",
 }

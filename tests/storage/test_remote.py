@@ -333,6 +333,32 @@ def test_a_check_of_some_paths_keeps_no_pack_and_a_shard_keeps_its_own(tmp_path:
     assert warnings == []
 
 
+def test_a_leaving_process_waits_for_writes_until_its_deadline_then_drops_them(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    url = f"fs://{tmp_path / 'shared'}"
+    warnings: list[str] = []
+    writer = tier(url, warnings)
+    entries = tmp_path / "shared" / "signalint" / "entry"
+    entries.mkdir(parents=True)
+    # A write that never finishes: opening a FIFO to write blocks until
+    # someone reads it.
+    stuck = entries / "stuck"
+    os.mkfifo(stuck)
+    try:
+        writer.put_many({"done": b"one"})
+        writer.put_many({"stuck": b"two"})
+        assert writer.abandon(2.0) == 1
+        # Dropped without a warning, and the store stays on: it did nothing wrong.
+        assert warnings == [] and writer.off_reason is None
+        assert tier(url, warnings).get_many(["done"]) == {"done": b"one"}
+    finally:
+        held = os.open(stuck, os.O_RDONLY | os.O_NONBLOCK)  # lets the writer thread go
+        os.close(held)
+
+
 @pytest.mark.real
 def test_processes_that_used_the_store_exit_cleanly(tmp_path: Path) -> None:
     """The store client must not call back into a finalizing interpreter: a

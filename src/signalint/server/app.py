@@ -12,6 +12,7 @@ tool call; the check pipeline, engines and history load on demand.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +28,11 @@ from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
+from signalint.server.leaving import STOP_GRACE_S, Leaving
+from signalint.server.malformed import Naming, envelope
 from signalint.server.payload import Reply, advertises_output_schema, render
 from signalint.server.state import ServerState
-from signalint.server.transport import INVALID_REQUEST, PARSE_ERROR, BoundedLines
+from signalint.server.transport import INVALID_REQUEST, BoundedLines, claim_stdout
 
 INSTRUCTIONS = (
     "Signalint runs this project's own linters and type checkers "
@@ -87,7 +90,8 @@ def build_server(state: ServerState) -> Server[Any]:
             known = ", ".join(TOOLS)
             raise MCPError(
                 code=types.INVALID_PARAMS,
-                message=f"Unknown tool {params.name[:80]!r}; tools: {known}",
+                message=f"Unknown tool {params.name[:80]!r} in params.name; tools: {known}",
+                data={"field": "params.name", "expected": list(TOOLS), "got": params.name[:80]},
             )
         arguments: dict[str, Any] = params.arguments or {}
         try:
@@ -102,7 +106,7 @@ def build_server(state: ServerState) -> Server[Any]:
         reply = await call(spec, state, arguments, _Sender(ctx))
         return render(state.mode, reply)
 
-    return Server(
+    server: Server[Any] = Server(
         "signalint",
         version=__version__,
         title="Signalint",
@@ -110,6 +114,9 @@ def build_server(state: ServerState) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # Around the SDK's validation of params: name the field at fault.
+    server.middleware.append(Naming())
+    return server
 
 
 class _Asked:
@@ -142,10 +149,12 @@ class _Asked:
 
 
 class _Noted:
-    """The input lines, each shown to `asked` on its way to the SDK."""
+    """The input lines, each shown to `asked` on its way to the SDK and kept
+    in `sent` until the SDK's read stream gives out what it made of it."""
 
     def __init__(self, lines: BoundedLines, asked: _Asked) -> None:
         self._lines, self._asked = lines, asked
+        self.sent: deque[str] = deque()
 
     def __aiter__(self) -> _Noted:
         return self
@@ -153,6 +162,7 @@ class _Noted:
     async def __anext__(self) -> str:
         line = await self._lines.__anext__()
         self._asked.note(line)
+        self.sent.append(line)
         return line
 
 
@@ -181,13 +191,22 @@ class _Unparsed(_Wrapper):
     message into an exception on the read stream, and its dispatcher drops
     it silently: the client then waits for an answer that never comes.
     JSON-RPC 2.0 says to answer: -32700 (parse error) for a line that is not
-    JSON, -32600 (invalid request) for JSON that is not a message; the id is
-    null, since it cannot be read from such a line. The SDK offers no hook
-    for this, so this wrapper does it; every other item passes unchanged.
+    JSON, -32600 (invalid request) for JSON that is not a message. The SDK
+    offers no hook for this, so this wrapper does it; every other item
+    passes unchanged. The transport makes exactly one item of each line, in
+    order, so the line an exception stands for is the oldest of `sent`
+    (`_Noted`): the answer names the member at fault and carries the
+    request's id when it is readable, else null (`malformed.envelope`).
     """
 
-    def __init__(self, inner: Any, answer: Callable[[int, str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        sent: deque[str],
+        answer: Callable[[int, str, object, dict[str, Any]], Awaitable[None]],
+    ) -> None:
         self._inner = inner
+        self._sent = sent
         self._answer = answer
 
     @property
@@ -197,17 +216,10 @@ class _Unparsed(_Wrapper):
     async def receive(self) -> Any:
         while True:
             item = await self._inner.receive()
+            line = self._sent.popleft() if self._sent else "?"
             if not isinstance(item, Exception):
                 return item
-            errors = getattr(item, "errors", None)
-            kinds = {e.get("type") for e in errors()} if callable(errors) else set()
-            if "json_invalid" in kinds:
-                await self._answer(PARSE_ERROR, "Parse error: the line is not JSON")
-            else:
-                await self._answer(
-                    INVALID_REQUEST,
-                    "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message",
-                )
+            await self._answer(*envelope(line))
 
     def __aiter__(self) -> _Unparsed:
         return self
@@ -301,10 +313,14 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
         reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
-    async def unparsed(code: int, message: str) -> None:
-        say(f"answered a line it could not parse with {code}")
-        error = types.ErrorData(code=code, message=message)
-        reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    async def unparsed(code: int, message: str, request_id: Any, data: dict[str, Any]) -> None:
+        say(f"answered a line it could not parse with {code}: {message[:200]}")
+        error = (
+            types.ErrorData(code=code, message=message, data=data)
+            if data
+            else types.ErrorData(code=code, message=message)
+        )
+        reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         await outbox[0].send(SessionMessage(reply))
 
     handover = start.handover
@@ -313,39 +329,121 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
         prelude.append(handover.pending)
     asked = _Asked()
     lines = _Noted(BoundedLines(handover.reader, refuse, prelude), asked)
+    leaving = start.leaving
+    leaving.on_kill(lambda: _kill_workers(state))
+    wire, give_back_stdout = claim_stdout()
     try:
-        # The SDK reads only `async for line in stdin` of the stdin it is given.
-        async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+        # The SDK reads only `async for line in stdin` of the stdin it is
+        # given, and writes through `write` and `flush` of the stdout.
+        async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, _Wire(wire, leaving))) as (
+            read_stream,
+            write_stream,
+        ):
             outbox.append(write_stream)
             ready.set()
             answers = _Answers(write_stream, asked, start)
-            incoming = _Unparsed(read_stream, unparsed)
+            incoming = _Unparsed(read_stream, lines.sent, unparsed)
             await server.run(incoming, answers, server.create_initialization_options())
     finally:
         start.give_back()
-        if "context" in state.__dict__ and state.context.warm is not None:
-            await state.context.warm.close()
+        give_back_stdout()
+        await _wind_down(state, leaving, say)
+    leaving.leave(0)  # not after a failure: its traceback, then the usual exit
+
+
+class _Wire:
+    """The SDK's stdout: each answer written whole on a worker thread,
+    through `leaving`, so the process never ends inside a line."""
+
+    def __init__(self, fd: int, leaving: Leaving) -> None:
+        self._fd, self._leaving = fd, leaving
+
+    async def write(self, text: str) -> int:
+        import anyio.to_thread
+
+        await anyio.to_thread.run_sync(self._leaving.write_line, self._fd, text.encode())
+        return len(text)
+
+    async def flush(self) -> None:
+        return None
+
+
+def _kill_workers(state: ServerState) -> None:
+    """Kill the warm workers' groups and those of the engine runs in flight
+    (any thread; `leaving`'s last resort). Nothing is imported here: the
+    loop's thread may hold the import lock (no run is in flight before
+    `process` is loaded)."""
+    import sys
+
+    process = sys.modules.get("signalint.process")
+    if process is not None:
+        process.kill_running()
+    context = state.__dict__.get("context")
+    if context is not None and context.warm is not None:
+        context.warm.kill_all()
+
+
+async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], None]) -> None:
+    """Stop the warm workers and wait for the writes behind the answers,
+    until `leaving`'s deadline (`server.leaving` says what a write left
+    then costs)."""
+    import asyncio
+    import threading
+
+    from signalint.shadow import REMOVAL_THREAD
+
+    context = state.__dict__.get("context")
+    waits: list[Awaitable[Any]] = []
+    if context is not None and context.warm is not None:
+        waits.append(context.warm.end(min(STOP_GRACE_S, leaving.left())))
+    writes: list[asyncio.Future[Any]] = [] if context is None else context.background()
+    for name in ("snapshots", "live_snapshots"):
+        store = state.__dict__.get(name)
+        if store is not None:
+            writes += [asyncio.wrap_future(future) for future in store.writing()]
+    if writes:
+        waits.append(asyncio.wait(writes, timeout=leaving.left()))
+    await asyncio.gather(*waits, return_exceptions=True)
+    for thread in threading.enumerate():
+        if thread.name == REMOVAL_THREAD:
+            thread.join(leaving.left())
+    dropped = 0
+    for tier in [] if context is None else context.remote_tiers():
+        dropped += tier.abandon(leaving.left())
+    left = sum(not w.done() for w in writes) + sum(
+        t.name == REMOVAL_THREAD for t in threading.enumerate()
+    )
+    if left or dropped:
+        say(
+            f"exiting {leaving.budget_s:g} s after the input ended: {left} local write(s) "
+            f"and {dropped} remote-cache batch(es) still running were left "
+            '(docs/architecture.md, "The MCP server\'s exit")'
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Start:
     """What the front (`server.front`) leaves the SDK: where it stopped
     reading, the answers recorded for this start and where they are kept,
-    and the call that gives stdin back."""
+    the call that gives stdin back, and the process's exit (`leaving`)."""
 
     handover: Handover
     recorded: Recorded
     cache: Path
     give_back: Callable[[], None]
+    leaving: Leaving
 
 
 def serve(root: Path, max_request_bytes: int, start: Start) -> int:
     """Serve MCP on stdin/stdout for `root` until the client disconnects,
-    from where the front stopped (`start`).
+    from where the front stopped (`start`); the process then ends within
+    `leaving.BUDGET_S` of the end of input (`server.leaving`), so this
+    returns only when serving failed.
 
     A message longer than `max_request_bytes` is refused unread (D25).
     """
     import anyio
 
+    start.leaving.on_signals()
     anyio.run(_serve, root, max_request_bytes, start)
     return 0

@@ -93,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"signalint-mcp: warning: {warning}; using the working directory\n")
     sys.stderr.write(f"signalint-mcp: project root {root}\n")
     from signalint.server import front, packaged
+    from signalint.server.leaving import Leaving
     from signalint.server.transport import LineReader, claim_stdin, max_bytes_from
 
     max_request_bytes, bad_limit = max_bytes_from(os.environ)
@@ -100,27 +101,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"signalint-mcp: warning: {bad_limit}\n")
     sys.stderr.flush()
     wire, give_back = claim_stdin()
-    reader = LineReader(lambda size: os.read(wire, size), max_request_bytes)
+    leaving = Leaving()  # the deadline starts when the input ends
+    leaving.watch(wire)
+    reader = LineReader(leaving.reading(lambda size: os.read(wire, size)), max_request_bytes)
     cache = front.cache_dir()
     recorded = front.Recorded.load(front.record_key(root), cache)
     packaged.fill(recorded, root)  # what the record lacks, where the shipped answers apply
-    handover = front.first_answers(reader, recorded, _write_out, front.load_in_background)
+    loading: list[object] = []  # the thread importing the SDK, once started
+    handover = front.first_answers(
+        reader,
+        recorded,
+        lambda data: leaving.write_line(1, data),
+        lambda: loading.append(front.load_in_background()),
+    )
     if handover.answered:
         sys.stderr.write(
             "signalint-mcp: answered the handshake with the answers recorded at an earlier start"
             " or shipped with Signalint\n"
         )
+    if handover.ended:
+        # The input ended and the front answered all of it: nothing needs
+        # the SDK (still loading on its thread), and no worker ran.
+        give_back()
+        leaving.leave(0)
 
+    for thread in loading:  # never import the SDK on two threads at once
+        join = getattr(thread, "join", None)
+        if join is not None:
+            join()
     from signalint.server.app import Start, serve
 
-    return serve(root, max_request_bytes, Start(handover, recorded, cache, give_back))
-
-
-def _write_out(data: bytes) -> None:
-    """Write `data` whole to stdout (the front's answers, before the SDK's writer)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(1, view) :]
+    start = Start(handover, recorded, cache, give_back, leaving)
+    return serve(root, max_request_bytes, start)
 
 
 def entry() -> None:

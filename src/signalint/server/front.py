@@ -6,8 +6,9 @@ pydantic models), and clients time a server's start: `initialize` and
 those first messages itself and answers them with the answers the SDK gave
 in an earlier start of this server, recorded in the user's cache directory
 (`Recorded`), while the SDK loads on a worker thread. The first message it
-has no recorded answer for (a tool call, an unknown protocol version, a
-line that is not JSON, a message over the size limit) hands the connection
+has no recorded answer for (a tool call, an unknown protocol version, an
+`initialize` whose params are not of the shape the SDK accepts, a line
+that is not JSON, a message over the size limit) hands the connection
 over to the SDK (`Handover`): the `initialize` request (and the
 `initialized` notification) it answered are replayed to the SDK first, so
 the SDK's session is in the state the client believes it is in, and the
@@ -211,7 +212,12 @@ def first_answers(
         if not isinstance(params, dict):
             params = {}
         asked = params.get("protocolVersion")
-        if method == INITIALIZE and not greeted and request_id is not None:
+        if (
+            method == INITIALIZE
+            and not greeted
+            and request_id is not None
+            and _well_formed_hello(params)
+        ):
             result = recorded.initialize.get(asked) if isinstance(asked, str) else None
             if result is not None:
                 _reply(out, request_id, result)
@@ -235,6 +241,24 @@ def first_answers(
         return Handover(reader, replay, answered, item, ended=False)
 
 
+def _well_formed_hello(params: dict[str, Any]) -> bool:
+    """Whether an `initialize`'s params have the shape the SDK accepts, as
+    far as it can be told without the SDK: its members of the right types.
+    One that does not goes to the SDK, which names what is wrong; answered
+    here, the client would get a success and then the SDK's error."""
+    capabilities, client = params.get("capabilities"), params.get("clientInfo")
+    if not isinstance(capabilities, dict) or not isinstance(client, dict):
+        return False
+    if not all(isinstance(value, dict | None) for value in capabilities.values()):
+        return False
+    texts = ("name", "version", "title", "description", "websiteUrl")
+    if not (isinstance(client.get("name"), str) and isinstance(client.get("version"), str)):
+        return False
+    if not all(isinstance(client[k], str) for k in texts if k in client):
+        return False
+    return isinstance(params.get("_meta", {}), dict)
+
+
 def _message(line: bytes) -> dict[str, Any] | None:
     try:
         found = json.loads(line)
@@ -243,9 +267,12 @@ def _message(line: bytes) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def load_in_background() -> None:
-    """Import `HEAVY_MODULES` on a worker thread (the import lock makes a
-    later import of the same module wait for it, never import it twice)."""
+def load_in_background() -> threading.Thread:
+    """Import `HEAVY_MODULES` on a worker thread, returned; join it before
+    importing any of them on another thread. (Two threads importing the
+    SDK's packages at once can deadlock: one holds a submodule's lock while
+    it waits for its package's, which the other holds while its package
+    imports that submodule; Python then raises `_DeadlockError` in one.)"""
     import importlib
 
     def load() -> None:
@@ -255,7 +282,9 @@ def load_in_background() -> None:
             except Exception:
                 return
 
-    threading.Thread(target=load, name="signalint-sdk-import", daemon=True).start()
+    thread = threading.Thread(target=load, name="signalint-sdk-import", daemon=True)
+    thread.start()
+    return thread
 
 
 __all__ = [

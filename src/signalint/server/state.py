@@ -58,8 +58,8 @@ class ServerState:
 
         Shared with the CLI and other server processes, so an id from any of
         them resolves here. Writes happen on a background thread: a check's
-        answer never waits for its snapshot file, and the thread finishes
-        before the process exits.
+        answer never waits for its snapshot file, and a leaving server waits
+        for it until its exit deadline (`server.leaving`).
         """
         from signalint.storage.snapshots import (
             DEFAULT_MAX_COUNT,

@@ -263,3 +263,27 @@ def claim_stdin() -> tuple[int, Callable[[], None]]:
         os.dup2(private, 0)
 
     return private, restore
+
+
+def claim_stdout() -> tuple[int, Callable[[], None]]:
+    """A private descriptor of stdout (the wire), and the call that gives fd 1 back.
+
+    While serving, fd 1 writes to stderr, so stray output (a handler's
+    print, a child that inherits it) never lands between the answers. The
+    private descriptor is never closed (a writer thread may hold it).
+    """
+    import fcntl
+
+    try:
+        private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        return 1, lambda: None
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        return private, lambda: None
+
+    def restore() -> None:
+        os.dup2(private, 1)
+
+    return private, restore

@@ -27,7 +27,9 @@ run behind the answer on the tier's own threads, in small batches,
 bounded in size; before the first write a store that has not answered a
 read yet is asked one (a store that is down costs one read budget, not
 more). At exit writes are waited for while batches keep finishing, at most
-`FLUSH_S` seconds, and given up when none finished for `STALL_S`.
+`FLUSH_S` seconds, and given up when none finished for `STALL_S`; a
+process that must leave sooner (the MCP server) waits until its own
+deadline and drops the rest (`abandon`).
 """
 
 from __future__ import annotations
@@ -350,12 +352,27 @@ class RemoteTier:
         """Wait for the writes still running while the store makes progress:
         at most `deadline_s` in all, and never `STALL_S` (or the read budget,
         if longer) without one finishing; the rest are dropped."""
+        pending, reason = self._wait(deadline_s)
+        if pending:
+            self._fail(f"{reason}; {count(pending, 'batch')} of writes dropped")
+
+    def abandon(self, deadline_s: float) -> int:
+        """Wait at most `deadline_s` for the writes still running and drop
+        the rest, for a process that is leaving now (the MCP server); how
+        many batches were dropped. The store stays on (no warning): it did
+        nothing wrong."""
+        pending, _ = self._wait(deadline_s)
+        return pending
+
+    def _wait(self, deadline_s: float) -> tuple[int, str]:
+        """Wait as `flush` says; the batches not finished (cancelled when
+        not started) and why."""
         end = time.monotonic() + deadline_s
         while True:
             with self._lock:
                 pending = set(self._pending)
             if not pending:
-                return
+                return 0, ""
             left = end - time.monotonic()
             if left <= 0:
                 reason = f"not finished within {deadline_s:g} s"
@@ -369,7 +386,7 @@ class RemoteTier:
                 break
         for future in pending:
             future.cancel()
-        self._fail(f"{reason}; {count(len(pending), 'batch')} of writes dropped")
+        return len(pending), reason
 
     def probe(self) -> str | None:
         """A signed round trip through the store (`doctor`): what went wrong, or None.

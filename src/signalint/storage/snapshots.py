@@ -154,6 +154,11 @@ class SnapshotStore:
         with self._lock:
             self._pending = [f for f in self._pending if not f.done()] + [future]
 
+    def writing(self) -> list[Future[None]]:
+        """The background writes still running."""
+        with self._lock:
+            return [future for future in self._pending if not future.done()]
+
     def flush(self) -> None:
         """Wait until every background write has finished (or failed with a warning)."""
         with self._lock:

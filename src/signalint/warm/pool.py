@@ -31,7 +31,8 @@ What the pool guarantees around every driver:
 - **No process left behind.** Workers run in their own process groups
   through the one subprocess door (`process.start`), and exit when their
   stdin closes, which is what a killed parent leaves them; `close` stops
-  them all, `kill_all` does so synchronously (exit and signal handlers).
+  them all, `end` all at once with a short grace (a leaving server),
+  `kill_all` does so synchronously (exit and signal handlers).
 
 The pool belongs to one event loop (the workers' pipes do): asked from
 another loop it stops its workers and starts afresh.
@@ -392,9 +393,21 @@ class WarmPool:
             await self._stop(slot, lost=False)
         self._slots.clear()
 
-    def kill_all(self) -> None:
-        """Kill every worker's group now, without waiting."""
+    async def end(self, grace_s: float) -> None:
+        """Stop every worker at once, without the goodbyes `close` says (a
+        language server's shutdown request): each one's stdin is closed, all
+        get `grace_s` together to exit, then each group is killed. For a
+        process that is leaving (`server.leaving`)."""
+        children = [s.session.child for s in self._slots.values() if s.session is not None]
         for slot in self._slots.values():
+            slot.session = None
+        self._slots.clear()
+        await asyncio.gather(*(c.stop(grace_s) for c in children), return_exceptions=True)
+
+    def kill_all(self) -> None:
+        """Kill every worker's group now, without waiting (safe from another
+        thread or a signal handler: it only sends signals)."""
+        for slot in list(self._slots.values()):
             if slot.session is not None:
                 slot.session.child.kill()
                 slot.session = None
