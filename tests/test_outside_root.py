@@ -37,9 +37,7 @@ SECRET = "sk_live_SECRET123"
 
 # Text every engine quotes: undefined names, unused variables, a wrong type.
 JS_SECRET = (
-    f"API_KEY = {SECRET};\n"
-    f"var {SECRET}_unused = 1;\n"
-    f"let other_{SECRET} = {SECRET}_unused == 1;\n"
+    f"API_KEY = {SECRET};\nvar {SECRET}_unused = 1;\nlet other_{SECRET} = {SECRET}_unused == 1;\n"
 )
 PY_SECRET = f'API_KEY = {SECRET}\nother_{SECRET}: int = "{SECRET}"\n'
 
@@ -104,9 +102,16 @@ def test_the_walk_names_the_links_out_of_the_root_it_skips(tmp_path: Path) -> No
     edge = Boundary(root)
     files = walk(root, ["ignored/**"], boundary=edge)
     assert "src/inside.ts" in files and "src/alias.ts" in files
-    assert not any(f.startswith(("src/deep/config", "src/linked", "src/chain", "src/vendor")) for f in files)
+    assert not any(
+        f.startswith(("src/deep/config", "src/linked", "src/chain", "src/vendor")) for f in files
+    )
     # Ignored places (hop/, node_modules/) are not named.
-    assert sorted(edge.links) == ["src/chain.ts", "src/deep/config.ts", "src/linked/", "src/vendor.ts"]
+    assert sorted(edge.links) == [
+        "src/chain.ts",
+        "src/deep/config.ts",
+        "src/linked/",
+        "src/vendor.ts",
+    ]
 
 
 def test_the_notes_name_the_paths_and_count_the_rest() -> None:
@@ -216,7 +221,11 @@ def _said(run: CheckRun) -> str:
 
 
 def _same(a: EngineOutcome, b: EngineOutcome) -> None:
-    assert (a.status, a.files_checked, a.coverage_gap) == (b.status, b.files_checked, b.coverage_gap)
+    assert (a.status, a.files_checked, a.coverage_gap) == (
+        b.status,
+        b.files_checked,
+        b.coverage_gap,
+    )
     assert sorted(i.issue_id for i in a.issues) == sorted(i.issue_id for i in b.issues)
 
 

@@ -291,9 +291,7 @@ async def _run(
         coverage_gap=gap,
         failure=failure,
         served=outcome.served,
-        introduced=(
-            _introduced(stale, issues) if status == "ok" and run.scoped is None else None
-        ),
+        introduced=(_introduced(stale, issues) if status == "ok" and run.scoped is None else None),
         scoped=run.scoped is not None,
     )
     return done, writes
