@@ -262,6 +262,10 @@ async def _run(
     if hidden:
         gap = "; ".join(g for g in (gap, withheld_gap(engine.name, hidden)) if g)
         issues = ()
+        # What the engine kept of the run (mypy's cache, tsc's build info)
+        # holds what it read: gone with the answer (a cold run's goes anyway).
+        if store is not None:
+            shutil.rmtree(request.job.state_dir / engine.name, ignore_errors=True)
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
     checked_now: Collection[str] = program.inputs if program.checked is None else program.checked

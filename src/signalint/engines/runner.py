@@ -232,6 +232,7 @@ class Job:
             target=self.target,
             python=self.interpreter(),
             issues=issues,
+            outside=tuple(sorted(self.boundary.links)) if self.boundary is not None else (),
         )
 
 
