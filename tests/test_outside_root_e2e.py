@@ -12,6 +12,9 @@ both, so the scan can fail. The MCP answers: tests/server/test_outside_root_mcp.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,6 +95,26 @@ def answers(capsys: pytest.CaptureFixture[str]) -> list[tuple[str, str]]:
     return said
 
 
+def remote_files(root: Path, remote: Path) -> list[Path]:
+    """What a check run as its own process (so its writes to the shared
+    store finish at exit) put in a shared store in `remote`."""
+    env = {
+        **os.environ,
+        "SIGNALINT_REMOTE_CACHE": f"fs://{remote}",
+        "SIGNALINT_REMOTE_CACHE_KEY": "a-test-signing-key-of-at-least-32-bytes",
+    }
+    # Its own state: nothing is found locally, so everything is written.
+    env["SIGNALINT_STATE_DIR"] = str(remote.parent / "remote-state")
+    cli = Path(sys.executable).parent / "signalint"
+    done = subprocess.run(
+        [str(cli), "check", "--format", "sarif"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert done.returncode in (0, 1), done.stderr
+    files = [p for p in remote.rglob("*") if p.is_file()]
+    assert files, "nothing reached the shared store: the scan would prove nothing"
+    return files
+
+
 def state_files(root: Path) -> list[Path]:
     return [p for p in state_dir(root).rglob("*") if p.is_file() and not p.is_symlink()]
 
@@ -120,6 +143,8 @@ def test_a_secret_outside_the_root_is_in_no_answer_and_no_state_file(
     assert sarif["runs"]
     assert state_files(root), "the checks kept nothing: the scan would prove nothing"
     assert in_state(root) == []
+    shared = remote_files(root, tmp_path / "remote")
+    assert [p for p in shared if SECRET.encode() in p.read_bytes()] == []
 
 
 @pytest.mark.real
@@ -139,3 +164,5 @@ def test_control_the_same_text_inside_the_root_is_found_everywhere(
     found = {p.name for p in in_state(root)}
     assert "cache.sqlite" in found or "cache.sqlite-wal" in found
     assert any(p.parent.name == "snapshots" for p in in_state(root))
+    shared = remote_files(root, tmp_path / "remote")
+    assert [p for p in shared if SECRET.encode() in p.read_bytes()]
