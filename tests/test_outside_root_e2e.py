@@ -166,3 +166,43 @@ def test_control_the_same_text_inside_the_root_is_found_everywhere(
     assert any(p.parent.name == "snapshots" for p in in_state(root))
     shared = remote_files(root, tmp_path / "remote")
     assert [p for p in shared if SECRET.encode() in p.read_bytes()]
+
+
+@pytest.mark.real
+def test_the_old_tree_of_new_from_rev_leaks_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link out of the root committed at the revision: the old tree's
+    check (`--new-from-rev`) leaves it out as the current one does."""
+    require_engine("tsc")
+    root, outside = tmp_path / "proj", tmp_path / "outside"
+    (root / "src").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.ts").write_text(JS_SECRET)
+    (root / "package.json").write_text('{"name": "p"}\n')
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}\n'
+    )
+    engines = {name: name == "tsc" for name in ENGINES}
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    (root / "src" / "main.ts").write_text("export const a: number = 1;\n")
+    (root / "src" / "config.ts").symlink_to(outside / "secret.ts")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"]):
+        subprocess.run([*git, *argv], cwd=root, check=True)
+    (root / "src" / "main.ts").write_text("export const a: number = 'new';\n")
+    subprocess.run([*git, "commit", "-qam", "two"], cwd=root, check=True)
+    monkeypatch.chdir(root)
+    for argv in (
+        ["check", "--new-from-rev", "HEAD~1", "--format", "text"],
+        ["check", "--new-from-rev", "HEAD~1", "--format", "sarif"],
+        ["check", "--new-from-rev", "HEAD~1", "--no-cache", "--format", "text"],
+    ):
+        code = main(argv)
+        out, err = capsys.readouterr()
+        assert code == 1, (out, err)
+        assert SECRET not in out and SECRET not in err
+        assert "TS2322" in out  # the new error, found against the old tree
+        if argv[-1] == "text":
+            assert "src/config.ts" in out  # named as not checked
+    assert in_state(root) == []

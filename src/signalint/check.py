@@ -25,7 +25,13 @@ from signalint import ids
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import Toolchain, engine_versions, managed_dir, toolchain
+from signalint.engines.resolve import (
+    Toolchain,
+    engine_versions,
+    managed_dir,
+    origin_of,
+    toolchain,
+)
 from signalint.engines.runner import Job
 from signalint.file_cache import run_file_engine
 from signalint.merge import merge_reports
@@ -205,7 +211,10 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     )
     # Nothing from outside the root: the walks tell the boundary the links
     # out of it they meet; every job drops what an engine says about them.
-    trusted = () if request.borrowed_from is None else (request.borrowed_from,)
+    # An old tree's and a shadow copy's links into the project they stand
+    # for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`).
+    origin = origin_of(root)
+    trusted = tuple(p for p in (request.borrowed_from, origin) if p is not None and p != root)
     walked_set: set[str] = set()
     boundary = Boundary(root, trusted, walked_set)
     files = walk(root, config.ignore, scope.targets, memo, boundary)
