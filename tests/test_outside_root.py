@@ -25,6 +25,7 @@ import pytest
 from signalint.check import CheckRun, run_check
 from signalint.config import load_config
 from signalint.context import Context
+from signalint.engines.tsc_build import plan_build
 from signalint.model import EngineOutcome, Scope
 from signalint.project.outside import Boundary, not_checked_note, plainly_outside, withheld_gap
 from signalint.project.walk import walk
@@ -357,3 +358,89 @@ def test_a_program_importing_a_link_out_of_the_root_is_withheld(
     for path in [*cache.rglob("*"), *(root / ".signalint").rglob("*")]:
         if path.is_file() and not path.is_symlink():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_wrappers_exclude_the_links_after_the_users_own_patterns(tmp_path: Path) -> None:
+    """tsc's `include` globs follow links: every wrapper excludes the links
+    out of the root, after the user's `exclude` (against its own config)
+    or tsc's defaults."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "tsconfig.json").write_text('{"exclude": ["gen"]}\n')
+    (tmp_path / "tsconfig.json").write_text('{"extends": "./base/tsconfig.json"}\n')
+    (tmp_path / "plain.json").write_text('{"compilerOptions": {"outDir": "out"}}\n')
+    outside = ("src/config.ts", "src/linked/")
+    links = [str(tmp_path / "src" / "config.ts"), str(tmp_path / "src" / "linked")]
+    defaults = ("node_modules", "bower_components", "jspm_packages", "out")
+    for config, kept in (
+        ("tsconfig.json", [str(tmp_path / "base" / "gen")]),
+        ("plain.json", [str(tmp_path / name) for name in defaults]),
+    ):
+        plan = plan_build(tmp_path, config, tmp_path / ".signalint", 7, outside)
+        wrapper = json.loads(plan.contents[plan.root_wrapper])
+        assert wrapper["exclude"] == [*kept, *links]
+    # Without links, a user's own `exclude` is inherited as written.
+    plan = plan_build(tmp_path, "tsconfig.json", tmp_path / ".signalint", 7)
+    assert "exclude" not in json.loads(plan.contents[plan.root_wrapper])
+
+
+@pytest.mark.real
+def test_build_mode_wrappers_leave_links_out(tmp_path: Path) -> None:
+    """A config with `references` (tsc -b on wrappers) leaves the link out
+    and checks the rest, cold and cached alike."""
+    _require("tsc")
+    root, outside = _project(tmp_path, "tsc")
+    (root / "lib").mkdir()
+    (root / "lib" / "tsconfig.json").write_text(
+        '{"compilerOptions": {"composite": true, "strict": true}, "include": ["."]}\n'
+    )
+    (root / "lib" / "index.ts").write_text("export const n: number = 'text';\n")
+    (root / "tsconfig.json").write_text('{"files": [], "references": [{"path": "./lib"}]}\n')
+    without = _check(root, cache=None).result.outcomes["tsc"]
+    assert without.status == "ok" and [i.file for i in without.issues] == ["lib/index.ts"]
+    (outside / "secret.ts").write_text(JS_SECRET)
+    (root / "lib" / "config.ts").symlink_to(outside / "secret.ts")
+    cache = tmp_path / "cache"
+    for run in (_check(root, cache=None), _check(root, cache=cache), _check(root, cache=cache)):
+        assert SECRET not in _said(run)
+        outcome = run.result.outcomes["tsc"]
+        assert outcome.message is not None and "lib/config.ts" in outcome.message
+        _same(without, outcome)
+
+
+@pytest.mark.real
+def test_typescript_5_kept_warm_serves_the_excluding_wrapper(tmp_path: Path) -> None:
+    """TypeScript 5's worker answers for the wrapper that leaves links
+    out, as a cold run; a link added later restarts it (the wrapper's
+    links are part of its state)."""
+    from tests.typescripts import install_typescript, typescript
+
+    typescript(5)
+    root, outside = _project(tmp_path, "tsc")
+    install_typescript(root, 5)
+    (root / "src" / "main.ts").write_text("export const a: number = 'text';\n")
+    (outside / "secret.ts").write_text(JS_SECRET)
+    (root / "src" / "config.ts").symlink_to(outside / "secret.ts")
+
+    async def warm_checks() -> list[CheckRun]:
+        pool = WarmPool(4 << 30, Path(tempfile.mkdtemp(prefix="outside-warm-")))
+        try:
+            runs = []
+            for step in range(3):
+                if step == 2:
+                    (root / "src" / "other.ts").symlink_to(outside / "secret.ts")
+                empty = Path(tempfile.mkdtemp(prefix="outside-cache-"))
+                request = RunRequest(root, load_config(root), Scope(), cache_dir=empty)
+                runs.append(await run_check(request, Context(warm=pool)))
+            return runs
+        finally:
+            await pool.close()
+
+    runs = asyncio.run(warm_checks())
+    for number, run in enumerate(runs):
+        outcome = run.result.outcomes["tsc"]
+        assert SECRET not in _said(run)
+        assert outcome.served == "warm", (number, outcome)
+        assert [(i.file, i.rule) for i in outcome.issues] == [("src/main.ts", "TS2322")]
+    cold = _check(root, cache=None).result.outcomes["tsc"]
+    _same(cold, runs[-1].result.outcomes["tsc"])
+    assert cold.message is not None and "src/other.ts" in cold.message
