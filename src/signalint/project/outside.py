@@ -83,7 +83,7 @@ class Boundary:
             return False
         found = self._memo.get(rel)
         if found is None:
-            if _DEPENDENCIES in rel.split("/"):
+            if rel.startswith(_DEPENDENCIES + "/") or f"/{_DEPENDENCIES}/" in rel:
                 found = False
             else:
                 full = os.path.join(self.root, rel)
@@ -128,6 +128,6 @@ def withheld_gap(engine: str, paths: Sequence[str]) -> str:
     files = "a file that resolves" if len(paths) == 1 else f"{len(paths)} files that resolve"
     return (
         f"{engine} read {files} outside the project root ({named}{more}); "
-        "its diagnostics could quote them and are withheld: remove the links, or exclude "
-        f"them in {engine}'s configuration (and do not import them)"
+        "its diagnostics could quote them and are withheld: remove the links, or the "
+        "imports of them and any configuration naming them"
     )
