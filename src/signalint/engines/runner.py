@@ -425,7 +425,8 @@ async def run_engine(
             said = first_line(result.stderr) or first_line(result.stdout)
             message = prefix + (f": {excerpt(said)}" if said else "")
             return outcome("error", message=message, failure=Failure("crashed"))
-        issues.extend(i for i in parsed if not edge.outside(i.file))
+        outside = {f for f in {i.file for i in parsed} if edge.outside(f)}
+        issues.extend([i for i in parsed if i.file not in outside] if outside else parsed)
     if linted is not None:
         linted.update(checked if reports else relevant)
     return outcome("ok", issues)

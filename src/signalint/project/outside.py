@@ -97,11 +97,12 @@ class Boundary:
         """The project paths among `inputs` (absolute paths an engine read)
         that are hidden: written inside the root, resolving outside it."""
         prefix = self.root.rstrip("/") + "/"
-        found: list[str] = []
-        for path in inputs:
-            if path.startswith(prefix) and self.hidden(path[len(prefix) :], known):
-                found.append(path[len(prefix) :])
-        return sorted(found)
+        start = len(prefix)
+        # Set arithmetic first: a program reads thousands of known files.
+        rest = {path[start:] for path in inputs if path.startswith(prefix)}
+        rest.difference_update(self._known)
+        rest.difference_update(known)
+        return sorted(rel for rel in rest if self.hidden(rel))
 
 
 def not_checked_note(paths: Sequence[str]) -> str | None:
