@@ -444,3 +444,45 @@ def test_typescript_5_kept_warm_serves_the_excluding_wrapper(tmp_path: Path) -> 
     cold = _check(root, cache=None).result.outcomes["tsc"]
     _same(cold, runs[-1].result.outcomes["tsc"])
     assert cold.message is not None and "src/other.ts" in cold.message
+
+
+@pytest.mark.real
+def test_a_warm_check_of_some_files_answers_whole_while_links_exist(tmp_path: Path) -> None:
+    """A kept-warm worker may answer a check of some files for those files
+    alone, which reads no program; while links out of the root exist the
+    whole answer is asked for, so an importer of one is withheld as cold."""
+    from tests.typescripts import install_typescript, typescript
+
+    typescript(5)
+    root, outside = _project(tmp_path, "tsc")
+    install_typescript(root, 5)
+    _, importer, module = IMPORTS["tsc"]
+    (outside / "secret.ts").write_text(module)
+    (root / "src" / "config.ts").symlink_to(outside / "secret.ts")
+    (root / "src" / "main.ts").write_text(importer)
+    (root / "src" / "other.ts").write_text("export const o: number = 1;\n")
+
+    def request(cache: Path | None) -> RunRequest:
+        scope = Scope(("src/other.ts",))
+        config = load_config(root)
+        return RunRequest(
+            root, config, scope, use_cache=cache is not None, cache_dir=cache, files_only=True
+        )
+
+    async def warm_checks() -> list[CheckRun]:
+        pool = WarmPool(4 << 30, Path(tempfile.mkdtemp(prefix="outside-warm-")))
+        try:
+            runs = []
+            for _ in range(2):
+                empty = Path(tempfile.mkdtemp(prefix="outside-cache-"))
+                runs.append(await run_check(request(empty), Context(warm=pool)))
+            return runs
+        finally:
+            await pool.close()
+
+    cold = asyncio.run(run_check(request(None))).result.outcomes["tsc"]
+    assert cold.status == "error" and cold.coverage_gap is not None
+    for run in asyncio.run(warm_checks()):
+        outcome = run.result.outcomes["tsc"]
+        assert SECRET not in _said(run) and not outcome.scoped
+        _same(cold, outcome)
