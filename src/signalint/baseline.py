@@ -250,6 +250,9 @@ async def baseline(
             # were dealt by their current sizes, so its revision is checked
             # for the shard's packages as chosen above.
             shard=request.shard if workspace is None else None,
+            # The working tree's links (its virtual environment and
+            # dependencies) are the old tree's own; nothing else outside is.
+            borrowed_from=request.root,
         )
         old_run = await run_check(at_rev, context or Context())
         issues, outcomes = old_run.result.issues, old_run.result.outcomes

@@ -30,6 +30,7 @@ from signalint.engines.resolve import (
     Unremembered,
     engine_versions,
     managed_dir,
+    origin_of,
     toolchain,
 )
 from signalint.engines.runner import Job
@@ -38,6 +39,7 @@ from signalint.merge import merge_reports
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, served_all
 from signalint.program_cache import ProgramRequest, prefetch, run_program_engine
 from signalint.project.ignores import config_matcher
+from signalint.project.outside import Boundary, not_checked_note
 from signalint.project.walk import ProjectFiles, walk
 from signalint.request import RunRequest
 from signalint.ripple import Ripple, ripple
@@ -175,6 +177,9 @@ class Plan:
     division: Division | None = None
     owned: tuple[str, ...] = ()
     parts: frozenset[str] = frozenset()
+    # The project's edge: the links out of the root the walks met, and
+    # whether a reported file is outside it (`project.outside`).
+    boundary: Boundary | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,8 +213,19 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     tools = request.tools or toolchain(root, enabled)
     book = Unremembered() if store is None else store
     versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
-    files = walk(root, config.ignore, scope.targets, memo)
-    listing = ProjectFiles(root, config.ignore, memo, files if scope.whole_project else None)
+    # Nothing from outside the root: the walks tell the boundary the links
+    # out of it they meet; every job drops what an engine says about them.
+    # An old tree's and a shadow copy's links into the project they stand
+    # for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`).
+    origin = origin_of(root)
+    trusted = tuple(p for p in (request.borrowed_from, origin) if p is not None and p != root)
+    walked_set: set[str] = set()
+    boundary = Boundary(root, trusted, walked_set)
+    files = walk(root, config.ignore, scope.targets, memo, boundary)
+    walked_set.update(files)
+    listing = ProjectFiles(
+        root, config.ignore, memo, files if scope.whole_project else None, boundary
+    )
     ignored = config_matcher(tuple(config.ignore))
     walked = frozenset(files)
     # A shard runs its part only: its files, its packages, the programs it owns.
@@ -249,6 +265,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             version=versions.get(name, "unknown"),
             # `--no-cache` is the cold reference: every engine runs cold.
             warm=context.warm if request.warm and request.use_cache else None,
+            boundary=boundary,
         )
         if not engine.spec.whole_program:
             expected = scope.whole_project and division is None and engine.detect(root) is not None
@@ -312,6 +329,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         division,
         tuple(owned),
         frozenset(parts),
+        boundary,
     )
 
 
@@ -488,6 +506,20 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     return run
 
 
+def _noting_outside(outcome: EngineOutcome, boundary: Boundary) -> EngineOutcome:
+    """`outcome` with a note naming the links out of the root it did not
+    check (D17): files it would read, and linked directories."""
+    engine = ENGINES[outcome.engine]
+    if not boundary.links or outcome.status == "disabled":
+        return outcome
+    paths = [p for p in sorted(boundary.links) if p.endswith("/") or engine.relevant(p)]
+    note = not_checked_note(paths)
+    if note is None:
+        return outcome
+    message = note if outcome.message is None else f"{outcome.message}; {note}"
+    return dataclasses.replace(outcome, message=message)
+
+
 def _owns(division: Division | None, rel_path: str) -> bool:
     return division is None or division.owns_file(rel_path)
 
@@ -498,6 +530,8 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     request = planned.request
     scope, programs_in = request.scope, request.reported_programs
     outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
+    boundary = planned.boundary or Boundary(request.root)
+    outcomes = [_noting_outside(o, boundary) for o in outcomes]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
     # Per file (many issues share a file): kept by the ignore rules, within
     # the reported programs, within the scope.
@@ -525,7 +559,10 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             verdict = verdicts.get(issue.file)
             if verdict is None:
                 verdict = verdicts[issue.file] = (
-                    _keep(issue, planned.ignored, planned.walked),
+                    # The last gate: a cached or shared result is dropped
+                    # here too when its file is now outside the root.
+                    _keep(issue, planned.ignored, planned.walked)
+                    and not boundary.outside(issue.file),
                     programs_in.contains(issue.file),
                     scope.contains(issue.file),
                 )

@@ -45,6 +45,7 @@ from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
 from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
+from signalint.project.outside import withheld_gap
 from signalint.storage.check_store import CheckStore, Later, Writes, now
 from signalint.storage.entries import KEY_VERSION, PLATFORM, ProgramRecord, RecordDraft, digest
 
@@ -187,8 +188,17 @@ async def _run(
     # files a run covers are counted among these (`files_checked`).
     candidates = sorted(f for f in request.project_files() if engine.relevant(f))
     reported = {prefix + f for f in candidates if request.in_scope(f)}
+    edge = request.job.edge()
+    known = set(candidates)  # walked: inside the root
     only = None
-    if request.files_only and request.job.warm is not None and len(reported) < len(candidates):
+    # A scoped answer reads no program: with links out of the root about,
+    # the whole answer must say whether the engine read one.
+    if (
+        request.files_only
+        and request.job.warm is not None
+        and len(reported) < len(candidates)
+        and not edge.links
+    ):
         only = frozenset(reported)
     changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
     stale: ProgramRecord | None = None  # the record of the inputs' previous content
@@ -212,7 +222,11 @@ async def _run(
             else:
                 digests.update(store.absolute_digests(wanted))
             now_digests = {p: digests[p] for p in record.inputs if p in digests}
-            if outside != record.outside or now_digests != record.inputs:
+            if (
+                outside != record.outside
+                or now_digests != record.inputs
+                or edge.hidden_inputs(record.inputs, known)
+            ):
                 changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
                 # The newest record (the first is the one this process
                 # remembers): the stored one may be older.
@@ -246,11 +260,24 @@ async def _run(
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
     failure = outcome.failure
+    issues = outcome.issues
+    # The engine read files that resolve outside the root (its own walk, an
+    # import): any of its diagnostics could quote them (project.outside).
+    hidden = edge.hidden_inputs(program.inputs, known)
+    if hidden:
+        gap = "; ".join(g for g in (gap, withheld_gap(engine.name, hidden)) if g)
+        issues = ()
+        # What the engine kept of the run (mypy's cache, tsc's build info)
+        # holds what it read: gone with the answer (a cold run's goes anyway).
+        if store is not None:
+            shutil.rmtree(request.job.state_dir / engine.name, ignore_errors=True)
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
     checked_now: Collection[str] = program.inputs if program.checked is None else program.checked
     if run.scoped is not None:
         checked_now = run.scoped
+    if hidden:
+        checked_now = ()  # no file's diagnostics are reported
     if store is not None:
         writes.values.update(program.remember)
     if record_key is not None and store is not None and status == "ok" and program.inputs:
@@ -259,13 +286,13 @@ async def _run(
             inputs=program.inputs,
             outside=[f for f in candidates if prefix + f not in read],
             checked=None if program.checked is None else list(checked_now),
-            issues=outcome.issues,
+            issues=issues,
             started_ns=started_ns,
         )
     done = EngineOutcome(
         engine=outcome.engine,
         status=status,
-        issues=outcome.issues,
+        issues=issues,
         message=message,
         duration_ms=outcome.duration_ms,
         files_checked=len(reported.intersection(checked_now)),

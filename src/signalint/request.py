@@ -138,7 +138,9 @@ class RunRequest:
     engine state, and runs the current check's toolchain (D22). `warm`
     lets the process's kept-warm workers answer (`Context.warm`); a
     baseline tree, checked once, runs cold. `files_only`: see
-    `CheckRequest`.
+    `CheckRequest`. `borrowed_from`: the working tree an old tree links its
+    dependencies from (`old_tree.link_dependencies`); files resolving into
+    it count as inside the old tree's root (`project.outside`).
     """
 
     root: Path
@@ -156,6 +158,7 @@ class RunRequest:
     tools: Toolchain | None = None
     warm: bool = True
     files_only: bool = False
+    borrowed_from: Path | None = None
 
     @property
     def state_dir(self) -> Path:

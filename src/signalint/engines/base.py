@@ -160,6 +160,11 @@ class EngineContext:
     # Issues made before in this process (`model.IssueMemo`), for adapters
     # that re-report the same diagnostics run after run; None: make new ones.
     issues: IssueMemo | None = None
+    # Links out of the project root the check's walk met (project-relative,
+    # a directory ending in "/"; `project.outside`): an engine that finds
+    # files on its own is told to leave them out where it can be.
+    outside: tuple[str, ...] = ()
+
     # The engine's version (`resolve.engine_version`): adapters whose
     # command line differs between majors read it ("unknown": the newest).
     version: str = "unknown"

@@ -218,6 +218,12 @@ class MypyEngine(EngineDefaults):
         python = pyenv.interpreter(ctx.root, ctx.python)
         if python is not None:
             argv += ["--python-executable", str(python)]
+        # Links out of the root (`project.outside`): left out of mypy's
+        # directory walk, which follows links. mypy adds each `--exclude` to
+        # the config's own (a file named in `files` is still read: then the
+        # check withholds mypy's diagnostics).
+        for link in ctx.outside:
+            argv += ["--exclude", "^" + re.escape(link) + ("" if link.endswith("/") else "$")]
         configured = settings(ctx.root)
         if not any(configured.get(key) for key in TARGET_KEYS):
             argv.append(".")

@@ -20,7 +20,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -49,6 +49,7 @@ from signalint.model import (
     served_all,
 )
 from signalint.process import Command
+from signalint.project.outside import Boundary
 
 EXCERPT_CHARS = 300
 # Leave room for the environment and the engine's fixed arguments; a single
@@ -206,6 +207,13 @@ class Job:
     # Kept-warm workers that may answer the engine's commands (the MCP
     # server's and the daemon's pool); None: every command runs cold.
     warm: Warm | None = None
+    # The check's project edge (`project.outside`): what an engine says
+    # about a file outside the root is dropped; None: one for `root`.
+    boundary: Boundary | None = field(default=None, compare=False)
+
+    def edge(self) -> Boundary:
+        """The check's `Boundary`, or a new one for `root`."""
+        return self.boundary or Boundary(self.root)
 
     def executable(self, engine: Engine) -> Resolved:
         return self.resolved or resolve(engine, self.root)
@@ -225,6 +233,7 @@ class Job:
             python=self.interpreter(),
             issues=issues,
             version=self.version,
+            outside=tuple(sorted(self.boundary.links)) if self.boundary is not None else (),
         )
 
 
@@ -393,6 +402,9 @@ async def run_engine(
     if reports:
         linted = set()
     issues: list[Issue] = []
+    # Cold, warm and live answers all pass here: nothing an engine says about
+    # a file outside the root goes further (project.outside).
+    edge = job.edge()
     checked: list[str] = []
     for command in commands:
         result = await attempt(command, warm=True)
@@ -406,7 +418,7 @@ async def run_engine(
         try:
             parsed = engine.parse(result, ctx)
             if reports and isinstance(engine, ReportsLinted):
-                checked.extend(engine.linted(result, ctx))
+                checked.extend(f for f in engine.linted(result, ctx) if not edge.outside(f))
         except EngineOutputError as exc:
             # Unreadable output after an abnormal exit: the exit is the failure.
             return output_error(exc, prefix, "crashed" if abnormal else "bad_output")
@@ -414,7 +426,8 @@ async def run_engine(
             said = first_line(result.stderr) or first_line(result.stdout)
             message = prefix + (f": {excerpt(said)}" if said else "")
             return outcome("error", message=message, failure=Failure("crashed"))
-        issues.extend(parsed)
+        outside = {f for f in {i.file for i in parsed} if edge.outside(f)}
+        issues.extend([i for i in parsed if i.file not in outside] if outside else parsed)
     if linted is not None:
         linted.update(checked if reports else relevant)
     return outcome("ok", issues)

@@ -206,6 +206,12 @@ class TscEngine(EngineDefaults):
         config = select_config(ctx.root, ctx.target)
         exe = compiler(ctx.executable)
         plan = build_plan(ctx, config)
+        excluding = excluding_plan(ctx, config) if plan is None else None
+        if excluding is not None:
+            # Links out of the root: tsc checks the config through a wrapper
+            # that excludes them (its `include` globs follow links).
+            excluding.write()
+            config = excluding.root_wrapper
         if plan is not None:
             plan.write()
             argv: tuple[str, ...] = (exe, "-b", plan.root_wrapper, "--pretty", "false")
@@ -221,7 +227,8 @@ class TscEngine(EngineDefaults):
             # edit (docs/engines.md), so 7 and later run without one.
             major = typescript_major(ctx.executable)
             if major is not None and major < 7:
-                project_id = hashlib.sha256(config.encode()).hexdigest()[:16]
+                selected = select_config(ctx.root, ctx.target)
+                project_id = hashlib.sha256(selected.encode()).hexdigest()[:16]
                 buildinfo = ctx.state_dir / "tsc" / project_id / "tsc.tsbuildinfo"
                 argv += ("--incremental", "--tsBuildInfoFile", str(buildinfo))
         return Command(
@@ -287,6 +294,11 @@ def _read_output(stdout: str, ctx: EngineContext) -> list[_Pending]:
         config = CONFIG_NAME
     plan = build_plan(ctx, config)
     if plan is None:
+        excluding = excluding_plan(ctx, config)
+        if excluding is not None:
+            # A message naming the wrapper names the user's config instead.
+            for spelled in (excluding.root_wrapper, _relative_to(ctx.root, excluding.root_wrapper)):
+                stdout = stdout.replace(spelled, config)
         return _read_plain(stdout.splitlines(), ctx.root, config)
     found: list[_Pending] = []
     # A diagnostic without a location belongs to the config of the project
@@ -430,10 +442,27 @@ def has_references(root: Path, config: str) -> bool:
 
 
 def build_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
-    """The build-mode wrappers for `config`, or None when it has no references."""
+    """The build-mode wrappers for `config`, or None when it has no references.
+    They exclude the links out of the root (`EngineContext.outside`)."""
     if not has_references(ctx.root, config):
         return None
-    return plan_build(ctx.root, config, ctx.state_dir, typescript_major(ctx.executable))
+    major = typescript_major(ctx.executable)
+    return plan_build(ctx.root, config, ctx.state_dir, major, ctx.outside)
+
+
+def excluding_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
+    """For a plain config while links out of the root exist
+    (`EngineContext.outside`): the wrapper (`tsc_build`) that checks
+    `config` with those links excluded, run with `-p` as the config would
+    be. None without such links."""
+    if not ctx.outside:
+        return None
+    major = typescript_major(ctx.executable)
+    return plan_build(ctx.root, config, ctx.state_dir, major, ctx.outside)
+
+
+def _relative_to(root: Path, path: str) -> str:
+    return os.path.relpath(path, root)
 
 
 def _wrapper_location(

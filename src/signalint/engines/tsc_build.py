@@ -47,6 +47,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,11 +248,19 @@ def typescript_major(executable: Path) -> int | None:
     return int(head) if head.isdigit() else None
 
 
-def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -> BuildPlan:
+def plan_build(
+    root: Path,
+    config: str,
+    state_dir: Path,
+    ts_major: int | None,
+    outside: Sequence[str] = (),
+) -> BuildPlan:
     """The wrappers for project-relative `config` and its reference graph.
 
     `ts_major` None is treated as the current major (7): its defaults are
-    spelled out, which older versions accept too.
+    spelled out, which older versions accept too. `outside`: links out of
+    the root (project-relative, `EngineContext.outside`) every wrapper
+    excludes, so tsc's `include` globs do not follow them.
     """
     # One tree for every selected config: a project's wrapper and build info
     # are the same whichever config a check selects, so a check of one
@@ -315,6 +324,7 @@ def plan_build(root: Path, config: str, state_dir: Path, ts_major: int | None) -
             major=major,
             empty_root=os.path.join(base, _NO_TYPES),
             linked=linkable,
+            outside=[os.path.join(root_s, link.rstrip("/")) for link in outside],
         )
         refs: list[dict[str, object]] = []
         for target, extra in graph[current]:
@@ -470,6 +480,7 @@ def _wrapper(
     major: int,
     empty_root: str,
     linked: bool,
+    outside: Sequence[str] = (),
 ) -> dict[str, object]:
     project_dir = os.path.dirname(config)
     options: dict[str, object] = {
@@ -535,6 +546,16 @@ def _wrapper(
                 if found is not None and found not in excluded:
                     excluded.append(found)
         wrapper["exclude"] = excluded
+    if outside:
+        # Links out of the root (absolute): the user's own `exclude`, each
+        # pattern against the config that wrote it, and those links.
+        entry = info.lists.get("exclude")
+        if "exclude" in wrapper or entry is None:
+            kept = list(wrapper.get("exclude") or [])  # type: ignore[call-overload]
+        else:
+            written = entry[0] if isinstance(entry[0], list) else []
+            kept = [_absolute(p, entry[1], project_dir) for p in written]
+        wrapper["exclude"] = [p for p in kept if isinstance(p, str)] + list(outside)
     return wrapper
 
 

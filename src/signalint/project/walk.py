@@ -20,6 +20,7 @@ from signalint.project.ignores import (
     local_rules,
     verdict,
 )
+from signalint.project.outside import Boundary
 from signalint.project.paths import inside, safe_relative
 
 # A directory modified this recently may change again within one timestamp
@@ -68,6 +69,7 @@ def walk(
     ignore: Sequence[str],
     targets: Sequence[str] = (".",),
     memo: WalkMemo | None = None,
+    boundary: Boundary | None = None,
 ) -> list[str]:
     """Every file under `targets`, as sorted project-relative POSIX paths.
 
@@ -76,7 +78,10 @@ def walk(
     patterns (gitignore syntax, relative to the root): a path is skipped if
     either excludes it. Directories named node_modules, .git or .signalint are
     never entered. Directory symlinks are not followed; file symlinks are kept
-    only when their target is a file inside the root. There is no cap (D3).
+    only when their target is a file inside the root; a link out of the
+    root (a file or a directory, not ignored) is told to `boundary`
+    (`Boundary.note_link`), which names it in the check's coverage. There
+    is no cap (D3).
 
     Choice: a target naming a *file* is returned even if ignore rules exclude
     it (asking for a file explicitly is a request to check it), unless it lies
@@ -93,7 +98,8 @@ def walk(
             # A symlinked directory target is walked at its real location.
             rel = posixpath.normpath(os.path.relpath(os.path.realpath(full), root_s))
             if not ALWAYS_SKIPPED.intersection(rel.split("/")):
-                _walk_tree(root_s, rel, ancestor_rules(root_s, rel), config, out, memo)
+                rules = ancestor_rules(root_s, rel)
+                _walk_tree(root_s, rel, rules, config, out, memo, boundary)
         elif os.path.isfile(full) and not ALWAYS_SKIPPED.intersection(rel.split("/")[:-1]):
             out.add(rel)
     return sorted(out)
@@ -108,21 +114,29 @@ class ProjectFiles:
     """
 
     def __init__(
-        self, root: Path, ignore: Sequence[str], memo: WalkMemo, known: list[str] | None
+        self,
+        root: Path,
+        ignore: Sequence[str],
+        memo: WalkMemo,
+        known: list[str] | None,
+        boundary: Boundary | None = None,
     ) -> None:
         self._root, self._ignore, self._memo = root, ignore, memo
+        self._boundary = boundary
         self._known = known
         self._walked = known
 
     def all(self) -> list[str]:
         if self._walked is None:
-            self._walked = walk(self._root, self._ignore, memo=self._memo)
+            self._walked = walk(self._root, self._ignore, memo=self._memo, boundary=self._boundary)
         return self._walked
 
     def under(self, directory: str) -> list[str]:
         """The files under `directory` (project-relative), sorted."""
         if self._known is None:
-            return walk(self._root, self._ignore, (directory,), memo=self._memo)
+            return walk(
+                self._root, self._ignore, (directory,), memo=self._memo, boundary=self._boundary
+            )
         # `known` is sorted: one directory's files are one slice of it.
         start = bisect.bisect_left(self._known, directory + "/")
         end = bisect.bisect_left(self._known, directory + "0")  # "0" follows "/"
@@ -136,6 +150,7 @@ def _walk_tree(
     config: Rules | None,
     out: set[str],
     memo: WalkMemo | None = None,
+    boundary: Boundary | None = None,
 ) -> None:
     # Iterative, scandir-based, and ignored directories are pruned before
     # being opened: 20,000-file trees must walk in a fraction of a second.
@@ -184,8 +199,18 @@ def _walk_tree(
             if entry.is_symlink():
                 linked = True
                 target = os.path.realpath(entry.path)
-                if not (inside(target, root) and os.path.isfile(target)):
-                    continue  # outside the root, dangling, or a directory link
+                if not inside(target, root):
+                    # A link out of the root: never checked, named in coverage.
+                    is_dir = os.path.isdir(target)
+                    if (
+                        boundary is not None
+                        and os.path.exists(target)
+                        and not (verdict(configs, rel, is_dir) or verdict(local, rel, is_dir))
+                    ):
+                        boundary.note_link(rel, target, is_dir)
+                    continue
+                if not os.path.isfile(target):
+                    continue  # dangling, or a directory link inside the root
             elif not entry.is_file(follow_symlinks=False):
                 continue  # sockets, fifos, devices
             if not (verdict(configs, rel, False) or verdict(local, rel, False)):

@@ -101,6 +101,8 @@ class TscDriver:
             except OSError:
                 return None
             state.update(b"\0")
+        # The links out of the root the wrappers exclude (`project.outside`).
+        state.update(repr(ctx.outside).encode() + b"\0")
         if mode == "-b":
             # The wrappers build mode wrote for this command (`tsc_build`).
             plan = build_plan(ctx, config)
