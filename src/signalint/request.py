@@ -30,6 +30,7 @@ from signalint.engines.runner import Progress
 from signalint.model import Scope
 from signalint.shards import Shard
 from signalint.targets import Locate, from_root, targets_of
+from signalint.work import for_project
 from signalint.workspaces import Package, Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
@@ -138,7 +139,9 @@ class RunRequest:
     engine state, and runs the current check's toolchain (D22). `warm`
     lets the process's kept-warm workers answer (`Context.warm`); a
     baseline tree, checked once, runs cold. `files_only`: see
-    `CheckRequest`.
+    `CheckRequest`. `work` is where engines keep what holds source files
+    or links to them (tsc's build wrappers; default the project's work
+    directory outside the tree, `work.for_project`).
     """
 
     root: Path
@@ -156,11 +159,17 @@ class RunRequest:
     tools: Toolchain | None = None
     warm: bool = True
     files_only: bool = False
+    work: Path | None = None
 
     @property
     def state_dir(self) -> Path:
         """Where engines keep their state."""
         return self.state or state_dir(self.root)
+
+    @property
+    def work_dir(self) -> Path:
+        """Where engines keep what holds source files (`signalint.work`)."""
+        return self.work or for_project(self.root)
 
     @property
     def cache_home(self) -> Path:

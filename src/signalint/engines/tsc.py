@@ -270,7 +270,7 @@ _last_read: tuple[str, tuple[str, str, str], list[_Pending]] | None = None
 def _read(stdout: str, ctx: EngineContext) -> list[_Pending]:
     """The diagnostics of one run's output, mapped to the user's files."""
     global _last_read
-    where = (str(ctx.root), ctx.target, str(ctx.state_dir))
+    where = (str(ctx.root), ctx.target, str(ctx.work))
     last = _last_read
     if last is not None and last[0] is stdout and last[1] == where:
         return last[2]
@@ -432,7 +432,7 @@ def build_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
     """The build-mode wrappers for `config`, or None when it has no references."""
     if not has_references(ctx.root, config):
         return None
-    return plan_build(ctx.root, config, ctx.state_dir, typescript_major(ctx.executable))
+    return plan_build(ctx.root, config, ctx.work, typescript_major(ctx.executable))
 
 
 def _wrapper_location(
