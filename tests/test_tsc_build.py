@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from signalint import work
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_report
@@ -247,13 +248,15 @@ def test_an_edit_in_one_referenced_project_is_seen_and_then_cached_again(project
 @pytest.mark.real
 def test_no_cache_check_uses_no_build_info_from_earlier_runs(project: Path) -> None:
     check(project)
-    warm_build = project / ".signalint" / "tsc" / "build"
+    # The wrappers live in the project's work directory, outside its tree.
+    assert not (project / ".signalint" / "tsc" / "build").exists()
+    warm_build = work.for_project(project) / "tsc" / "build"
     assert warm_build.is_dir()
     cold = check(project, use_cache=False)
     assert located(cold) == NATIVE
     last = invocations(project)[-1].split()
     wrapper = Path(last[last.index("-b") + 1])
-    assert not wrapper.is_relative_to(warm_build)
+    assert not wrapper.is_relative_to(warm_build) and not wrapper.is_relative_to(project)
     assert not wrapper.exists()  # the cold build directory is removed afterwards
 
 
