@@ -152,9 +152,7 @@ def project(tmp_path: Path) -> Iterator[Path]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     # A real virtual environment: the old tree links it in.
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True
-    )
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")], check=True)
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "the project")

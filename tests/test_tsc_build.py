@@ -499,13 +499,13 @@ def test_types_entries_and_package_lookups_resolve_from_the_users_config(tmp_pat
     # Wherever the work directory is (outside the root, as it is by default,
     # or inside): no typeRoots of ours, the node_modules of the config's
     # directory and of every parent linked at their mirrored places.
-    for work in (tmp_path / "work-elsewhere", project / ".state"):
-        plan = plan_build(project, "tsconfig.json", work, 7)
-        assert plan.base == f"{work}/tsc/build{project}"
+    for home in (tmp_path / "work-elsewhere", project / ".state"):
+        plan = plan_build(project, "tsconfig.json", home, 7)
+        assert plan.base == f"{home}/tsc/build{project}"
         options = json.loads(plan.contents[plan.projects[1].wrapper])["compilerOptions"]
         assert options["types"] == [f"{project}/pkg/env.d.ts", "lib/sub", "/abs.d.ts"]
         assert "typeRoots" not in options
-        top = f"{work}/tsc/build"
+        top = f"{home}/tsc/build"
         assert {k: v for k, v in plan.links.items() if k.startswith(top + str(tmp_path))} == {
             f"{plan.base}/pkg/node_modules": f"{project}/pkg/node_modules",
             f"{plan.base}/node_modules": f"{project}/node_modules",
