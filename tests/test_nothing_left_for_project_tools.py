@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from signalint import work
+
 from .conftest import require_engine
 from .helpers import git
 
@@ -212,6 +214,7 @@ def test_every_mode_leaves_the_projects_own_tools_unchanged(
         signalint(project, env, "daemon", "stop")
     unchanged("the daemon's checks")
     # What holds copies and wrappers is outside the project.
-    work = Path(env["SIGNALINT_WORK_DIR"])
-    assert work.is_dir() and not work.is_relative_to(project)
-    assert any(work.rglob("trees/*/app/main.py"))
+    home = work.for_project(project, env)
+    assert home.is_dir() and not home.is_relative_to(project)
+    assert any(home.glob("trees/*/app/main.py"))
+    assert any(home.glob("tsc/build/**/lib/tsconfig.json"))

@@ -57,6 +57,7 @@ from pathlib import Path
 
 from signalint.engines import paths
 from signalint.engines.resolve import shim_targets
+from signalint.files import write_atomic
 
 BUILD_DIR = "build"
 _OUT = "__out__"
@@ -127,9 +128,9 @@ class BuildPlan:
                         continue
             except OSError:
                 pass
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            # Whole or not at all: another check of the project may be
+            # reading the wrappers with its own tsc.
+            write_atomic(Path(path), text.encode("utf-8"))
 
     def owns(self, absolute: str) -> bool:
         """Whether `absolute` is one of our generated files (wrapper or output)."""
