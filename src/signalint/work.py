@@ -1,11 +1,11 @@
 """The work directory: what Signalint keeps that holds source files, or
 links to them, lives outside the project.
 
-A project's own tools walk its tree: Pyright, mypy, tsc and ESLint
-configured with an `exclude` of their own (which replaces their default
-exclusion of hidden directories), and any tool that does not read
-`.gitignore`, would read whatever sits in the state directory
-(`.signalint/`). So the state directory keeps only what no tool reads as
+A project's own tools walk its tree: ESLint 9 lints dot directories,
+some Pyright releases drop their exclusion of them beside an `exclude` of
+the project's, a state directory may be set to one that is not hidden
+(`SIGNALINT_STATE_DIR`), and a tool that does not read `.gitignore` reads
+whatever sits in the state directory. So the state directory keeps only what no tool reads as
 code (the result cache, snapshots, logs, engines' caches and build info),
 and everything with source files or links to them is kept here, in the
 user's cache directory:
