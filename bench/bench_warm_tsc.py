@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_references as references
 from bench.synth import generate
+from signalint import work
 from signalint.config import state_dir
 from signalint.engines.resolve import resolve
 from signalint.engines.runner import EngineRun, Job, run_engine
@@ -61,6 +62,7 @@ async def timed(root: Path, pool: WarmPool | None) -> tuple[float, EngineRun]:
         options={},
         timeout_s=600,
         state_dir=state_dir(root),
+        work_dir=work.for_project(root),
         warm=pool,
         resolved=resolve(TSC, root),
     )

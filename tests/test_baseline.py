@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from signalint import work
 from signalint.cli.main import main
 
 from .conftest import require_engine
@@ -231,8 +232,10 @@ def test_the_old_tree_borrows_ignored_generated_files_engines_read(
         ("src/b.js", 4, "no-var"),
     ]
     assert found["unchanged"] > 4
-    trees = root / ".signalint" / "baseline" / "trees"
-    (old,) = (p for p in trees.iterdir() if p.is_dir())
+    # The copy is outside the project, in its work directory.
+    assert not (root / ".signalint" / "baseline").exists()
+    trees = work.for_project(root) / "trees"
+    (old,) = (p for p in trees.iterdir() if p.is_dir() and not p.name.endswith(".work"))
     # Copies, not links: a generated source's imports resolve in the old tree.
     assert not (old / "generated" / "rules.json").is_symlink()
     # Installed dependencies are links to the working tree's.

@@ -54,7 +54,11 @@ def write_project(root: Path, settings: dict[str, Any] | None = None) -> Path:
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNALINT_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SIGNALINT_") or k == "SIGNALINT_WORK_DIR"
+    }
     env.update(extra)
     return env
 

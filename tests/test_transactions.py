@@ -194,6 +194,7 @@ def test_recovery_keeps_a_file_someone_changed_after_the_crash_and_its_original(
     assert report.restored == ["src/b.ts"] and report.removed == ["gen/deep/c.ts"]
     kept = report.conflicts["src/a.ts"]
     assert (root / kept).read_text() == "a\n"
+    assert kept.endswith("src/a.ts.original")  # no tool reads it as code
     assert (root / "src" / "a.ts").read_text() == "edited after the crash\n"
     assert "left as found" in report.sentence()
     assert journal.recover(root) == []

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from signalint import work
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.engines.tsc_build import BuildPlan, Project, plan_build, read_report
@@ -247,13 +248,15 @@ def test_an_edit_in_one_referenced_project_is_seen_and_then_cached_again(project
 @pytest.mark.real
 def test_no_cache_check_uses_no_build_info_from_earlier_runs(project: Path) -> None:
     check(project)
-    warm_build = project / ".signalint" / "tsc" / "build"
+    # The wrappers live in the project's work directory, outside its tree.
+    assert not (project / ".signalint" / "tsc" / "build").exists()
+    warm_build = work.for_project(project) / "tsc" / "build"
     assert warm_build.is_dir()
     cold = check(project, use_cache=False)
     assert located(cold) == NATIVE
     last = invocations(project)[-1].split()
     wrapper = Path(last[last.index("-b") + 1])
-    assert not wrapper.is_relative_to(warm_build)
+    assert not wrapper.is_relative_to(warm_build) and not wrapper.is_relative_to(project)
     assert not wrapper.exists()  # the cold build directory is removed afterwards
 
 
@@ -441,7 +444,9 @@ def test_wrappers_spell_out_what_would_resolve_against_the_wrapper(tmp_path: Pat
     # typescript 5 computes a non-composite rootDir from the sources: left alone.
     ts5_options = _wrappers(tmp_path, 5)["tsconfig.json"]["compilerOptions"]
     assert isinstance(ts5_options, dict) and "rootDir" not in ts5_options
-    assert root["references"] == [{"path": f"{tmp_path}/.state/tsc/build/lib/tsconfig.json"}]
+    # The wrapper tree mirrors the root's absolute path.
+    mirrored = f"{tmp_path}/.state/tsc/build{tmp_path}/lib/tsconfig.json"
+    assert root["references"] == [{"path": mirrored}]
 
 
 @pytest.mark.real
@@ -483,31 +488,35 @@ def test_verbose_lines_are_recognised_in_any_locale_time_format(tmp_path: Path) 
 
 
 def test_types_entries_and_package_lookups_resolve_from_the_users_config(tmp_path: Path) -> None:
-    (tmp_path / "pkg" / "node_modules").mkdir(parents=True)
-    (tmp_path / "node_modules").mkdir()
-    (tmp_path / "tsconfig.json").write_text('{"files": [], "references": [{"path": "pkg"}]}')
-    (tmp_path / "pkg" / "tsconfig.json").write_text(
+    project = tmp_path / "project"
+    (project / "pkg" / "node_modules").mkdir(parents=True)
+    (project / "node_modules").mkdir()
+    (tmp_path / "node_modules").mkdir()  # above the root: tsc walks up there too
+    (project / "tsconfig.json").write_text('{"files": [], "references": [{"path": "pkg"}]}')
+    (project / "pkg" / "tsconfig.json").write_text(
         '{"compilerOptions": {"composite": true, "types": ["./env.d.ts", "lib/sub", "/abs.d.ts"]}}'
     )
-    # State inside the root: no typeRoots of ours, the node_modules of the
-    # config's directory and its parents linked at the mirrored places.
-    plan = plan_build(tmp_path, "tsconfig.json", tmp_path / ".state", 7)
-    options = json.loads(plan.contents[plan.projects[1].wrapper])["compilerOptions"]
-    assert options["types"] == [f"{tmp_path}/pkg/env.d.ts", "lib/sub", "/abs.d.ts"]
-    assert "typeRoots" not in options
-    assert plan.links == {
-        f"{plan.base}/pkg/node_modules": f"{tmp_path}/pkg/node_modules",
-        f"{plan.base}/node_modules": f"{tmp_path}/node_modules",
-    }
-    message = f"Cannot find type definition file for '{tmp_path}/pkg/env.d.ts'."
-    assert plan.user_text(message) == "Cannot find type definition file for './env.d.ts'."
-    # State elsewhere: type roots spelled out, with an empty root for the
-    # absolute entries; nothing linked.
-    outside = plan_build(tmp_path, "tsconfig.json", tmp_path.parent / "state-elsewhere", 7)
-    options = json.loads(outside.contents[outside.projects[1].wrapper])["compilerOptions"]
-    assert options["types"][0] == f"{tmp_path}/pkg/env.d.ts" and not outside.links
-    assert options["typeRoots"][:2] == [f"{tmp_path}/pkg/node_modules", f"{tmp_path}/node_modules"]
-    assert options["typeRoots"][-1] == f"{outside.base}/__types__"
+    # Wherever the work directory is (outside the root, as it is by default,
+    # or inside): no typeRoots of ours, the node_modules of the config's
+    # directory and of every parent linked at their mirrored places.
+    for home in (tmp_path / "work-elsewhere", project / ".state"):
+        plan = plan_build(project, "tsconfig.json", home, 7)
+        assert plan.base == f"{home}/tsc/build{project}"
+        options = json.loads(plan.contents[plan.projects[1].wrapper])["compilerOptions"]
+        assert options["types"] == [f"{project}/pkg/env.d.ts", "lib/sub", "/abs.d.ts"]
+        assert "typeRoots" not in options
+        top = f"{home}/tsc/build"
+        assert {k: v for k, v in plan.links.items() if k.startswith(top + str(tmp_path))} == {
+            f"{plan.base}/pkg/node_modules": f"{project}/pkg/node_modules",
+            f"{plan.base}/node_modules": f"{project}/node_modules",
+            f"{top}{tmp_path}/node_modules": f"{tmp_path}/node_modules",
+        }
+        assert all(link.startswith(top + os.sep) for link in plan.links)
+        message = f"Cannot find type definition file for '{project}/pkg/env.d.ts'."
+        assert plan.user_text(message) == "Cannot find type definition file for './env.d.ts'."
+        plan.write()
+        assert os.readlink(f"{top}{tmp_path}/node_modules") == f"{tmp_path}/node_modules"
+    tmp_path = project
     # The user's own typeRoots: every entry is looked up in them, as written.
     (tmp_path / "pkg" / "tsconfig.json").write_text(
         '{"compilerOptions": {"composite": true, "types": ["./env.d.ts"], "typeRoots": ["t"]}}'

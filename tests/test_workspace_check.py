@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from signalint import service
+from signalint import service, work
 from signalint.check import PackageRun
 from signalint.cli.main import main
 from signalint.config import load_config
@@ -286,9 +286,11 @@ def test_new_from_rev_reports_only_issues_absent_at_the_revision(
     # The user's tree and repository are untouched.
     assert "a new error" in git(workspace, "log", "-1", "--format=%s")
     assert git(workspace, "status", "--porcelain") == ""
-    # The old tree is a copy in the state directory, not a registered worktree.
+    # The old tree is a copy in the work directory, outside the project, not
+    # a registered worktree.
     assert len(git(workspace, "worktree", "list").splitlines()) == 1
-    assert list((workspace / ".signalint" / "baseline" / "trees").glob("*.tree"))
+    assert list((work.for_project(workspace) / "trees").glob("*.tree"))
+    assert not (workspace / ".signalint" / "baseline").exists()
 
 
 def test_new_from_rev_with_nothing_new_is_clean_and_a_bad_revision_is_a_usage_error(

@@ -9,12 +9,14 @@ matched as deltas match (`delta.persisting`): the same issue id, else the
 same file, rule, severity and message nearest by line, else the same
 message template; so an issue that merely moved is not new.
 
-The old revision is checked in a copy of its tree under the state
-directory, `baseline/trees/<tree id>` (written through an index file of our
-own: nothing is registered in the repository's `.git`), kept and reused for
-the same tree (a revision with the same content reuses it whatever its
-commit). It is checked with the current configuration and with exactly the
-engine executables and Python interpreter the current check ran (its
+The old revision is checked in a copy of its tree in the project's work
+directory, outside the project (`<work>/trees/<tree id>`, `signalint.work`:
+inside it, the project's own tools would read the copy), written through an
+index file of our own (nothing is registered in the repository's `.git`),
+kept and reused for the same tree (a revision with the same content reuses
+it whatever its commit; the few most recently used are kept). It is
+checked with the current configuration and with exactly the engine
+executables and Python interpreter the current check ran (its
 `resolve.Toolchain`, D22): resolution in the copy would refuse the linked
 `node_modules` and find other versions, or none.
 
@@ -197,7 +199,21 @@ async def baseline(
 
     Raises GitError."""
     state = request.state_dir
-    old = await old_tree.at_revision(request.root, rev, option=option, state=state)
+    async with old_tree.at_revision(
+        request.root, rev, option=option, state=state, work=request.work_dir
+    ) as old:
+        return await _baseline_in(old, request, current, rev, context)
+
+
+async def _baseline_in(
+    old: old_tree.OldTree,
+    request: RunRequest,
+    current: CheckRun,
+    rev: str,
+    context: Context | None,
+) -> Baseline:
+    """`baseline` in the copy `old` of the revision's tree."""
+    state = request.state_dir
     targets = request.scope.targets
     program_targets = None if request.program_scope is None else request.program_scope.targets
     # Only the packages a change can affect are checked at the revision;
@@ -238,10 +254,12 @@ async def baseline(
                 else None
             ),
             # Engine state inside the tree at REV, where the current check's
-            # is inside the project: tsc's build wrappers then resolve
-            # packages from the tree's own node_modules links, as the
-            # current check's do (whatever `SIGNALINT_STATE_DIR` says).
+            # is inside the project (whatever `SIGNALINT_STATE_DIR` says);
+            # what holds source files beside the copy, as the current
+            # check's is beside the project (tsc's build wrappers resolve
+            # packages from the copy's own node_modules links).
             state=state_dir(old.root, env={}),
+            work=old.work,
             cache_dir=state,
             warm=False,
             tools=current.toolchain,  # the binaries the current check ran (D22)

@@ -187,7 +187,7 @@ async def checkout_tree(top: Path, tree: str, path: Path) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     index = path.parent / f"{path.name}.index"
     env = {"GIT_INDEX_FILE": str(index)}
-    what = f"a copy of tree {tree[:12]} under the state directory"
+    what = f"a copy of tree {tree[:12]} in the work directory"
     try:
         await git(top, "read-tree", tree, what=what, env=env)
         await git(top, "checkout-index", "--all", f"--prefix={path}/", what=what, env=env)

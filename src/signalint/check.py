@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from signalint import coverage_gaps, ids
+from signalint import coverage_gaps, ids, work
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
@@ -197,6 +197,10 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     task per enabled engine."""
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
+    if request.work is None and work.prepare(request.work_dir, root):
+        # The project's own, outside its tree; an older Signalint's copies
+        # and wrappers inside the tree go.
+        work.remove_legacy(request.state_dir)
     store = None
     if request.use_cache:
         anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
@@ -257,6 +261,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             options=dict(config.engines[name].options),
             timeout_s=config.timeouts_ms[name] / 1000,
             state_dir=request.state_dir,
+            work_dir=request.work_dir,
             target=scope.targets[0],
             progress=request.progress,
             # The executable and interpreter every run of this engine uses (D22).

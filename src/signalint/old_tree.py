@@ -1,15 +1,26 @@
 """The copy of a revision's tree that a baseline check runs in, and what it
 borrows from the working tree (the policy: `signalint.baseline`).
 
-`at_revision` has a tree's files written under the state directory
-(`changes.checkout_tree`: git's plumbing and an index file of our own),
+`at_revision` has a tree's files written in the project's work directory,
+outside the project (`signalint.work`: `<work>/trees/<tree>`; inside the
+project the project's own tools would read the copy and its links), with
+`changes.checkout_tree` (git's plumbing and an index file of our own),
 gives the copy the working tree's `node_modules` directories (as links to
 their entries, a workspace package's link pointing at the package in the
-copy) and links the root's virtual environment into it, and copies in the ignored files engines may
-read (`borrow_files`), within bounds,
-keeping a manifest beside the copy (`<tree>.borrowed`) so files the working
-tree dropped are removed and files the revision has are never replaced.
-Nothing is written through a link leaving the copy (D18).
+copy; those of the root's parents inside the repository too, which the
+project finds walking up) and links the root's virtual environment into
+it, and copies in the ignored files engines may read (`borrow_files`),
+within bounds, keeping a manifest beside the copy (`<tree>.borrowed`) so
+files the working tree dropped are removed and files the revision has are
+never replaced. Nothing is written through a link leaving the copy (D18).
+
+A copy is used by one check at a time (`<tree>.lock`, held from its
+refresh to the end of the check at the revision: two checks of one
+project at one revision take turns, and the second reuses the copy), and
+at most `MAX_TREES` are kept per project: the least recently used copy
+that no check holds goes first. What a check at the revision writes of
+its own (engine state, tsc's wrappers) is kept with the copy
+(`OldTree.work`) and goes with it.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ import contextlib
 import os
 import shutil
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -27,8 +38,10 @@ from typing import Final
 from signalint.changes import changed_since, checkout_tree, commit_of, ignored_paths, toplevel
 from signalint.engines.resolve import VENV_NAMES
 from signalint.project import settle
+from signalint.work import tree_lock, try_lock
 
-TREES_DIR = "baseline/trees"
+TREES_DIR = "trees"
+MAX_TREES: Final = 3
 _SKIPPED = frozenset({".git", ".signalint", "node_modules"})
 MAX_BORROWED_FILES: Final = 5000
 MAX_BORROWED_BYTES: Final = 100 * 1024 * 1024
@@ -64,6 +77,8 @@ class OldTree:
     inside the copy; `changed` the project files changed since the
     revision (`changes.changed_since`); `borrowed` counts the ignored files
     copied in, and `borrowed_all` is False when the bounds left some out.
+    `work` is where the check at the revision keeps its own state (beside
+    the copy, outside it).
     """
 
     commit: str
@@ -72,12 +87,18 @@ class OldTree:
     changed: tuple[str, ...]
     borrowed: int
     borrowed_all: bool
+    work: Path
 
 
-async def at_revision(root: Path, rev: str, *, option: str, state: Path) -> OldTree:
+@contextlib.asynccontextmanager
+async def at_revision(
+    root: Path, rev: str, *, option: str, state: Path, work: Path
+) -> AsyncIterator[OldTree]:
     """The project at `root` as it was at `rev` (`option` names where the
-    revision came from), copied under the state directory `state` with
-    what it borrows from the working tree (module docstring).
+    revision came from), copied in the project's work directory `work`
+    with what it borrows from the working tree (module docstring), for the
+    block: no other check changes or removes the copy meanwhile. `state`
+    is the project's state directory (never borrowed).
 
     A new copy is returned only once its files are older than the cache's
     settle window, so its first check can already store its results.
@@ -87,28 +108,108 @@ async def at_revision(root: Path, rev: str, *, option: str, state: Path) -> OldT
     top = Path(os.path.realpath(await toplevel(root)))
     changed = await changed_since(root, commit, state=state)
     listed = await ignored_paths(root)
-    copy = state / TREES_DIR / tree[:20]
-    fresh = await checkout_tree(top, tree, copy)
-    if fresh:
+    trees = work / TREES_DIR
+    copy = trees / tree[:20]
+    async with tree_lock(lock_of(copy)):
+        fresh = await checkout_tree(top, tree, copy)
+        if fresh:
+            with contextlib.suppress(OSError):
+                manifest_of(copy).unlink()  # what an older copy had borrowed
+            _evict(trees, keep=copy)
+            await asyncio.sleep(settle.SETTLE_NS / 1e9)
         with contextlib.suppress(OSError):
-            manifest_of(copy).unlink()  # what an older copy had borrowed
-        await asyncio.sleep(settle.SETTLE_NS / 1e9)
-    inside = os.path.relpath(root, top)
-    old_root = Path(os.path.realpath(copy / inside if inside != "." else copy))
-    link_dependencies(root, old_root)
-    borrowed, borrowed_all = borrow_files(root, old_root, listed, manifest_of(copy), state)
-    return OldTree(commit, tree, old_root, tuple(changed), borrowed, borrowed_all)
+            os.utime(copy.parent / f"{copy.name}.tree")  # used now (`_evict`)
+        inside = os.path.relpath(root, top)
+        old_root = Path(os.path.realpath(copy / inside if inside != "." else copy))
+        link_dependencies(root, old_root, top=top, old_top=Path(os.path.realpath(copy)))
+        borrowed, borrowed_all = borrow_files(root, old_root, listed, manifest_of(copy), state)
+        yield OldTree(
+            commit,
+            tree,
+            old_root,
+            tuple(changed),
+            borrowed,
+            borrowed_all,
+            copy.parent / f"{copy.name}.work",
+        )
 
 
-def link_dependencies(root: Path, old_root: Path) -> None:
+def lock_of(copy: Path) -> Path:
+    """The lock a check holds while it uses the copy at `copy`."""
+    return copy.parent / f"{copy.name}.lock"
+
+
+def _evict(trees: Path, keep: Path) -> None:
+    """Remove the copies in `trees` beyond the `MAX_TREES` most recently
+    used (`keep` counted), each with what sits beside it, skipping those a
+    check holds."""
+    used: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError), os.scandir(trees) as entries:
+        for entry in entries:
+            if entry.name.endswith(".tree") and entry.is_file():
+                copy = trees / entry.name[: -len(".tree")]
+                if copy != keep:
+                    with contextlib.suppress(OSError):
+                        used.append((entry.stat().st_mtime, copy))
+    used.sort(reverse=True)
+    for _, copy in used[MAX_TREES - 1 :]:
+        remove_tree(copy)
+
+
+def remove_tree(copy: Path) -> bool:
+    """Remove the copy at `copy` and what sits beside it, unless a check
+    holds it; True when it is gone."""
+    held = try_lock(lock_of(copy))
+    if held is None:
+        return False
+    try:
+        for suffix in (".tree", ".borrowed", ".index"):
+            with contextlib.suppress(OSError):
+                (copy.parent / f"{copy.name}{suffix}").unlink()
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(copy.parent / f"{copy.name}.work", ignore_errors=True)
+        return not copy.exists()
+    finally:
+        os.close(held)
+
+
+def remove_trees(work: Path) -> tuple[int, int]:
+    """Remove every copy of the work directory `work` no check holds:
+    how many went, and how many were kept because a check holds them."""
+    trees = work / TREES_DIR
+    gone = kept = 0
+    with contextlib.suppress(OSError), os.scandir(trees) as entries:
+        names = [e.name[: -len(".tree")] for e in entries if e.name.endswith(".tree")]
+    for name in names if trees.is_dir() else []:
+        if remove_tree(trees / name):
+            gone += 1
+        else:
+            kept += 1
+    return gone, kept
+
+
+def link_dependencies(
+    root: Path, old_root: Path, *, top: Path | None = None, old_top: Path | None = None
+) -> None:
     """Give the old tree the working tree's installed dependencies: each
-    `node_modules` directory (`_mirror_modules`) and the root's virtual
+    `node_modules` directory (`_mirror_modules`) of the root, and of its
+    parents up to the repository's top level `top` (at the same places
+    in the copy, whose top is `old_top`), and the root's virtual
     environment (linked)."""
     for name in VENV_NAMES:
         venv, link = root / name, old_root / name
         if venv.is_dir() and not os.path.lexists(link):
             with contextlib.suppress(OSError):
                 link.symlink_to(venv, target_is_directory=True)
+    if top is not None and old_top is not None:
+        parent = root
+        while parent != top and parent.is_relative_to(top):
+            parent = parent.parent
+            modules = parent / "node_modules"
+            target = old_top / parent.relative_to(top)
+            if modules.is_dir() and target.is_dir():
+                with contextlib.suppress(OSError):
+                    _mirror_modules(modules, target / "node_modules", top, old_top)
     for directory, subdirs, _ in os.walk(root):
         if "node_modules" in subdirs:
             rel = os.path.relpath(directory, root)
@@ -281,10 +382,14 @@ def manifest_of(path: Path) -> Path:
 __all__ = [
     "MAX_BORROWED_BYTES",
     "MAX_BORROWED_FILES",
+    "MAX_TREES",
     "TREES_DIR",
     "OldTree",
     "at_revision",
     "borrow_files",
     "link_dependencies",
+    "lock_of",
     "manifest_of",
+    "remove_tree",
+    "remove_trees",
 ]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import shutil
 import tempfile
@@ -40,7 +41,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from signalint import answers
+from signalint import answers, work
 from signalint.engines.base import Engine, WholeProgram
 from signalint.engines.resolve import Resolved
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
@@ -99,20 +100,21 @@ async def run_program_engine(
 ) -> tuple[EngineOutcome, Writes]:
     """Reuse the engine's last result while its program is unchanged (module
     docstring); the outcome and what to keep of the run."""
-    cold: Path | None = None
+    cold: list[Path] = []
     if store is None:
         parent = request.job.state_dir / engine.name
         parent.mkdir(parents=True, exist_ok=True)
         _remove_abandoned_cold_dirs(parent)
-        cold = Path(tempfile.mkdtemp(prefix="cold-", dir=parent))
-        job = dataclasses.replace(request.job, state_dir=cold)
+        cold.append(Path(tempfile.mkdtemp(prefix="cold-", dir=parent)))
+        # What holds source files keeps outside the project even for one run.
+        cold.append(work.make_cold_dir(request.job.root, engine.name))
+        job = dataclasses.replace(request.job, state_dir=cold[0], work_dir=cold[1])
         request = dataclasses.replace(request, job=job)
     try:
         return await _run(engine, store, request)
     finally:
-        if cold is not None:
-            gone = cold
-            request.later(lambda: shutil.rmtree(gone, ignore_errors=True))
+        for gone in cold:
+            request.later(functools.partial(shutil.rmtree, gone, ignore_errors=True))
 
 
 def _unread(task: asyncio.Task[EngineRun | None]) -> None:

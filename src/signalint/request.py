@@ -30,6 +30,7 @@ from signalint.engines.runner import Progress
 from signalint.model import Scope
 from signalint.shards import Shard
 from signalint.targets import Locate, from_root, targets_of
+from signalint.work import for_project
 from signalint.workspaces import Package, Workspace, WorkspaceError
 from signalint.workspaces import plan as plan_workspace
 
@@ -140,7 +141,10 @@ class RunRequest:
     baseline tree, checked once, runs cold. `files_only`: see
     `CheckRequest`. `borrowed_from`: the working tree an old tree links its
     dependencies from (`old_tree.link_dependencies`); files resolving into
-    it count as inside the old tree's root (`project.outside`).
+    it count as inside the old tree's root (`project.outside`). `work` is
+    where engines keep what holds source files or links to them (tsc's
+    build wrappers; default the project's work directory outside the
+    tree, `work.for_project`).
     """
 
     root: Path
@@ -159,11 +163,17 @@ class RunRequest:
     warm: bool = True
     files_only: bool = False
     borrowed_from: Path | None = None
+    work: Path | None = None
 
     @property
     def state_dir(self) -> Path:
         """Where engines keep their state."""
         return self.state or state_dir(self.root)
+
+    @property
+    def work_dir(self) -> Path:
+        """Where engines keep what holds source files (`signalint.work`)."""
+        return self.work or for_project(self.root)
 
     @property
     def cache_home(self) -> Path:

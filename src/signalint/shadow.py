@@ -9,6 +9,10 @@ plugins, packages and ignore files from there and never write to them. The
 state directory (`.signalint`) is left out, so nothing in the copy touches
 the project's cache. A sparse copy (`only`) copies just the files an
 engine will rewrite.
+
+The copy lives in the system's temporary directory (or `/dev/shm`), never
+in the project or its state directory, and is gone when the block ends:
+nothing of it is left for the project's own tools to read.
 """
 
 from __future__ import annotations

@@ -103,13 +103,11 @@ def test_a_changed_global_declaration_reaches_its_users_on_the_next_check(
 
 
 def test_tsc_solution_root_is_detected_without_a_probe(tmp_path: Path) -> None:
-    ctx = replace(context("tsc/solution"), state_dir=tmp_path)
+    ctx = replace(context("tsc/solution"), work_dir=tmp_path)
     assert ENGINE.probe(ctx) is None
     argv = ENGINE.command(ctx, [], None).argv
-    assert argv[1:3] == (
-        "-b",
-        str(tmp_path / "tsc" / "build" / "tsconfig.json"),
-    )
+    # The wrapper tree mirrors the root's absolute path.
+    assert argv[1:3] == ("-b", f"{tmp_path}/tsc/build{ctx.root}/tsconfig.json")
 
 
 def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
@@ -118,10 +116,10 @@ def test_tsc_leaves_an_explicit_skiplibcheck_alone() -> None:
     assert "--skipLibCheck" not in ENGINE.command(ctx, [], probe).argv
 
 
-def test_tsc_solution_root_with_references_builds_wrappers_in_the_state_dir(
+def test_tsc_solution_root_with_references_builds_wrappers_in_the_work_dir(
     tmp_path: Path,
 ) -> None:
-    ctx = replace(context("tsc/solution"), state_dir=tmp_path)
+    ctx = replace(context("tsc/solution"), work_dir=tmp_path)
     argv = ENGINE.command(ctx, [], recorded("tsc-solution.probe", ctx.root)).argv
     assert argv[3:] == ("--pretty", "false", "--listFiles", "--verbose")
     assert "--noEmit" not in argv and Path(argv[2]).is_file()

@@ -20,7 +20,11 @@ pytestmark = pytest.mark.real
 
 
 def run(cwd: Path, *argv: str, stdin: str | bytes = "") -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNALINT_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SIGNALINT_") or k == "SIGNALINT_WORK_DIR"
+    }
     env["NO_COLOR"] = "1"
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(

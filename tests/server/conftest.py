@@ -28,7 +28,13 @@ if TYPE_CHECKING:
 
 SERVER = Path(sys.executable).parent / "signalint-mcp"
 # Variables the server may need from the test environment (engine location, CI).
-PASSED_ENV = ("SIGNALINT_ENGINES_DIR", "XDG_CACHE_HOME", "CI", "NODE_OPTIONS")
+PASSED_ENV = (
+    "SIGNALINT_ENGINES_DIR",
+    "SIGNALINT_WORK_DIR",
+    "XDG_CACHE_HOME",
+    "CI",
+    "NODE_OPTIONS",
+)
 
 
 @pytest.fixture

@@ -43,9 +43,12 @@ def inspector() -> Path:
 
 
 def inspect(prefix: Path, root: Path, *args: str) -> dict[str, Any]:
+    # The Inspector starts the server with a bare environment: the session's
+    # work directory is passed on (tests/conftest.py).
+    work = ["-e", f"SIGNALINT_WORK_DIR={os.environ['SIGNALINT_WORK_DIR']}"]
     done = subprocess.run(
         ["npx", "--yes", PACKAGE, "--cli", str(SERVER),
-         "-e", f"SIGNALINT_PROJECT_ROOT={root}", *args],
+         "-e", f"SIGNALINT_PROJECT_ROOT={root}", *work, *args],
         cwd=prefix, capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout

@@ -25,7 +25,11 @@ pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
 
 def cli(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SIGNALINT_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SIGNALINT_") or k == "SIGNALINT_WORK_DIR"
+    }
     return subprocess.run(
         [str(SIGNALINT), *argv], cwd=root, env=env, capture_output=True, text=True, timeout=180
     )

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from signalint import work
 from signalint.check import run_check
 from signalint.config import load_config, state_dir
 from signalint.context import Context
@@ -192,6 +193,9 @@ async def program_of(
         options={},
         timeout_s=180,
         state_dir=state_dir(root) if pool is not None else state_dir(root) / "cold",
+        # The warm side's wrappers where a check keeps them (the worker's
+        # key names them); the cold side's apart, with its state.
+        work_dir=work.for_project(root) if pool is not None else None,
         warm=pool,
         resolved=resolve(TSC, root),
     )

@@ -138,7 +138,7 @@ def _shard_block(
     "new_from_rev",
     metavar="REV",
     help="Report only issues not present at git revision REV (checked in a copy of its "
-    "tree under the state directory, with the same engine binaries; an issue that moved "
+    "tree kept outside the project, with the same engine binaries; an issue that moved "
     "still matches; an engine failing at REV counts its issues on changed lines as new). "
     "SARIF lists every issue with baselineState new or unchanged.",
 )

@@ -145,7 +145,11 @@ class EngineContext:
     the config, every key of `EngineSpec.options` present. `target` is the
     first user path of the check ("." by default); it selects a whole-program
     engine's configuration. `state_dir` is where the engine may keep state
-    (its own caches, build info); a cold run gets a fresh one. `python` is
+    (its own caches, build info); a cold run gets a fresh one. `work_dir`
+    is where it keeps what holds source files or links to them (tsc's
+    build wrappers and their declarations), outside the project
+    (`signalint.work`); None: `state_dir` (a tree that is itself outside
+    every project, such as a shadow copy). `python` is
     the project's Python interpreter (its virtual environment), if it has one.
     `issues` is the process's memo of issues already made, if any.
     """
@@ -157,6 +161,7 @@ class EngineContext:
     options: Mapping[str, object] = field(default_factory=dict)
     target: str = "."
     python: Path | None = None
+    work_dir: Path | None = None
     # Issues made before in this process (`model.IssueMemo`), for adapters
     # that re-report the same diagnostics run after run; None: make new ones.
     issues: IssueMemo | None = None
@@ -173,6 +178,11 @@ class EngineContext:
     def major(self) -> int | None:
         """The major number of `version`, None when unknown."""
         return version_major(self.version)
+
+    @property
+    def work(self) -> Path:
+        """Where what holds source files goes: `work_dir`, else `state_dir`."""
+        return self.work_dir or self.state_dir
 
 
 class EngineOutputError(Exception):

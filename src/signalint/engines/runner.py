@@ -191,7 +191,9 @@ class Job:
     progress goes, and the check's toolchain (`resolve.Toolchain`): the
     executable (`resolved`; looked up for `root` when None) and the
     project's Python (`python`; `project_python(root)` when None), and
-    its version (`resolve.engine_version`)."""
+    its version (`resolve.engine_version`). `work_dir` is where the engine
+    keeps what holds source files or links to them (`signalint.work`: outside
+    the project); None: the state directory."""
 
     root: Path
     options: Mapping[str, object]
@@ -207,6 +209,7 @@ class Job:
     # Kept-warm workers that may answer the engine's commands (the MCP
     # server's and the daemon's pool); None: every command runs cold.
     warm: Warm | None = None
+    work_dir: Path | None = None
     # The check's project edge (`project.outside`): what an engine says
     # about a file outside the root is dropped; None: one for `root`.
     boundary: Boundary | None = field(default=None, compare=False)
@@ -228,6 +231,7 @@ class Job:
             executable=executable,
             timeout_s=self.timeout_s,
             state_dir=self.state_dir,
+            work_dir=self.work_dir,
             options=dict(self.options),
             target=self.target,
             python=self.interpreter(),

@@ -6,7 +6,8 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
 - No flag of ours changes what tsc checks: `--skipLibCheck` would also skip
   the project's own `.d.ts` files and hide their errors.
 - A config with `references` is checked in build mode, on wrapper configs
-  under the state directory (signalint.engines.tsc_build): `-b --noEmit`
+  in the project's work directory, outside its tree
+  (signalint.engines.tsc_build, signalint.work): `-b --noEmit`
   would make tsc report TS6310 of its own, skip projects, and write
   `.tsbuildinfo` files beside the user's projects.
 - With `--pretty false` diagnostics are `file(line,col): error TS2322: msg`
@@ -200,7 +201,7 @@ class TscEngine(EngineDefaults):
     ) -> Command:
         """`tsc -p` for a plain project; `tsc -b` on wrappers for references.
 
-        Build mode writes its wrapper configs under the state directory
+        Build mode writes its wrapper configs in the work directory
         first (see signalint.engines.tsc_build); nothing else is written.
         """
         config = select_config(ctx.root, ctx.target)
@@ -278,7 +279,7 @@ _last_read: tuple[str, tuple[str, str, str], list[_Pending]] | None = None
 def _read(stdout: str, ctx: EngineContext) -> list[_Pending]:
     """The diagnostics of one run's output, mapped to the user's files."""
     global _last_read
-    where = (str(ctx.root), ctx.target, str(ctx.state_dir))
+    where = (str(ctx.root), ctx.target, str(ctx.work))
     last = _last_read
     if last is not None and last[0] is stdout and last[1] == where:
         return last[2]
@@ -398,7 +399,7 @@ def _plain_block(block: str, root: Path, building: str) -> _Pending | None:
 def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, str]:
     """A diagnostic's rule, severity and first message line."""
     message = match["message"]
-    # Wrapper paths in a message would send the user to our state dir.
+    # Wrapper paths in a message would send the user to our work directory.
     return (
         f"TS{match['code']}",
         _severity(match["category"]),
@@ -447,7 +448,7 @@ def build_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
     if not has_references(ctx.root, config):
         return None
     major = typescript_major(ctx.executable)
-    return plan_build(ctx.root, config, ctx.state_dir, major, ctx.outside)
+    return plan_build(ctx.root, config, ctx.work, major, ctx.outside)
 
 
 def excluding_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
@@ -458,7 +459,7 @@ def excluding_plan(ctx: EngineContext, config: str) -> BuildPlan | None:
     if not ctx.outside:
         return None
     major = typescript_major(ctx.executable)
-    return plan_build(ctx.root, config, ctx.state_dir, major, ctx.outside)
+    return plan_build(ctx.root, config, ctx.work, major, ctx.outside)
 
 
 def _relative_to(root: Path, path: str) -> str:

@@ -1,13 +1,16 @@
-"""TypeScript build mode without side effects: wrapper configs in the state dir.
+"""TypeScript build mode without side effects: wrapper configs outside the project.
 
 A check of a config with `references` runs `tsc -b` on a generated copy of
 the reference graph: one wrapper tsconfig per project, under
-`<state>/tsc/build/` (mirroring the project's paths), that `extends` the
-user's config and only moves what tsc writes (outputs, declarations,
-`.tsbuildinfo`) into the state directory. Each wrapper's `references`
-point at the other wrappers, so tsc builds every project of the graph in
-dependency order, exactly as the project's own `tsc -b` would, but writes
-nothing into the user's tree (D18).
+`<work>/tsc/build/<the project root's absolute path>/` (mirroring the
+project's paths; `<work>` is the project's work directory, outside its
+tree: `signalint.work`), that `extends` the user's config and only moves
+what tsc writes (outputs, declarations, `.tsbuildinfo`) there. Each
+wrapper's `references` point at the other wrappers, so tsc builds every
+project of the graph in dependency order, exactly as the project's own
+`tsc -b` would, but writes nothing into the user's tree (D18), and leaves
+nothing there for the project's own tools to read (the wrappers, the
+declarations they emit and the links to node_modules are outside it).
 
 Why not `tsc -b --noEmit`: a referenced project may not disable emit
 (TS6310), so that flag makes tsc report errors of its own and skip checking
@@ -30,7 +33,9 @@ Verified on typescript 7.0.2 and 5.9.3:
   where an absolute entry is found as it is. See `_anchored_types`. Bare
   entries are then looked up in node_modules upward from the config, with
   package `exports` (only without `typeRoots`): the wrapper tree links the
-  project's node_modules directories (`BuildPlan.links`).
+  node_modules directories of the project and of every directory above it
+  at their mirrored places (`BuildPlan.links`), so tsc, walking up from a
+  wrapper, meets the same ones in the same order as from the user's config.
 - `--verbose` names every project as `Building project '<path>'...` or
   `Project '<path>' is up to date ...` (paths relative to the cwd in 7.x,
   absolute in 5.x); `--listFiles` then prints that project's inputs.
@@ -53,6 +58,7 @@ from pathlib import Path
 
 from signalint.engines import paths
 from signalint.engines.resolve import shim_targets
+from signalint.files import write_atomic
 
 BUILD_DIR = "build"
 _OUT = "__out__"
@@ -91,7 +97,7 @@ class BuildPlan:
     """
 
     root: str
-    base: str  # <state>/tsc/build
+    base: str  # <work>/tsc/build/<root's absolute path>: the root's mirror
     root_wrapper: str
     projects: tuple[Project, ...]
     contents: dict[str, str] = field(default_factory=dict)  # wrapper path -> JSON
@@ -100,6 +106,7 @@ class BuildPlan:
     spellings: dict[str, str] = field(default_factory=dict)
     # A link in the wrapper tree -> the project's node_modules it stands for.
     links: dict[str, str] = field(default_factory=dict)
+    top: str = ""  # <work>/tsc/build: everything generated is under it
 
     def write(self) -> None:
         """Write the wrappers that differ from what is on disk (tsc compares
@@ -122,13 +129,14 @@ class BuildPlan:
                         continue
             except OSError:
                 pass
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            # Whole or not at all: another check of the project may be
+            # reading the wrappers with its own tsc.
+            write_atomic(Path(path), text.encode("utf-8"))
 
     def owns(self, absolute: str) -> bool:
         """Whether `absolute` is one of our generated files (wrapper or output)."""
-        return absolute == self.base or absolute.startswith(self.base + os.sep)
+        top = self.top or self.base
+        return absolute == top or absolute.startswith(top + os.sep)
 
     def user_config(self, absolute: str) -> str | None:
         """The user's config for a wrapper path, or for a file in our outputs."""
@@ -251,11 +259,12 @@ def typescript_major(executable: Path) -> int | None:
 def plan_build(
     root: Path,
     config: str,
-    state_dir: Path,
+    work_dir: Path,
     ts_major: int | None,
     outside: Sequence[str] = (),
 ) -> BuildPlan:
-    """The wrappers for project-relative `config` and its reference graph.
+    """The wrappers for project-relative `config` and its reference graph,
+    under `work_dir` (module docstring).
 
     `ts_major` None is treated as the current major (7): its defaults are
     spelled out, which older versions accept too. `outside`: links out of
@@ -265,8 +274,9 @@ def plan_build(
     # One tree for every selected config: a project's wrapper and build info
     # are the same whichever config a check selects, so a check of one
     # package reuses what a check of the whole graph built, and vice versa.
-    base = os.path.abspath(state_dir / "tsc" / BUILD_DIR)
+    top = os.path.abspath(work_dir / "tsc" / BUILD_DIR)
     root_s = os.path.abspath(root)
+    base = _mirror(top, root_s)
     major = ts_major if ts_major is not None else 7
     start = os.path.normpath(os.path.join(root_s, config))
     order: list[str] = []
@@ -296,18 +306,17 @@ def plan_build(
     spellings: dict[str, str] = {}
     links: dict[str, str] = {}
     # From a wrapper's directory upward, tsc looks for node_modules where the
-    # user's config would: links in the mirrored directories, then (the
-    # state directory being inside the root) the root and its parents.
-    inside = base.startswith(root_s + os.sep)
+    # user's config would: the wrapper tree mirrors every directory from the
+    # project's up to the file system's root, with links where they have one.
     for current in order:
         info = merged[current]
         project_dir = os.path.dirname(current)
-        linkable = inside and not os.path.relpath(current, root_s).startswith("..")
+        linkable = not os.path.relpath(current, root_s).startswith("..")
         if linkable and "types" in info.options and "typeRoots" not in info.options:
-            for directory in _ancestors(project_dir, root_s):
+            for directory in _ancestors(project_dir):
                 modules = os.path.join(directory, "node_modules")
-                if os.path.isdir(modules):
-                    mirrored = os.path.join(base, os.path.relpath(directory, root_s))
+                if os.path.isdir(modules) and not _inside(modules, top):
+                    mirrored = _mirror(top, directory)
                     links[os.path.normpath(os.path.join(mirrored, "node_modules"))] = modules
         for spelled, written in _anchored_types(info, os.path.dirname(current)):
             if isinstance(spelled, str) and isinstance(written, str) and _RELATIVE.match(written):
@@ -347,7 +356,19 @@ def plan_build(
         rel_base=_relative(base, root_s),
         spellings=spellings,
         links=links,
+        top=top,
     )
+
+
+def _mirror(top: str, directory: str) -> str:
+    """Where the absolute `directory` is mirrored in the wrapper tree `top`."""
+    drive, rest = os.path.splitdrive(directory)
+    parts = [drive.strip(":\\/")] if drive else []
+    return os.path.normpath(os.path.join(top, *parts, rest.lstrip(os.sep)))
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory + os.sep)
 
 
 class _Merged:
@@ -584,10 +605,10 @@ def _anchored_types(info: _Merged, project_dir: str) -> list[tuple[object, objec
     return pairs if any(spelled != entry for spelled, entry in pairs) else []
 
 
-def _ancestors(directory: str, root: str) -> list[str]:
-    """`directory` and its parents up to `root` (inside it), nearest first."""
+def _ancestors(directory: str) -> list[str]:
+    """`directory` and its parents up to the file system's root, nearest first."""
     found = [directory]
-    while directory != root and directory.startswith(root + os.sep):
+    while os.path.dirname(directory) != directory:
         directory = os.path.dirname(directory)
         found.append(directory)
     return found

@@ -28,7 +28,8 @@ content is the new content get their original back (mode bits included),
 new files and the directories made for them are removed, temporary files
 are deleted. A file whose content is neither (someone wrote it after the
 crash) is left as found and its original is kept under
-`<state>/journal/recovered/<id>/`, named in the report. The lock keeps
+`<state>/journal/recovered/<id>/<file>.original` (a name no tool reads as
+code), named in the report. The lock keeps
 recovery from touching an apply that is still running in another process:
 an applier holds it from its first journal write to its commit.
 
@@ -59,6 +60,7 @@ PLAN: Final = "plan.json"
 ORIGINALS: Final = "originals"
 LOCK: Final = ".lock"
 RECOVERED: Final = "recovered"
+ORIGINAL: Final = ".original"
 TEMP_PREFIX: Final = ".signalint-tmp-"
 _FORMAT: Final = 1
 
@@ -413,7 +415,10 @@ def _read(target: Path) -> bytes | None:
 def _keep(
     root: Path, tx_dir: Path, report: Recovered, entry: dict[str, Any], original: bytes
 ) -> str:
-    kept = journal_dir(root) / RECOVERED / report.transaction_id / entry["file"]
+    # Named `<file>.original`: a source file kept in the state directory
+    # would be read by the project's own tools (a type checker with an
+    # `exclude` of its own walks `.signalint/` too).
+    kept = journal_dir(root) / RECOVERED / report.transaction_id / f"{entry['file']}{ORIGINAL}"
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_bytes(original)
     return os.path.relpath(kept, root)
