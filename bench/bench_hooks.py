@@ -32,10 +32,10 @@ in-process ones; the goal through the daemon is a 100 ms median.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
-import json
 import statistics
 import subprocess
 import sys
@@ -58,7 +58,13 @@ def edit(original: str, how: str, tag: str, n: int) -> str:
     if how == "break":
         if n % 2 == 1:
             return original + f"\n// {tag}{n}\n"
-        return re.sub(r"export const (value\d+): number = ", r'export const \1: string = "" + ', original, count=1)
+        # Each broken content new: a content seen before is a cache hit.
+        return re.sub(
+            r"export const (value\d+): number = ",
+            rf'export const \1: string = "{tag}{n}" + ',
+            original,
+            count=1,
+        )
     return original + f"\nexport const {tag}{n}: number = {n};\n"
 
 

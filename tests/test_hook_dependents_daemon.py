@@ -62,7 +62,9 @@ def write_project(root: Path, case: str) -> Path:
         (root / "src").mkdir()
         (root / "package.json").write_text('{"name": "hooked", "private": true}\n')
         options = {"strict": True, "noEmit": True, "skipLibCheck": True, "types": []}
-        (root / "tsconfig.json").write_text(json.dumps({"compilerOptions": options, "include": ["src"]}))
+        (root / "tsconfig.json").write_text(
+            json.dumps({"compilerOptions": options, "include": ["src"]})
+        )
         (root / "src" / "use.ts").write_text(
             "import { size } from './shape';\nexport const v: number = size();\n"
         )

@@ -14,12 +14,12 @@ A whole-program engine answers for its whole program, also through the
 daemon (never `CheckRequest.files_only`): the post-edit verdict names the
 errors the edit broke in other files first (`ripple`), which a worker
 answering for the edited files alone could not tell. Kept warm, that costs
-what the edit affects: tsc's builder re-checks the files whose inputs'
-exported shape changed (an edit inside a function body re-checks that file
-alone) and answers the others from what it kept; TypeScript 7's API
-re-checks the program (it does for the global diagnostics even for one
-file); Pyright's server re-checks the files importing the edited one;
-mypy's daemon what depends on it (docs/engines.md, "The post-edit hook").
+what the edit affects: tsc 5 and 6's builder checks the edited file again
+and, only when its exported shape changed, the files that may see the
+change, answering the others from what it kept; TypeScript 7's API checks
+the program again (it did for the global diagnostics even for one file);
+Pyright's server the files importing the edited one; mypy's daemon what
+depends on what changed (docs/engines.md, "The post-edit hook, kept warm").
 """
 
 from __future__ import annotations
