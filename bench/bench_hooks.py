@@ -1,6 +1,7 @@
 """The post-edit hook on one edited file of a 600-file project, process start included.
 
-    .venv/bin/python bench/bench_hooks.py [--files 600] [--runs 15]
+    .venv/bin/python bench/bench_hooks.py [--files 600] [--runs 15] [--daemon | --daemon-only]
+        [--edit export|body|break] [--typescript 7|6|5]
 
 A synthetic strict TypeScript project (synth.py) with the engines `init`
 enables for it (Oxlint and tsc). One cold check fills the cache; then each
@@ -27,6 +28,10 @@ in-process.
 With `--daemon` the three series run again through the project's daemon
 (`signalint daemon start`; the hook is forwarded to it), after the
 in-process ones; the goal through the daemon is a 100 ms median.
+`--daemon-only` skips the in-process series. `--typescript 5|6` makes the
+TypeScript scripts/setup installs for the tests the project's own (its
+warm worker is the JavaScript compiler API's; 7, the managed default, is
+served by the native API's).
 """
 
 from __future__ import annotations
