@@ -18,7 +18,7 @@ what the edit affects: tsc 5 and 6's builder checks the edited file again
 and, only when its exported shape changed, the files that may see the
 change, answering the others from what it kept; TypeScript 7's API checks
 the program again (it did for the global diagnostics even for one file);
-Pyright's server the files importing the edited one; mypy's daemon what
+Pyright's server every file importing the edited one; mypy's daemon what
 depends on what changed (docs/engines.md, "The post-edit hook, kept warm").
 """
 
