@@ -79,7 +79,12 @@ def write_project(root: Path, case: str) -> Path:
 
 
 def post_edit(root: Path, rel: str, session: str) -> list[str]:
-    """The context the post-edit hook gives the model for an edit of `rel`, by lines."""
+    """The context the post-edit hook gives the model for an edit of `rel`, by lines.
+
+    The edit settles first: a run's record is kept only when no input was
+    touched shortly before it started (`check_store`), and the next step
+    compares with it (undoing the break says what it repaired)."""
+    time.sleep(0.5)
     event = {
         "session_id": session,
         "cwd": str(root),
