@@ -87,7 +87,8 @@ class CheckRequest:
     whole-program engine kept warm answer for those files alone, its
     diagnostics elsewhere neither reported nor counted
     (`program_cache.ProgramRequest.files_only`); for front ends that do not
-    report what an edit broke elsewhere (the CLI's `check PATHS`, hooks).
+    report what an edit broke elsewhere (the CLI's `check PATHS`; never the
+    post-edit hook, whose verdict counts it: `hosts.hook_run`).
     """
 
     root: Path

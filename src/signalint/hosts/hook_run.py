@@ -9,6 +9,17 @@ checks; the others are skipped (and named in the context when something
 else was found). Checks go through the one check service with the
 configured engines and timeouts, and keep their snapshot so the ids in the
 answer resolve with `signalint show` (D19).
+
+A whole-program engine answers for its whole program, also through the
+daemon (never `CheckRequest.files_only`): the post-edit verdict names the
+errors the edit broke in other files first (`ripple`), which a worker
+answering for the edited files alone could not tell. Kept warm, that costs
+what the edit affects: tsc 5 and 6's builder checks the edited file again
+and, only when its exported shape changed, the files that may see the
+change, answering the others from what it kept; TypeScript 7's API checks
+the program again (it did for the global diagnostics even for one file);
+Pyright's server every file importing the edited one; mypy's daemon what
+depends on what changed (docs/engines.md, "The post-edit hook, kept warm").
 """
 
 from __future__ import annotations
@@ -85,7 +96,9 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
                 paths,
                 locate=service.from_root(root),
                 kind="files" if kind == "files" else "project",
-                files_only=True,
+                # Never `files_only`: the verdict counts what the edit broke in
+                # other files, which only an answer for the whole program tells
+                # (module docstring).
             ),
             service.Services(runtime.context(), store),
         )
