@@ -15,8 +15,8 @@ A long-lived process (the MCP server, the daemon, `watch`:
 (`one_arena`: arenas that exist already stay; a thread started later
 shares them), and gives free memory back before each check
 (`give_back`: `malloc_trim`, well under a millisecond). On the
-3,000-module benchmark this took the server's peak from about 150 to about
-125 MiB (docs/benchmarks.md). Elsewhere (musl, macOS, Windows) both are
+3,000-module benchmark the cap took the server's peak from 146-153 to
+about 135 MiB (docs/benchmarks.md). Elsewhere (musl, macOS, Windows) both are
 no-ops.
 """
 

@@ -26,6 +26,7 @@ import os
 import posixpath
 import re
 import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -379,6 +380,8 @@ def _plain_block(block: str, root: Path, building: str) -> _Pending | None:
         reported = located["file"]
         rule, severity, message = _said(located, None)
         file = paths.project_path(root, reported)
+        if file is not None:
+            file = sys.intern(file)  # one string per file, not per diagnostic
         row, col = int(located["line"]), int(located["col"])
         about_options = reported.endswith(".json")
     else:
@@ -496,6 +499,8 @@ _last_files: tuple[str, tuple[str, ...]] | None = None
 class _Pending:
     """A diagnostic whose continuation lines may still follow (build mode);
     read whole, it is not changed again and makes its issue once."""
+
+    __slots__ = ("_made", "about_options", "col", "file", "line", "message", "rule", "severity")
 
     def __init__(
         self,
