@@ -195,6 +195,9 @@ class Sampler:
             proc = self.procs.get(pid)
             if proc is None:
                 proc = self.procs[pid] = Proc(pid, label(pid, self.root))
+            elif proc.label.startswith("other: "):
+                # First seen between its fork and its exec: the parent's command line.
+                proc.label = label(pid, self.root)
             proc.peak = max(proc.peak, rss, hwm)
             proc.last = rss
         self.tree_peak = max(self.tree_peak, total)
