@@ -377,3 +377,32 @@ def test_a_remembered_row_is_reused_only_for_the_same_issue_object() -> None:
     )  # fmt: skip
     loaded = decode_snapshot(encode_snapshot(second, memo))
     assert {i.help for i in loaded.result.issues} == {"other help"}
+
+
+def test_only_the_newest_written_snapshots_stay_decoded_in_memory(tmp_path: Path) -> None:
+    from signalint.storage.snapshots import KEEP_DECODED
+
+    store = _disk_store(tmp_path)
+    snaps = [snapshot([issue(line=n + 1)], check_id=f"c{n}") for n in range(KEEP_DECODED + 3)]
+    for snap in snaps:
+        store.put(snap)
+    newest = snaps[-KEEP_DECODED:]
+    assert all(store.get(s.check_id) is s for s in newest)
+    # The older ones were released from memory and are read back from their files.
+    for old in snaps[:-KEEP_DECODED]:
+        loaded = store.get(old.check_id)
+        assert loaded is not None and loaded is not old
+        assert loaded.result.issues == old.result.issues
+    assert len(store) == len(snaps)
+
+
+def test_a_snapshot_whose_file_could_not_be_written_stays_in_memory(tmp_path: Path) -> None:
+    from signalint.storage.snapshots import KEEP_DECODED
+
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    store = _disk_store(blocker / "snapshots", warnings=[])
+    snaps = [snapshot([], check_id=f"c{n}") for n in range(KEEP_DECODED + 2)]
+    for snap in snaps:
+        store.put(snap)
+    assert all(store.get(s.check_id) is s for s in snaps)

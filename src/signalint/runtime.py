@@ -15,6 +15,8 @@ import gc
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from signalint import heap
+
 if TYPE_CHECKING:
     from signalint.context import Context
 
@@ -30,6 +32,8 @@ class Runtime(Protocol):
 
 
 _current: list[Runtime] = []
+# Set once by `long_lived`: this process checks again and again.
+_long_lived: list[bool] = []
 
 # The collector's thresholds in a process that checks again and again.
 LONG_LIVED_GC = (50_000, 50, 100)
@@ -45,10 +49,22 @@ def long_lived() -> None:
     thresholds the collector ran about 45 times per edit of a 3,000-module
     project, 40 ms of a 250 ms answer (docs/benchmarks.md). Young objects
     are now collected every 50,000 allocations, and what was loaded before
-    this call (modules, the tool catalogue) is never scanned again.
+    this call (modules, the tool catalogue) is never scanned again. The C
+    allocator gets one arena at most more (`heap.one_arena`), and free
+    memory is given back before each check (`before_check`).
     """
     gc.freeze()
     gc.set_threshold(*LONG_LIVED_GC)
+    heap.one_arena()
+    _long_lived.append(True)
+
+
+def before_check() -> None:
+    """In a long-lived process (`long_lived`), give the C heap's free memory
+    back to the system before a check (`heap.give_back`): the garbage of
+    the last answer is not what the next check's peak stands on."""
+    if _long_lived:
+        heap.give_back()
 
 
 def install(runtime: Runtime | None) -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from signalint import ids
+from signalint import ids, runtime
 from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import Config
@@ -196,6 +196,7 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     targets, e.g. a whole-program engine's reports on other files) is
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
+    runtime.before_check()
     started = time.monotonic()
     since = request.since
     selected, revision = await resolve(request)

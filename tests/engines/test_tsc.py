@@ -277,3 +277,19 @@ def test_typescript_7_runs_the_compiler_its_launcher_would_run(
     expected = tmp_path / "node_modules/@typescript/typescript-linux-x64/lib/tsc"
     assert compiler(executable) == str(expected if native else executable)
     assert ENGINE.command(ctx, [], None).argv[0] == compiler(executable)
+
+
+def test_a_plain_projects_blocks_are_remembered_from_its_last_output_only(tmp_path: Path) -> None:
+    from signalint.engines import tsc
+
+    first = [
+        "src/a.ts(1,1): error TS2322: Type 'string' is not assignable to type 'number'.",
+        "src/b.ts(2,3): error TS6133: 'x' is declared but its value is never read.",
+    ]
+    second = [first[1], "src/c.ts(4,5): error TS2304: Cannot find name 'y'."]
+    read_first = tsc._read_plain(first, tmp_path, "tsconfig.json")
+    read_second = tsc._read_plain(second, tmp_path, "tsconfig.json")
+    assert read_second[0] is read_first[1]  # a block of the last output is reused
+    assert [p.file for p in read_second] == ["src/b.ts", "src/c.ts"]
+    # What stays remembered is the last output's blocks: the fixed one is forgotten.
+    assert set(tsc._blocks[(str(tmp_path), "tsconfig.json")]) == set(second)

@@ -27,6 +27,7 @@ import os
 import posixpath
 import re
 import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -352,10 +353,15 @@ def _read_plain(lines: list[str], root: Path, config: str) -> list[_Pending]:
     indented lines that elaborate it) read once per process.
 
     A warm program re-prints every diagnostic of the program on every edit;
-    a block read before is the same `_Pending`, its issue already made.
+    a block read in the program's last output is the same `_Pending`, its
+    issue already made. What is remembered per program is the blocks of
+    its last output (bound: one output's diagnostics), so diagnostics fixed
+    since are forgotten.
     """
     found: list[_Pending] = []
-    memo = _blocks.setdefault((str(root), config), {})
+    program = (str(root), config)
+    last = _blocks.get(program, {})
+    memo: dict[str, _Pending | None] = {}
     count = len(lines)
     at = 0
     while at < count:
@@ -365,13 +371,17 @@ def _read_plain(lines: list[str], root: Path, config: str) -> list[_Pending]:
             end += 1
         block = line if end == at + 1 else "\n".join(lines[at:end])
         at = end
-        known = memo.get(block)
-        if known is None and block not in memo:
-            if len(memo) >= _SEEN_BLOCKS:
-                memo.clear()  # only a memo
+        if block in memo:
+            known = memo[block]
+        elif block in last:
+            known = memo[block] = last[block]
+        else:
             known = memo[block] = _plain_block(block, root, config)
         if known is not None:
             found.append(known)
+    _blocks[program] = memo
+    while len(_blocks) > _PROGRAMS:
+        _blocks.pop(next(iter(_blocks)))
     return found
 
 
@@ -384,6 +394,8 @@ def _plain_block(block: str, root: Path, building: str) -> _Pending | None:
         reported = located["file"]
         rule, severity, message = _said(located, None)
         file = paths.project_path(root, reported)
+        if file is not None:
+            file = sys.intern(file)  # one string per file, not per diagnostic
         row, col = int(located["line"]), int(located["col"])
         about_options = reported.endswith(".json")
     else:
@@ -407,9 +419,10 @@ def _said(match: re.Match[str], plan: BuildPlan | None) -> tuple[str, Severity, 
     )
 
 
-_SEEN_BLOCKS: Final = 400_000
-# (root, config) -> block of output -> what it says (None: not a
-# diagnostic); kept for the process's life (`_read_plain`).
+# Programs whose last output's blocks are remembered (the oldest forgotten).
+_PROGRAMS: Final = 64
+# (root, config) -> block of the program's last output -> what it says
+# (None: not a diagnostic) (`_read_plain`).
 _blocks: dict[tuple[str, str], dict[str, _Pending | None]] = {}
 
 
@@ -517,6 +530,8 @@ _last_files: tuple[str, tuple[str, ...]] | None = None
 class _Pending:
     """A diagnostic whose continuation lines may still follow (build mode);
     read whole, it is not changed again and makes its issue once."""
+
+    __slots__ = ("_made", "about_options", "col", "file", "line", "message", "rule", "severity")
 
     def __init__(
         self,

@@ -158,18 +158,18 @@ class CheckStore:
 
     def version_for(self, exe_key: str) -> str | None:
         """An executable's version as remembered (this process, then the state directory)."""
-        versions = self.memory.versions
-        if exe_key not in versions:
-            stored = self.local.version_for(exe_key)
-            if stored is None:
+        found = self.memory.versions.get(exe_key)
+        if found is None:
+            found = self.local.version_for(exe_key)
+            if found is None:
                 return None
-            versions[exe_key] = stored
-        return versions[exe_key]
+            self.memory.version(exe_key, found)
+        return found
 
     def remember_version(self, exe_key: str, version: str, *, asked: bool) -> None:
         """Remember an executable's version; `asked` (the engine was started to
         tell it) also keeps it in the state directory."""
-        self.memory.versions[exe_key] = version
+        self.memory.version(exe_key, version)
         if asked:
             self.local.remember_version(exe_key, version)
 

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
+from sys import intern
 from typing import Final
 
 from signalint.model import Issue
@@ -32,6 +33,10 @@ def dump_issues(issues: Sequence[Issue]) -> bytes:
 # (a warm check restores thousands of issues).
 _SLOTS: Final = tuple(getattr(Issue, name).__set__ for name in FIELDS)
 _TUPLES: Final = FIELDS.index("also_reported_by")
+# Fields whose few distinct values repeat over thousands of issues (a
+# file's path in each of its issues, a rule's name and docs link in every
+# file): interned, one string each instead of one per decoded issue.
+_SHARED: Final = tuple(FIELDS.index(n) for n in ("engine", "file", "rule", "severity", "docs_url"))
 
 
 def load_issues(blob: bytes) -> list[Issue]:
@@ -46,6 +51,10 @@ def load_issues(blob: bytes) -> list[Issue]:
         if len(row) != len(_SLOTS):
             raise ValueError(f"an issue row has {len(row)} fields, expected {len(_SLOTS)}")
         row[_TUPLES] = tuple(row[_TUPLES])
+        for at in _SHARED:
+            value = row[at]
+            if type(value) is str:
+                row[at] = intern(value)
         issue = new(Issue)
         for put, value in zip(_SLOTS, row, strict=True):
             put(issue, value)

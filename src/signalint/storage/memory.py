@@ -15,6 +15,10 @@ files are neither re-read nor re-decoded), a CLI command one per run
   (`stored`: while the row still carries it, nobody has written it since,
   and a stale remembered record need not be followed by the stored one);
 - engine versions per executable state (`resolve.executable_key`).
+
+Each is bounded (`DECODED`, `PROGRAMS`, `STAMPS`, `VERSIONS`; the local
+stores: one per state directory a process checks, each with at most
+`results.SEEN_FILES` file digests): docs/architecture.md, "Memory".
 """
 
 from __future__ import annotations
@@ -28,6 +32,13 @@ from typing import Generic, TypeVar
 from signalint.model import Issue
 from signalint.storage.entries import ProgramRecord
 from signalint.storage.results import ResultCache
+
+# The bounds (docs/architecture.md, "Memory"): per-file entries decoded,
+# program records, stamps of stored program rows, engine versions.
+DECODED = 100_000
+PROGRAMS = 512
+STAMPS = 4096
+VERSIONS = 256
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -69,7 +80,7 @@ class StoreMemory:
 
     # Programs: one per whole-program engine, or one per package in a
     # workspace (a repository with a few hundred packages stays remembered).
-    def __init__(self, decoded_capacity: int = 100_000, programs_capacity: int = 512) -> None:
+    def __init__(self, decoded_capacity: int = DECODED, programs_capacity: int = PROGRAMS) -> None:
         self._local: dict[tuple[Path, int], ResultCache] = {}
         # Issues by key: None is "the engine does not check this file".
         self.decoded: Lru[str, tuple[Issue, ...] | None] = Lru(decoded_capacity)
@@ -82,13 +93,21 @@ class StoreMemory:
         self.making: dict[str, threading.Event] = {}
         self.versions: dict[str, str] = {}
 
+    def version(self, exe_key: str, version: str) -> None:
+        """Remember an engine's `version` for its executable state `exe_key`."""
+        if len(self.versions) >= VERSIONS and exe_key not in self.versions:
+            self.versions.clear()
+        self.versions[exe_key] = version
+
     def saw(self, store: str, key: str, stamp: int | None) -> None:
         """This process wrote or read the row of program `key` in the store at
         path `store`, leaving it `stamp` (None: unknown)."""
         if stamp is None:
             self.stored.pop((store, key), None)
-        else:
-            self.stored[(store, key)] = stamp
+            return
+        if len(self.stored) >= STAMPS and (store, key) not in self.stored:
+            self.stored.clear()  # unknown stamps only cost a read of the record
+        self.stored[(store, key)] = stamp
 
     def made(self, key: str, timeout_s: float = 10.0) -> None:
         """Wait until no record of `key` is being made behind an answer."""

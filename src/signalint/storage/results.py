@@ -83,6 +83,10 @@ def _stat_or_none(path: str) -> os.stat_result | None:
         return None
 
 
+# Files whose digest a store remembers in memory (past it, forgotten whole).
+SEEN_FILES = 500_000
+
+
 class ResultCache:
     """The cache of one state dir. No method raises for a cache problem."""
 
@@ -308,6 +312,8 @@ class ResultCache:
                 row = (full, key, hashed[0])
                 fresh.append(row)
             result[rel] = row[2]
+            if len(self._seen) >= SEEN_FILES:
+                self._seen.clear()  # only a memo: the table still has every row
             self._seen[full] = (ident, row[2])
         if fresh:
             sql = "INSERT OR REPLACE INTO file_digests (path, stat, digest) VALUES (?, ?, ?)"

@@ -40,10 +40,12 @@ class RowMemo:
     """Issue object -> its encoded row, bounded; for one thread at a time.
 
     Keyed by object identity with the object kept alive by the entry, so
-    an id can never be reused by another object while remembered.
+    an id can never be reused by another object while remembered. Bound:
+    `limit` rows (about four checks of 12,000 issues), forgotten whole past
+    it (docs/architecture.md, "Memory").
     """
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 50_000) -> None:
         self.limit = limit
         self._rows: dict[int, tuple[Issue, str]] = {}
 

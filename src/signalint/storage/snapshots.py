@@ -34,6 +34,10 @@ DEFAULT_MAX_COUNT = 50
 DEFAULT_TTL_S = 1800.0
 # Decoded snapshots from other processes kept per store (each can be MBs).
 _LOADED_LIMIT = 4
+# This process's own snapshots kept decoded once their files are written
+# (the newest; the others are read back from their files): bounds the
+# memory of a long session to a few checks, not `max_count`.
+KEEP_DECODED = 4
 # A shorter reference would match issues of any check by chance.
 MIN_REFERENCE = 4
 
@@ -124,6 +128,8 @@ class SnapshotStore:
         # Snapshots decoded from other processes' files, by check id, with
         # the file's mtime: reused only while that very file is still live.
         self._loaded: dict[str, tuple[float, Snapshot]] = {}
+        # Check ids whose file the writer has written (guarded by `_lock`).
+        self._written: set[str] = set()
 
     def _prune(self) -> None:
         cutoff = self._clock() - self.ttl_s
@@ -141,6 +147,7 @@ class SnapshotStore:
         self._items.pop(snapshot.check_id, None)
         self._items[snapshot.check_id] = (stored_at, snapshot)
         self._prune()
+        self._release()
         if self.directory is None or not _SAFE_ID.fullmatch(snapshot.check_id):
             return
         # An answer kept for replay names this check: it needs this file.
@@ -158,6 +165,21 @@ class SnapshotStore:
         """The background writes still running."""
         with self._lock:
             return [future for future in self._pending if not future.done()]
+
+    def _release(self) -> None:
+        """Keep in memory only the newest `KEEP_DECODED` snapshots, and the
+        older ones whose file is not written (yet, or at all): the others
+        are read back from their files when asked for, as another
+        process's are."""
+        if self.directory is None or len(self._items) <= KEEP_DECODED:
+            return
+        with self._lock:
+            older = list(self._items)[:-KEEP_DECODED]
+            released = [check_id for check_id in older if check_id in self._written]
+            self._written.difference_update(released)
+            self._written.intersection_update(self._items)
+        for check_id in released:
+            del self._items[check_id]
 
     def flush(self) -> None:
         """Wait until every background write has finished (or failed with a warning)."""
@@ -306,6 +328,8 @@ class SnapshotStore:
             # the old state or the complete file.
             data = encode_snapshot(snap, self._memo)
             write_atomic(self.directory / f"{snap.check_id}{_SUFFIX}", data, mtime=stored_at)
+            with self._lock:
+                self._written.add(snap.check_id)
             self._files()  # apply the bounds to the directory
         except OSError as exc:
             self._warn_once(

@@ -1,12 +1,17 @@
 """The engines kept warm, by name: one line per driver module.
 
 Imported only when a pool first serves a command, so a process that never
-keeps engines warm never loads a driver.
+keeps engines warm never loads a driver; and each driver's module is
+imported only when a command of its engine is first offered, so a server
+checking a TypeScript project never loads Pyright's language client
+(pygls and lsprotocol: about 17 MiB of a server's resident memory,
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from signalint.engines.base import EngineContext
@@ -14,21 +19,58 @@ from signalint.process import Command
 from signalint.warm.pool import Driver, Session, WorkerFailed, WorkerKey
 
 
-def drivers() -> Mapping[str, Driver]:
-    """Every warm driver, by engine name."""
-    from signalint.warm import eslint, mypy, oxlint, pyright, tsc
+def _typescript() -> Driver:
+    # TypeScript 5 and 6 through the compiler API, 7 through its native API.
+    from signalint.warm import tsc
     from signalint.warm.tsc_native import NativeTscDriver
 
-    # TypeScript 5 and 6 through the compiler API, 7 through its native API.
-    typescript = Either(tsc.DRIVER, NativeTscDriver())
-    every: tuple[Driver, ...] = (
-        eslint.DRIVER,
-        mypy.DRIVER,
-        oxlint.DRIVER,
-        pyright.DRIVER,
-        typescript,
-    )
-    return {driver.engine: driver for driver in every}
+    return Either(tsc.DRIVER, NativeTscDriver())
+
+
+def _module(name: str) -> Callable[[], Driver]:
+    def load() -> Driver:
+        driver: Driver = importlib.import_module(f"signalint.warm.{name}").DRIVER
+        return driver
+
+    return load
+
+
+# Engine name -> how to make its driver.
+LOADERS: dict[str, Callable[[], Driver]] = {
+    "eslint": _module("eslint"),
+    "mypy": _module("mypy"),
+    "oxlint": _module("oxlint"),
+    "pyright": _module("pyright"),
+    "tsc": _typescript,
+}
+
+
+class Drivers(Mapping[str, Driver]):
+    """Every warm driver by engine name, each loaded at its first lookup."""
+
+    def __init__(self, loaders: Mapping[str, Callable[[], Driver]]) -> None:
+        self._loaders = loaders
+        self._loaded: dict[str, Driver] = {}
+
+    def __getitem__(self, engine: str) -> Driver:
+        found = self._loaded.get(engine)
+        if found is None:
+            found = self._loaded[engine] = self._loaders[engine]()
+        return found
+
+    def __contains__(self, engine: object) -> bool:
+        return engine in self._loaders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+
+def drivers() -> Mapping[str, Driver]:
+    """Every warm driver, by engine name (each module imported when first asked for)."""
+    return Drivers(LOADERS)
 
 
 class Either:
