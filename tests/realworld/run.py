@@ -27,6 +27,15 @@ processes it spawned when `strace` is available), planted edits that must be
 reported, and whether anything outside `.signalint/` changed (`git status
 --porcelain --ignored` and a file snapshot outside `node_modules`).
 
+Issue 37's steps follow the `--new-from-rev HEAD` step (`edge_steps`): the
+native engines again, which must find what they found before, and no link
+or source file in the state directory; a secret outside the clone linked
+into the sources, whose token must reach no output, state or work
+directory and which must change no engine's diagnostics; and, for a
+repository with a `[[repo.break]]`, an edit that breaks a dependent, through
+a real `signalint-mcp`, whose `after_edit_check` must not be clean and must
+name what the native engine finds broken. `--only-edge` runs them alone.
+
 Last, when `redis-server` is installed, a second machine on a shared cache
 (`shared_cache_step`): one Redis for the run, emptied per repository;
 machine A (the clone, its state removed) fills it; machine B, a copy of the
@@ -1563,6 +1572,7 @@ def _apply_break(
         "new": sum(new.values()),
         "new_elsewhere": sum(n for k, n in new.items() if k.file != edit["file"]),
         "files": sorted({k.file for k in new}),
+        "keys": sorted(f"{k.file}:{k.line}:{k.col} {k.rule}" for k in new.elements()),
         "sample": sample(new, edited.parsed.messages, 5),
     }
 
@@ -1611,6 +1621,9 @@ def break_step(
         done["named"] = [f for f in dependents if f in named_text]
         broken = (answer.get("dependents") or {}).get("broken")
         done["count_equal"] = broken == native.get("new_elsewhere")
+        # The dependents' issues where tsc put them, with multiplicity.
+        elsewhere = [k for k in native.get("keys") or [] if not k.startswith(edit["file"] + ":")]
+        done["keys_equal"] = sorted(done.get("listed") or []) == elsewhere
         done["ok"] = (
             answer.get("status") not in (None, "clean")
             and bool(dependents)
