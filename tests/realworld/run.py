@@ -1354,14 +1354,18 @@ def _json_notes(text: str) -> list[str]:
     return found
 
 
-def link_step(repo: Repo, project: Path, exe: Path, env: dict[str, str]) -> dict[str, Any]:
+def link_step(
+    repo: Repo, clone: Path, project: Path, exe: Path, env: dict[str, str], cache: Path
+) -> dict[str, Any]:
     """A secret file outside the clone, linked into the project's sources as a
     file and as a directory: its token must appear in no output of a cold
     (SARIF, JSON) or cached (SARIF, JSON) check, nowhere in the state or work
     directory; each engine's diagnostics equal the check without the links
     (multiplicity), unless it withheld them with a gap naming a link; the
-    links are named in the coverage notes. The links and the secret are
-    removed afterwards."""
+    links are named in the coverage notes. Each native engine runs with the
+    links too (not stored): how many of its diagnostics quote the token
+    says whether the links were there to be read. The links and the secret
+    are removed afterwards."""
     import secrets
     import tempfile
 
@@ -1391,6 +1395,17 @@ def link_step(repo: Repo, project: Path, exe: Path, env: dict[str, str]) -> dict
         ):
             log(f"{repo.name}: links out of the root, {label}")
             runs[label] = signalint(exe, project, env, "check", *args)
+        quoted: dict[str, Any] = {}
+        for engine in repo.engines:
+            log(f"{repo.name}: links out of the root, native {engine}")
+            try:
+                native = native_run(repo, clone, project, engine, env, cache, False, store=False)
+            except RuntimeError as exc:
+                quoted[engine] = f"failed: {_brief(str(exc))}"
+                continue
+            quoting = [k for k, m in native.parsed.messages.items() if token in m]
+            quoted[engine] = sum(native.parsed.keys[k] for k in quoting)
+        outcome["native_quotes"] = quoted
         needle = token.encode()
         outcome["leaks"] = [
             label for label, ran in runs.items() if token in ran.stdout or token in ran.stderr
@@ -1649,7 +1664,7 @@ def edge_steps(
     edge: dict[str, Any] = {}
     steps: list[tuple[str, Any]] = [
         ("leftovers", lambda: leftovers_step(repo, clone, project, env, cache, before)),
-        ("link", lambda: link_step(repo, project, exe, env)),
+        ("link", lambda: link_step(repo, clone, project, exe, env, cache)),
     ]
     if repo.breaks:
         steps.append(("break", lambda: break_step(repo, clone, project, exe, env, cache, before)))
@@ -2806,13 +2821,14 @@ def render_edge(results: list[RepoResult]) -> str:
         "coverage gap naming a link.",
         "",
         "| repo | links | leaks | engines (without links: cold / cached) "
-        "| links named in the JSON notes (cold / cached) | seconds (cold sarif / cached) |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| links named in the JSON notes (cold / cached) | engines whose SARIF note names them "
+        "| native diagnostics quoting the secret | seconds (cold sarif / cached) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in done:
         link = r.edge.get("link") or {}
         if "error" in link and "engines" not in link:
-            out.append(f"| {r.repo.name} | | | error: {_brief(link['error'])} | | |")
+            out.append(f"| {r.repo.name} | | | error: {_brief(link['error'])} | | | | |")
             continue
         cells = []
         for engine, entry in sorted((link.get("engines") or {}).items()):
@@ -2832,9 +2848,17 @@ def render_edge(results: list[RepoResult]) -> str:
             for label in ("cold json", "cached json")
         )
         seconds = link.get("seconds") or {}
+        links = link.get("links") or []
+        sarif_named = [
+            engine
+            for engine, entry in sorted((link.get("engines") or {}).items())
+            if len((entry.get("cold sarif") or {}).get("named") or []) == len(links)
+        ]
+        quotes = ", ".join(f"{e} {n}" for e, n in (link.get("native_quotes") or {}).items())
         out.append(
-            f"| {r.repo.name} | {', '.join(f'`{x}`' for x in link.get('links') or [])} "
+            f"| {r.repo.name} | {', '.join(f'`{x}`' for x in links)} "
             f"| {', '.join(link.get('leaks') or []) or 'none'} | {'; '.join(cells)} | {named} "
+            f"| {', '.join(sarif_named) or 'none'} | {quotes or '-'} "
             f"| {seconds.get('cold sarif', '-')} / {seconds.get('cached sarif', '-')} |"
         )
     out += [
