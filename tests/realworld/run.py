@@ -1644,6 +1644,7 @@ def break_step(
             and bool(dependents)
             and done["named"] == dependents
             and done["count_equal"]
+            and done["keys_equal"]
         )
         results.append(done)
     return {"edits": results}
@@ -2905,8 +2906,9 @@ def render_edge(results: list[RepoResult]) -> str:
             "check_project, the edit, after_edit_check of the edited file. Native: the "
             "engine's errors the edit added, from its run before and with the edit. ok: "
             "status not clean, every native dependent named (nextStep or the dependents' "
-            "list), and the dependents' broken count equal to the native new errors in "
-            "other files.",
+            "list), the dependents' broken count equal to the native new errors in "
+            "other files, and the dependents' issues (`list_issues`) at the native new "
+            "errors' places and rules, with multiplicity.",
             "",
             "| repo | edit | status | introduced | dependents broken | native new elsewhere "
             "| named | answer bytes | seconds | ok |",
@@ -2922,8 +2924,10 @@ def render_edge(results: list[RepoResult]) -> str:
                     continue
                 answer = edit["answer"]
                 native = edit.get("native") or {}
+                # A table cell's `|` ends it, in code spans too.
+                old, new = (edit[k].replace("|", "\\|") for k in ("old", "new"))
                 out.append(
-                    f"| {r.repo.name} | `{edit['file']}`: `{edit['old']}` -> `{edit['new']}` "
+                    f"| {r.repo.name} | `{edit['file']}`: `{old}` -> `{new}` "
                     f"| {answer.get('status')} | {answer.get('errorsIntroduced')} "
                     f"| {(answer.get('dependents') or {}).get('broken')} "
                     f"| {native.get('new_elsewhere')} ({', '.join(native.get('files') or [])}) "
