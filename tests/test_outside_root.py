@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -290,6 +291,34 @@ def test_a_link_out_of_the_root_leaks_nothing(tmp_path: Path, engine: str, case:
     for path in cache.rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("engine", ["mypy", "pyright", "tsc"])
+def test_a_link_added_after_the_cache_was_filled_is_answered_as_cold(
+    tmp_path: Path, engine: str
+) -> None:
+    """Found by the real-world tier (click, issue 37): the cache filled
+    before a link out of the root appeared; the cold check then withheld
+    Pyright's diagnostics (its walk read the link) while the cached check
+    served the record kept before the link, ok with its issues."""
+    _require(engine)
+    root, outside = _project(tmp_path, engine)
+    lang = ENGINE_LANG[engine]
+    (root / "src" / f"bad.{lang.suffix}").write_text(
+        'n: int = "text"\n' if lang is PY else 'export const n: number = "text";\n'
+    )
+    time.sleep(2.1)  # past the settle window (answers.SETTLE_NS): the fill keeps its records
+    cache = tmp_path / "cache"
+    before = _check(root, cache=cache).result.outcomes[engine]
+    assert before.status == "ok" and before.issues, before
+    # Beside the project's files, as the tier placed it (a new directory
+    # holding the link, as `_link` makes, changes what the cache is keyed by).
+    (outside / f"secret.{lang.suffix}").write_text(lang.secret)
+    (root / "src" / f"config.{lang.suffix}").symlink_to(outside / f"secret.{lang.suffix}")
+    cold = _check(root, cache=None).result.outcomes[engine]
+    cached = _check(root, cache=cache).result.outcomes[engine]
+    _same(cold, cached)
 
 
 WARM = ("eslint", "mypy", "pyright", "tsc")

@@ -156,6 +156,10 @@ def _record_key(
         json.dumps(job.options, sort_keys=True),
         key.extra,
         *(f"{c}={configs.get(c, '-')}" for c in key.configs),
+        # The links out of the root the walk met: an engine whose own walk
+        # follows one (Pyright) reads it, so a record made before it appeared
+        # must not answer for the program now (its cold run is withheld).
+        *(f"link={rel}" for rel in sorted(job.edge().links)),
     )
 
 

@@ -133,6 +133,31 @@ def test_failed_and_disabled_engines_report_unsuccessful_invocations() -> None:
     assert biome_note["level"] == "warning"
 
 
+def test_an_ok_engine_that_left_links_out_of_the_root_says_so(
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    # Found by the real-world tier (zustand, issue 37): the JSON answer named
+    # the links out of the root, the SARIF upload said nothing of them.
+    note = (
+        "2 files outside the project root were not checked (links out of the root): "
+        "src/link.ts, src/dir/"
+    )
+    outcomes = {
+        "tsc": EngineOutcome("tsc", "ok", message=note, files_checked=3),
+        "eslint": EngineOutcome("eslint", "ok", files_checked=3),
+    }
+    log = render_log(result([], outcomes))
+    validator.validate(log)
+    runs = runs_by_name(log)
+    assert runs["tsc"]["invocations"] == [
+        {
+            "executionSuccessful": True,
+            "toolExecutionNotifications": [{"level": "note", "message": {"text": note}}],
+        }
+    ]
+    assert runs["eslint"]["invocations"] == [{"executionSuccessful": True}]
+
+
 def test_end_column_before_start_on_the_same_line_is_dropped() -> None:
     odd = issue(line=5, col=10, end_line=5, end_col=3)
     region = render_log(result([odd]))["runs"][0]["results"][0]["locations"][0]

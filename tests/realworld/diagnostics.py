@@ -53,6 +53,9 @@ class Parsed:
     # Other places one diagnostic may be located at (Oxlint's further labels:
     # its JSON does not say which label is primary), per diagnostic.
     alternatives: list[tuple[Key, tuple[Key, ...]]] = field(default_factory=list)
+    # How many files the engine says it checked, where its output says so
+    # (`files_checked`); None for the engines whose output does not.
+    files: int | None = None
 
     def add(self, key: Key, message: str, alternatives: tuple[Key, ...] = ()) -> None:
         self.keys[key] += 1
@@ -401,6 +404,29 @@ def parse_pyright(stdout: str, root: Path) -> Parsed:
         )
         parsed.add(key, str(diag.get("message") or ""))
     return parsed
+
+
+def files_checked(engine: str, stdout: str) -> int | None:
+    """How many files a native run checked, where its machine-readable output
+    says so: ESLint lists every linted file, Pyright counts the files it
+    analyzed, Oxlint and Biome give a count; tsc, Ruff and mypy do not."""
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return None
+    if engine == "eslint" and isinstance(data, list):
+        return len(data)
+    if not isinstance(data, dict):
+        return None
+    if engine == "pyright":
+        value = (data.get("summary") or {}).get("filesAnalyzed")
+    elif engine == "oxlint":
+        value = data.get("number_of_files")
+    elif engine == "biome":
+        value = (data.get("summary") or {}).get("checked")
+    else:
+        return None
+    return int(value) if isinstance(value, int) else None
 
 
 NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {

@@ -13,6 +13,7 @@ from diagnostics import (
     Key,
     Parsed,
     compare,
+    files_checked,
     judge_new_from_rev,
     normalize_engine_keys,
     parse_biome,
@@ -29,10 +30,13 @@ from run import (
     EngineRow,
     Repo,
     RepoResult,
+    code_in,
+    files_holding,
     from_json,
     merged,
     native_binary,
     render,
+    render_edge,
     settings_home,
     to_json,
     trace_commands,
@@ -656,3 +660,66 @@ def test_settings_in_a_package_json_key_stay_there(tmp_path: Path) -> None:
     assert data["name"] == "z"
     assert data["signalint"] == {"engines": {"tsc": True}, "timeoutsMs": {"tsc": 5000}}
     assert settings_home(tmp_path) == package
+
+
+def test_files_checked_is_read_where_the_output_counts_them() -> None:
+    assert files_checked("eslint", json.dumps([{"filePath": "/a.ts"}, {"filePath": "/b.ts"}])) == 2
+    assert files_checked("pyright", json.dumps({"summary": {"filesAnalyzed": 7}})) == 7
+    assert files_checked("mypy", "a.py:1: error: x") is None
+    assert files_checked("ruff", "[]") is None
+
+
+def test_the_state_dir_scan_names_links_sources_and_configs(tmp_path: Path) -> None:
+    state = tmp_path / ".signalint"
+    (state / "cache").mkdir(parents=True)
+    (state / "cache" / "blob.bin").write_bytes(b"x")
+    assert code_in(state) == []
+    (state / "trees").mkdir()
+    (state / "trees" / "a.py").write_text("x = 1\n")
+    (state / "tsconfig.signalint.json").write_text("{}")
+    (state / "nm").symlink_to(tmp_path, target_is_directory=True)
+    assert code_in(state) == ["nm (link)", "trees/a.py", "tsconfig.signalint.json"]
+
+
+def test_a_token_is_found_in_files_and_link_targets_without_following_links(
+    tmp_path: Path,
+) -> None:
+    secret = tmp_path / "outside" / "tok123.ts"
+    secret.parent.mkdir()
+    secret.write_text("tok123")
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "follow").symlink_to(secret.parent, target_is_directory=True)
+    assert files_holding([state], b"tok123") == []  # the link is not followed
+    (state / "named").symlink_to(secret)
+    (state / "copy.json").write_text('{"quoted": "tok123"}')
+    assert sorted(files_holding([state, tmp_path / "missing"], b"tok123")) == [
+        f"{state / 'copy.json'}",
+        f"{state / 'named'} (a link)",
+    ]
+
+
+def test_the_issue_37_block_says_when_nothing_ran_and_renders_a_broken_dependent() -> None:
+    repo = Repo.load(
+        {"name": "r", "url": "u", "commit": "c" * 40, "install": ["true"], "engines": ["tsc"]}
+    )
+    assert render_edge([RepoResult(repo)]).startswith("No repository")
+    result = RepoResult(repo, run_at="2026-12-06 22:00", signalint="abc")
+    result.edge = {
+        "break": {
+            "edits": [
+                {
+                    "file": "src/a.ts",
+                    "old": "number",
+                    "new": "string",
+                    "answer": {"status": "issues_found", "dependents": {"broken": 2}},
+                    "native": {"new_elsewhere": 2, "files": ["src/b.ts"]},
+                    "named": ["src/b.ts"],
+                    "ok": True,
+                }
+            ]
+        }
+    }
+    text = render_edge([result])
+    assert "| r | `src/a.ts`: `number` -> `string` | issues_found |" in text
+    assert text.count("| yes |") == 1
