@@ -75,7 +75,7 @@ def encode_snapshot(snap: Snapshot, memo: RowMemo | None = None) -> bytes:
 def snapshot_chunks(snap: Snapshot, memo: RowMemo | None = None) -> Iterator[bytes]:
     """The on-disk form of `snap` in pieces of `CHUNK_ROWS` issue rows, so
     a writer holds one piece at a time, not the whole text and its UTF-8
-    copy besides the rows (about 20 MiB for 12,000 issues).
+    copy besides the rows (about 12 MiB at once for 12,000 issues).
 
     Engine outcomes are stored without their issue tuples: a snapshot's
     issues are `result.issues`, and nothing reads an outcome's own list
