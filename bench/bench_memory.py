@@ -1,7 +1,7 @@
 """Memory of the MCP server's process tree against the engines' own (issue 37).
 
     .venv/bin/python bench/bench_memory.py [--files 3000] [--edits 3]
-        [--interval 0.05] [--tracemalloc] [--native-ts]
+        [--interval 0.05] [--tracemalloc] [--native-ts] [--steps SECONDS]
 
 The project: bench/bench_warm.py's strict TypeScript project (bench/synth.py,
 `--files` modules) with its own TypeScript 6.0.3, ESLint 10.15.0 and
@@ -14,11 +14,13 @@ worker and `tsc --api` process).
    workers start), then `--edits` one-file body edits each followed by
    `after_edit_check` of that file, then an exported change of a widely
    imported file followed by `after_edit_check` of it (a dependent breaks),
-   then `check_project`. Every `--interval` seconds a sampler reads /proc:
-   the resident memory of each process of the server's tree (the server,
-   each warm worker, any cold run) and their sum. A process's peak is the
-   largest of its samples and the kernel's own high-water mark (`VmHWM`);
-   the tree's peak is the largest sum of one sample.
+   then `check_project` (with `--steps`, the server's resident memory and
+   peak are printed that many seconds after each answer). Every
+   `--interval` seconds a sampler reads /proc: the resident memory of each
+   process of the server's tree (the server, each warm worker, any cold
+   run) and their sum. A process's peak is the largest of its samples and
+   the kernel's own high-water mark (`VmHWM`); the tree's peak is the
+   largest sum of one sample.
 2. The engines' own, on the same project and the same edits: `tsc --watch`
    (its peak over the first build and every edit's rebuild), and, for the
    engines that have no watch or server mode of their own, a cold run's
@@ -285,8 +287,11 @@ def mib(value: float) -> str:
 # --- 1. the server -------------------------------------------------------
 
 
-def sequence(server: Server, root: Path, leaf: Edits, hub: Edits, edits: int) -> list[str]:
-    """The check + after_edit_check sequence; what each answer said."""
+def sequence(
+    server: Server, root: Path, leaf: Edits, hub: Edits, edits: int, steps: float = 0.0
+) -> list[str]:
+    """The check + after_edit_check sequence; what each answer said. With
+    `steps`, the server's memory is printed `steps` seconds after each answer."""
     said: list[str] = []
 
     def call(name: str, arguments: dict[str, object]) -> None:
@@ -298,6 +303,10 @@ def sequence(server: Server, root: Path, leaf: Edits, hub: Edits, edits: int) ->
             {f"{n}:{e.get('served', 'cache')}" for n, e in content.get("engines", {}).items()}
         )
         said.append(f"{name}: {status}, {total} issues, {' '.join(served)}")
+        if steps:
+            time.sleep(steps)
+            rss, hwm = resident(server.proc.pid)
+            print(f"   server after {name} + {steps:g} s: {mib(rss)}, peak {mib(hwm)}", flush=True)
 
     call("check_project", {})
     rel_leaf = str(leaf.path.relative_to(root))
@@ -321,13 +330,15 @@ class ServerRun:
     said: list[str]  # what each answer said
 
 
-def run_server(root: Path, leaf: Edits, hub: Edits, edits: int, interval: float) -> ServerRun:
+def run_server(
+    root: Path, leaf: Edits, hub: Edits, edits: int, interval: float, steps: float = 0.0
+) -> ServerRun:
     server = Server(root)
     try:
         time.sleep(1.0)  # the SDK loads on a thread behind the answered handshake
         after_init = resident(server.proc.pid)[0]
         with sampled(server.proc.pid, interval) as sampler:
-            said = sequence(server, root, leaf, hub, edits)
+            said = sequence(server, root, leaf, hub, edits, steps)
             time.sleep(interval * 4)
         after = resident(server.proc.pid)[0]
         kept = sampler.live()
@@ -516,6 +527,7 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=0.05)
     parser.add_argument("--tracemalloc", action="store_true")
     parser.add_argument("--native-ts", action="store_true")
+    parser.add_argument("--steps", type=float, default=0.0)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         root = ts_project(Path(tmp) / "ts", args.files)
@@ -537,7 +549,7 @@ def main() -> None:
             f"# memory: {args.files}-module TypeScript project, oxlint + tsc + eslint"
             f" ({'TypeScript 7, managed' if args.native_ts else 'TypeScript 6.0.3, its own'})"
         )
-        run = run_server(root, leaf, hub, args.edits, args.interval)
+        run = run_server(root, leaf, hub, args.edits, args.interval, args.steps)
         report_tree(run)
         sampler = run.sampler
 

@@ -406,3 +406,17 @@ def test_a_snapshot_whose_file_could_not_be_written_stays_in_memory(tmp_path: Pa
     for snap in snaps:
         store.put(snap)
     assert all(store.get(s.check_id) is s for s in snaps)
+
+
+def test_snapshot_pieces_join_to_the_encoded_file(tmp_path: Path) -> None:
+    from signalint.files import write_atomic
+    from signalint.storage import snapshot_codec
+
+    rows = snapshot_codec.CHUNK_ROWS * 2 + 7
+    snap = snapshot([issue(line=n + 1, message=f"'x{n}' é unused.") for n in range(rows)])
+    pieces = list(snapshot_codec.snapshot_chunks(snap))
+    assert len(pieces) == 5  # the head, three pieces of rows, the tail
+    target = tmp_path / "snap.json"
+    write_atomic(target, iter(pieces))
+    assert target.read_bytes() == encode_snapshot(snap)
+    assert decode_snapshot(target.read_bytes()).result.issues == snap.result.issues

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 try:
@@ -29,13 +29,15 @@ class LockUnavailable(OSError):
 
 def write_atomic(
     path: Path,
-    data: bytes,
+    data: bytes | Iterable[bytes],
     *,
     mode: int | None = None,
     durable: bool = False,
     mtime: float | None = None,
 ) -> None:
-    """Replace `path` with `data` in one step (module docstring).
+    """Replace `path` with `data` in one step (module docstring); `data`
+    may come in pieces, written in order (a large file need not be whole in
+    memory).
 
     `mode` sets the permission bits (default 0o600: state is private); `durable` fsyncs
     the data before the rename, for files whose loss after a power cut
@@ -50,7 +52,11 @@ def write_atomic(
     )
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -67,6 +67,19 @@ def before_check() -> None:
         heap.give_back()
 
 
+def tidy() -> None:
+    """In a long-lived process (`long_lived`), collect the garbage of the
+    last answers and give the C heap's free memory back to the system: run
+    when the process is idle after an answer was written (the MCP server's
+    `server.idle`), never on an answer's path. A check's cyclic garbage
+    (its issues, clustering and derived values) otherwise waits for the
+    oldest generation's rare collection, and the next check's peak stands
+    on it."""
+    if _long_lived:
+        gc.collect()
+        heap.give_back()
+
+
 def install(runtime: Runtime | None) -> None:
     """Make `runtime` the process's (None: back to one context per command)."""
     _current.clear()

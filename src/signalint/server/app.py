@@ -28,6 +28,7 @@ from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
+from signalint.server.idle import Idle
 from signalint.server.leaving import STOP_GRACE_S, Leaving
 from signalint.server.malformed import Naming, envelope
 from signalint.server.payload import Reply, advertises_output_schema, render
@@ -73,8 +74,9 @@ def tool_definition(spec: Tool, state: ServerState) -> types.Tool:
     )
 
 
-def build_server(state: ServerState) -> Server[Any]:
-    """The SDK server for `state`'s project root."""
+def build_server(state: ServerState, idle: Idle | None = None) -> Server[Any]:
+    """The SDK server for `state`'s project root; `idle` counts its tool
+    calls in flight (`server.idle`)."""
     definitions = [tool_definition(spec, state) for spec in TOOLS.values()]
 
     async def list_tools(
@@ -103,8 +105,14 @@ def build_server(state: ServerState) -> Server[Any]:
             return render(state.mode, Reply(refused.data, refused.summary, error=True))
         from signalint.server.tools import call
 
-        reply = await call(spec, state, arguments, _Sender(ctx))
-        return render(state.mode, reply)
+        if idle is not None:
+            idle.begin()
+        try:
+            reply = await call(spec, state, arguments, _Sender(ctx))
+            return render(state.mode, reply)
+        finally:
+            if idle is not None:
+                idle.end()
 
     server: Server[Any] = Server(
         "signalint",
@@ -292,7 +300,8 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
 
     recover_and_report(root, say)
     state = ServerState(root)
-    server = build_server(state)
+    idle = Idle()
+    server = build_server(state, idle)
     long_lived()
     outbox: list[Any] = []  # the SDK's write stream, once stdio_server has opened it
     ready = anyio.Event()
@@ -335,7 +344,8 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     try:
         # The SDK reads only `async for line in stdin` of the stdin it is
         # given, and writes through `write` and `flush` of the stdout.
-        async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, _Wire(wire, leaving))) as (
+        stdout = _Wire(wire, leaving, idle)
+        async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, stdout)) as (
             read_stream,
             write_stream,
         ):
@@ -353,15 +363,17 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
 
 class _Wire:
     """The SDK's stdout: each answer written whole on a worker thread,
-    through `leaving`, so the process never ends inside a line."""
+    through `leaving`, so the process never ends inside a line; once it is
+    written, the server may tidy its memory (`idle`)."""
 
-    def __init__(self, fd: int, leaving: Leaving) -> None:
-        self._fd, self._leaving = fd, leaving
+    def __init__(self, fd: int, leaving: Leaving, idle: Idle) -> None:
+        self._fd, self._leaving, self._idle = fd, leaving, idle
 
     async def write(self, text: str) -> int:
         import anyio.to_thread
 
         await anyio.to_thread.run_sync(self._leaving.write_line, self._fd, text.encode())
+        self._idle.written()
         return len(text)
 
     async def flush(self) -> None:

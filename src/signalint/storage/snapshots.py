@@ -28,7 +28,7 @@ from signalint import answers
 from signalint.files import write_atomic
 from signalint.model import Issue
 from signalint.snapshot import CHECK_KINDS, Snapshot, SnapshotKind, find_references
-from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, encode_snapshot
+from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, snapshot_chunks
 
 DEFAULT_MAX_COUNT = 50
 DEFAULT_TTL_S = 1800.0
@@ -326,7 +326,7 @@ class SnapshotStore:
         try:
             # Written whole, then renamed: a reader in another process sees
             # the old state or the complete file.
-            data = encode_snapshot(snap, self._memo)
+            data = snapshot_chunks(snap, self._memo)  # written piece by piece
             write_atomic(self.directory / f"{snap.check_id}{_SUFFIX}", data, mtime=stored_at)
             with self._lock:
                 self._written.add(snap.check_id)
