@@ -44,6 +44,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "merge_command",
         "Join the json or sarif outputs of `check --shard I/N` into the whole check's report.",
     ),
+    "pre-commit": (
+        "signalint.cli.pre_commit",
+        "pre_commit",
+        "Check a git hook's files, passing over ignored files and those no engine checks.",
+    ),
     "init": (
         "signalint.cli.init",
         "init",
