@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ import yaml
 from signalint.engines import resolve
 
 from .conftest import REPO, require_engine
+from .source_clone import committed_clone
 
 VENV_BIN = Path(sys.executable).parent
 PRE_COMMIT = VENV_BIN / "pre-commit"
@@ -190,29 +190,7 @@ def test_the_shipped_manifest_from_the_repository_pinned_to_a_commit(
     commit; pre-commit installs Signalint from it (`language: python`)."""
     env = _env(tmp_path)
     source = tmp_path / "signalint-source"
-    # A clone holding the working tree as it is now, committed (the test runs
-    # on uncommitted changes too): what a user pins is a commit.
-    cloned = subprocess.run(
-        ["git", "clone", "-q", "--no-local", str(REPO), str(source)],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert cloned.returncode == 0, cloned.stderr
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, (os.fsdecode(n) for n in tracked)):
-        origin = REPO / name
-        if origin.is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(origin, source / name)
-    _git(source, env, "add", "-A")
-    _git(source, env, "commit", "-q", "--allow-empty", "-m", "working tree")
-    rev = _git(source, env, "rev-parse", "HEAD").stdout.strip()
+    rev = committed_clone(source)
 
     documented = yaml.safe_load((REPO / "examples" / "ci" / "pre-commit-config.yaml").read_text())
     documented["repos"][0]["repo"] = str(source)

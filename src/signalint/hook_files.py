@@ -1,6 +1,6 @@
 """Which of the files a git hook passes a check takes, as the linters' own hooks do.
 
-A hook framework (pre-commit, lefthook, husky with lint-staged) passes the
+A hook framework (pre-commit, and others like it) passes the
 staged files by name. `signalint check` refuses a named file its `ignore`
 setting excludes (exit 2) and says "Nothing was checked" when no enabled
 engine takes any named file (exit 1): right for a person who named them,

@@ -19,7 +19,7 @@ from signalint.config import load_config
 from signalint.hook_files import select
 from signalint.project.roots import discover_root
 
-HELP = """Check the files a git hook passes (pre-commit, lefthook, husky).
+HELP = """Check the files a git hook passes (pre-commit passes the staged ones).
 
 As `signalint check FILES...`, with every option of `check`, except that
 files ignored by the settings (`ignore`, node_modules, .git, .signalint)
@@ -32,7 +32,7 @@ FILES at all it checks the whole project.
 
 
 @click.pass_context
-def _run(ctx: click.Context, **options: Any) -> Any:
+def _run(ctx: click.Context, /, **options: Any) -> Any:
     paths: tuple[str, ...] = options.pop("paths")
     if paths:
         root = discover_root()
