@@ -59,11 +59,20 @@ def test_the_changelog_heading_is_read_as_written() -> None:
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel and sdist of the working tree, built with `python -m build`."""
+def fresh_clone(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A fresh clone of the repository holding the working tree, committed,
+    and its commit: what is built and what a git URL pins."""
+    source = tmp_path_factory.mktemp("source") / "signalint"
+    return source, committed_clone(source)
+
+
+@pytest.fixture(scope="module")
+def dist(fresh_clone: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel and sdist of a fresh clone, built with `python -m build`
+    (so nothing the working tree has beside git's files goes in)."""
     out = tmp_path_factory.mktemp("dist")
     built = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(fresh_clone[0])],
         capture_output=True,
         text=True,
         timeout=600,
@@ -178,10 +187,10 @@ def development_answer(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, A
 
 
 @pytest.fixture(scope="module")
-def source_commit(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A git URL of this repository pinned to a commit of the working tree."""
-    source = tmp_path_factory.mktemp("source") / "signalint"
-    return f"git+file://{source}@{committed_clone(source)}"
+def source_commit(fresh_clone: tuple[Path, str]) -> str:
+    """A git URL of the fresh clone pinned to its commit."""
+    source, commit = fresh_clone
+    return f"git+file://{source}@{commit}"
 
 
 @pytest.mark.real
