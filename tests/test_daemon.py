@@ -137,6 +137,14 @@ def test_a_forwarded_check_writes_the_daemon_s_answer_and_exits_with_its_code(
     assert request["stamp"] and request["stdin"] == ""
 
 
+def test_a_git_hook_s_check_is_forwarded_too(project: Path) -> None:
+    """`signalint pre-commit FILES...` (`cli.pre_commit`) runs in the daemon
+    as `check` does, with its engines kept warm."""
+    with listening(project, {"stdout": "", "stderr": "", "code": 0}) as daemon:
+        assert client.forward(["pre-commit", "--format", "text", "a.py"]) == 0
+    assert daemon.received[0]["argv"] == ["pre-commit", "--format", "text", "a.py"]
+
+
 def test_hooks_run_forwards_its_stdin_bytes_and_leaves_them_for_an_in_process_run(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,6 +177,7 @@ def test_hooks_run_reaches_the_daemon_of_the_project_its_event_names(
     "args",
     [
         ["check", "--no-daemon"],
+        ["pre-commit", "--no-daemon", "a.py"],
         ["hooks", "run", "--runtime", "claude", "--no-daemon", "--payload", "{}"],
         ["check", "--help"],
         ["watch"],

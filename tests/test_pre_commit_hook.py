@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from signalint.daemon import client
+from signalint.daemon.place import place
 from signalint.engines import resolve
 
 from .conftest import REPO, require_engine
@@ -144,6 +146,31 @@ def test_the_documented_local_hook_blocks_passes_and_passes_over(
     assert both.returncode != 0
     assert "TS2322" in both.stdout + both.stderr
     assert _git(repo, env, "rev-list", "--count", "HEAD").stdout.strip() == "4"
+
+
+@pytest.mark.real
+def test_the_hook_s_check_runs_in_the_project_s_daemon(tmp_path: Path, engines: None) -> None:
+    """With the project's daemon running, the hook's check is handed to it
+    (engines kept warm) and still blocks, then passes once fixed."""
+    env = _env(tmp_path)
+    env.pop("SIGNALINT_DAEMON")
+    repo = _project(tmp_path, env, LOCAL_CONFIG.read_text())
+    signalint = str(VENV_BIN / "signalint")
+    started = subprocess.run(
+        [signalint, "daemon", "start"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        (repo / "src" / "use.ts").write_text(BROKEN)
+        blocked = _commit(repo, env, "src/use.ts")
+        assert blocked.returncode != 0 and "TS2322" in blocked.stdout + blocked.stderr
+        (repo / "src" / "use.ts").write_text(FIXED)
+        fixed = _commit(repo, env, "src/use.ts")
+        assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+        answered = client.ask(place(repo, env), {"op": "status"})
+        assert answered["requests"] == 2, answered
+    finally:
+        subprocess.run([signalint, "daemon", "stop"], cwd=repo, env=env, capture_output=True)
 
 
 ISSUE_LINE = re.compile(r"^\S+:\d+:\d+\s+(error|warning|info)\s", re.MULTILINE)

@@ -2,8 +2,8 @@
 
 Subcommands are imported only when invoked, so `signalint --version` and
 `--help` stay fast (no engine, cache or MCP code is loaded for them). The
-console script (`entry`) first offers `check` and `hooks run` to the
-project's daemon (`daemon.client`); this module imports click only when a
+console script (`entry`) first offers `check`, `pre-commit` and `hooks
+run` to the project's daemon (`daemon.client`); this module imports click only when a
 command runs here (the click group lives in `cli.group`).
 
 `main` is the one place where problems become exit codes: a
@@ -197,7 +197,8 @@ def entry() -> None:
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
     code = None
-    if args[:1] in (["check"], ["hooks"]):  # what a daemon or a kept answer may answer
+    # What a daemon or a kept answer may answer (`pre-commit` only a daemon).
+    if args[:1] in (["check"], ["hooks"], ["pre-commit"]):
         from signalint.daemon.client import forward
 
         code = forward(args)

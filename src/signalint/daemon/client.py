@@ -1,6 +1,7 @@
 """The forwarding client: hand a CLI invocation to the project's daemon.
 
-`signalint check` and `signalint hooks run` are forwarded when a daemon
+`signalint check`, `signalint pre-commit` (a git hook's check) and
+`signalint hooks run` are forwarded when a daemon
 runs for the project: the client sends its arguments, working directory,
 environment and (for `hooks run`) the bytes of its standard input; the
 daemon runs the same command code in-process with its warm engines and
@@ -55,14 +56,15 @@ def disabled(env: Mapping[str, str]) -> bool:
 
 
 def forwarded_command(args: Sequence[str]) -> str | None:
-    """ "check" or "hooks run" when `args` run one of them and may be forwarded."""
+    """ "check", "pre-commit" (a hook's check) or "hooks run" when `args` run
+    one of them and may be forwarded."""
     words = list(args)
     if "--" in words:
         words = words[: words.index("--")]
     if any(w in (NO_DAEMON, "--help", "-h") for w in words):
         return None
-    if words[:1] == ["check"]:
-        return "check"
+    if words[:1] in (["check"], ["pre-commit"]):
+        return words[0]
     if words[:2] == ["hooks", "run"]:
         return "hooks run"
     return None
