@@ -30,10 +30,10 @@ from signalint.model import CheckResult
 from signalint.project.roots import discover_root
 from signalint.report import compact_keys, nothing_checked_message
 from signalint.shards import Shard, ShardError, parse
+from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
 # The largest count an option takes (`--max-warnings`): past any real report.
 MAX_COUNT = 1_000_000_000
-from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
 
 def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -44,6 +44,13 @@ def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None)
         return parse(value)
     except ShardError as exc:
         raise click.BadParameter(str(exc), ctx, param) from None
+
+
+def _engines_option(
+    ctx: click.Context, param: click.Parameter, value: Sequence[str]
+) -> frozenset[str] | None:
+    """`--only`/`--skip ENGINE[,ENGINE]`: the engine names (`engine_choice.names`)."""
+    return engine_choice.names(value, f"--{param.name}") if value else None
 
 
 def _engine_versions(
@@ -184,6 +191,7 @@ def _shard_block(
     "--engine",
     "only",
     multiple=True,
+    callback=_engines_option,
     metavar="ENGINE[,ENGINE]",
     help="Run only these engines (comma-separated or repeated), even one the settings "
     f"turn off. Engines: {engine_choice.accepted()}.",
@@ -191,6 +199,7 @@ def _shard_block(
 @click.option(
     "--skip",
     multiple=True,
+    callback=_engines_option,
     metavar="ENGINE[,ENGINE]",
     help="Leave these engines out of this run (comma-separated or repeated).",
 )
@@ -241,8 +250,8 @@ def check(
     shard: Shard | None,
     no_daemon: bool,
     output_file: str | None,
-    only: Sequence[str],
-    skip: Sequence[str],
+    only: frozenset[str] | None,
+    skip: frozenset[str] | None,
     config_file: str | None,
     max_warnings: int | None,
     quiet: bool,
@@ -279,7 +288,7 @@ def check(
         quiet,
         Verdict(fail_on_priority, max_warnings, exit_zero),
     )
-    choice = engine_choice.parse(only, skip)
+    choice = engine_choice.EngineChoice(only, skip or frozenset())
     settings = output.absolute(config_file)
     work = functools.partial(
         _check,
@@ -350,6 +359,11 @@ def _check(
     config = selection.config(root)
     changed_paths: list[str] | None = None
     if changed:
+        # Outside a repository `git diff` compares files instead; ask first,
+        # so the answer is git's "not a git repository", as --new-from-rev's.
+        from signalint.changes import git
+
+        runtime.run(git(root, "rev-parse", "--git-dir", what="--changed"))
         changed_paths = runtime.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)

@@ -1,7 +1,7 @@
 """`check --only ENGINE[,ENGINE]` and `--skip ENGINE`: the engines of one run.
 
-The choice is a value the command's options parse into (`parse`) and
-apply to the loaded settings (`apply`): the settings returned run exactly
+The choice is a value the command's options parse into (`names`, as
+click callbacks) and apply to the loaded settings (`apply`): the settings returned run exactly
 the chosen engines, each with its options from the settings. `--only`
 names the engines to run, including one the settings turn off (asked for
 by name, it runs); `--skip` leaves engines out of whatever would run.
@@ -66,14 +66,6 @@ def names(values: Sequence[str], option: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def parse(only: Sequence[str], skip: Sequence[str]) -> EngineChoice:
-    """The choice `--only`/`--engine` and `--skip` values make."""
-    return EngineChoice(
-        names(only, "--only") if only else None,
-        names(skip, "--skip") if skip else frozenset(),
-    )
-
-
 def apply(config: Config, choice: EngineChoice) -> Config:
     """`config` running the chosen engines. Raises click.UsageError when
     none would run."""
@@ -88,7 +80,8 @@ def apply(config: Config, choice: EngineChoice) -> Config:
             f"accepted engines: {accepted()})"
         )
     engines = {
-        name: replace(setting, enabled=name in wanted) if setting.enabled != (name in wanted)
+        name: replace(setting, enabled=name in wanted)
+        if setting.enabled != (name in wanted)
         else setting
         for name, setting in config.engines.items()
     }
@@ -96,4 +89,4 @@ def apply(config: Config, choice: EngineChoice) -> Config:
     return replace(config, engines=MappingProxyType(settings))
 
 
-__all__ = ["EngineChoice", "accepted", "apply", "names", "parse"]
+__all__ = ["EngineChoice", "accepted", "apply", "names"]

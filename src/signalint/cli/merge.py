@@ -44,8 +44,7 @@ from signalint.steps import Step
     "output",
     type=click.Path(dir_okay=False),
     metavar="PATH",
-    help="Write the report to PATH (replaced in one step: never half written) "
-    "instead of stdout.",
+    help="Write the report to PATH (replaced in one step: never half written) instead of stdout.",
 )
 @click.option(
     "--fail-on-priority",

@@ -61,7 +61,8 @@ class Verdict:
         warnings = sum(1 for i in result.issues if i.severity == "warning")
         if warnings <= self.max_warnings:
             return None
-        return f"{warnings} warnings, more than --max-warnings {self.max_warnings}"
+        noun = "warning" if warnings == 1 else "warnings"
+        return f"{warnings} {noun}, more than --max-warnings {self.max_warnings}"
 
 
 def errors_only(result: CheckResult, clustering: Clustering) -> tuple[CheckResult, Clustering]:

@@ -27,7 +27,8 @@ def store_options(url: str) -> tuple[str, dict[str, str]]:
         parts = urlsplit(url)
         port = parts.port  # raises for a port that is not a number from 0 to 65535
     except ValueError as exc:
-        raise ValueError(f"{url_label(url)!r} is not a store URL ({exc}); accepted: {accepted}")
+        label = url_label(url)
+        raise ValueError(f"{label!r} is not a store URL ({exc}); accepted: {accepted}") from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES or not url.lower().startswith(f"{scheme}://"):
         raise ValueError(f"unsupported store {url_label(url)!r}; accepted: {accepted}")
