@@ -16,13 +16,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from signalint.cli.group import cli
@@ -87,25 +88,50 @@ TEXT = st.one_of(
 )
 
 
+# Values a parameter of each kind is likely to accept, mixed with any text.
+PLAUSIBLE_PATHS = st.sampled_from(["src", "src/a.ts", "signalint.config.json", "out/report"])
+
+
+def value(parameter: click.Parameter) -> st.SearchStrategy[str]:
+    """Values for `parameter`: of its own kind (choices, numbers at and past
+    its bounds, paths in the project), or any text."""
+    kind = parameter.type
+    own: st.SearchStrategy[str] = TEXT
+    if isinstance(kind, click.Choice):
+        own = st.sampled_from([str(c) for c in kind.choices])
+    elif isinstance(kind, click.IntRange | click.types.IntParamType):
+        own = st.one_of(st.integers(-3, 12), st.integers(min_value=10**6)).map(str)
+    elif isinstance(kind, click.Path) or parameter.name in ("paths", "files", "report"):
+        own = PLAUSIBLE_PATHS
+    elif parameter.name in ("only", "skip"):
+        own = st.lists(st.sampled_from(["biome", "tsc", "eslint", "ruff"]), min_size=1).map(
+            ",".join
+        )
+    elif parameter.name == "shard":
+        own = st.tuples(st.integers(0, 4), st.integers(0, 4)).map(lambda t: f"{t[0]}/{t[1]}")
+    return st.one_of(own, own, TEXT)
+
+
 @st.composite
 def arguments(draw: st.DrawFn, command: click.Command) -> list[str]:
     """Some of `command`'s options, each with a value of any kind, and arguments."""
     argv: list[str] = []
     options = [p for p in command.params if isinstance(p, click.Option)]
-    for option in draw(st.lists(st.sampled_from(options), max_size=5)) if options else []:
+    for option in draw(st.lists(st.sampled_from(options), max_size=4)) if options else []:
         if option.name == "help":
             continue
         name = draw(st.sampled_from([*option.opts, *option.secondary_opts]))
         argv.append(name)
         if not (option.is_flag or option.count):
-            argv.append(draw(TEXT))
-    if any(isinstance(p, click.Argument) for p in command.params):
-        argv += draw(st.lists(TEXT, max_size=3))
+            argv.append(draw(value(option)))
+    for argument in (p for p in command.params if isinstance(p, click.Argument)):
+        count = 1 if argument.nargs == 1 else draw(st.integers(0, 2))
+        argv += [draw(value(argument)) for _ in range(count)]
     return draw(st.permutations(argv)) if draw(st.booleans()) else argv
 
 
 @pytest.mark.parametrize(("words", "command"), LEAVES, ids=[" ".join(w) for w, _ in LEAVES])
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_parsing_any_arguments_ends_in_values_or_a_usage_error(
     words: tuple[str, ...], command: click.Command, data: st.DataObject
@@ -125,6 +151,7 @@ def small_project(tmp_path: Path) -> Iterator[Path]:
     )
     (root / "biome.json").write_text('{"linter": {"enabled": true}}')
     (root / "src" / "a.ts").write_text('export const a = "x" + 1;\n')
+    (root / "out").mkdir()
     cwd = os.getcwd()
     os.chdir(root)
     try:
@@ -133,11 +160,26 @@ def small_project(tmp_path: Path) -> Iterator[Path]:
         os.chdir(cwd)
 
 
-RUNNABLE = [(w, c) for w, c in LEAVES if w in (("check",), ("merge",), ("show",))]
+# Commands that read (or write only in the state directory): run for real.
+READING = (
+    ("check",),
+    ("merge",),
+    ("show",),
+    ("ingest",),
+    ("stats",),
+    ("cache", "info"),
+    ("engines", "list"),
+    ("daemon", "status"),
+)
+RUNNABLE = [(w, c) for w, c in LEAVES if w in READING]
 
 
 @pytest.mark.real
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("SIGNALINT_PROPERTY_RUNS", "25")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(data=st.data())
 def test_running_any_arguments_never_ends_in_an_internal_error(
     small_project: Path,
@@ -153,6 +195,7 @@ def test_running_any_arguments_never_ends_in_an_internal_error(
         argv.append("--no-cache")  # git runs are quick; engines need not rerun
     code = main([*words, *argv])
     err = capsys.readouterr().err
+    event(f"{' '.join(words)} exit {code}")
     assert "internal error" not in err, (words, argv, err)
     assert code in (0, 1, 2, 130), (words, argv, code, err)
 
@@ -296,3 +339,53 @@ def test_merge_where_its_check_cannot_be_kept_names_no_id(
     assert main(["merge", *files]) == 1
     merged = json.loads(capsys.readouterr().out)
     assert merged["checkId"] not in merged["nextStep"]
+
+
+def _store_with_remote(tmp_path: Path, url: str, warnings: list[str]) -> Any:
+    from signalint.config import RemoteSettings
+    from signalint.storage.check_store import CheckStore
+    from signalint.storage.memory import StoreMemory
+    from signalint.storage.remote import RemoteTier, open_remote
+    from signalint.storage.results import ResultCache
+
+    env = {"SIGNALINT_REMOTE_CACHE_KEY": "k" * 32}
+    remote = open_remote(RemoteSettings(url), env, warnings.append)
+    assert isinstance(remote, RemoteTier), remote
+    return CheckStore(ResultCache(tmp_path / "state"), StoreMemory(), remote=remote), remote
+
+
+def _entries(count: int) -> Any:
+    from signalint.storage.check_store import Writes
+
+    return Writes(entries={f"key{n}": () for n in range(count)})
+
+
+@pytest.mark.parametrize("why", ["store down", "backlog full"])
+def test_the_remote_counters_never_show_a_write_that_did_not_happen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, why: str
+) -> None:
+    warnings: list[str] = []
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    if why == "backlog full":
+        from signalint.storage import remote as remote_module
+
+        monkeypatch.setattr(remote_module, "MAX_PENDING_BYTES", 0)
+    store, remote = _store_with_remote(tmp_path, f"fs://{shared}", warnings)
+    if why == "store down":  # the store's directory became a file: every access fails
+        shutil.rmtree(shared)
+        shared.write_text("")
+    store.keep([_entries(3)])
+    remote.flush()
+    counts = store.remote_counts()
+    assert counts is not None and counts.writes == 0 == remote.counts.writes
+
+
+def test_the_remote_counters_count_the_writes_that_happen(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    store, remote = _store_with_remote(tmp_path, f"fs://{tmp_path / 'shared'}", warnings)
+    store.keep([_entries(3)])
+    counts = store.remote_counts()
+    remote.flush()
+    assert counts is not None and counts.writes == 3 == remote.counts.writes
+    assert warnings == []
