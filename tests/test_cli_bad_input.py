@@ -269,7 +269,7 @@ def test_changed_outside_a_git_repository_says_so(
     ],
 )
 def test_a_malformed_store_url_is_echoed_as_written(url: str) -> None:
-    with pytest.raises(ValueError, match=r"accepted|names") as raised:
+    with pytest.raises(ValueError, match=r"accepted|names|expected") as raised:
         store_options(url)
     assert url in str(raised.value)
 

@@ -166,7 +166,7 @@ def _shard_block(
     "--shard",
     callback=_shard_option,
     metavar="I/N",
-    help="Check only shard I of N (1 <= I <= N) of what this check covers: workspace "
+    help="Check only shard I of N (1 <= I <= N <= 1000) of what this check covers: workspace "
     "packages dealt out by size, other files by a hash of their path, each type checker's "
     "program in one shard. `signalint merge` joins the shards' json or sarif outputs "
     "into the unsharded report (docs/ci.md).",

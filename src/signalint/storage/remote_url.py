@@ -30,8 +30,10 @@ def store_options(url: str) -> tuple[str, dict[str, str]]:
         label = url_label(url)
         raise ValueError(f"{label!r} is not a store URL ({exc}); accepted: {accepted}") from None
     scheme = parts.scheme.lower()
-    if scheme not in SCHEMES or not url.lower().startswith(f"{scheme}://"):
+    if scheme not in SCHEMES:
         raise ValueError(f"unsupported store {url_label(url)!r}; accepted: {accepted}")
+    if not url.lower().startswith(f"{scheme}://"):
+        raise ValueError(f"{url_label(url)!r} is not a store URL: expected {scheme}://...")
     options = dict(parse_qsl(parts.query))
     path = unquote(parts.path)
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
