@@ -51,7 +51,13 @@ def _validator() -> Any:
 
 
 @pytest.fixture
-def run_cli(capsys: pytest.CaptureFixture[str]) -> Run:
+def run_cli(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Run:
+    # `merge` keeps its check in the project of the working directory: a
+    # temporary one unless the test enters a project.
+    monkeypatch.chdir(tmp_path)
+
     def run(*argv: str) -> tuple[int, str, str]:
         code = main(list(argv))
         captured = capsys.readouterr()

@@ -63,7 +63,15 @@ KEEP = 32
 DIRECTORY = "answers"
 SETTLE_NS = 2_000_000_000
 # Options after which a check's answer depends on more than the files it read.
-UNKEPT = ("--no-cache", "--changed", "--new-from-rev", "--new-from-merge-base", "--shard")
+UNKEPT = (
+    "--no-cache",
+    "--changed",
+    "--new-from-rev",
+    "--new-from-merge-base",
+    "--shard",
+    # The report goes to a file: a replay would print it instead.
+    "--output-file",
+)
 # Environment variables that change what a check runs or prints (besides
 # SIGNALINT_*): where engines are found, and their own settings.
 _ENV = frozenset(
@@ -80,6 +88,7 @@ _ENV = frozenset(
         "XDG_CACHE_HOME",
         "XDG_CONFIG_HOME",
         "NO_COLOR",
+        "FORCE_COLOR",
         "TERM",
     ]
 )
@@ -211,7 +220,9 @@ def kept_command(args: Sequence[str]) -> str | None:
     if words[:1] != ["check"]:
         return None
     options = [w.split("=", 1)[0] for w in words]
-    return None if any(o in UNKEPT for o in options) else "check"
+    # `-o FILE` (`--output-file`), alone or among other short flags.
+    short_o = any(w.startswith("-") and not w.startswith("--") and "o" in w for w in words)
+    return None if short_o or any(o in UNKEPT for o in options) else "check"
 
 
 def read_event() -> str:

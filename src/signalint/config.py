@@ -318,12 +318,17 @@ def _daemon(c: _Checker, value: object) -> DaemonSettings:
 def _remote(c: _Checker, value: object) -> RemoteSettings | None:
     keys = ("url", "readOnly", "namespace", "timeoutMs")
     table = c.table(value, "remoteCache", keys)
-    url = table.get("url")
-    if not isinstance(url, str) or not url:
+    # Without `url` the block names its store in SIGNALINT_REMOTE_CACHE
+    # (`_env_remote`): a CI job keeps the URL (and its credentials) out of
+    # the repository and the other keys in it.
+    url = table.get("url", "")
+    if "url" in table and (not isinstance(url, str) or not url):
         c.fail("remoteCache.url", f"expected a store URL string, got {_got(url)}")
         url = ""
-    elif (problem := _url_problem(url)) is not None:
+    elif isinstance(url, str) and url and (problem := _url_problem(url)) is not None:
         c.fail("remoteCache.url", problem)
+    if not isinstance(url, str):
+        url = ""
     namespace = table.get("namespace", "signalint")
     if not isinstance(namespace, str) or not _NAMESPACE.fullmatch(namespace):
         c.fail(
@@ -337,7 +342,7 @@ def _remote(c: _Checker, value: object) -> RemoteSettings | None:
         namespace=namespace,
         timeout_ms=c.positive_int(table.get("timeoutMs", 200), "remoteCache.timeoutMs"),
     )
-    return settings if url else None
+    return settings if url or "url" not in table else None
 
 
 def _url_problem(url: str) -> str | None:
@@ -387,14 +392,20 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     )
 
 
-def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
+def load_config(
+    root: Path, env: Mapping[str, str] | None = None, *, settings: Path | None = None
+) -> Config:
     """Load and validate the configuration of `root`; apply env overrides.
 
-    `env` defaults to `os.environ`. Raises `ConfigError` on any invalid
-    value, in a file or in the environment.
+    `env` defaults to `os.environ`. `settings` is a settings file chosen
+    instead of the root's home (`check --config`): a JSON file of the keys
+    of `signalint.config.json`, or a `package.json` / `pyproject.toml`
+    holding them under its key; its `ignore` patterns still apply from the
+    root. Raises `ConfigError` on any invalid value, in a file or in the
+    environment, and when the chosen file holds no settings.
     """
     env = os.environ if env is None else env
-    source = config_source(root)
+    source = config_source(root) if settings is None else chosen_source(settings)
     raw: object = {}
     prefix = ""
     if source is not None:
@@ -407,13 +418,33 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
         mcp_payload=payload or config.mcp_payload,
         monorepo_mode=monorepo or config.monorepo_mode,
         compact=_env_flag(env, "SIGNALINT_COMPACT"),
-        remote_cache=_env_remote(env, config.remote_cache),
+        remote_cache=_env_remote(env, config.remote_cache, source, prefix),
     )
 
 
-def _env_remote(env: Mapping[str, str], file: RemoteSettings | None) -> RemoteSettings | None:
+def chosen_source(path: Path) -> Path:
+    """`path` as the settings file a command was given (`load_config`'s
+    `settings`), noted for a kept answer. Raises `ConfigError` when it holds
+    no Signalint settings (a package.json or pyproject.toml without our key)."""
+    from signalint import answers
+
+    answers.note([str(path)])
+    if read_settings(path) is None:
+        raise ConfigError(
+            path,
+            None,
+            f"holds no Signalint settings (expected {describe_source(path)}); "
+            "give a JSON file of the keys of signalint.config.json",
+        )
+    return path
+
+
+def _env_remote(
+    env: Mapping[str, str], file: RemoteSettings | None, source: Path | None, prefix: str
+) -> RemoteSettings | None:
     """`SIGNALINT_REMOTE_CACHE` names the store (the file's other keys still
-    apply); `SIGNALINT_REMOTE_CACHE_READ_ONLY=1` makes it read-only (a CI job
+    apply; a `remoteCache` block without `url` needs it); and
+    `SIGNALINT_REMOTE_CACHE_READ_ONLY=1` makes it read-only (a CI job
     for untrusted code says so without editing the project's settings)."""
     url = env.get(REMOTE_URL_ENV, "").strip()
     settings = file
@@ -422,6 +453,13 @@ def _env_remote(env: Mapping[str, str], file: RemoteSettings | None) -> RemoteSe
         if problem is not None:
             raise ConfigError(None, REMOTE_URL_ENV, problem)
         settings = replace(file, url=url) if file is not None else RemoteSettings(url=url)
+    elif file is not None and not file.url:
+        location = ".".join(p for p in (prefix, "remoteCache.url") if p)
+        raise ConfigError(
+            source,
+            location,
+            f"no store URL: give it here or in {REMOTE_URL_ENV} (e.g. redis://host:6379)",
+        )
     if settings is not None and _env_flag(env, "SIGNALINT_REMOTE_CACHE_READ_ONLY"):
         settings = replace(settings, read_only=True)
     return settings

@@ -53,6 +53,7 @@ from signalint.errors import SignalintError
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, Severity
 from signalint.package_summary import PackageEngine, counts, package_status
 from signalint.shard_report import BlockError, read_block, read_issue, read_outcome
+from signalint.steps import Words
 from signalint.workspaces import Package, owned
 
 Format = Literal["json", "sarif"]
@@ -552,8 +553,11 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
     )
 
 
-def render(form: Format, merged: Merged, *, compact: bool = False) -> str:
-    """The merged report in `form`, as `signalint check` would print it."""
+def render(
+    form: Format, merged: Merged, *, compact: bool = False, words: Words | None = None
+) -> str:
+    """The merged report in `form`, as `signalint check` would print it;
+    `words` phrase its `nextStep` (default: the CLI's, `command_words`)."""
     if form == "sarif":
         from signalint.formats import sarif
 
@@ -575,7 +579,7 @@ def render(form: Format, merged: Merged, *, compact: bool = False) -> str:
         filtered_out=merged.filtered_out,
         workspace=merged.workspace,
         baseline=merged.baseline,
-        words=command_words,
+        words=command_words if words is None else words,
     )
     return dump(payload)
 

@@ -36,7 +36,10 @@ from dataclasses import dataclass, field
 
 from signalint.workspaces import Package
 
-_FORM = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+_FORM = re.compile(r"^\s*([0-9]{1,9})\s*/\s*([0-9]{1,9})\s*$")
+# The most shards a check is divided into: more jobs than any CI matrix
+# runs (GitHub Actions allows 256), and a bound the division's work keeps.
+MAX_SHARDS = 1000
 
 
 class ShardError(ValueError):
@@ -51,7 +54,7 @@ class Shard:
     count: int
 
     def __post_init__(self) -> None:
-        if self.count < 1 or not 1 <= self.index <= self.count:
+        if not 1 <= self.count <= MAX_SHARDS or not 1 <= self.index <= self.count:
             raise ShardError(f"shard {self.index} of {self.count} does not exist")
 
     @property
@@ -68,7 +71,10 @@ class Shard:
         return f"shard {self.index} of {self.count}"
 
 
-ACCEPTED = "I/N with whole numbers 1 <= I <= N (I counts from 1: 1/3, 2/3 and 3/3 are three shards)"
+ACCEPTED = (
+    f"I/N with whole numbers 1 <= I <= N <= {MAX_SHARDS} "
+    "(I counts from 1: 1/3, 2/3 and 3/3 are three shards)"
+)
 
 
 def parse(text: str) -> Shard:
@@ -79,6 +85,8 @@ def parse(text: str) -> Shard:
     index, count = int(found[1]), int(found[2])
     if count < 1:
         raise ShardError(f"{text!r} has no shards (N is {count}): expected {ACCEPTED}")
+    if count > MAX_SHARDS:
+        raise ShardError(f"{text!r} asks for more than {MAX_SHARDS} shards: expected {ACCEPTED}")
     if not 1 <= index <= count:
         raise ShardError(f"{text!r} names shard {index} of {count}: expected {ACCEPTED}")
     return Shard(index, count)
@@ -157,4 +165,4 @@ def divide(
     return Division(shard, division.package_paths, frozenset(owned))
 
 
-__all__ = ["ACCEPTED", "Division", "Shard", "ShardError", "bucket", "divide", "parse"]
+__all__ = ["ACCEPTED", "MAX_SHARDS", "Division", "Shard", "ShardError", "bucket", "divide", "parse"]

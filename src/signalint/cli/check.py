@@ -1,31 +1,39 @@
 """`signalint check`: run the enabled engines and print one output format.
 
-Exit codes: 0 clean (or, with --fail-on-priority, nothing at or above the
-threshold and no engine error), 1 issues found, any engine error or anything
-not checked (nothing_checked, coverageWarning), 2 usage errors (bad option,
-bad config, refused or ignored path).
+Exit codes: 0 clean, 1 issues found, any engine error or anything not
+checked (nothing_checked, coverageWarning), 2 usage errors (bad option,
+bad config, refused or ignored path, an --output-file that cannot be
+written). --fail-on-priority, --max-warnings, --quiet and --exit-zero
+change which issues count (`cli.verdict`); a failure always exits 1.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from signalint import answers, formats, runtime, service
+from signalint.cli import engine_choice, output, state_access
 from signalint.cli.progress import progress_line
-from signalint.config import Config, load_config
+from signalint.cli.verdict import Verdict, errors_only
+from signalint.config import Config, load_config, state_dir
 from signalint.context import Context
 from signalint.formats import json_format
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.project.roots import discover_root
-from signalint.report import compact_keys, fails_priority, nothing_checked_message
+from signalint.report import compact_keys, nothing_checked_message
 from signalint.shards import Shard, ShardError, parse
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+
+# The largest count an option takes (`--max-warnings`): past any real report.
+MAX_COUNT = 1_000_000_000
 
 
 def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
@@ -38,6 +46,13 @@ def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc), ctx, param) from None
 
 
+def _engines_option(
+    ctx: click.Context, param: click.Parameter, value: Sequence[str]
+) -> frozenset[str] | None:
+    """`--only`/`--skip ENGINE[,ENGINE]`: the engine names (`engine_choice.names`)."""
+    return engine_choice.names(value, f"--{param.name}") if value else None
+
+
 def _engine_versions(
     result: CheckResult, config: Config, context: Context
 ) -> dict[str, str | None]:
@@ -45,7 +60,6 @@ def _engine_versions(
     the engine's npm manifest or the versions remembered in the state
     directory, so a warm check starts no engine just to ask (a pnpm shim has
     no manifest beside it)."""
-    from signalint.config import state_dir
     from signalint.engines.registry import ENGINES
     from signalint.engines.resolve import engine_version, resolve
 
@@ -152,7 +166,7 @@ def _shard_block(
     "--shard",
     callback=_shard_option,
     metavar="I/N",
-    help="Check only shard I of N (1 <= I <= N) of what this check covers: workspace "
+    help="Check only shard I of N (1 <= I <= N <= 1000) of what this check covers: workspace "
     "packages dealt out by size, other files by a hash of their path, each type checker's "
     "program in one shard. `signalint merge` joins the shards' json or sarif outputs "
     "into the unsharded report (docs/ci.md).",
@@ -162,6 +176,66 @@ def _shard_block(
     is_flag=True,
     help="Check in this process even when the project's daemon runs "
     "(`signalint daemon`; SIGNALINT_DAEMON=0 does so always).",
+)
+@click.option(
+    "--output-file",
+    "-o",
+    "output_file",
+    type=click.Path(dir_okay=False),
+    metavar="PATH",
+    help="Write the report to PATH (replaced in one step: never half written) "
+    "instead of stdout; messages still go to stderr.",
+)
+@click.option(
+    "--only",
+    "--engine",
+    "only",
+    multiple=True,
+    callback=_engines_option,
+    metavar="ENGINE[,ENGINE]",
+    help="Run only these engines (comma-separated or repeated), even one the settings "
+    f"turn off. Engines: {engine_choice.accepted()}.",
+)
+@click.option(
+    "--skip",
+    multiple=True,
+    callback=_engines_option,
+    metavar="ENGINE[,ENGINE]",
+    help="Leave these engines out of this run (comma-separated or repeated).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="PATH",
+    help="Read the settings from PATH (a JSON file of signalint.config.json's keys, or a "
+    "package.json / pyproject.toml holding them) instead of the project root's.",
+)
+@click.option(
+    "--max-warnings",
+    type=click.IntRange(min=0, max=MAX_COUNT),
+    metavar="N",
+    help="Exit 1 when there are more than N warnings (ESLint's meaning); warnings up "
+    "to N alone exit 0, any error still exits 1.",
+)
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Report errors only: warnings are neither shown nor counted for the exit code.",
+)
+@click.option(
+    "--color/--no-color",
+    "color",
+    default=None,
+    help="Colour the text format, or not (default: on a terminal; FORCE_COLOR and "
+    "NO_COLOR are honoured).",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when issues are found; an engine failure or anything not "
+    "checked still exits 1.",
 )
 def check(
     paths: Sequence[str],
@@ -175,6 +249,14 @@ def check(
     new_from_merge_base: str | None,
     shard: Shard | None,
     no_daemon: bool,
+    output_file: str | None,
+    only: frozenset[str] | None,
+    skip: frozenset[str] | None,
+    config_file: str | None,
+    max_warnings: int | None,
+    quiet: bool,
+    color: bool | None,
+    exit_zero: bool,
 ) -> int:
     """Check the project (or PATHS inside it) with the enabled engines.
 
@@ -198,36 +280,72 @@ def check(
     here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
     """
     del no_daemon  # decided before this command runs (`cli.main.entry`)
+    report = Report(
+        output_format,
+        compact,
+        output.absolute(output_file),
+        color,
+        quiet,
+        Verdict(fail_on_priority, max_warnings, exit_zero),
+    )
+    choice = engine_choice.EngineChoice(only, skip or frozenset())
+    settings = output.absolute(config_file)
     work = functools.partial(
         _check,
         paths,
-        output_format,
-        compact,
-        fail_on_priority,
         no_cache,
         packages,
         changed,
         new_from_rev,
         new_from_merge_base,
         shard,
+        Selection(choice, settings),
+        report,
     )
     return answers.keeping(work)
 
 
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which settings and engines a check runs with: `--only`/`--skip`
+    (`engine_choice`) and `--config` (an absolute path, or None)."""
+
+    engines: engine_choice.EngineChoice
+    settings: Path | None
+
+    def config(self, root: Path) -> Config:
+        return engine_choice.apply(load_config(root, settings=self.settings), self.engines)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """How a check's answer is given: its format and keys, where it goes
+    (`destination`: an absolute `--output-file`, None for stdout), its
+    colour (`--color`/`--no-color`, None: `output.wants_colour` decides),
+    errors only (`--quiet`) and the exit options (`verdict`)."""
+
+    output_format: str
+    compact: bool | None
+    destination: Path | None
+    color: bool | None
+    quiet: bool
+    verdict: Verdict
+
+
 def _check(
     paths: Sequence[str],
-    output_format: str,
-    compact: bool | None,
-    fail_on_priority: int | None,
     no_cache: bool,
     packages: Sequence[str],
     changed: bool,
     new_from_rev: str | None,
     new_from_merge_base: str | None,
     shard: Shard | None,
+    selection: Selection,
+    report: Report,
 ) -> tuple[int, Path | None]:
     """`check`'s work: its exit code, and the project root when its answer
     may be kept (every engine answered, no shared store was used)."""
+    output_format = report.output_format
     chosen = [
         n
         for n, on in (("PATHS", bool(paths)), ("--package", bool(packages)), ("--changed", changed))
@@ -238,14 +356,24 @@ def _check(
     if new_from_rev is not None and new_from_merge_base is not None:
         raise click.UsageError("--new-from-rev and --new-from-merge-base cannot be combined")
     root = discover_root()
-    config = load_config(root)
+    config = selection.config(root)
     changed_paths: list[str] | None = None
     if changed:
+        # Outside a repository `git diff` compares files instead; ask first,
+        # so the answer is git's "not a git repository", as --new-from-rev's.
+        from signalint.changes import git
+
+        runtime.run(git(root, "rev-parse", "--git-dir", what="--changed"))
         changed_paths = runtime.run(service.changed_paths(root, config))
         if not changed_paths:
             click.echo("signalint: no file changed against HEAD: nothing to check", err=True)
             return 0, None
-    use_compact = config.compact if compact is None else compact
+    use_compact = config.compact if report.compact is None else report.compact
+    # A state directory that cannot be written is said once, here, before
+    # the cache, the engines' state and the kept check each fail on it.
+    state_access.require(
+        state_dir(root), "checks keep engine state, results and the checks `show` expands there"
+    )
     # Snapshots are written by a worker thread, so the answer never waits
     # for them; `flush` below waits before the command returns (D19: the
     # ids printed resolve in `signalint show`, hooks and the MCP server).
@@ -276,6 +404,8 @@ def _check(
             service.Services(context, store),
         )
     )
+    if report.quiet:
+        checked = _errors_only(checked)
     result, clustering = checked.result, checked.clustering
     from signalint.package_summary import summarize
 
@@ -295,7 +425,7 @@ def _check(
         payload: Mapping[str, object] = checked.payload(words=command_words)
         if shard is not None:
             payload = {**payload, "shard": _shard_block(checked, workspace, with_issues=True)}
-        output = json_format.dump(compact_keys(payload) if use_compact else payload)
+        text = json_format.dump(compact_keys(payload) if use_compact else payload)
     elif output_format == "sarif":
         options = {"versions": _engine_versions(result, config, context), "workspace": workspace}
         if shard is not None:
@@ -305,12 +435,13 @@ def _check(
             options["baseline_fallback"] = fallback
             result = everything  # SARIF lists every issue, each with its baselineState
     elif output_format == "text":
-        options = {"stream": sys.stdout, "filtered_out": checked.filtered_out or 0}
+        stream = sys.stdout if report.destination is None else None
+        colour = output.wants_colour(report.color, stream)
+        options = {"color": colour, "filtered_out": checked.filtered_out or 0}
         options.update(workspace=workspace, baseline=found)
     if output_format != "json":
-        output = formats.render(output_format, result, clustering, **options)
-    sys.stdout.write(output)
-    sys.stdout.flush()
+        text = formats.render(output_format, result, clustering, **options)
+    output.emit(text, report.destination)
     store.flush()
     if workspace is not None and workspace.get("warning"):
         click.echo(f"signalint: {workspace['warning']}", err=True)
@@ -330,7 +461,23 @@ def _check(
     # Kept only when every engine answered, and not when a shared store did:
     # the answer reports that store's round trips, which a replay does not make.
     kept = None if engine_failed or everything.remote_cache is not None else root
-    if fail_on_priority is not None:
-        failed = engine_failed or fails_priority(clustering, fail_on_priority)
-        return 1 if failed else 0, kept
-    return 0 if result.status == "clean" else 1, kept
+    too_many = report.verdict.too_many_warnings(result)
+    if too_many is not None:
+        click.echo(f"signalint: {too_many}", err=True)
+    return report.verdict.code(result, clustering), kept
+
+
+def _errors_only(checked: service.Checked) -> service.Checked:
+    """`checked` answering with its errors only (`--quiet`): the kept
+    check (already stored, under the same id) still holds every issue."""
+    snapshot = checked.snapshot
+    result, clustering = errors_only(snapshot.result, snapshot.clustering)
+    only = checked.only_new
+    if only is not None:
+        narrowed, narrowed_clusters = errors_only(only.result, only.clustering)
+        only = dataclasses.replace(only, result=narrowed, clustering=narrowed_clusters)
+    return dataclasses.replace(
+        checked,
+        snapshot=dataclasses.replace(snapshot, result=result, clustering=clustering),
+        only_new=only,
+    )

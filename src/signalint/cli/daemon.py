@@ -122,7 +122,9 @@ def start() -> int:
     if running is not None:
         click.echo(f"a daemon already runs for {root} (pid {running.get('pid')})")
         return 0
-    where.state.mkdir(parents=True, exist_ok=True)
+    from signalint.cli.state_access import require
+
+    require(where.state, "the daemon keeps its socket and log there")
     # One line per request: a log past its bound is kept as `.1` and begun anew.
     if where.log.exists() and where.log.stat().st_size > LOG_LIMIT_BYTES:
         where.log.replace(where.log.with_name(where.log.name + ".1"))

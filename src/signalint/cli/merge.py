@@ -5,6 +5,12 @@ clean (or, with --fail-on-priority, nothing at or above the threshold and
 no engine error), 1 issues found, an engine error or anything not checked;
 2 when the inputs are not the shards of one check (the message names the
 file and what is wrong) or an option is wrong.
+
+The merged check is kept in the state directory of the project found
+from the working directory (as `check` keeps its own), so the check id
+and every id of the report expand with `signalint show` run there. When
+it cannot be kept (the state directory cannot be written), the report's
+`nextStep` names no id (`unkept_words`): nothing it names is unknown.
 """
 
 from __future__ import annotations
@@ -15,8 +21,11 @@ from pathlib import Path
 
 import click
 
+from signalint.cli.output import absolute, emit
+from signalint.formats.commands import command_words
 from signalint.report import fails_priority, nothing_checked_message
-from signalint.shard_merge import FORMATS, Format, merge, read, render
+from signalint.shard_merge import FORMATS, Format, Merged, merge, read, render
+from signalint.steps import Step
 
 
 @click.command()
@@ -29,10 +38,13 @@ from signalint.shard_merge import FORMATS, Format, merge, read, render
     "the report is in the same format.",
 )
 @click.option(
+    "--output-file",
     "--output",
     "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report to this file instead of stdout.",
+    "output",
+    type=click.Path(dir_okay=False),
+    metavar="PATH",
+    help="Write the report to PATH (replaced in one step: never half written) instead of stdout.",
 )
 @click.option(
     "--fail-on-priority",
@@ -44,7 +56,7 @@ from signalint.shard_merge import FORMATS, Format, merge, read, render
 def merge_command(
     files: Sequence[str],
     output_format: Format | None,
-    output: Path | None,
+    output: str | None,
     fail_on_priority: int | None,
 ) -> int:
     """Merge the outputs of `signalint check --shard I/N` into one report.
@@ -53,10 +65,13 @@ def merge_command(
     in any order ("-" reads one from stdin). The report equals what the
     unsharded check would have printed: the same issues, clusters, counts
     and order, each engine's outcome combined from its shards (statuses,
-    files checked, cache counts); only the check id is new, and it names
-    no retained check. In SARIF each run is one engine's, with the id
-    `signalint/<engine>/`, as the unsharded check writes it.
+    files checked, cache counts); only the check id is new. The merged
+    check is kept in the state directory of the project found from the
+    working directory, so `signalint show ID` run there expands its ids.
+    In SARIF each run is one engine's, with the id `signalint/<engine>/`,
+    as the unsharded check writes it.
     """
+    destination = absolute(output)
     outputs = []
     for name in files:
         if name == "-":
@@ -66,14 +81,9 @@ def merge_command(
         else:
             outputs.append(read(Path(name), name))
     form, merged = merge(outputs, output_format)
-    text = render(form, merged, compact=outputs[0].compact)
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        from signalint.files import write_atomic
-
-        write_atomic(output, text.encode("utf-8"))
+    words = command_words if _keep(merged) else unkept_words
+    text = render(form, merged, compact=outputs[0].compact, words=words)
+    emit(text, destination)
     result = merged.judged
     from signalint.service import engine_problems
 
@@ -88,3 +98,43 @@ def merge_command(
         failed = result.status == "error" or fails_priority(merged.clustering, fail_on_priority)
         return 1 if failed else 0
     return 0 if result.status == "clean" else 1
+
+
+def _keep(merged: Merged) -> bool:
+    """Keep the merged check where `signalint show` run here finds it
+    (the project found from the working directory); False when it cannot
+    be written there."""
+    from signalint.config import load_config
+    from signalint.config_files import ConfigError
+    from signalint.project.roots import RootError, discover_root
+    from signalint.snapshot import Snapshot
+    from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+
+    try:
+        root = discover_root()
+        config = load_config(root)
+    except (RootError, ConfigError, OSError):
+        return False
+    problems: list[str] = []
+    store = SnapshotStore(
+        config.snapshot_max,
+        config.snapshot_ttl_s,
+        directory=snapshot_dir(root),
+        warn=problems.append,
+    )
+    snapshot = Snapshot(
+        merged.result, merged.clustering, (".",), "project", merged.filtered_out or 0
+    )
+    store.put(snapshot)
+    store.flush()
+    return not problems
+
+
+def unkept_words(step: Step) -> str:
+    """`nextStep` phrases naming no check id: for a merged check that could
+    not be kept, whose ids `signalint show` cannot expand."""
+    if step.action == "see_all":
+        return "the shards' `--format sarif` outputs, merged, list every issue."
+    if step.check_id:
+        return "run `signalint check` in the project to get ids `signalint show` expands."
+    return command_words(step)

@@ -119,12 +119,12 @@ class CheckStore:
         self.anchors = anchors
         self.results: ResultTier = local if remote is None else Tiers([local, remote])
         self._remote_before = None if remote is None else remote.counts.copy()
+        self._accepted_before = 0 if remote is None else remote.accepted
         # Per group, the keys of the batch read whole (`entries`), the
         # membership keys asked (`marks`), and every mark known in this check.
         self._groups: dict[str, list[str]] = {}
         self._mark_groups: dict[str, list[str]] = {}
         self._marks: dict[str, bool] = {}
-        self._sent = 0  # values `keep` handed to the remote tier
 
     # What the stores know of this machine.
 
@@ -144,7 +144,11 @@ class CheckStore:
         if self.remote is None or self._remote_before is None:
             return None
         counts = self.remote.counts.since(self._remote_before)
-        counts.writes = self._sent  # those behind the answer are not done yet
+        # The entries its writers took and have not lost: those still being
+        # written behind the answer count, ones refused or failed never do
+        # (program records, sent behind the answer, count once sent: a write
+        # is never counted before the writers took it).
+        counts.writes = self.remote.accepted - self._accepted_before
         return counts
 
     def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
@@ -320,8 +324,6 @@ class CheckStore:
         records = {} if behind else self._records(drafts)
         values = batch.values
         packs = self._packs()
-        if self.remote is not None and self.remote.writable:
-            self._sent += len(items) + len(records)
         making = {key: threading.Event() for key in drafts} if behind else {}
         self.memory.making.update(making)
         if drafts or values or packs:

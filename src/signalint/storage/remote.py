@@ -184,6 +184,10 @@ class RemoteTier:
         self.settings = settings
         self.label = url_label(settings.url)
         self.counts = RemoteCounts()
+        # Entries handed to the writers and not lost: refused by the backlog
+        # bound, cancelled or failed ones are taken back (`CheckStore`
+        # reports these as a check's writes, never one that did not happen).
+        self.accepted = 0
         self.off_reason: str | None = None
         # Per group, the keys of the pack read in this process.
         self.packed: dict[str, frozenset[str]] = {}
@@ -325,6 +329,7 @@ class RemoteTier:
             if self._pending_bytes + size > MAX_PENDING_BYTES:
                 return  # bounded: a store this far behind loses the newest writes
             self._pending_bytes += size
+            self.accepted += entries
         future = self._writers.submit(functools.partial(self._put, values, entries))
         with self._lock:
             self._pending.add(future)
@@ -333,6 +338,9 @@ class RemoteTier:
             with self._lock:
                 self._pending.discard(finished)
                 self._pending_bytes -= size
+                lost = finished.cancelled() or finished.exception() is not None
+                if lost:
+                    self.accepted -= entries
             if finished.cancelled():
                 return
             failure = finished.exception()

@@ -22,20 +22,27 @@ def store_options(url: str) -> tuple[str, dict[str, str]]:
     (`s3://bucket?region=eu-west-1&endpoint=http://127.0.0.1:9000`).
     Raises ValueError naming what is wrong and what is accepted.
     """
-    parts = urlsplit(url)
+    accepted = ", ".join(f"{s}://" for s in SCHEMES)
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        label = url_label(url)
+        raise ValueError(f"{label!r} is not a store URL ({exc}); accepted: {accepted}") from None
     scheme = parts.scheme.lower()
     if scheme not in SCHEMES:
-        accepted = ", ".join(f"{s}://" for s in SCHEMES)
         raise ValueError(f"unsupported store {url_label(url)!r}; accepted: {accepted}")
+    if not url.lower().startswith(f"{scheme}://"):
+        raise ValueError(f"{url_label(url)!r} is not a store URL: expected {scheme}://...")
     options = dict(parse_qsl(parts.query))
     path = unquote(parts.path)
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
     host = parts.hostname or ""
-    address = host + (f":{parts.port}" if parts.port else "")
+    address = host + (f":{port}" if port else "")
     if scheme in ("redis", "rediss"):
         if not host:
             raise ValueError(f"{url_label(url)}: a redis URL names a host (redis://host:6379)")
-        options.setdefault("endpoint", f"{scheme}://{host}:{parts.port or 6379}")
+        options.setdefault("endpoint", f"{scheme}://{host}:{port or 6379}")
         db = path.strip("/")
         if db:
             if not db.isdigit():
@@ -71,11 +78,17 @@ def _credentials(options: dict[str, str], user: str, password: str) -> dict[str,
 
 
 def url_label(url: str) -> str:
-    """The URL as it may be shown: without credentials or query string."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = host + (f":{parts.port}" if parts.port else "") if host else ""
-    return f"{parts.scheme}://{netloc}{parts.path}"
+    """The URL as it may be shown: as written, without the credentials
+    (`user:password@`), the query string or the fragment, which may hold
+    secrets. Never raises: a URL that does not parse is shown too."""
+    shown = url.split("?", 1)[0].split("#", 1)[0]
+    scheme, sep, rest = shown.partition("://")
+    if not sep:
+        return shown
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = authority.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{authority}{slash}{path}"
 
 
 __all__ = ["SCHEMES", "store_options", "url_label"]
