@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from signalint.cli.main import main
 from signalint.config import load_config
 from signalint.hook_files import select, takes
 
@@ -76,3 +80,23 @@ def test_a_directory_is_kept_unless_ignored(tmp_path: Path) -> None:
     root = _project(tmp_path, {"oxlint": True})
     chosen = select(root, load_config(root), ["src", "dist"], cwd=root)
     assert chosen.kept == ("src",) and chosen.ignored == ("dist",)
+
+
+def test_the_hook_passes_over_by_the_run_s_own_engines_and_settings(
+    tmp_path: Path, in_project: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`signalint pre-commit --skip`/`--only`/`--config` decide what is passed
+    over with the engines and settings the check would run with."""
+    root = _project(tmp_path, {"oxlint": True, "tsc": False})
+    in_project(root)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"engines": {"ruff": True, "oxlint": False, "tsc": False}}))
+    # oxlint would take src/a.ts; skipping it leaves no engine for the file.
+    assert (
+        main(["pre-commit", "--no-daemon", "--skip", "oxlint", "--only", "oxlint,ruff", "src/a.ts"])
+        == 0
+    )
+    assert "1 file no enabled engine checks" in capsys.readouterr().err
+    # The settings file elsewhere turns oxlint off and Ruff on.
+    assert main(["pre-commit", "--no-daemon", "--config", str(elsewhere), "src/b.js"]) == 0
+    assert "1 file no enabled engine checks" in capsys.readouterr().err

@@ -14,8 +14,9 @@ from typing import Any
 
 import click
 
+from signalint.cli import engine_choice, output
+from signalint.cli.check import Selection as CheckSelection
 from signalint.cli.check import check as check_command
-from signalint.config import load_config
 from signalint.hook_files import select
 from signalint.project.roots import discover_root
 
@@ -36,7 +37,11 @@ def _run(ctx: click.Context, /, **options: Any) -> Any:
     paths: tuple[str, ...] = options.pop("paths")
     if paths:
         root = discover_root()
-        selection = select(root, load_config(root), paths)
+        # The settings and engines the check will run with (`--config`,
+        # `--only`, `--skip`) decide what is passed over, too.
+        choice = engine_choice.EngineChoice(options["only"], options["skip"] or frozenset())
+        config = CheckSelection(choice, output.absolute(options["config_file"])).config(root)
+        selection = select(root, config, paths)
         note = selection.passed_over()
         if note is not None:
             click.echo(f"signalint: {note}", err=True)
