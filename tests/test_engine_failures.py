@@ -10,6 +10,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -189,3 +193,30 @@ def test_snapshots_keep_which_engines_answered_for_the_requested_files_alone() -
     assert loaded.result.scoped_engines == ("tsc",) and loaded.reported_filtered_out is None
     whole = dataclasses.replace(checked, outcomes={**outcomes, "tsc": EngineOutcome("tsc", "ok")})
     assert Snapshot(whole, cluster([]), ("src/a.ts",), "files", 0).reported_filtered_out == 0
+
+
+@pytest.mark.real
+def test_a_state_directory_an_engine_cannot_use_fails_that_engine_only(
+    demo_project: Path,
+) -> None:
+    """A file where tsc's state directory belongs fails tsc with its reason;
+    the other engines answer and the check ends (it used to wait forever
+    while the other engines' starts were cancelled)."""
+    state = demo_project / ".signalint"
+    state.mkdir(exist_ok=True)
+    shutil.rmtree(state / "tsc", ignore_errors=True)
+    (state / "tsc").write_text("in the way\n")
+    env = {**os.environ, "SIGNALINT_DAEMON": "0", "SIGNALINT_PROJECT_ROOT": str(demo_project)}
+    done = subprocess.run(
+        [sys.executable, "-m", "signalint.cli", "check", "--no-cache", "--format", "json"],
+        cwd=demo_project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stderr
+    engines = json.loads(done.stdout)["engines"]
+    assert engines["tsc"]["status"] == "error"
+    assert str(state / "tsc") in engines["tsc"]["message"]
+    assert {name for name, e in engines.items() if e["status"] == "ok"} >= {"oxlint", "biome"}

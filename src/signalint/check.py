@@ -342,7 +342,16 @@ async def execute(task: Task, store: CheckStore | None) -> TaskResult:
     """Run one task of the plan, reusing what `store` holds (None: run
     everything); its outcome names a version its adapter does not read and,
     for an expected file engine, a run that checked nothing (`coverage_gaps`)."""
-    done = await _execute(task, store)
+    try:
+        done = await _execute(task, store)
+    except OSError as error:
+        # The state or work directory failed under the engine (full, read
+        # only, a file where a directory belongs): this engine failed, the
+        # others finish as they would.
+        reason = f"could not prepare its run: {error.strerror or error}"
+        if error.filename is not None:
+            reason += f" ({error.filename})"
+        return TaskResult(EngineOutcome(task.engine.name, "error", message=reason), Writes())
     outcome = done.outcome
     if isinstance(task, FileTask):
         version = task.job.version
@@ -499,7 +508,15 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     """
     context = context or Context()
     planned = await plan(request, context)
-    results = await asyncio.gather(*(execute(task, planned.store) for task in planned.tasks))
+    # Every task ends on its own before anything is raised: cancelling a
+    # task while it starts an engine's process waits for that process.
+    settled = await asyncio.gather(
+        *(execute(task, planned.store) for task in planned.tasks), return_exceptions=True
+    )
+    for each in settled:
+        if isinstance(each, BaseException):
+            raise each
+    results = [each for each in settled if isinstance(each, TaskResult)]
     run = _assemble(planned, results, context)
     store = planned.store
     if store is not None:
