@@ -45,6 +45,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -167,6 +168,11 @@ class Sampler:
     interval: float
     procs: dict[int, Proc] = field(default_factory=dict)
     tree_peak: int = 0
+    at_peak: dict[int, int] = field(default_factory=dict)  # pid -> bytes in the peak sample
+    peak_moment: str = ""  # what the sequence was doing at the tree's peak
+    moment: str = ""  # what the sequence is doing now (set by the caller)
+    # moment -> (the largest sum of one sample during it, that sample by pid)
+    by_moment: dict[str, tuple[int, dict[int, int]]] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -189,11 +195,13 @@ class Sampler:
         """One sample; the tree's resident bytes now."""
         tree = descendants(self.root) | {self.root}
         total = 0
+        now: dict[int, int] = {}
         for pid in tree:
             rss, hwm = resident(pid)
             if rss == 0:
                 continue
             total += rss
+            now[pid] = rss
             proc = self.procs.get(pid)
             if proc is None:
                 proc = self.procs[pid] = Proc(pid, label(pid, self.root))
@@ -202,7 +210,10 @@ class Sampler:
                 proc.label = label(pid, self.root)
             proc.peak = max(proc.peak, rss, hwm)
             proc.last = rss
-        self.tree_peak = max(self.tree_peak, total)
+        if total > self.tree_peak:
+            self.tree_peak, self.at_peak, self.peak_moment = total, now, self.moment
+        if total > self.by_moment.get(self.moment, (0, {}))[0]:
+            self.by_moment[self.moment] = (total, now)
         return total
 
     def live(self) -> list[Proc]:
@@ -288,13 +299,22 @@ def mib(value: float) -> str:
 
 
 def sequence(
-    server: Server, root: Path, leaf: Edits, hub: Edits, edits: int, steps: float = 0.0
+    server: Server,
+    root: Path,
+    leaf: Edits,
+    hub: Edits,
+    edits: int,
+    steps: float = 0.0,
+    sampler: Sampler | None = None,
 ) -> list[str]:
     """The check + after_edit_check sequence; what each answer said. With
-    `steps`, the server's memory is printed `steps` seconds after each answer."""
+    `steps`, the server's memory is printed `steps` seconds after each answer;
+    with `sampler`, it is told which call is in flight."""
     said: list[str] = []
 
     def call(name: str, arguments: dict[str, object]) -> None:
+        if sampler is not None:
+            sampler.moment = f"call {len(said) + 1} ({name})"
         result = server.call(name, arguments)
         content = result.get("structuredContent")
         assert isinstance(content, dict)
@@ -338,7 +358,8 @@ def run_server(
         time.sleep(1.0)  # the SDK loads on a thread behind the answered handshake
         after_init = resident(server.proc.pid)[0]
         with sampled(server.proc.pid, interval) as sampler:
-            said = sequence(server, root, leaf, hub, edits, steps)
+            said = sequence(server, root, leaf, hub, edits, steps, sampler)
+            sampler.moment = "after the sequence"
             time.sleep(interval * 4)
         after = resident(server.proc.pid)[0]
         kept = sampler.live()
@@ -481,7 +502,17 @@ def report_tree(run: ServerRun) -> None:
     print("\n## 1. signalint-mcp's process tree over the sequence")
     for line in run.said:
         print(f"   {line}")
-    print(f"tree peak (largest sum of one sample): {mib(sampler.tree_peak)}")
+    print(f"tree peak (largest sum of one sample): {mib(sampler.tree_peak)},"
+          f" during {sampler.peak_moment}; each process in that sample:")  # fmt: skip
+    for pid, rss in sorted(sampler.at_peak.items(), key=lambda kv: -kv[1]):
+        print(f"  {sampler.procs[pid].label:48} {mib(rss)}")
+    print("the tree's largest sum during each call (its processes in that sample):")
+    for moment, (total, now) in sampler.by_moment.items():
+        parts = ", ".join(
+            f"{sampler.procs[pid].label.split(' (')[0]} {rss / MIB:.0f}"
+            for pid, rss in sorted(now.items(), key=lambda kv: -kv[1])
+        )
+        print(f"  {moment:28} {mib(total)}  = {parts}")
     by_label: dict[str, list[Proc]] = {}
     for proc in sampler.procs.values():
         by_label.setdefault(proc.label, []).append(proc)
@@ -519,6 +550,101 @@ def report_traced(data: dict[str, object]) -> None:
             print(f"  {mib(size)} {count:>9} blocks  {short}")
 
 
+@dataclass
+class Figures:
+    """One run's figures, for the summary over `--runs`."""
+
+    tree: int
+    own: int
+    server: int
+    workers: dict[str, int]
+
+    @property
+    def bound(self) -> float:
+        return GOAL * self.own + ALLOWANCE
+
+
+def one_run(args: argparse.Namespace, tmp: Path) -> Figures:
+    root = ts_project(tmp / "ts", args.files)
+    if args.native_ts:
+        shutil.rmtree(root / "node_modules" / "typescript")
+        for name in ("tsc", "tsserver"):
+            (root / "node_modules" / ".bin" / name).unlink(missing_ok=True)
+    leaf_path = root / "src" / f"file{args.files - 1:05d}.ts"
+    text = leaf_path.read_text()
+    leaf = Edits(leaf_path, [text, text.replace("input * 2", "input * 3")], "//")
+    hub_path = root / "src" / "file00010.ts"
+    hub_text = hub_path.read_text()
+    changed = hub_text.replace(
+        "export const value10: number", "export const value10: string"
+    ).replace("= value9 + 10;", "= String(value9 + 10);")
+    hub = Edits(hub_path, [hub_text, changed], "//")
+
+    print(
+        f"# memory: {args.files}-module TypeScript project, oxlint + tsc + eslint"
+        f" ({'TypeScript 7, managed' if args.native_ts else 'TypeScript 6.0.3, its own'})"
+    )
+    run = run_server(root, leaf, hub, args.edits, args.interval, args.steps)
+    report_tree(run)
+    sampler = run.sampler
+
+    print("\n## 2. the engines' own, same project, same edits")
+    own = engines_own(root, leaf, hub, args.edits, args.interval, args.native_ts)
+    for name, (how, peak) in own.items():
+        print(f"  {name:7} {mib(peak)}  {how}")
+    total = sum(peak for _, peak in own.values())
+    print(f"  sum     {mib(total)}")
+
+    print("\n## 3. ratio")
+    ratio = sampler.tree_peak / (total + ALLOWANCE)
+    bound = GOAL * total + ALLOWANCE
+    print(f"tree peak / (engines' own + 60 MiB) = {sampler.tree_peak / MIB:.0f} /"
+          f" ({total / MIB:.0f} + 60) = {ratio:.2f}  (goal <= {GOAL})")  # fmt: skip
+    print(f"tree peak against {GOAL} x own + 60 = {bound / MIB:.1f} MiB:"
+          f" {(bound - sampler.tree_peak) / MIB:+.1f} MiB of margin")  # fmt: skip
+
+    print("\n## 4. the server alone")
+    bare = interpreter_rss("pass")
+    loaded = interpreter_rss(
+        "import mcp.server.lowlevel, mcp.server.stdio\n"
+        "import signalint.server.app, signalint.server.tools, signalint.service\n"
+        "import signalint.check, signalint.report, signalint.warm.registry\n"
+        "signalint.warm.registry.drivers()"
+    )
+    server_peak = max(p.peak for p in sampler.procs.values() if p.label == "server")
+    print(f"python -c pass:                                   {mib(bare)}")
+    print(f"python + MCP SDK + the modules a check loads:     {mib(loaded)}")
+    print(f"server after initialize:                          {mib(run.after_init)}")
+    print(f"server after the sequence:                        {mib(run.after)}")
+    print(f"server's peak:                                    {mib(server_peak)}")
+    if args.tracemalloc:
+        data = traced_server(root, leaf, hub, args.edits, tmp / "trace.json")
+        report_traced(data)
+    workers: dict[str, int] = {}
+    for proc in sampler.procs.values():
+        if proc.label != "server":
+            workers[proc.label] = max(workers.get(proc.label, 0), proc.peak)
+    return Figures(sampler.tree_peak, total, server_peak, workers)
+
+
+def summary(runs: list[Figures]) -> None:
+    """Median and range over the runs of each figure."""
+
+    def row(name: str, values: list[float]) -> None:
+        got = sorted(values)
+        print(f"  {name:48} median {mib(statistics.median(got))}"
+              f"  range {got[0] / MIB:.1f}-{got[-1] / MIB:.1f}")  # fmt: skip
+
+    print(f"\n## summary over {len(runs)} runs (each a fresh project, server and engines' own)")
+    row("tree's peak (one sample)", [r.tree for r in runs])
+    row("server's peak", [r.server for r in runs])
+    for name in sorted({n for r in runs for n in r.workers}):
+        row(name, [r.workers.get(name, 0) for r in runs])
+    row("engines' own (sum)", [r.own for r in runs])
+    row("bound, 1.05 x own + 60", [r.bound for r in runs])
+    row("margin (bound - tree), per run", [r.bound - r.tree for r in runs])
+
+
 def main() -> None:
     compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -528,60 +654,15 @@ def main() -> None:
     parser.add_argument("--tracemalloc", action="store_true")
     parser.add_argument("--native-ts", action="store_true")
     parser.add_argument("--steps", type=float, default=0.0)
+    parser.add_argument("--runs", type=int, default=1)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
-        root = ts_project(Path(tmp) / "ts", args.files)
-        if args.native_ts:
-            shutil.rmtree(root / "node_modules" / "typescript")
-            for name in ("tsc", "tsserver"):
-                (root / "node_modules" / ".bin" / name).unlink(missing_ok=True)
-        leaf_path = root / "src" / f"file{args.files - 1:05d}.ts"
-        text = leaf_path.read_text()
-        leaf = Edits(leaf_path, [text, text.replace("input * 2", "input * 3")], "//")
-        hub_path = root / "src" / "file00010.ts"
-        hub_text = hub_path.read_text()
-        changed = hub_text.replace(
-            "export const value10: number", "export const value10: string"
-        ).replace("= value9 + 10;", "= String(value9 + 10);")
-        hub = Edits(hub_path, [hub_text, changed], "//")
-
-        print(
-            f"# memory: {args.files}-module TypeScript project, oxlint + tsc + eslint"
-            f" ({'TypeScript 7, managed' if args.native_ts else 'TypeScript 6.0.3, its own'})"
-        )
-        run = run_server(root, leaf, hub, args.edits, args.interval, args.steps)
-        report_tree(run)
-        sampler = run.sampler
-
-        print("\n## 2. the engines' own, same project, same edits")
-        own = engines_own(root, leaf, hub, args.edits, args.interval, args.native_ts)
-        for name, (how, peak) in own.items():
-            print(f"  {name:7} {mib(peak)}  {how}")
-        total = sum(peak for _, peak in own.values())
-        print(f"  sum     {mib(total)}")
-
-        print("\n## 3. ratio")
-        ratio = sampler.tree_peak / (total + ALLOWANCE)
-        print(f"tree peak / (engines' own + 60 MiB) = {sampler.tree_peak / MIB:.0f} /"
-              f" ({total / MIB:.0f} + 60) = {ratio:.2f}  (goal <= {GOAL})")  # fmt: skip
-
-        print("\n## 4. the server alone")
-        bare = interpreter_rss("pass")
-        loaded = interpreter_rss(
-            "import mcp.server.lowlevel, mcp.server.stdio\n"
-            "import signalint.server.app, signalint.server.tools, signalint.service\n"
-            "import signalint.check, signalint.report, signalint.warm.registry\n"
-            "signalint.warm.registry.drivers()"
-        )
-        server_peak = max(p.peak for p in sampler.procs.values() if p.label == "server")
-        print(f"python -c pass:                                   {mib(bare)}")
-        print(f"python + MCP SDK + the modules a check loads:     {mib(loaded)}")
-        print(f"server after initialize:                          {mib(run.after_init)}")
-        print(f"server after the sequence:                        {mib(run.after)}")
-        print(f"server's peak:                                    {mib(server_peak)}")
-        if args.tracemalloc:
-            data = traced_server(root, leaf, hub, args.edits, Path(tmp) / "trace.json")
-            report_traced(data)
+    runs: list[Figures] = []
+    for turn in range(args.runs):
+        if args.runs > 1:
+            print(f"\n\n# run {turn + 1} of {args.runs}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+            runs.append(one_run(args, Path(tmp)))
+    summary(runs)
 
 
 if __name__ == "__main__":
