@@ -78,6 +78,8 @@ WORKERS = {
     "eslint_worker.cjs": "eslint worker",
     "oxlint_worker.mjs": "oxlint worker",
     "mypy_worker.py": "mypy worker",
+    "pyright-langserver": "pyright worker (pyright-langserver)",
+    "langserver.index.js": "pyright worker (pyright-langserver)",
 }
 
 # The server under tracemalloc: SIGUSR1 writes its largest allocations to
@@ -627,6 +629,113 @@ def one_run(args: argparse.Namespace, tmp: Path) -> Figures:
     return Figures(sampler.tree_peak, total, server_peak, workers)
 
 
+# --- a real project (the real-world tier's clones) -------------------------
+
+PY_COMMENT, TS_COMMENT = "#", "//"
+
+
+def own_project(
+    root: Path, engines: list[str], edit: Edits, edits: int, interval: float
+) -> dict[str, tuple[str, int]]:
+    """The engines' own on `root` (a real project): their watch modes where
+    they have one, else a cold run's peak; the same edits as the server's."""
+    bin_ = root / "node_modules" / ".bin"
+    venv = root / ".venv" / "bin"
+    steps = [edit.next] * (edits + 1)
+    found: dict[str, tuple[str, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-memory-caches-") as caches:
+        env_cache = {"MYPY_CACHE_DIR": str(Path(caches) / "mypy"),
+                     "RUFF_CACHE_DIR": str(Path(caches) / "ruff")}  # fmt: skip
+        os.environ.update(env_cache)
+        try:
+            ready = "Watching for file changes"
+            known: dict[str, tuple[str, list[str], bool]] = {
+                "tsc": (
+                    "tsc --noEmit --watch",
+                    [
+                        str(bin_ / "tsc"),
+                        "--noEmit",
+                        "--watch",
+                        "--pretty",
+                        "false",
+                        "--preserveWatchOutput",
+                    ],
+                    True,
+                ),
+                "pyright": ("pyright --watch", [str(venv / "pyright"), "--watch"], True),
+                "eslint": (
+                    "eslint . cold (no watch or server mode)",
+                    [str(bin_ / "eslint"), "."],
+                    False,
+                ),
+                "oxlint": (
+                    "oxlint cold (no watch or server mode)",
+                    [str(MANAGED_BIN / "oxlint")],
+                    False,
+                ),
+                "mypy": (
+                    "mypy cold, its cache outside the tree (dmypy not measured)",
+                    [str(venv / "mypy")],
+                    False,
+                ),
+                "ruff": (
+                    "ruff check cold (no watch or server mode)",
+                    [str(venv / "ruff"), "check"],
+                    False,
+                ),
+            }
+            for name in engines:
+                if name not in known:
+                    raise SystemExit(f"--engines: no own run known for {name!r}")
+                how, argv, watch = known[name]
+                if watch:
+                    found[name] = (how, watch_peak(argv, root, steps, interval, ready) or 0)
+                else:
+                    found[name] = (how, cold_peak(argv, root, interval))
+        finally:
+            for key in env_cache:
+                os.environ.pop(key, None)
+    return found
+
+
+def project_run(args: argparse.Namespace) -> Figures:
+    """The sequence on an existing project (`--project`), in place: its state
+    in a temporary directory (SIGNALINT_STATE_DIR), the edited file restored."""
+    root = Path(args.project).resolve()
+    target = root / args.edit_file
+    original = target.read_bytes()
+    comment = PY_COMMENT if target.suffix == ".py" else TS_COMMENT
+    edit = Edits(target, [original.decode()], comment)
+    engines = args.engines.split(",")
+    print(f"# memory: {root.name}, {' + '.join(engines)}; edited file {args.edit_file}")
+    with tempfile.TemporaryDirectory(prefix="bench-memory-state-") as state:
+        os.environ["SIGNALINT_STATE_DIR"] = state
+        try:
+            run = run_server(root, edit, edit, args.edits, args.interval, args.steps)
+        finally:
+            os.environ.pop("SIGNALINT_STATE_DIR", None)
+            target.write_bytes(original)
+    report_tree(run)
+    print("\n## 2. the engines' own, same project, same edits")
+    try:
+        own = own_project(root, engines, edit, args.edits, args.interval)
+    finally:
+        target.write_bytes(original)
+    for name, (how, peak) in own.items():
+        print(f"  {name:7} {mib(peak)}  {how}")
+    total = sum(peak for _, peak in own.values())
+    bound = GOAL * total + ALLOWANCE
+    tree = run.sampler.tree_peak
+    print(f"\n## 3. tree {tree / MIB:.1f} against {GOAL} x own ({total / MIB:.1f}) + 60 ="
+          f" {bound / MIB:.1f} MiB: {(bound - tree) / MIB:+.1f} MiB of margin")  # fmt: skip
+    server_peak = max(p.peak for p in run.sampler.procs.values() if p.label == "server")
+    workers: dict[str, int] = {}
+    for proc in run.sampler.procs.values():
+        if proc.label != "server":
+            workers[proc.label] = max(workers.get(proc.label, 0), proc.peak)
+    return Figures(tree, total, server_peak, workers)
+
+
 def summary(runs: list[Figures]) -> None:
     """Median and range over the runs of each figure."""
 
@@ -655,11 +764,19 @@ def main() -> None:
     parser.add_argument("--native-ts", action="store_true")
     parser.add_argument("--steps", type=float, default=0.0)
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--project", help="an existing project (checked in place)")
+    parser.add_argument("--engines", default="", help="with --project: its engines, a,b")
+    parser.add_argument("--edit-file", default="", help="with --project: the file edited")
     args = parser.parse_args()
+    if args.project and not (args.engines and args.edit_file):
+        parser.error("--project needs --engines and --edit-file")
     runs: list[Figures] = []
     for turn in range(args.runs):
         if args.runs > 1:
             print(f"\n\n# run {turn + 1} of {args.runs}", flush=True)
+        if args.project:
+            runs.append(project_run(args))
+            continue
         with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
             runs.append(one_run(args, Path(tmp)))
     summary(runs)
