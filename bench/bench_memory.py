@@ -1,7 +1,13 @@
 """Memory of the MCP server's process tree against the engines' own (issue 37).
 
     .venv/bin/python bench/bench_memory.py [--files 3000] [--edits 3]
-        [--interval 0.05] [--tracemalloc] [--native-ts] [--steps SECONDS]
+        [--interval 0.05] [--tracemalloc] [--native-ts] [--steps SECONDS] [--runs N]
+    .venv/bin/python bench/bench_memory.py --project DIR --engines tsc,eslint \
+        --edit-file src/x.ts [--runs N]
+
+With `--runs N` everything is done N times (a fresh project each time) and
+the median and range of each figure close the report: a worker's resident
+memory varies by tens of MiB between runs of the same sequence.
 
 The project: bench/bench_warm.py's strict TypeScript project (bench/synth.py,
 `--files` modules) with its own TypeScript 6.0.3, ESLint 10.15.0 and
@@ -20,7 +26,10 @@ worker and `tsc --api` process).
    process of the server's tree (the server, each warm worker, any cold
    run) and their sum. A process's peak is the largest of its samples and
    the kernel's own high-water mark (`VmHWM`); the tree's peak is the
-   largest sum of one sample.
+   largest sum of one sample (the processes' resident memory at one
+   instant, never the sum of each one's own peak), printed with that
+   sample's processes and, for each call of the sequence, the largest sum
+   during it.
 2. The engines' own, on the same project and the same edits: `tsc --watch`
    (its peak over the first build and every edit's rebuild), and, for the
    engines that have no watch or server mode of their own, a cold run's
@@ -31,6 +40,15 @@ worker and `tsc --api` process).
    after the sequence, and its peak. With `--tracemalloc`, the sequence is
    run again in a server under `tracemalloc`, which is asked (SIGUSR1)
    for its largest allocations after the sequence.
+
+With `--project`, the sequence (`check_project`, `--edits` edits of
+`--edit-file` each followed by `after_edit_check`, one more, `check_project`)
+runs on an existing project in place (the real-world tier's clones,
+docs/real-world.md), its state in a temporary directory and the edited
+file restored; the engines' own are `--engines`' watch modes (`tsc
+--watch`, `pyright --watch`) or cold runs (ESLint, Oxlint, Ruff, and mypy,
+whose daemon is not measured), from the project's `node_modules/.bin` and
+`.venv/bin`.
 
 Figures are printed, never asserted (docs/architecture.md, "Tests and
 benchmarks"). Memory figures hold on a loaded machine; no timing is
