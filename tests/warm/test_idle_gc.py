@@ -34,10 +34,10 @@ COLLECTOR = Path(pool_module.__file__).with_name("idle_gc.cjs")
 MIB = 1 << 20
 
 TIMING = """
-const { idleCollector, IDLE_MS, SLACK } = require(process.argv[1]);
+const { idleCollector, IDLE_MS, DURING_MS, SLACK } = require(process.argv[1]);
 const seen = [];
 const start = Date.now();
-let heap = 2 * SLACK;  // a heap that grew past the first threshold
+let heap = 1.5 * SLACK;  // past the idle threshold, below the one during an ask
 const make = (name) => idleCollector(() => seen.push([name, Date.now() - start]), () => heap);
 const idle = make("idle");
 idle.idle();
@@ -57,7 +57,13 @@ setTimeout(() => steady.idle(), IDLE_MS * 4);
 const grows = make("grows");
 grows.idle();
 setTimeout(() => { heap = 4 * SLACK; grows.idle(); }, IDLE_MS * 4);
-setTimeout(() => { console.log(JSON.stringify({ seen, IDLE_MS })); }, IDLE_MS * 10);
+// During an ask: collected when the heap grew past the threshold, never when
+// it did not; the look stops when the answer is written.
+const during = make("during");
+during.busy();
+setTimeout(() => { heap = 8 * SLACK; }, DURING_MS * 2.5);  // only "during" asks now
+setTimeout(() => during.idle(), DURING_MS * 5);
+setTimeout(() => { console.log(JSON.stringify({ seen, IDLE_MS, DURING_MS })); }, IDLE_MS * 14);
 """
 
 
@@ -78,7 +84,9 @@ def test_collects_twice_once_idle_and_a_request_cancels_it() -> None:
     by_name: dict[str, list[int]] = {}
     for name, at in data["seen"]:
         by_name.setdefault(name, []).append(at)
-    assert "cancelled" not in by_name
+    # Its idle collections never ran (what it collected later was during the
+    # ask its `busy` began, once the heap grew).
+    assert all(at >= data["DURING_MS"] * 2.5 for at in by_name.get("cancelled", [])), data
     assert len(by_name["idle"]) == 2 and by_name["idle"][0] >= idle_ms - 5
     assert by_name["idle"][1] > by_name["idle"][0]
     assert len(by_name["again"]) == 2
@@ -86,6 +94,13 @@ def test_collects_twice_once_idle_and_a_request_cancels_it() -> None:
     assert by_name["again"][0] >= idle_ms // 2 + idle_ms - 5
     assert len(by_name["steady"]) == 2  # the second idle found nothing grown
     assert len(by_name["grows"]) == 4
+    # At 1.5 * SLACK (below 64 MiB of growth) nothing during the ask; at 8 *
+    # SLACK one collection, and none after it (the floor is 8 * SLACK now);
+    # then, the ask having been collected during, the idle pair all the same.
+    during = by_name["during"]
+    assert len(during) == 3, data
+    assert data["DURING_MS"] * 2.5 <= during[0] <= data["DURING_MS"] * 5 + 50
+    assert during[1] >= data["DURING_MS"] * 5 + data["IDLE_MS"] - 5
 
 
 def resident(pid: int, field: str = "VmRSS") -> int:
