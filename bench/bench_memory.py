@@ -1,7 +1,13 @@
 """Memory of the MCP server's process tree against the engines' own (issue 37).
 
     .venv/bin/python bench/bench_memory.py [--files 3000] [--edits 3]
-        [--interval 0.05] [--tracemalloc] [--native-ts] [--steps SECONDS]
+        [--interval 0.05] [--tracemalloc] [--native-ts] [--steps SECONDS] [--runs N]
+    .venv/bin/python bench/bench_memory.py --project DIR --engines tsc,eslint \
+        --edit-file src/x.ts [--runs N]
+
+With `--runs N` everything is done N times (a fresh project each time) and
+the median and range of each figure close the report: a worker's resident
+memory varies by tens of MiB between runs of the same sequence.
 
 The project: bench/bench_warm.py's strict TypeScript project (bench/synth.py,
 `--files` modules) with its own TypeScript 6.0.3, ESLint 10.15.0 and
@@ -20,7 +26,10 @@ worker and `tsc --api` process).
    process of the server's tree (the server, each warm worker, any cold
    run) and their sum. A process's peak is the largest of its samples and
    the kernel's own high-water mark (`VmHWM`); the tree's peak is the
-   largest sum of one sample.
+   largest sum of one sample (the processes' resident memory at one
+   instant, never the sum of each one's own peak), printed with that
+   sample's processes and, for each call of the sequence, the largest sum
+   during it.
 2. The engines' own, on the same project and the same edits: `tsc --watch`
    (its peak over the first build and every edit's rebuild), and, for the
    engines that have no watch or server mode of their own, a cold run's
@@ -31,6 +40,15 @@ worker and `tsc --api` process).
    after the sequence, and its peak. With `--tracemalloc`, the sequence is
    run again in a server under `tracemalloc`, which is asked (SIGUSR1)
    for its largest allocations after the sequence.
+
+With `--project`, the sequence (`check_project`, `--edits` edits of
+`--edit-file` each followed by `after_edit_check`, one more, `check_project`)
+runs on an existing project in place (the real-world tier's clones,
+docs/real-world.md), its state in a temporary directory and the edited
+file restored; the engines' own are `--engines`' watch modes (`tsc
+--watch`, `pyright --watch`) or cold runs (ESLint, Oxlint, Ruff, and mypy,
+whose daemon is not measured), from the project's `node_modules/.bin` and
+`.venv/bin`.
 
 Figures are printed, never asserted (docs/architecture.md, "Tests and
 benchmarks"). Memory figures hold on a loaded machine; no timing is
@@ -45,6 +63,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,6 +96,8 @@ WORKERS = {
     "eslint_worker.cjs": "eslint worker",
     "oxlint_worker.mjs": "oxlint worker",
     "mypy_worker.py": "mypy worker",
+    "pyright-langserver": "pyright worker (pyright-langserver)",
+    "langserver.index.js": "pyright worker (pyright-langserver)",
 }
 
 # The server under tracemalloc: SIGUSR1 writes its largest allocations to
@@ -167,6 +188,11 @@ class Sampler:
     interval: float
     procs: dict[int, Proc] = field(default_factory=dict)
     tree_peak: int = 0
+    at_peak: dict[int, int] = field(default_factory=dict)  # pid -> bytes in the peak sample
+    peak_moment: str = ""  # what the sequence was doing at the tree's peak
+    moment: str = ""  # what the sequence is doing now (set by the caller)
+    # moment -> (the largest sum of one sample during it, that sample by pid)
+    by_moment: dict[str, tuple[int, dict[int, int]]] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
@@ -189,11 +215,13 @@ class Sampler:
         """One sample; the tree's resident bytes now."""
         tree = descendants(self.root) | {self.root}
         total = 0
+        now: dict[int, int] = {}
         for pid in tree:
             rss, hwm = resident(pid)
             if rss == 0:
                 continue
             total += rss
+            now[pid] = rss
             proc = self.procs.get(pid)
             if proc is None:
                 proc = self.procs[pid] = Proc(pid, label(pid, self.root))
@@ -202,7 +230,10 @@ class Sampler:
                 proc.label = label(pid, self.root)
             proc.peak = max(proc.peak, rss, hwm)
             proc.last = rss
-        self.tree_peak = max(self.tree_peak, total)
+        if total > self.tree_peak:
+            self.tree_peak, self.at_peak, self.peak_moment = total, now, self.moment
+        if total > self.by_moment.get(self.moment, (0, {}))[0]:
+            self.by_moment[self.moment] = (total, now)
         return total
 
     def live(self) -> list[Proc]:
@@ -288,13 +319,22 @@ def mib(value: float) -> str:
 
 
 def sequence(
-    server: Server, root: Path, leaf: Edits, hub: Edits, edits: int, steps: float = 0.0
+    server: Server,
+    root: Path,
+    leaf: Edits,
+    hub: Edits,
+    edits: int,
+    steps: float = 0.0,
+    sampler: Sampler | None = None,
 ) -> list[str]:
     """The check + after_edit_check sequence; what each answer said. With
-    `steps`, the server's memory is printed `steps` seconds after each answer."""
+    `steps`, the server's memory is printed `steps` seconds after each answer;
+    with `sampler`, it is told which call is in flight."""
     said: list[str] = []
 
     def call(name: str, arguments: dict[str, object]) -> None:
+        if sampler is not None:
+            sampler.moment = f"call {len(said) + 1} ({name})"
         result = server.call(name, arguments)
         content = result.get("structuredContent")
         assert isinstance(content, dict)
@@ -338,7 +378,8 @@ def run_server(
         time.sleep(1.0)  # the SDK loads on a thread behind the answered handshake
         after_init = resident(server.proc.pid)[0]
         with sampled(server.proc.pid, interval) as sampler:
-            said = sequence(server, root, leaf, hub, edits, steps)
+            said = sequence(server, root, leaf, hub, edits, steps, sampler)
+            sampler.moment = "after the sequence"
             time.sleep(interval * 4)
         after = resident(server.proc.pid)[0]
         kept = sampler.live()
@@ -481,7 +522,17 @@ def report_tree(run: ServerRun) -> None:
     print("\n## 1. signalint-mcp's process tree over the sequence")
     for line in run.said:
         print(f"   {line}")
-    print(f"tree peak (largest sum of one sample): {mib(sampler.tree_peak)}")
+    print(f"tree peak (largest sum of one sample): {mib(sampler.tree_peak)},"
+          f" during {sampler.peak_moment}; each process in that sample:")  # fmt: skip
+    for pid, rss in sorted(sampler.at_peak.items(), key=lambda kv: -kv[1]):
+        print(f"  {sampler.procs[pid].label:48} {mib(rss)}")
+    print("the tree's largest sum during each call (its processes in that sample):")
+    for moment, (total, now) in sampler.by_moment.items():
+        parts = ", ".join(
+            f"{sampler.procs[pid].label.split(' (')[0]} {rss / MIB:.0f}"
+            for pid, rss in sorted(now.items(), key=lambda kv: -kv[1])
+        )
+        print(f"  {moment:28} {mib(total)}  = {parts}")
     by_label: dict[str, list[Proc]] = {}
     for proc in sampler.procs.values():
         by_label.setdefault(proc.label, []).append(proc)
@@ -519,6 +570,208 @@ def report_traced(data: dict[str, object]) -> None:
             print(f"  {mib(size)} {count:>9} blocks  {short}")
 
 
+@dataclass
+class Figures:
+    """One run's figures, for the summary over `--runs`."""
+
+    tree: int
+    own: int
+    server: int
+    workers: dict[str, int]
+
+    @property
+    def bound(self) -> float:
+        return GOAL * self.own + ALLOWANCE
+
+
+def one_run(args: argparse.Namespace, tmp: Path) -> Figures:
+    root = ts_project(tmp / "ts", args.files)
+    if args.native_ts:
+        shutil.rmtree(root / "node_modules" / "typescript")
+        for name in ("tsc", "tsserver"):
+            (root / "node_modules" / ".bin" / name).unlink(missing_ok=True)
+    leaf_path = root / "src" / f"file{args.files - 1:05d}.ts"
+    text = leaf_path.read_text()
+    leaf = Edits(leaf_path, [text, text.replace("input * 2", "input * 3")], "//")
+    hub_path = root / "src" / "file00010.ts"
+    hub_text = hub_path.read_text()
+    changed = hub_text.replace(
+        "export const value10: number", "export const value10: string"
+    ).replace("= value9 + 10;", "= String(value9 + 10);")
+    hub = Edits(hub_path, [hub_text, changed], "//")
+
+    print(
+        f"# memory: {args.files}-module TypeScript project, oxlint + tsc + eslint"
+        f" ({'TypeScript 7, managed' if args.native_ts else 'TypeScript 6.0.3, its own'})"
+    )
+    run = run_server(root, leaf, hub, args.edits, args.interval, args.steps)
+    report_tree(run)
+    sampler = run.sampler
+
+    print("\n## 2. the engines' own, same project, same edits")
+    own = engines_own(root, leaf, hub, args.edits, args.interval, args.native_ts)
+    for name, (how, peak) in own.items():
+        print(f"  {name:7} {mib(peak)}  {how}")
+    total = sum(peak for _, peak in own.values())
+    print(f"  sum     {mib(total)}")
+
+    print("\n## 3. ratio")
+    ratio = sampler.tree_peak / (total + ALLOWANCE)
+    bound = GOAL * total + ALLOWANCE
+    print(f"tree peak / (engines' own + 60 MiB) = {sampler.tree_peak / MIB:.0f} /"
+          f" ({total / MIB:.0f} + 60) = {ratio:.2f}  (goal <= {GOAL})")  # fmt: skip
+    print(f"tree peak against {GOAL} x own + 60 = {bound / MIB:.1f} MiB:"
+          f" {(bound - sampler.tree_peak) / MIB:+.1f} MiB of margin")  # fmt: skip
+
+    print("\n## 4. the server alone")
+    bare = interpreter_rss("pass")
+    loaded = interpreter_rss(
+        "import mcp.server.lowlevel, mcp.server.stdio\n"
+        "import signalint.server.app, signalint.server.tools, signalint.service\n"
+        "import signalint.check, signalint.report, signalint.warm.registry\n"
+        "signalint.warm.registry.drivers()"
+    )
+    server_peak = max(p.peak for p in sampler.procs.values() if p.label == "server")
+    print(f"python -c pass:                                   {mib(bare)}")
+    print(f"python + MCP SDK + the modules a check loads:     {mib(loaded)}")
+    print(f"server after initialize:                          {mib(run.after_init)}")
+    print(f"server after the sequence:                        {mib(run.after)}")
+    print(f"server's peak:                                    {mib(server_peak)}")
+    if args.tracemalloc:
+        data = traced_server(root, leaf, hub, args.edits, tmp / "trace.json")
+        report_traced(data)
+    workers: dict[str, int] = {}
+    for proc in sampler.procs.values():
+        if proc.label != "server":
+            workers[proc.label] = max(workers.get(proc.label, 0), proc.peak)
+    return Figures(sampler.tree_peak, total, server_peak, workers)
+
+
+# --- a real project (the real-world tier's clones) -------------------------
+
+PY_COMMENT, TS_COMMENT = "#", "//"
+
+
+def own_project(
+    root: Path, engines: list[str], edit: Edits, edits: int, interval: float
+) -> dict[str, tuple[str, int]]:
+    """The engines' own on `root` (a real project): their watch modes where
+    they have one, else a cold run's peak; the same edits as the server's."""
+    bin_ = root / "node_modules" / ".bin"
+    venv = root / ".venv" / "bin"
+    steps = [edit.next] * (edits + 1)
+    found: dict[str, tuple[str, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-memory-caches-") as caches:
+        env_cache = {"MYPY_CACHE_DIR": str(Path(caches) / "mypy"),
+                     "RUFF_CACHE_DIR": str(Path(caches) / "ruff")}  # fmt: skip
+        os.environ.update(env_cache)
+        try:
+            ready = "Watching for file changes"
+            known: dict[str, tuple[str, list[str], bool]] = {
+                "tsc": (
+                    "tsc --noEmit --watch",
+                    [
+                        str(bin_ / "tsc"),
+                        "--noEmit",
+                        "--watch",
+                        "--pretty",
+                        "false",
+                        "--preserveWatchOutput",
+                    ],
+                    True,
+                ),
+                "pyright": ("pyright --watch", [str(venv / "pyright"), "--watch"], True),
+                "eslint": (
+                    "eslint . cold (no watch or server mode)",
+                    [str(bin_ / "eslint"), "."],
+                    False,
+                ),
+                "oxlint": (
+                    "oxlint cold (no watch or server mode)",
+                    [str(MANAGED_BIN / "oxlint")],
+                    False,
+                ),
+                "mypy": (
+                    "mypy cold, its cache outside the tree (dmypy not measured)",
+                    [str(venv / "mypy")],
+                    False,
+                ),
+                "ruff": (
+                    "ruff check cold (no watch or server mode)",
+                    [str(venv / "ruff"), "check"],
+                    False,
+                ),
+            }
+            for name in engines:
+                if name not in known:
+                    raise SystemExit(f"--engines: no own run known for {name!r}")
+                how, argv, watch = known[name]
+                if watch:
+                    found[name] = (how, watch_peak(argv, root, steps, interval, ready) or 0)
+                else:
+                    found[name] = (how, cold_peak(argv, root, interval))
+        finally:
+            for key in env_cache:
+                os.environ.pop(key, None)
+    return found
+
+
+def project_run(args: argparse.Namespace) -> Figures:
+    """The sequence on an existing project (`--project`), in place: its state
+    in a temporary directory (SIGNALINT_STATE_DIR), the edited file restored."""
+    root = Path(args.project).resolve()
+    target = root / args.edit_file
+    original = target.read_bytes()
+    comment = PY_COMMENT if target.suffix == ".py" else TS_COMMENT
+    edit = Edits(target, [original.decode()], comment)
+    engines = args.engines.split(",")
+    print(f"# memory: {root.name}, {' + '.join(engines)}; edited file {args.edit_file}")
+    with tempfile.TemporaryDirectory(prefix="bench-memory-state-") as state:
+        os.environ["SIGNALINT_STATE_DIR"] = state
+        try:
+            run = run_server(root, edit, edit, args.edits, args.interval, args.steps)
+        finally:
+            os.environ.pop("SIGNALINT_STATE_DIR", None)
+            target.write_bytes(original)
+    report_tree(run)
+    print("\n## 2. the engines' own, same project, same edits")
+    try:
+        own = own_project(root, engines, edit, args.edits, args.interval)
+    finally:
+        target.write_bytes(original)
+    for name, (how, peak) in own.items():
+        print(f"  {name:7} {mib(peak)}  {how}")
+    total = sum(peak for _, peak in own.values())
+    bound = GOAL * total + ALLOWANCE
+    tree = run.sampler.tree_peak
+    print(f"\n## 3. tree {tree / MIB:.1f} against {GOAL} x own ({total / MIB:.1f}) + 60 ="
+          f" {bound / MIB:.1f} MiB: {(bound - tree) / MIB:+.1f} MiB of margin")  # fmt: skip
+    server_peak = max(p.peak for p in run.sampler.procs.values() if p.label == "server")
+    workers: dict[str, int] = {}
+    for proc in run.sampler.procs.values():
+        if proc.label != "server":
+            workers[proc.label] = max(workers.get(proc.label, 0), proc.peak)
+    return Figures(tree, total, server_peak, workers)
+
+
+def summary(runs: list[Figures]) -> None:
+    """Median and range over the runs of each figure."""
+
+    def row(name: str, values: list[float]) -> None:
+        got = sorted(values)
+        print(f"  {name:48} median {mib(statistics.median(got))}"
+              f"  range {got[0] / MIB:.1f}-{got[-1] / MIB:.1f}")  # fmt: skip
+
+    print(f"\n## summary over {len(runs)} runs (each a fresh project, server and engines' own)")
+    row("tree's peak (one sample)", [r.tree for r in runs])
+    row("server's peak", [r.server for r in runs])
+    for name in sorted({n for r in runs for n in r.workers}):
+        row(name, [r.workers.get(name, 0) for r in runs])
+    row("engines' own (sum)", [r.own for r in runs])
+    row("bound, 1.05 x own + 60", [r.bound for r in runs])
+    row("margin (bound - tree), per run", [r.bound - r.tree for r in runs])
+
+
 def main() -> None:
     compile_bytecode()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -528,60 +781,23 @@ def main() -> None:
     parser.add_argument("--tracemalloc", action="store_true")
     parser.add_argument("--native-ts", action="store_true")
     parser.add_argument("--steps", type=float, default=0.0)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--project", help="an existing project (checked in place)")
+    parser.add_argument("--engines", default="", help="with --project: its engines, a,b")
+    parser.add_argument("--edit-file", default="", help="with --project: the file edited")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
-        root = ts_project(Path(tmp) / "ts", args.files)
-        if args.native_ts:
-            shutil.rmtree(root / "node_modules" / "typescript")
-            for name in ("tsc", "tsserver"):
-                (root / "node_modules" / ".bin" / name).unlink(missing_ok=True)
-        leaf_path = root / "src" / f"file{args.files - 1:05d}.ts"
-        text = leaf_path.read_text()
-        leaf = Edits(leaf_path, [text, text.replace("input * 2", "input * 3")], "//")
-        hub_path = root / "src" / "file00010.ts"
-        hub_text = hub_path.read_text()
-        changed = hub_text.replace(
-            "export const value10: number", "export const value10: string"
-        ).replace("= value9 + 10;", "= String(value9 + 10);")
-        hub = Edits(hub_path, [hub_text, changed], "//")
-
-        print(
-            f"# memory: {args.files}-module TypeScript project, oxlint + tsc + eslint"
-            f" ({'TypeScript 7, managed' if args.native_ts else 'TypeScript 6.0.3, its own'})"
-        )
-        run = run_server(root, leaf, hub, args.edits, args.interval, args.steps)
-        report_tree(run)
-        sampler = run.sampler
-
-        print("\n## 2. the engines' own, same project, same edits")
-        own = engines_own(root, leaf, hub, args.edits, args.interval, args.native_ts)
-        for name, (how, peak) in own.items():
-            print(f"  {name:7} {mib(peak)}  {how}")
-        total = sum(peak for _, peak in own.values())
-        print(f"  sum     {mib(total)}")
-
-        print("\n## 3. ratio")
-        ratio = sampler.tree_peak / (total + ALLOWANCE)
-        print(f"tree peak / (engines' own + 60 MiB) = {sampler.tree_peak / MIB:.0f} /"
-              f" ({total / MIB:.0f} + 60) = {ratio:.2f}  (goal <= {GOAL})")  # fmt: skip
-
-        print("\n## 4. the server alone")
-        bare = interpreter_rss("pass")
-        loaded = interpreter_rss(
-            "import mcp.server.lowlevel, mcp.server.stdio\n"
-            "import signalint.server.app, signalint.server.tools, signalint.service\n"
-            "import signalint.check, signalint.report, signalint.warm.registry\n"
-            "signalint.warm.registry.drivers()"
-        )
-        server_peak = max(p.peak for p in sampler.procs.values() if p.label == "server")
-        print(f"python -c pass:                                   {mib(bare)}")
-        print(f"python + MCP SDK + the modules a check loads:     {mib(loaded)}")
-        print(f"server after initialize:                          {mib(run.after_init)}")
-        print(f"server after the sequence:                        {mib(run.after)}")
-        print(f"server's peak:                                    {mib(server_peak)}")
-        if args.tracemalloc:
-            data = traced_server(root, leaf, hub, args.edits, Path(tmp) / "trace.json")
-            report_traced(data)
+    if args.project and not (args.engines and args.edit_file):
+        parser.error("--project needs --engines and --edit-file")
+    runs: list[Figures] = []
+    for turn in range(args.runs):
+        if args.runs > 1:
+            print(f"\n\n# run {turn + 1} of {args.runs}", flush=True)
+        if args.project:
+            runs.append(project_run(args))
+            continue
+        with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+            runs.append(one_run(args, Path(tmp)))
+    summary(runs)
 
 
 if __name__ == "__main__":

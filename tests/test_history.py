@@ -390,3 +390,24 @@ def test_a_long_found_list_is_written_once_per_list_and_reads_back_the_same(
     assert [r["seq"] for r in records] == [1, 2]
     assert all(r["found"] == [list(f) for f in found] for r in records)
     assert records[1]["kind"] == "project"
+
+
+def test_entries_naming_the_same_engines_share_one_list_also_after_a_state_record() -> None:
+    """The tracker's engine lists are shared (docs/architecture.md, "Memory"):
+    a check of thousands of issues holds a few lists, not one per entry."""
+    tracker = LoopTracker()
+    found = [issue(file=f"src/f{n}.ts", rule=f"r{n % 3}", message=f"m{n}") for n in range(30)]
+    tracker.observe(check(found, 0), "project", ["."])
+    tracker.observe(check(found[:10], 1), "project", ["."])
+    tracker.observe(check(found, 2), "project", ["."])
+
+    def distinct(t: LoopTracker) -> int:
+        lists = [p.engines for p in t.pairs.values()]
+        lists += [e for s in t.signatures.values() for e in s.files.values()]
+        assert len(lists) >= 60
+        return len({id(x) for x in lists})
+
+    assert distinct(tracker) == 1
+    again = LoopTracker.from_state(json.loads(json.dumps(tracker.to_state())))
+    assert again == tracker and again.to_state() == tracker.to_state()
+    assert distinct(again) == 1

@@ -93,6 +93,10 @@ class Context:
         same = last is not None and len(last[0]) == len(kept)
         if last is not None and same and all(a is b for a, b in zip(last[0], kept, strict=True)):
             return last[1]
+        # Neither the last merge nor what was derived from it can be asked
+        # for again (their key is a tuple no later check passes): forgotten
+        # before the merge, not after, so they do not add to its peak.
+        self._last_merge = self._derived = None
         result = merge(kept)
         self._last_merge = (kept, result)
         return result

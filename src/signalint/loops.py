@@ -119,6 +119,15 @@ class LoopTracker:
     pairs: dict[tuple[str, str], _Pair] = field(default_factory=dict)
     # What the last `apply` did, so applying the same record again is cheap.
     _repeat: _Applied | None = field(default=None, repr=False, compare=False)
+    # One list per distinct engine list: every entry that names the same
+    # engines holds the same list (a few distinct lists for tens of
+    # thousands of entries; docs/architecture.md, "Memory"). Never mutated.
+    _lists: dict[tuple[str, ...], list[str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def _shared(self, engines: list[str]) -> list[str]:
+        return self._lists.setdefault(tuple(engines), engines)
 
     def record_for(
         self,
@@ -184,6 +193,9 @@ class LoopTracker:
         for rule, template, file, engine in record["found"]:
             present.setdefault((rule, template), {}).setdefault(file, []).append(engine)
             pairs_now.setdefault((file, rule), set()).add(engine)
+        for where in present.values():
+            for file, by in where.items():
+                where[file] = self._shared(by)
         self.seq = seq
 
         for key, sig in self.signatures.items():
@@ -202,10 +214,11 @@ class LoopTracker:
             if key not in pairs_now and pair.present:
                 pair.present = not _covered(scope, engines, key[0], pair.engines)
         for key, found_by in pairs_now.items():
-            pair = self.pairs.setdefault(key, _Pair(sorted(found_by), 0, False))
+            engines_now = self._shared(sorted(found_by))
+            pair = self.pairs.setdefault(key, _Pair(engines_now, 0, False))
             if not pair.present:
                 pair.appearances += 1
-            pair.engines, pair.present, pair.last_seq = sorted(found_by), True, seq
+            pair.engines, pair.present, pair.last_seq = engines_now, True, seq
         _bound(self.pairs, lambda p: p.last_seq == seq)
 
         loop = [k for k in present if self.signatures[k].looping]
@@ -298,11 +311,11 @@ class LoopTracker:
         tracker = cls(seq=int(record["seq"]))
         for rule, template, reappearances, last_seq, files in record["signatures"]:
             tracker.signatures[(rule, template)] = _Signature(
-                {f: list(e) for f, e in files}, int(reappearances), int(last_seq)
+                {f: tracker._shared(list(e)) for f, e in files}, int(reappearances), int(last_seq)
             )
         for file, rule, appearances, present, last_seq, engines in record["pairs"]:
             tracker.pairs[(file, rule)] = _Pair(
-                list(engines), int(appearances), bool(present), int(last_seq)
+                tracker._shared(list(engines)), int(appearances), bool(present), int(last_seq)
             )
         return tracker
 

@@ -35,6 +35,7 @@
 
 const path = require("node:path");
 const readline = require("node:readline");
+const { idleCollector } = require("./idle_gc.cjs");
 
 const packageDir = process.argv[2];
 const root = process.cwd();
@@ -203,7 +204,10 @@ async function main() {
 	}
 	await write({ ready: true, version });
 	const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+	const tidy = idleCollector();
+	lines.on("line", tidy.busy);
 	for await (const line of lines) {
+		tidy.busy();
 		if (!line.trim()) continue;
 		let request;
 		try {
@@ -215,6 +219,7 @@ async function main() {
 		const reply = await answer(request);
 		await write({ id: request.id, ...reply });
 		if (reply.fatal) process.exit(0);
+		tidy.idle();
 	}
 	process.exit(0);
 }

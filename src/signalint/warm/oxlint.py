@@ -34,7 +34,7 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, greeted, warm_result
+from signalint.warm.pool import NODE_IDLE_GC, WorkerFailed, WorkerKey, greeted, warm_result
 
 WORKER = Path(__file__).with_name("oxlint_worker.mjs")
 _READY_S = 30.0
@@ -91,7 +91,7 @@ class OxlintDriver:
         found = package_dir(ctx.executable)
         if found is None:
             raise WorkerFailed("no oxlint package")
-        argv = ("node", str(WORKER), str(found[0]))
+        argv = ("node", NODE_IDLE_GC, str(WORKER), str(found[0]))
         started = await process.start(
             Command(argv=argv, cwd=command.cwd, timeout_s=command.timeout_s), stderr_to=log
         )

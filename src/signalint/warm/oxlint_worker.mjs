@@ -21,7 +21,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+
+const { idleCollector } = createRequire(import.meta.url)("./idle_gc.cjs");
 
 const ASKS = 2000;
 const packageDir = process.argv[2];
@@ -39,8 +42,11 @@ if (process.stdin._handle) process.stdin._handle.setBlocking = () => 0;
 
 answer({ ready: true, version });
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+const tidy = idleCollector();
+lines.on("line", tidy.busy);
 let asks = 0;
 for await (const line of lines) {
+  tidy.busy();
   if (!line.trim()) continue;
   let reply;
   try {
@@ -58,5 +64,6 @@ for await (const line of lines) {
   process.exitCode = undefined;
   answer(reply);
   if (asks >= ASKS) break;
+  tidy.idle();
 }
 process.exit(0);

@@ -59,6 +59,10 @@ Served = Literal["warm", "fallback"]
 # `SIGNALINT_DAEMON=0`: no warm workers and no daemon; every engine runs cold.
 DISABLE_ENV = "SIGNALINT_DAEMON"
 BOUND_EVERY_S = 1.0
+# Node's flag that gives a worker `global.gc`, with which our Node workers
+# collect their garbage once idle after an answer (idle_gc.cjs beside this
+# module; docs/architecture.md, "Memory").
+NODE_IDLE_GC = "--expose-gc"
 
 
 class WorkerFailed(Exception):
