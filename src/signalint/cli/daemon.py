@@ -201,6 +201,9 @@ def _render(data: dict[str, Any]) -> str:
             f"{count(counts['workersStarted'], 'worker')} started, "
             f"{count(counts['restarts'], 'restart')}, {count(counts['fallbacks'], 'fallback')}"
         )
+    clients = data.get("clients") or []
+    attached = ", ".join(f"{c['kind']} (pid {c['pid']})" for c in clients)
+    lines.append(f"clients:  {attached or 'none attached'}")
     workers = data["workers"]
     if not workers:
         lines.append("workers:  none running")

@@ -8,15 +8,18 @@ project's Unix socket (`daemon.place`: mode 0600, and a connection whose
 peer is another user, by SO_PEERCRED, is closed unanswered) and answers
 `hello`, `status`, `stop` and `run` (`daemon.wire`).
 
-A `run` request is a forwarded CLI invocation (`daemon.client`). Requests
-run one at a time, in a worker thread: the request's environment and
-working directory are applied for its duration, stdin/stdout/stderr are
-the request's, and the command code is `cli.main.main` itself, as
-in-process; its coroutines run on the daemon's loop with the daemon's
-`Context` (`signalint.runtime`). A client whose code stamp is not the
-daemon's is answered `stale` and runs in-process.
+A `check` request carries a `CheckRequest` (`daemon.values`); the daemon
+answers it with `service.compute` on its loop and its one `Context`, so
+every client of the project (the MCP server, `watch`, the hooks, the CLI,
+the language server) is answered by the same warm workers: one pool per
+project root. Requests are dispatched by name to `cmd_<op>` methods, as
+mypy's dmypy server does. Checks run one at a time; the engines' progress
+goes back as `{"progress": [engine, stage]}` frames before the answer. A
+client whose code stamp is not the daemon's is answered `stale`. Each
+request names its client (`{"client": {"kind", "pid"}}`): `status` lists
+the clients attached (seen, and their process still alive).
 
-It stops after `daemon.idleMinutes` without a `run` request (status and
+It stops after `daemon.idleMinutes` without a `check` request (status and
 hellos do not count), on `stop`, and on SIGTERM/SIGINT, stopping every
 worker first; a daemon that is killed leaves workers whose stdin reaches
 end of file, and they exit by themselves. One daemon per project: it holds
@@ -26,43 +29,31 @@ an exclusive lock on `daemon.lock` in the state directory for its life.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
+import dataclasses
 import fcntl
-import io
 import os
 import signal
 import socket
 import struct
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
 from signalint.config import Config, ConfigError, DaemonSettings, load_config
 from signalint.context import Context
 from signalint.daemon import wire
 from signalint.daemon.client import Refused, check_socket
 from signalint.daemon.place import Place, place, stamp
+from signalint.engines.runner import Progress
+from signalint.request import ProgressScope
 from signalint.warm.pool import WarmPool, open_pool
-
-T = TypeVar("T")
 
 # Exit codes of the daemon process (read by `daemon start` from its log).
 ALREADY_RUNNING = 3
 CANNOT_LISTEN = 4
-
-
-class _Output(io.StringIO):
-    """A captured stream that is a terminal when the client's was."""
-
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
 
 
 class Daemon:
@@ -83,20 +74,8 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.loop = asyncio.get_running_loop()
         self._serial = asyncio.Lock()
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, "signalint-request")
-        self._inflight: set[concurrent.futures.Future[Any]] = set()
-
-    # `signalint.runtime.Runtime`, used from the request thread.
-    def context(self) -> Context:
-        return self.shared
-
-    def run(self, work: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(work, self.loop)
-        self._inflight.add(future)
-        try:
-            return future.result()
-        finally:
-            self._inflight.discard(future)
+        # (kind, pid) of each client seen -> when it was last seen.
+        self.clients: dict[tuple[str, int], float] = {}
 
     def say(self, text: str) -> None:
         stamp_ = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -135,8 +114,30 @@ class Daemon:
                 for w in workers
             ],
             "counts": None if self.pool is None else self.pool.counts.as_json(),
+            "clients": self.attached(),
             "stamp": self.stamp,
         }
+
+    def attached(self) -> list[dict[str, Any]]:
+        """The clients seen whose process still runs (the others forgotten)."""
+        for key in [key for key in self.clients if not _alive(key[1])]:
+            del self.clients[key]
+        now = time.monotonic()
+        return [
+            {"kind": kind, "pid": pid, "seenS": round(now - seen, 3)}
+            for (kind, pid), seen in sorted(self.clients.items())
+        ]
+
+    def seen(self, message: dict[str, Any], peer: int) -> None:
+        client = message.get("client")
+        if not isinstance(client, dict):
+            return  # `daemon status`, `start`, `stop`: not a front end's request
+        kind, pid = client.get("kind"), client.get("pid")
+        if not isinstance(kind, str) or not kind or len(kind) > 40:
+            kind = "unknown"
+        if not isinstance(pid, int) or pid <= 0:
+            pid = peer
+        self.clients[(kind, pid)] = time.monotonic()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -147,7 +148,8 @@ class Daemon:
                 self.say(f"refused a connection from user {uid} (pid {pid})")
                 return
             message = await wire.read(reader)
-            await wire.write(writer, await self.answer(message))
+            self.seen(message, pid)
+            await wire.write(writer, await self.answer(message, writer))
         except (OSError, wire.WireError) as exc:
             self.say(f"a connection failed: {exc}")
         finally:
@@ -155,70 +157,68 @@ class Daemon:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def answer(
+        self, message: dict[str, Any], writer: asyncio.StreamWriter | None = None
+    ) -> dict[str, Any]:
+        """The answer to `message`, from the `cmd_<op>` method its op names."""
         op = message.get("op")
-        if op == "hello":
-            return {"pid": os.getpid(), "root": str(self.root), "stamp": self.stamp}
-        if op == "status":
-            return self.status()
-        if op == "stop":
-            self.say("asked to stop")
-            self.stopping.set()
-            return {"stopping": True, "pid": os.getpid()}
-        if op == "run":
-            if message.get("stamp") != self.stamp:
-                self.say("a client runs other code than this daemon (reinstalled?)")
-                return {"stale": True}
-            async with self._serial:
-                if self.stopping.is_set():
-                    raise wire.WireError("stopping")
-                self.busy = True
-                try:
-                    return await self.loop.run_in_executor(self._thread, self.execute, message)
-                finally:
-                    self.busy = False
-                    self.requests += 1
-                    self.last_run = time.monotonic()
-        return {"error": f"unknown request {op!r}"}
+        command = getattr(self, f"cmd_{op}", None) if isinstance(op, str) else None
+        if command is None:
+            return {"error": f"unknown request {op!r}"}
+        answer: dict[str, Any] = await command(message, writer)
+        return answer
 
-    def execute(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Run one forwarded invocation as `signalint` would in-process (in
-        the request thread; module docstring)."""
-        from signalint import answers
-        from signalint.cli.main import main
+    async def cmd_hello(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        return {"pid": os.getpid(), "root": str(self.root), "stamp": self.stamp}
 
-        argv = [str(a) for a in message.get("argv", [])]
-        env = {str(k): str(v) for k, v in dict(message.get("env", {})).items()}
-        data = str(message.get("stdin", "")).encode("latin-1")
-        encoding = str(message.get("stdinEncoding") or "utf-8")
-        out, err = _Output(bool(message.get("stdoutTty"))), _Output(False)
-        saved_env, saved_cwd = dict(os.environ), os.getcwd()
-        saved = sys.stdin, sys.stdout, sys.stderr
-        started = time.monotonic()
-        kept: int | None = None
+    async def cmd_status(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        return self.status()
+
+    async def cmd_stop(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        self.say("asked to stop")
+        self.stopping.set()
+        return {"stopping": True, "pid": os.getpid()}
+
+    async def cmd_check(
+        self, message: dict[str, Any], writer: asyncio.StreamWriter | None
+    ) -> dict[str, Any]:
+        """One check (`service.compute`) of the request value the message
+        carries, on this daemon's loop and `Context`; its progress goes to
+        `writer` as frames before the answer."""
+        from signalint import service
+        from signalint.daemon import values
+
+        if message.get("stamp") != self.stamp:
+            self.say("a client runs other code than this daemon (reinstalled?)")
+            return {"stale": True}
         try:
-            os.chdir(str(message.get("cwd", self.root)))
-            os.environ.clear()
-            os.environ.update(env)
-            sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
-            sys.stdout, sys.stderr = out, err
-            kept = answers.replay_invocation(argv, env)
-            code = main(argv) if kept is None else kept
-        except SystemExit as exc:  # as the interpreter would exit with it
-            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-        except OSError as exc:  # the working directory vanished
-            err.write(f"signalint: {exc}\n")
-            code = 2
-        finally:
-            sys.stdin, sys.stdout, sys.stderr = saved
-            os.environ.clear()
-            os.environ.update(saved_env)
-            with contextlib.suppress(OSError):
-                os.chdir(saved_cwd)
+            request = values.unpack_request(message.get("request"))
+        except values.BadValue as exc:
+            return {"error": f"request: {exc}"}
+        if request.root != self.root:
+            return {"error": f"request: the root {request.root} is not this daemon's {self.root}"}
+        async with self._serial:
+            if self.stopping.is_set():
+                raise wire.WireError("stopping")
+            self.busy = True
+            started = time.monotonic()
+            try:
+                progress = _progress_frames(writer) if writer is not None else None
+                if progress is not None:
+                    request = dataclasses.replace(request, progress=progress)
+                try:
+                    checked = await service.compute(request, self.shared)
+                except Exception as exc:  # the client raises it as in-process
+                    self.say(f"check failed: {exc!r}")
+                    return {"raised": values.pack_error(exc)}
+            finally:
+                self.busy = False
+                self.requests += 1
+                self.last_run = time.monotonic()
         elapsed = (time.monotonic() - started) * 1000
-        how = " (its kept answer)" if kept is not None else ""
-        self.say(f"ran {' '.join(argv[:2])} -> {code} in {elapsed:.0f} ms{how}")
-        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+        client = message.get("client")
+        self.say(f"checked {len(request.paths) or 'the project'} for {client} in {elapsed:.0f} ms")
+        return {"checked": values.pack_answer(checked)}
 
     async def idle_watch(self) -> None:
         while not self.stopping.is_set():
@@ -231,10 +231,33 @@ class Daemon:
             self.stopping.set()
 
     async def close(self) -> None:
-        for future in list(self._inflight):
-            future.cancel()
         if self.pool is not None:
             await self.pool.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _progress_frames(writer: asyncio.StreamWriter) -> ProgressScope:
+    """A `ProgressScope` that writes each (engine, stage) to `writer` as a
+    frame (`daemon.wire`) ahead of the answer."""
+
+    @contextlib.asynccontextmanager
+    async def frames(engines: Sequence[str]) -> AsyncIterator[Progress]:
+        def report(engine: str, stage: str) -> None:
+            if not writer.is_closing():
+                writer.write(wire.encode({"progress": [engine, stage]}))
+
+        yield report
+
+    return frames
 
 
 def _lock(where: Place) -> IO[str] | None:
@@ -290,12 +313,9 @@ async def serve(root: Path, log: IO[str]) -> int:
         log.write(f"signalint daemon: {exc}; using the default daemon settings\n")
         config = None
     daemon = Daemon(root, where, config, log)
-    # Load the command code now, so the first forwarded check does not pay
-    # for it (`start` returns once this is done and the socket answers).
-    import signalint.cli.check
-    import signalint.cli.group
-    import signalint.cli.hooks
-    import signalint.hosts.hook_run
+    # Load the check code now, so the first check does not pay for it
+    # (`start` returns once this is done and the socket answers).
+    import signalint.daemon.values
     import signalint.service  # noqa: F401
 
     try:
@@ -304,7 +324,6 @@ async def serve(root: Path, log: IO[str]) -> int:
         daemon.say(f"cannot listen on {where.socket}: {exc}")
         return CANNOT_LISTEN
     identity = os.stat(where.socket).st_ino
-    runtime.install(daemon)
     runtime.long_lived()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -334,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     log = sys.stderr
     code = asyncio.run(serve(root, log))
     log.flush()
-    # A request thread still blocked on the loop must not hold the exit.
+    # A worker's reader thread must not hold the exit.
     os._exit(code)
 
 
