@@ -200,6 +200,25 @@ async def _ensure(root: Path, where: Place, start: bool) -> bool:
     return True
 
 
+def _recorded(value: object) -> None:
+    """What the daemon's check read, counted as read by this command (whose
+    answer `answers` may keep); anything unreadable makes it unkept."""
+    from signalint import answers
+
+    if not answers.is_recording():
+        return
+    read = value.get("read") if isinstance(value, dict) else None
+    seen = value.get("seen") if isinstance(value, dict) else None
+    if not isinstance(read, list) or not isinstance(seen, dict) or not isinstance(value, dict):
+        answers.unkept()
+        return
+    answers.merge(
+        [str(p) for p in read],
+        {str(k): v if isinstance(v, list) else None for k, v in seen.items()},
+        value.get("keepable") is True,
+    )
+
+
 def _stop_quietly(where: Place) -> None:
     import contextlib
     import time
@@ -292,9 +311,11 @@ async def _through(request: Any, where: Place, *, kind: str, start: bool) -> Any
             if "checked" not in answer:
                 raise _Gone(f"its answer is not a check: {str(answer.get('error'))[:200]}")
             try:
-                return values.unpack_answer(answer["checked"])
+                checked = values.unpack_answer(answer["checked"])
             except values.BadValue as exc:
                 raise _Gone(str(exc)) from None
+            _recorded(answer.get("recorded"))
+            return checked
         except _Gone as exc:
             if attempt == 2:
                 raise

@@ -185,7 +185,7 @@ class Daemon:
         """One check (`service.compute`) of the request value the message
         carries, on this daemon's loop and `Context`; its progress goes to
         `writer` as frames before the answer."""
-        from signalint import service
+        from signalint import answers, service
         from signalint.daemon import values
 
         if message.get("stamp") != self.stamp:
@@ -207,7 +207,9 @@ class Daemon:
                 if progress is not None:
                     request = dataclasses.replace(request, progress=progress)
                 try:
-                    checked = await service.compute(request, self.shared)
+                    # What the check read, for a client keeping its answer (`answers`).
+                    with answers.recording() as recorded:
+                        checked = await service.compute(request, self.shared)
                 except Exception as exc:  # the client raises it as in-process
                     self.say(f"check failed: {exc!r}")
                     return {"raised": values.pack_error(exc)}
@@ -218,7 +220,12 @@ class Daemon:
         elapsed = (time.monotonic() - started) * 1000
         client = message.get("client")
         self.say(f"checked {len(request.paths) or 'the project'} for {client} in {elapsed:.0f} ms")
-        return {"checked": values.pack_answer(checked)}
+        read = {
+            "read": sorted(recorded.read),
+            "seen": recorded.seen,
+            "keepable": recorded.keepable,
+        }
+        return {"checked": values.pack_answer(checked), "recorded": read}
 
     async def idle_watch(self) -> None:
         while not self.stopping.is_set():
