@@ -242,8 +242,8 @@ async def _watch(root: Path, config: Config, targets: tuple[str, ...], *, warm: 
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        if session.context.warm is not None:
-            await session.context.warm.close()
+        if session.warm:  # a daemon started for this watch ends with it
+            await asyncio.to_thread(client.leave, root, "watch", 2.0)
 
 
 @click.command()

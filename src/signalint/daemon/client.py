@@ -178,7 +178,8 @@ async def _exchange(where: Place, message: dict[str, Any], report: Any) -> dict[
 
 async def _ensure(root: Path, where: Place, start: bool) -> bool:
     """Whether a daemon of our code answers for `root` (one started when
-    `start` and none does); a daemon of other code is asked to stop."""
+    `start` and none does: raises `_Gone` when it cannot start); a daemon
+    of other code is asked to stop."""
     import asyncio
 
     from signalint.daemon.launch import LaunchError, hello, launch
@@ -195,8 +196,7 @@ async def _ensure(root: Path, where: Place, start: bool) -> bool:
     try:
         await asyncio.to_thread(launch, root, where)
     except LaunchError as exc:
-        _say(f"cannot start the daemon: {exc}")
-        return False
+        raise _Gone(f"cannot start it: {exc}") from None
     return True
 
 
@@ -320,11 +320,44 @@ async def _through(request: Any, where: Place, *, kind: str, start: bool) -> Any
             if attempt == 2:
                 raise
             _say(f"the daemon did not answer ({exc}): starting it again")
-            if not await _ensure(request.root, where, True):
-                raise
+            await _ensure(request.root, where, True)
     raise AssertionError("unreachable")
 
 
 def _say(text: str) -> None:
     sys.stderr.write(f"signalint: {text}\n")
     sys.stderr.flush()
+
+
+def leave(root: Path, kind: str, budget_s: float) -> None:
+    """This front end leaves `root`'s daemon (the MCP server's exit, the end
+    of a `watch`): a daemon started on demand whose last client this was
+    stops, and this waits up to `budget_s` for it to be gone, its workers
+    ended, so a front end that leaves leaves nothing behind. Silent: a
+    daemon that is not there, or not ours, is left alone."""
+    import time
+
+    if disabled(os.environ):
+        return
+    try:
+        where = place(root, os.environ)
+        client = {"kind": kind if kind in CLIENT_KINDS else "other", "pid": os.getpid()}
+        answer = ask(where, {"op": "detach", "client": client}, timeout_s=max(budget_s, 0.05))
+    except (OSError, PlaceError, Refused, wire.WireError):
+        return
+    pid = answer.get("pid")
+    if answer.get("stopping") is not True or not isinstance(pid, int):
+        return
+    deadline = time.monotonic() + budget_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        try:  # our child when we started it: reap it
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = 0
+        if done == pid:
+            return
+        time.sleep(0.01)

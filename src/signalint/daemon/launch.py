@@ -62,7 +62,7 @@ def launch(root: Path, where: Place, timeout_s: float = START_TIMEOUT_S) -> dict
         if where.log.exists() and where.log.stat().st_size > LOG_LIMIT_BYTES:
             where.log.replace(where.log.with_name(where.log.name + ".1"))
     since = where.log.stat().st_size if where.log.exists() else 0
-    argv = (sys.executable, "-m", "signalint.daemon.server", str(root))
+    argv = (sys.executable, "-m", "signalint.daemon.server", "--on-demand", str(root))
     try:
         child = process.detach(argv, cwd=root, log=where.log)
     except OSError as exc:

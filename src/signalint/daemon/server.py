@@ -51,6 +51,12 @@ from signalint.engines.runner import Progress
 from signalint.request import ProgressScope
 from signalint.warm.pool import WarmPool, open_pool
 
+# The daemon's argument when a front end starts it (`daemon.launch`).
+ON_DEMAND = "--on-demand"
+# A daemon started on demand with no client attached stops after this long.
+ON_DEMAND_GRACE_S = 2.0
+# How long the workers get to exit when the last client left.
+QUICK_END_S = 0.1
 # Exit codes of the daemon process (read by `daemon start` from its log).
 ALREADY_RUNNING = 3
 CANNOT_LISTEN = 4
@@ -59,7 +65,14 @@ CANNOT_LISTEN = 4
 class Daemon:
     """One project's daemon (module docstring)."""
 
-    def __init__(self, root: Path, where: Place, config: Config | None, log: IO[str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        where: Place,
+        config: Config | None,
+        log: IO[str],
+        on_demand: bool = False,
+    ) -> None:
         self.root = root
         self.where = where
         self.settings = config.daemon if config is not None else DaemonSettings()
@@ -76,6 +89,10 @@ class Daemon:
         self._serial = asyncio.Lock()
         # (kind, pid) of each client seen -> when it was last seen.
         self.clients: dict[tuple[str, int], float] = {}
+        # Started by a front end (`daemon.launch`), not by `daemon start`:
+        # it stops once no client is attached (`idle_watch`, `cmd_detach`).
+        self.on_demand = on_demand
+        self.quick_end = False
 
     def say(self, text: str) -> None:
         stamp_ = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -179,6 +196,19 @@ class Daemon:
         self.stopping.set()
         return {"stopping": True, "pid": os.getpid()}
 
+    async def cmd_detach(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        """A client that leaves (the MCP server, `watch`); a daemon started
+        on demand stops when it was the last one, its workers ended at once."""
+        client = message.get("client")
+        if isinstance(client, dict):
+            self.clients.pop((str(client.get("kind")), int(client.get("pid") or 0)), None)
+        if self.on_demand and not self.attached() and not self.busy:
+            self.say("the last client left: stopping")
+            self.quick_end = True
+            self.stopping.set()
+            return {"stopping": True, "pid": os.getpid()}
+        return {"stopping": False, "pid": os.getpid()}
+
     async def cmd_check(
         self, message: dict[str, Any], writer: asyncio.StreamWriter | None
     ) -> dict[str, Any]:
@@ -229,15 +259,24 @@ class Daemon:
 
     async def idle_watch(self) -> None:
         while not self.stopping.is_set():
+            if self.on_demand and not self.busy and not self.attached():
+                # Every client left (or died) without saying so.
+                if time.monotonic() - self.last_run > ON_DEMAND_GRACE_S:
+                    self.say("no client is attached: stopping")
+                    self.stopping.set()
+                    break
             left = self.idle_s - (time.monotonic() - self.last_run)
             if self.busy or left > 0:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stopping.wait(), max(0.05, min(left, 30.0)))
+                    await asyncio.wait_for(self.stopping.wait(), max(0.05, min(left, 1.0)))
                 continue
             self.say(f"idle for {self.settings.idle_minutes:g} minutes: stopping")
             self.stopping.set()
 
     async def close(self) -> None:
+        if self.pool is not None and self.quick_end:
+            await self.pool.end(QUICK_END_S)
+            return
         if self.pool is not None:
             await self.pool.close()
 
@@ -306,7 +345,7 @@ def _listen(where: Place) -> socket.socket:
     return sock
 
 
-async def serve(root: Path, log: IO[str]) -> int:
+async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
     from signalint import runtime
 
     where = place(root, os.environ)
@@ -319,7 +358,7 @@ async def serve(root: Path, log: IO[str]) -> int:
     except ConfigError as exc:
         log.write(f"signalint daemon: {exc}; using the default daemon settings\n")
         config = None
-    daemon = Daemon(root, where, config, log)
+    daemon = Daemon(root, where, config, log, on_demand)
     # Load the check code now, so the first check does not pay for it
     # (`start` returns once this is done and the socket answers).
     import signalint.daemon.values
@@ -353,12 +392,15 @@ async def serve(root: Path, log: IO[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    on_demand = args[:1] == [ON_DEMAND]
+    if on_demand:
+        args = args[1:]
     if len(args) != 1:
-        sys.stderr.write("usage: python -m signalint.daemon.server ROOT\n")
+        sys.stderr.write(f"usage: python -m signalint.daemon.server [{ON_DEMAND}] ROOT\n")
         return 2
     root = Path(os.path.realpath(args[0]))
     log = sys.stderr
-    code = asyncio.run(serve(root, log))
+    code = asyncio.run(serve(root, log, on_demand))
     log.flush()
     # A worker's reader thread must not hold the exit.
     os._exit(code)
