@@ -38,7 +38,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -166,13 +166,36 @@ class Daemon:
                 return
             message = await wire.read(reader)
             self.seen(message, pid)
-            await wire.write(writer, await self.answer(message, writer))
+            answer = await self.unless_gone(reader, self.answer(message, writer))
+            if answer is not None:
+                await wire.write(writer, answer)
         except (OSError, wire.WireError) as exc:
             self.say(f"a connection failed: {exc}")
         finally:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+    async def unless_gone(
+        self, reader: asyncio.StreamReader, work: Coroutine[Any, Any, dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """`work`'s answer, or None when the client hung up first: a client
+        sends nothing after its request, so the end of its stream is its
+        leaving (a cancelled check, a watch stopped with Ctrl-C), and the
+        work is cancelled, which kills its engines' process groups."""
+        task = asyncio.ensure_future(work)
+        hangup = asyncio.ensure_future(reader.read(1))
+        try:
+            await asyncio.wait({task, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hangup.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        self.say("the client left before its answer: cancelled")
+        return None
 
     async def answer(
         self, message: dict[str, Any], writer: asyncio.StreamWriter | None = None
