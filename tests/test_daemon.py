@@ -10,7 +10,6 @@ driver of `tests/warm/fake_driver.py` installed) and run real Ruff through it.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import re
@@ -28,16 +27,16 @@ from typing import Any
 
 import pytest
 
+from signalint import service
 from signalint.cli.main import main
 from signalint.config import state_dir
-from signalint import service
 from signalint.daemon import client, values, wire
 from signalint.daemon.place import SOCKET_LIMIT, place, stamp
+from signalint.daemon.place import state_dir as light_state_dir
 from signalint.formats.commands import command_words
 from signalint.project.paths import PathRefused
 from signalint.storage.snapshots import SnapshotStore
 from tests import factories
-from signalint.daemon.place import state_dir as light_state_dir
 from tests.helpers import alive, wait_until_dead
 from tests.typescripts import install_typescript, typescript
 
@@ -186,9 +185,11 @@ def test_a_check_through_the_daemon_sends_the_request_value_and_keeps_the_answer
 def test_a_refused_path_is_refused_here_with_its_index_and_nothing_is_sent(
     project: Path,
 ) -> None:
-    with listening(project, {"pid": 1, "stamp": stamp()}) as daemon:
-        with pytest.raises(PathRefused) as refused:
-            run_client(ruff_request(project, "a.py", "../outside.py"), kind="cli")
+    with (
+        listening(project, {"pid": 1, "stamp": stamp()}) as daemon,
+        pytest.raises(PathRefused) as refused,
+    ):
+        run_client(ruff_request(project, "a.py", "../outside.py"), kind="cli")
     assert refused.value.index == 1
     assert [m["op"] for m in daemon.received] == ["hello"]
 
@@ -215,9 +216,11 @@ def test_an_error_the_check_raised_is_raised_here(project: Path) -> None:
     from signalint.changes import GitError
 
     answer = {"raised": values.pack_error(GitError("no such revision: nope"))}
-    with listening(project, {"pid": 1, "stamp": stamp()}, answer):
-        with pytest.raises(GitError, match="no such revision"):
-            run_client(ruff_request(project), kind="mcp")
+    with (
+        listening(project, {"pid": 1, "stamp": stamp()}, answer),
+        pytest.raises(GitError, match="no such revision"),
+    ):
+        run_client(ruff_request(project), kind="mcp")
 
 
 @pytest.mark.real  # the check runs Ruff in-process
@@ -773,9 +776,8 @@ def test_stats_count_warm_answers_fallbacks_and_restarts_of_recorded_checks(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     assert main(["stats"]) == 0
-    assert "Warm engines:           2 warm answers, 1 fallback, 1 restart, 0 daemon fallbacks\n" in (
-        capsys.readouterr().out
-    )
+    said = "Warm engines:           2 warm answers, 1 fallback, 1 restart, 0 daemon fallbacks\n"
+    assert said in capsys.readouterr().out
 
 
 # --- real engines kept warm by the daemon (once their drivers are registered)

@@ -97,6 +97,10 @@ def workers_of(root: Path) -> dict[str, list[int]]:
     return found
 
 
+def all_of(workers: dict[str, list[int]]) -> list[int]:
+    return [pid for pids in workers.values() for pid in pids]
+
+
 def daemons_of(root: Path) -> list[int]:
     return [
         pid
@@ -176,7 +180,7 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         # One daemon, one worker per engine, and they are the daemon's.
         assert daemons_of(root) == [daemon] == [running["pid"]]
         assert {e: len(p) for e, p in workers.items()} == {"tsc": 1, "oxlint": 1}, workers
-        assert sorted(sum(workers.values(), [])) == sorted(w["pid"] for w in running["workers"])
+        assert sorted(all_of(workers)) == sorted(w["pid"] for w in running["workers"])
         assert running["counts"]["warmAnswers"] >= 4
         kinds = {c["kind"] for c in running["clients"]}
         assert "mcp" in kinds, running["clients"]  # the CLI and the hook have exited
@@ -192,7 +196,7 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         assert diagnostics(every_issue(again)) == expected
         assert "src/a.ts" in hook.stdout  # the hook's verdict names the edited file's issues
     # The MCP server left: the daemon it started ends, with its workers.
-    assert wait_until_dead([daemon, *sum(workers.values(), [])], 15) == []
+    assert wait_until_dead([daemon, *all_of(workers)], 15) == []
     assert not place(root, env).socket.exists()
 
 
@@ -206,7 +210,7 @@ async def test_a_killed_daemon_is_replaced_and_leaves_nothing_behind(tmp_path: P
     async with connect(root, SIGNALINT_ALLOW_UNINITIALIZED="1") as mcp:
         first = (await mcp.call("check_project")).data
         (old,) = daemons_of(root)
-        old_workers = sum(workers_of(root).values(), [])
+        old_workers = all_of(workers_of(root))
         assert len(old_workers) == 2
         os.kill(old, signal.SIGKILL)
         assert wait_until_dead([old], 10) == []
@@ -222,7 +226,7 @@ async def test_a_killed_daemon_is_replaced_and_leaves_nothing_behind(tmp_path: P
         assert {e: len(p) for e, p in workers_of(root).items()} == {"tsc": 1, "oxlint": 1}
         # The daemon killed again and unable to start: cold, in the server,
         # and the answer and stats say so.
-        new_workers = sum(workers_of(root).values(), [])
+        new_workers = all_of(workers_of(root))
         os.kill(new, signal.SIGKILL)
         assert wait_until_dead([new, *new_workers], 15) == []
         (root / ".signalint" / "daemon.lock").unlink()
@@ -249,4 +253,3 @@ async def test_signalint_daemon_0_keeps_everything_in_the_server(tmp_path: Path)
         assert workers_of(root) == {"tsc": [], "oxlint": []}
         assert not place(root, env_for()).socket.exists()
         assert checked["totalIssues"] >= 2 and "message" not in checked
-

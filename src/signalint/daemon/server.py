@@ -282,12 +282,13 @@ class Daemon:
 
     async def idle_watch(self) -> None:
         while not self.stopping.is_set():
-            if self.on_demand and not self.busy and not self.attached():
-                # Every client left (or died) without saying so.
-                if time.monotonic() - self.last_run > ON_DEMAND_GRACE_S:
-                    self.say("no client is attached: stopping")
-                    self.stopping.set()
-                    break
+            # Started on demand, and every client left (or died) without saying so.
+            quiet_s = time.monotonic() - self.last_run
+            alone = self.on_demand and not self.busy and not self.attached()
+            if alone and quiet_s > ON_DEMAND_GRACE_S:
+                self.say("no client is attached: stopping")
+                self.stopping.set()
+                break
             left = self.idle_s - (time.monotonic() - self.last_run)
             if self.busy or left > 0:
                 with contextlib.suppress(TimeoutError):
