@@ -524,7 +524,7 @@ def test_a_check_of_a_file_through_the_daemon_is_answered_for_that_file_alone(
 
 @pytest.mark.real
 def test_start_keeps_a_log_past_its_bound_as_the_previous_one(tmp_path: Path) -> None:
-    from signalint.cli.daemon import LOG_LIMIT_BYTES
+    from signalint.daemon.launch import LOG_LIMIT_BYTES
 
     root = write_project(tmp_path / "p")
     where = place(root, clean_env())

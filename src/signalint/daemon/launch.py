@@ -52,8 +52,13 @@ def _log_tail(log: Path, since: int) -> str:
     return "\n".join(lines[-5:])
 
 
-def launch(root: Path, where: Place, timeout_s: float = START_TIMEOUT_S) -> dict[str, Any]:
-    """Start `root`'s daemon; its (or the race winner's) hello answer."""
+def launch(
+    root: Path, where: Place, timeout_s: float = START_TIMEOUT_S, *, on_demand: bool = True
+) -> dict[str, Any]:
+    """Start `root`'s daemon; its hello answer, or the race winner's with
+    `"raced": true`. `on_demand`: started by a front end, it ends once no
+    client is attached (`daemon.server`); else (`daemon start`) it stays
+    until idle `daemon.idleMinutes`."""
     from signalint import process
 
     where.state.mkdir(parents=True, exist_ok=True)
@@ -62,7 +67,8 @@ def launch(root: Path, where: Place, timeout_s: float = START_TIMEOUT_S) -> dict
         if where.log.exists() and where.log.stat().st_size > LOG_LIMIT_BYTES:
             where.log.replace(where.log.with_name(where.log.name + ".1"))
     since = where.log.stat().st_size if where.log.exists() else 0
-    argv = (sys.executable, "-m", "signalint.daemon.server", "--on-demand", str(root))
+    how = ("--on-demand",) if on_demand else ()
+    argv = (sys.executable, "-m", "signalint.daemon.server", *how, str(root))
     try:
         child = process.detach(argv, cwd=root, log=where.log)
     except OSError as exc:
@@ -77,7 +83,7 @@ def launch(root: Path, where: Place, timeout_s: float = START_TIMEOUT_S) -> dict
             if code == ALREADY_RUNNING:  # another start won the race
                 again = hello(where)
                 if again is not None:
-                    return again
+                    return {**again, "raced": True}
             said = _log_tail(where.log, since)
             raise LaunchError(
                 f"the daemon could not start (exit {code})" + (f":\n{said}" if said else "")
