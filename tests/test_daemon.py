@@ -10,7 +10,6 @@ driver of `tests/warm/fake_driver.py` installed) and run real Ruff through it.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import re
@@ -28,11 +27,16 @@ from typing import Any
 
 import pytest
 
+from signalint import service
 from signalint.cli.main import main
 from signalint.config import state_dir
-from signalint.daemon import client, wire
-from signalint.daemon.place import SOCKET_LIMIT, place
+from signalint.daemon import client, values, wire
+from signalint.daemon.place import SOCKET_LIMIT, place, stamp
 from signalint.daemon.place import state_dir as light_state_dir
+from signalint.formats.commands import command_words
+from signalint.project.paths import PathRefused
+from signalint.storage.snapshots import SnapshotStore
+from tests import factories
 from tests.helpers import alive, wait_until_dead
 from tests.typescripts import install_typescript, typescript
 
@@ -70,7 +74,13 @@ class Listener:
     """A Unix socket at a project's daemon place that records what it is sent
     and answers `reply` (the daemon's side of `daemon.wire`)."""
 
-    def __init__(self, path: Path, replies: list[dict[str, Any]], mode: int = 0o600) -> None:
+    def __init__(
+        self,
+        path: Path,
+        replies: list[dict[str, Any]],
+        mode: int = 0o600,
+        frames: list[dict[str, Any]] | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(os.fspath(path))
@@ -78,6 +88,7 @@ class Listener:
         self.sock.listen(4)
         self.sock.settimeout(0.2)
         self.replies = replies
+        self.frames = frames or []
         self.received: list[dict[str, Any]] = []
         self.accepted = 0
         self.done = threading.Event()
@@ -95,8 +106,12 @@ class Listener:
             self.accepted += 1
             with conn:
                 conn.settimeout(5)
-                self.received.append(wire.receive(conn))
+                message = wire.receive(conn)
+                self.received.append(message)
                 reply = self.replies.pop(0) if self.replies else {"stopping": True}
+                if message.get("op") == "check":
+                    for frame in self.frames:
+                        wire.send(conn, frame)
                 wire.send(conn, reply)
 
     def close(self) -> None:
@@ -115,104 +130,124 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @contextlib.contextmanager
-def listening(root: Path, *replies: dict[str, Any], mode: int = 0o600) -> Iterator[Listener]:
-    listener = Listener(place(root, os.environ).socket, list(replies), mode)
+def listening(
+    root: Path,
+    *replies: dict[str, Any],
+    mode: int = 0o600,
+    frames: list[dict[str, Any]] | None = None,
+) -> Iterator[Listener]:
+    listener = Listener(place(root, os.environ).socket, list(replies), mode, frames)
     try:
         yield listener
     finally:
         listener.close()
 
 
-def test_a_forwarded_check_writes_the_daemon_s_answer_and_exits_with_its_code(
-    project: Path, capsys: pytest.CaptureFixture[str]
+def hand_checked(check_id: str = "c1") -> service.Checked:
+    """A finished check as the daemon answers it (hand-built)."""
+    from signalint.check import CheckRun
+
+    snap = factories.snapshot([factories.issue("a.py", engine="ruff")], check_id=check_id)
+    return service.Checked(CheckRun(snap.result, 0, 1), snap, 12.0)
+
+
+def ruff_request(root: Path, *paths: str) -> service.CheckRequest:
+    from signalint.config import load_config
+
+    config = load_config(root)
+    return service.CheckRequest(root, config, paths, locate=service.from_cwd(root, config))
+
+
+def run_client(request: service.CheckRequest, **options: Any) -> Any:
+    import asyncio
+
+    store = SnapshotStore(10, 3600)
+    checked = asyncio.run(client.check(request, service.Services(store=store), **options))
+    return checked, store
+
+
+def test_a_check_through_the_daemon_sends_the_request_value_and_keeps_the_answer(
+    project: Path,
 ) -> None:
-    answer = {"stdout": "out ✓\n", "stderr": "err\n", "code": 1}
-    with listening(project, answer) as daemon:
-        assert client.forward(["check", "--format", "json", "a.py"]) == 1
-    captured = capsys.readouterr()
-    assert (captured.out, captured.err) == ("out ✓\n", "err\n")
-    (request,) = daemon.received
-    assert request["op"] == "run" and request["argv"] == ["check", "--format", "json", "a.py"]
-    assert request["cwd"] == os.getcwd() and request["env"] == dict(os.environ)
-    assert request["stamp"] and request["stdin"] == ""
+    answer = {"checked": values.pack_answer(hand_checked())}
+    with listening(project, {"pid": 1, "stamp": stamp()}, answer) as daemon:
+        checked, store = run_client(ruff_request(project, "a.py"), kind="cli")
+    hello, asked = daemon.received
+    assert hello["op"] == "hello" and asked["op"] == "check"
+    assert asked["client"] == {"kind": "cli", "pid": os.getpid()} and asked["stamp"] == stamp()
+    request = values.unpack_request(asked["request"])
+    # Located here: the daemon gets project-relative targets, no function.
+    assert request.paths == ("a.py",) and request.locate is None and request.root == project
+    assert checked.snapshot.check_id == "c1" and checked.daemon_note is None
+    assert store.get("c1") is not None  # kept in the asking process (D19)
 
 
-def test_a_git_hook_s_check_is_forwarded_too(project: Path) -> None:
-    """`signalint pre-commit FILES...` (`cli.pre_commit`) runs in the daemon
-    as `check` does, with its engines kept warm."""
-    with listening(project, {"stdout": "", "stderr": "", "code": 0}) as daemon:
-        assert client.forward(["pre-commit", "--format", "text", "a.py"]) == 0
-    assert daemon.received[0]["argv"] == ["pre-commit", "--format", "text", "a.py"]
-
-
-def test_hooks_run_forwards_its_stdin_bytes_and_leaves_them_for_an_in_process_run(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_refused_path_is_refused_here_with_its_index_and_nothing_is_sent(
+    project: Path,
 ) -> None:
-    event = json.dumps({"cwd": str(project), "hook_event_name": "Stop", "é": 1}).encode()
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(event), encoding="utf-8"))
-    with listening(project, {"stdout": "{}\n", "stderr": "", "code": 0}) as daemon:
-        assert client.forward(["hooks", "run", "--runtime", "claude"]) == 0
-    assert daemon.received[0]["stdin"].encode("latin-1") == event
-    # Without a daemon the command reads the same bytes in-process.
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(event), encoding="utf-8"))
-    assert client.forward(["hooks", "run", "--runtime", "claude"]) is None
-    assert sys.stdin.read().encode() == event
+    with (
+        listening(project, {"pid": 1, "stamp": stamp()}) as daemon,
+        pytest.raises(PathRefused) as refused,
+    ):
+        run_client(ruff_request(project, "a.py", "../outside.py"), kind="cli")
+    assert refused.value.index == 1
+    assert [m["op"] for m in daemon.received] == ["hello"]
 
 
-def test_hooks_run_reaches_the_daemon_of_the_project_its_event_names(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_daemon_s_progress_frames_reach_the_request_s_progress(project: Path) -> None:
+    import dataclasses
+    from contextlib import asynccontextmanager
+
+    seen: list[tuple[str, str]] = []
+
+    @asynccontextmanager
+    async def progress(engines: Any) -> Any:
+        yield lambda engine, stage: seen.append((engine, stage))
+
+    frames = [{"progress": ["ruff", "start"]}, {"progress": ["ruff", "done"]}]
+    answer = {"checked": values.pack_answer(hand_checked())}
+    with listening(project, {"pid": 1, "stamp": stamp()}, answer, frames=frames):
+        request = dataclasses.replace(ruff_request(project), progress=progress)
+        run_client(request, kind="mcp")
+    assert seen == [("ruff", "start"), ("ruff", "done")]
+
+
+def test_an_error_the_check_raised_is_raised_here(project: Path) -> None:
+    from signalint.changes import GitError
+
+    answer = {"raised": values.pack_error(GitError("no such revision: nope"))}
+    with (
+        listening(project, {"pid": 1, "stamp": stamp()}, answer),
+        pytest.raises(GitError, match="no such revision"),
+    ):
+        run_client(ruff_request(project), kind="mcp")
+
+
+@pytest.mark.real  # the check runs Ruff in-process
+@pytest.mark.parametrize("options", [{"use_daemon": False}, {"kind": "cli", "start": True}])
+def test_no_daemon_or_signalint_daemon_0_do_not_touch_the_socket(
+    project: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, Any]
 ) -> None:
-    elsewhere = write_project(tmp_path / "elsewhere")
-    monkeypatch.chdir(elsewhere)
-    event = json.dumps({"cwd": str(project), "hook_event_name": "Stop"})
-    answer = {"stdout": "{}\n", "stderr": "", "code": 0}
-    with listening(project, answer, answer) as daemon:
-        args = ["hooks", "run", "--runtime", "claude", "--payload", event]
-        assert client.forward(args) == 0
-        assert client.forward([*args[:-2], f"--payload={event}"]) == 0
-    assert [r["argv"][-1] for r in daemon.received] == [event, f"--payload={event}"]
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["check", "--no-daemon"],
-        ["pre-commit", "--no-daemon", "a.py"],
-        ["hooks", "run", "--runtime", "claude", "--no-daemon", "--payload", "{}"],
-        ["check", "--help"],
-        ["watch"],
-        ["show", "abc"],
-        ["--version"],
-    ],
-)
-def test_no_daemon_help_and_other_commands_do_not_touch_the_socket(
-    project: Path, args: list[str]
-) -> None:
+    if "use_daemon" not in options:
+        monkeypatch.setenv("SIGNALINT_DAEMON", "0")
     with listening(project) as daemon:
-        assert client.forward(args) is None
+        checked, _ = run_client(ruff_request(project), **options)
     assert daemon.accepted == 0
+    assert checked.result.issues and checked.daemon_note is None
 
 
-def test_signalint_daemon_0_does_not_touch_the_socket(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("SIGNALINT_DAEMON", "0")
-    with listening(project) as daemon:
-        assert client.forward(["check"]) is None
-        assert client.forward(["hooks", "run", "--runtime", "claude", "--payload", "{}"]) is None
-    assert daemon.accepted == 0
-
-
+@pytest.mark.real  # the check runs Ruff in-process
 def test_a_socket_others_may_use_is_refused_unasked_and_said(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with listening(project, mode=0o666) as daemon:
-        assert client.forward(["check"]) is None
-    assert daemon.accepted == 0
+        checked, _ = run_client(ruff_request(project), kind="cli")
+    assert daemon.accepted == 0 and checked.result.issues
     assert "mode 0666; a daemon's socket has mode 0600" in capsys.readouterr().err
 
 
-def test_a_stale_socket_falls_back_in_process_silently(
+@pytest.mark.real  # the check runs Ruff in-process
+def test_a_stale_socket_without_start_checks_in_process_silently(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = place(project, os.environ).socket
@@ -221,17 +256,35 @@ def test_a_stale_socket_falls_back_in_process_silently(
     dead.bind(os.fspath(path))  # bound, never listening: what a killed daemon leaves
     os.chmod(path, 0o600)
     dead.close()
-    assert client.forward(["check"]) is None
+    checked, _ = run_client(ruff_request(project), kind="cli")
+    assert checked.result.issues and checked.daemon_note is None
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.real  # the check runs Ruff in-process
 def test_a_daemon_running_other_code_is_asked_to_stop_and_the_check_runs_in_process(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with listening(project, {"stale": True}, {"stopping": True}) as daemon:
-        assert client.forward(["check"]) is None
-    assert [r["op"] for r in daemon.received] == ["run", "stop"]
+    with listening(project, {"pid": 1, "stamp": "other"}, {"stopping": True}) as daemon:
+        checked, _ = run_client(ruff_request(project), kind="cli")
+    assert [r["op"] for r in daemon.received] == ["hello", "stop"]
+    assert checked.result.issues
     assert "runs other code (Signalint was reinstalled)" in capsys.readouterr().err
+
+
+@pytest.mark.real  # the check runs Ruff in-process
+def test_a_daemon_that_fails_twice_is_said_in_the_answer_and_the_check_runs_cold(
+    project: Path,
+) -> None:
+    # It says hello, then answers the check with nothing readable, twice.
+    hello_ = {"pid": 1, "stamp": stamp()}
+    with listening(project, hello_, {"what": 1}, hello_, {"what": 2}) as daemon:
+        checked, _ = run_client(ruff_request(project), kind="mcp")
+    assert [r["op"] for r in daemon.received] == ["hello", "check", "hello", "check"]
+    assert checked.result.issues and checked.daemon_note is not None
+    assert "this check ran in-process, cold" in checked.daemon_note
+    payload = checked.payload(words=command_words)
+    assert checked.daemon_note in payload["message"]
 
 
 def test_a_long_state_directory_puts_the_socket_in_a_private_runtime_directory(
@@ -286,58 +339,6 @@ def test_status_and_stop_without_a_daemon(
     assert json.loads(capsys.readouterr().out) == {"running": False, "root": str(project)}
     assert main(["daemon", "stop"]) == 0
     assert f"no daemon runs for {project}" in capsys.readouterr().out
-
-
-# --- what the forwarding client loads (real: a fresh interpreter) ----------
-
-PROBE = """
-import json, sys
-sys.argv = ["signalint", "check", "--format", "json"]
-from signalint.cli import main
-code = __import__("signalint.daemon.client", fromlist=["forward"]).forward(sys.argv[1:])
-sys.stderr.write("MODULES " + json.dumps(sorted(sys.modules)) + "\\n")
-sys.exit(0 if code == 0 else 9)
-"""
-# The signalint modules the forwarding path may load.
-ALLOWED = {
-    "signalint",
-    "signalint.cli",
-    "signalint.cli.main",
-    "signalint.daemon",
-    "signalint.daemon.client",
-    "signalint.daemon.place",
-    "signalint.daemon.wire",
-    "signalint.errors",
-    "signalint.project",
-    "signalint.project.markers",
-    "signalint.project.roots",
-}
-HEAVY = {"click", "asyncio", "pydantic", "mcp", "pathspec", "watchfiles", "anyio", "concurrent"}
-
-
-@pytest.mark.real
-def test_the_forwarding_client_loads_no_command_tree_pipeline_or_third_party_package(
-    project: Path,
-) -> None:
-    with listening(project, {"stdout": "{}\n", "stderr": "", "code": 0}) as daemon:
-        done = subprocess.run(
-            [sys.executable, "-c", PROBE],
-            cwd=project,
-            env=clean_env(),
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    assert done.returncode == 0, done.stderr
-    assert daemon.received[0]["argv"] == ["check", "--format", "json"]
-    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
-    loaded = set(json.loads(line.removeprefix("MODULES ")))
-    ours = {m for m in loaded if m.split(".")[0] == "signalint"}
-    assert ours <= ALLOWED, sorted(ours - ALLOWED)
-    assert not {m.split(".")[0] for m in loaded} & HEAVY
-    # Nor the standard library's slow imports (each costs milliseconds).
-    slow = {"typing", "hashlib", "_hashlib", "socket", "contextlib", "signalint.answers"}
-    assert not loaded & slow, sorted(loaded & slow)
 
 
 # --- the daemon itself (real) ----------------------------------------------
@@ -523,7 +524,7 @@ def test_a_check_of_a_file_through_the_daemon_is_answered_for_that_file_alone(
 
 @pytest.mark.real
 def test_start_keeps_a_log_past_its_bound_as_the_previous_one(tmp_path: Path) -> None:
-    from signalint.cli.daemon import LOG_LIMIT_BYTES
+    from signalint.daemon.launch import LOG_LIMIT_BYTES
 
     root = write_project(tmp_path / "p")
     where = place(root, clean_env())
@@ -594,9 +595,9 @@ def test_the_post_edit_hook_through_the_daemon_answers_as_in_process(tmp_path: P
 
 
 @pytest.mark.real
-def test_the_daemon_replays_a_kept_answer_itself(tmp_path: Path) -> None:
-    # The client forwards before it looks for a kept answer (its modules
-    # cost the forwarding path); the daemon replays one before it runs.
+def test_a_kept_answer_is_replayed_before_the_daemon_is_asked(tmp_path: Path) -> None:
+    # The client replays a kept answer itself (`answers`), so the daemon is
+    # asked only for checks that need engines.
     require_engine("ruff")
     root = write_project(tmp_path / "p")
     args = ("check", "--format", "json")
@@ -604,16 +605,14 @@ def test_the_daemon_replays_a_kept_answer_itself(tmp_path: Path) -> None:
         run_cli(root, *args)  # makes the state directory: not kept
         time.sleep(2.1)  # nothing written within 2 s of a check is trusted
         kept = run_cli(root, *args)
+        asked = status(root)["requests"]
         again = run_cli(root, *args)
-        assert status(root)["requests"] == 3
-    said = (root / "daemon-test.log").read_text()
-    assert said.count("(its kept answer)") == 1, said
+        assert status(root)["requests"] == asked  # replayed, the daemon not asked
     assert again.returncode == kept.returncode == 1
     assert (again.stdout, again.stderr) == (kept.stdout, kept.stderr)
     (root / "a.py").write_text("x = 1\n")  # an edit (its unused import gone): not replayed
     with fake_daemon(root):
         edited = run_cli(root, *args)
-    assert (root / "daemon-test.log").read_text().count("(its kept answer)") == 1
     assert json.loads(edited.stdout)["totalIssues"] < json.loads(kept.stdout)["totalIssues"]
 
 
@@ -694,8 +693,12 @@ def test_the_daemon_refuses_a_request_of_other_code_and_stops_when_asked(tmp_pat
     root = write_project(tmp_path / "p")
     with fake_daemon(root) as pid:
         where = place(root, clean_env())
-        answer = client.ask(where, {"op": "run", "stamp": "other", "argv": ["check"]})
+        answer = client.ask(where, {"op": "check", "stamp": "other", "request": "x"})
         assert answer == {"stale": True}
+        # An op the daemon has no command for, and a request value that is not one.
+        assert client.ask(where, {"op": "run"}) == {"error": "unknown request 'run'"}
+        bad = client.ask(where, {"op": "check", "stamp": stamp(), "request": "bm90IGEgcGlja2xl"})
+        assert bad["error"].startswith("request: not a packed CheckRequest")
         assert status(root)["requests"] == 0
         assert client.ask(where, {"op": "stop"})["stopping"] is True
         assert wait_until_dead([pid], 15) == []
@@ -773,9 +776,8 @@ def test_stats_count_warm_answers_fallbacks_and_restarts_of_recorded_checks(
     monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
     monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
     assert main(["stats"]) == 0
-    assert "Warm engines:           2 warm answers, 1 fallback, 1 restart\n" in (
-        capsys.readouterr().out
-    )
+    said = "Warm engines:           2 warm answers, 1 fallback, 1 restart, 0 daemon fallbacks\n"
+    assert said in capsys.readouterr().out
 
 
 # --- real engines kept warm by the daemon (once their drivers are registered)

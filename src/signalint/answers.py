@@ -155,6 +155,24 @@ def retain(snapshot: str, ttl_s: float) -> None:
         _reading[-1].retained[snapshot] = ttl_s
 
 
+def is_recording() -> bool:
+    """Whether a command's reads are being recorded in this process."""
+    return bool(_reading)
+
+
+def merge(read: Iterable[str], seen: Mapping[str, list[int] | None], keepable: bool) -> None:
+    """Count what another process read for this command (the project's
+    daemon answering its check, `daemon.client.check`) as read here."""
+    if not _reading:
+        return
+    recorded = _reading[-1]
+    recorded.read.update(read)
+    for path, stat in seen.items():
+        recorded.seen.setdefault(path, stat)
+    if not keepable:
+        recorded.keepable = False
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[Recording]:
     """Record, for this block, what `note` and `retain` are given."""

@@ -39,7 +39,7 @@ from signalint.storage.session_log import (
 
 LOG_NAME = "session.jsonl"
 # The warm engines' counters of a check's metrics, summed by `stats`.
-WARM_COUNTS = ("warmAnswers", "warmFallbacks", "warmRestarts")
+WARM_COUNTS = ("warmAnswers", "warmFallbacks", "warmRestarts", "daemonFallbacks")
 LOCK_NAME = "session.lock"
 
 __all__ = [
@@ -234,6 +234,7 @@ def metrics_record(
     warm_answers: int = 0,
     fallbacks: int = 0,
     restarts: int = 0,
+    daemon_fallback: bool = False,
 ) -> dict[str, Any]:
     """The `metrics` object of a check record, as `stats` reads it; `remote`
     is what the shared result store did (`remoteCache`), when one is set.
@@ -249,6 +250,8 @@ def metrics_record(
         "warmAnswers": warm_answers,
         "warmFallbacks": fallbacks,
         "warmRestarts": restarts,
+        # 1 when the project's daemon failed and the check ran in-process, cold.
+        "daemonFallbacks": int(daemon_fallback),
     }
     if remote is not None:
         metrics["remoteCache"] = dict(remote)

@@ -78,6 +78,11 @@ class Checked:
     # programs (`CheckRun.ripple`: `Ripple.now`), retained as a check of
     # their own so they can be listed; None when there are none.
     dependents: Snapshot | None = None
+    # The warm workers replaced during the check (for the session history).
+    restarts: int = 0
+    # Who answered, when it was not who was asked: the project's daemon
+    # could not, and the check ran in this process (`daemon.client.check`).
+    daemon_note: str | None = None
 
     def __repr__(self) -> str:
         return f"Checked({self.snapshot!r})"
@@ -127,7 +132,7 @@ class Checked:
         result = self.result if only is None else only.result
         from signalint.package_summary import summarize
 
-        return check_payload(
+        payload = check_payload(
             result,
             self.clustering if only is None else only.clustering,
             filtered_out=self.filtered_out,
@@ -136,6 +141,12 @@ class Checked:
             baseline=None if only is None else only.block,
             words=words,
         )
+        if self.daemon_note is not None:  # said where every answer has room for it
+            said = payload.get("message")
+            payload["message"] = (
+                self.daemon_note if said is None else f"{said} ({self.daemon_note})"
+            )
+        return payload
 
 
 def engine_problems(result: CheckResult) -> list[str]:
@@ -196,11 +207,20 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     targets, e.g. a whole-program engine's reports on other files) is
     reported by every front end alike, see `Snapshot.reported_filtered_out`.
     """
+    checked = await compute(request, services.context)
+    return keep(checked, request, services)
+
+
+async def compute(request: CheckRequest, context: Context | None = None) -> Checked:
+    """The part of `check` that runs engines: what `request` asks, answered
+    with `context`'s memory and warm workers (a new `Context` when None),
+    nothing stored and nothing recorded. The project's daemon serves this
+    for its clients (`daemon.client.check`), which then `keep` the answer."""
     runtime.before_check()
     started = time.monotonic()
     since = request.since
     selected, revision = await resolve(request)
-    context = services.context or Context()
+    context = context or Context()
     restarts = context.warm.counts.restarts if context.warm is not None else 0
     async with request.progress(request.config.enabled_engines) as report:
         run = await run_check(dataclasses.replace(selected, progress=report), context)
@@ -212,24 +232,41 @@ async def check(request: CheckRequest, services: Services = Services()) -> Check
     snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
     latency_ms = (time.monotonic() - started) * 1000
     dependents = _dependents(run)
-    if services.store is not None:
-        services.store.put(snapshot)
-        if dependents is not None:
-            services.store.put(dependents)
     only: OnlyNew | None = None
     if since is not None:
         from signalint import baseline
 
         assert revision is not None  # `resolve` names the revision of every `since`
         only = await baseline.only_new(selected, run, since, revision, context)
+    return Checked(
+        run, snapshot, latency_ms, only_new=only, dependents=dependents, restarts=restarts
+    )
+
+
+def keep(checked: Checked, request: CheckRequest, services: Services) -> Checked:
+    """What `check` does with a computed answer in the asking process: the
+    snapshot (and the dependents') kept in `services.store`, the check
+    recorded in `services.history` with its warnings."""
+    if services.store is not None:
+        services.store.put(checked.snapshot)
+        if checked.dependents is not None:
+            services.store.put(checked.dependents)
     if services.history is None:
-        return Checked(run, snapshot, latency_ms, only_new=only, dependents=dependents)
+        return checked
     if services.words is None:
         raise ValueError("words: a check recorded in history needs the front end's words")
+    context = services.context or Context()
     warnings = _record(
-        services.history, snapshot, latency_ms, request.compact, services.words, context, restarts
+        services.history,
+        checked.snapshot,
+        checked.latency_ms,
+        request.compact,
+        services.words,
+        context,
+        checked.restarts,
+        checked.daemon_note is not None,
     )
-    return Checked(run, snapshot, latency_ms, warnings, only, dependents)
+    return dataclasses.replace(checked, warnings=warnings)
 
 
 def _dependents(run: CheckRun) -> Snapshot | None:
@@ -276,6 +313,7 @@ def _record(
     words: Words,
     context: Context,
     restarts: int,
+    daemon_fallback: bool,
 ) -> Warnings:
     from signalint.history import details_bytes, metrics_record, payload_size
     from signalint.loops import signatures
@@ -306,6 +344,7 @@ def _record(
         warm_answers=sum(o.served == "warm" for o in outcomes),
         fallbacks=sum(o.served == "fallback" for o in outcomes),
         restarts=restarts,
+        daemon_fallback=daemon_fallback,
     )
     found = context.derived(issues, "signatures", lambda: signatures(issues))
     kind = snapshot.kind
@@ -325,9 +364,11 @@ __all__ = [
     "WorkspaceError",
     "changed_paths",
     "check",
+    "compute",
     "engine_problems",
     "from_cwd",
     "from_root",
+    "keep",
     "no_progress",
     "targets_of",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from signalint.cli.progress import progress_line
 from signalint.cli.verdict import Verdict, errors_only
 from signalint.config import Config, load_config, state_dir
 from signalint.context import Context
+from signalint.daemon import client
 from signalint.formats import json_format
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult
@@ -276,10 +278,11 @@ def check(
     a per-package summary.
 
     When the project's daemon runs (`signalint daemon start`), the check is
-    run by it, with the engines kept warm, and prints what it would print
-    here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
+    answered by it, with the engines kept warm, and prints what it would
+    print here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
     """
-    del no_daemon  # decided before this command runs (`cli.main.entry`)
+    if no_daemon:  # this process checks: no daemon (`daemon.client.check`)
+        os.environ["SIGNALINT_DAEMON"] = "0"
     report = Report(
         output_format,
         compact,
@@ -386,8 +389,9 @@ def _check(
     since = None
     if new_from_rev is not None or new_from_merge_base is not None:
         since = service.Since(new_from_rev, new_from_merge_base)
+    # Through the project's daemon when one runs (`daemon.client.check`).
     checked = runtime.run(
-        service.check(
+        client.check(
             service.CheckRequest(
                 root,
                 config,
@@ -402,6 +406,7 @@ def _check(
                 files_only=True,
             ),
             service.Services(context, store),
+            kind="cli",
         )
     )
     if report.quiet:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -62,17 +61,6 @@ def _gone(pid: int) -> bool:
     return False
 
 
-def _log_tail(log: Path, since: int) -> str:
-    try:
-        with log.open("rb") as f:
-            f.seek(since)
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return "\n".join(lines[-5:])
-
-
 def _duration(seconds: float) -> str:
     seconds = int(seconds)
     if seconds < 60:
@@ -90,26 +78,25 @@ def _mib(size: int) -> str:
 
 @click.group("daemon")
 def daemon() -> None:
-    """Keep the engines warm for this project's CLI checks and hooks.
+    """Keep the engines warm for every front end of this project.
 
     One daemon per project root, reached over a Unix socket in the state
-    directory (mode 0600, only your user). While it runs, `signalint check`
-    and `signalint hooks run` are answered by it, with the engines kept
-    warm, and print exactly what they print in-process; without it they run
-    in-process. `--no-daemon` on those commands, or SIGNALINT_DAEMON=0,
-    bypasses it. It stops after `daemon.idleMinutes` (default 30) without a
-    check, and its workers hold at most `daemon.memoryMb` together.
+    directory (mode 0600, only your user). It owns the project's one warm
+    pool: while it runs, `signalint check`, `signalint hooks run`, `watch`
+    and the MCP server send it their checks and print what they print
+    in-process (the MCP server and `watch` start one when none runs);
+    without it the CLI and the hooks run in-process. `--no-daemon` on those
+    commands, or SIGNALINT_DAEMON=0, bypasses it. It stops after
+    `daemon.idleMinutes` (default 30) without a check (one a front end
+    started: once no front end is attached), and its workers hold at most
+    `daemon.memoryMb` together.
     """
-
-
-# The daemon's log is rotated when a daemon starts and it is larger than this.
-LOG_LIMIT_BYTES = 4 * 1024 * 1024
 
 
 @daemon.command("start")
 def start() -> int:
     """Start the project's daemon; return once it answers."""
-    from signalint import process
+    from signalint.daemon.launch import LaunchError, launch
 
     if disabled(os.environ):
         raise DaemonError("SIGNALINT_DAEMON=0 disables the daemon: unset it to start one")
@@ -125,36 +112,16 @@ def start() -> int:
     from signalint.cli.state_access import require
 
     require(where.state, "the daemon keeps its socket and log there")
-    # One line per request: a log past its bound is kept as `.1` and begun anew.
-    if where.log.exists() and where.log.stat().st_size > LOG_LIMIT_BYTES:
-        where.log.replace(where.log.with_name(where.log.name + ".1"))
-    since = where.log.stat().st_size if where.log.exists() else 0
-    argv = (sys.executable, "-m", "signalint.daemon.server", str(root))
     try:
-        child = process.detach(argv, cwd=root, log=where.log)
-    except OSError as exc:
-        raise DaemonError(f"cannot start the daemon: {exc}") from None
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        answer = _hello(where)
-        if answer is not None and answer.get("pid") == child.pid:  # ours, not an old one
-            note = f"; {where.note}" if where.note else ""
-            click.echo(f"daemon started for {root} (pid {answer.get('pid')}{note})")
-            return 0
-        code = child.poll()
-        if code is not None:
-            said = _log_tail(where.log, since)
-            if code == 3:  # another start won the race
-                again = _hello(where)
-                if again is not None:
-                    click.echo(f"a daemon already runs for {root} (pid {again.get('pid')})")
-                    return 0
-            raise DaemonError(
-                f"the daemon could not start (exit {code})" + (f":\n{said}" if said else "")
-            )
-        time.sleep(0.05)
-    child.kill()
-    raise DaemonError(f"the daemon did not answer within {START_TIMEOUT_S:.0f} s; see {where.log}")
+        answer = launch(root, where, START_TIMEOUT_S, on_demand=False)
+    except LaunchError as exc:
+        raise DaemonError(str(exc)) from None
+    if answer.get("raced"):  # another start won the race
+        click.echo(f"a daemon already runs for {root} (pid {answer.get('pid')})")
+        return 0
+    note = f"; {where.note}" if where.note else ""
+    click.echo(f"daemon started for {root} (pid {answer.get('pid')}{note})")
+    return 0
 
 
 def _stop(where: Place, running: dict[str, Any]) -> None:
@@ -203,6 +170,9 @@ def _render(data: dict[str, Any]) -> str:
             f"{count(counts['workersStarted'], 'worker')} started, "
             f"{count(counts['restarts'], 'restart')}, {count(counts['fallbacks'], 'fallback')}"
         )
+    clients = data.get("clients") or []
+    attached = ", ".join(f"{c['kind']} (pid {c['pid']})" for c in clients)
+    lines.append(f"clients:  {attached or 'none attached'}")
     workers = data["workers"]
     if not workers:
         lines.append("workers:  none running")

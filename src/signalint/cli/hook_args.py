@@ -103,6 +103,10 @@ def run_plain(args: Sequence[str]) -> int | None:
 
     recover_fix_transactions()
     answers.invocation = list(args)
+    if params.no_daemon:  # this process checks: no daemon (`daemon.client.check`)
+        import os
+
+        os.environ["SIGNALINT_DAEMON"] = "0"
     return run_command(
         params.runtime,
         params.payload,

@@ -13,6 +13,7 @@ stderr with exit 1, which every host treats as a non-blocking hook error
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -174,4 +175,6 @@ def run(
     """
     from signalint.hosts.hook_run import run_command
 
+    if no_daemon:  # this process checks: no daemon (`daemon.client.check`)
+        os.environ["SIGNALINT_DAEMON"] = "0"
     return run_command(runtime, payload, fail_on_priority, allow_partial, max_blocks)

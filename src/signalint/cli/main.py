@@ -183,11 +183,10 @@ def recover_fix_transactions() -> None:
 
 
 def entry() -> None:
-    """The `signalint` console script: `check` and `hooks run` go to the
-    project's daemon when one runs (`daemon.client`; the daemon replays a
-    kept answer itself), else an unchanged project's check answers from its
-    kept answer (`answers`); both are decided before click or the check
-    pipeline is imported. Else the command runs in-process: `hooks run` as
+    """The `signalint` console script: an unchanged project's check answers
+    from its kept answer (`answers`), decided before click or the check
+    pipeline is imported. Else the command runs in-process (its check
+    through the project's daemon when one runs, `daemon.client.check`): `hooks run` as
     hosts invoke it without click (`cli.hook_args`), the rest through
     click. A version flag alone is answered with nothing imported."""
     args = sys.argv[1:]
@@ -197,15 +196,10 @@ def entry() -> None:
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
     code = None
-    # What a daemon or a kept answer may answer (`pre-commit` only a daemon).
-    if args[:1] in (["check"], ["hooks"], ["pre-commit"]):
-        from signalint.daemon.client import forward
+    if args[:1] in (["check"], ["hooks"]):  # what a kept answer may answer
+        from signalint import answers
 
-        code = forward(args)
-        if code is None:
-            from signalint import answers
-
-            code = answers.replay_invocation(args, os.environ)
+        code = answers.replay_invocation(args, os.environ)
         if code is None and args[:2] == ["hooks", "run"]:
             from signalint.cli.hook_args import run_plain  # without click
 

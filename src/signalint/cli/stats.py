@@ -49,7 +49,8 @@ def render(data: dict[str, Any]) -> str:
         f"Remote cache:           {_remote(data['remoteCache'])}",
         f"Warm engines:           {count(data['warmAnswers'], 'warm answer')}, "
         f"{count(data['warmFallbacks'], 'fallback')}, "
-        f"{count(data['warmRestarts'], 'restart')}",
+        f"{count(data['warmRestarts'], 'restart')}, "
+        f"{count(data.get('daemonFallbacks', 0), 'daemon fallback')}",
         f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
     ]
     if data["checks"] == 0:

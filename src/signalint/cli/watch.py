@@ -31,12 +31,12 @@ from signalint.cli.progress import progress_line
 from signalint.cli.project_args import open_project
 from signalint.config import Config, ConfigError, load_config, state_dir
 from signalint.context import Context
+from signalint.daemon import client
 from signalint.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
 from signalint.project.paths import PathRefused
 from signalint.runtime import long_lived
-from signalint.warm.pool import open_pool
 from signalint.watching import (
     Batch,
     Update,
@@ -108,10 +108,10 @@ class _Session:
         self.stop = asyncio.Event()
         self.exit_code = 0
         self._running: asyncio.Task[Any] | None = None
-        # Memory kept across the session's re-checks, with its own warm
-        # engines (a watch is long-lived; the daemon runs one request at a
-        # time, so a watch does not hold it).
-        self.context = Context(warm=open_pool(root, config) if warm else None)
+        # Memory kept across the session's re-checks; the warm engines are
+        # the project's daemon's (`daemon.client.check`, started on demand).
+        self.warm = warm
+        self.context = Context()
         long_lived()
 
     def on_signal(self, exit_code: int) -> None:
@@ -145,11 +145,14 @@ class _Session:
         """
         locate = service.from_root(self.root)
         checked = await self.stoppable(
-            service.check(
+            client.check(
                 service.CheckRequest(
                     self.root, self.config, targets, locate=locate, progress=progress_line
                 ),
                 service.Services(self.context),
+                kind="watch",
+                start=self.warm,
+                use_daemon=self.warm,
             )
         )
         return None if checked is None else checked.run
@@ -239,8 +242,8 @@ async def _watch(root: Path, config: Config, targets: tuple[str, ...], *, warm: 
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
-        if session.context.warm is not None:
-            await session.context.warm.close()
+        if session.warm:  # a daemon started for this watch ends with it
+            await asyncio.to_thread(client.leave, root, "watch", 2.0)
 
 
 @click.command()
@@ -262,9 +265,9 @@ def watch(paths: Sequence[str], no_daemon: bool) -> int:
     .oxlintrc, biome.json, eslint.config.*, .gitignore) re-checks
     everything. Stop with Ctrl-C; no engine process is left behind.
 
-    A watch keeps its own warm engine workers for its session (not the
-    daemon's: the daemon answers one request at a time, and a watch would
-    hold it); `--no-daemon` or SIGNALINT_DAEMON=0 keeps none.
+    The engines are kept warm by the project's daemon (started if none
+    runs), whose one pool every front end of the project shares;
+    `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process, cold.
     """
     root, config, targets = open_project(paths)
     try:

@@ -8,15 +8,18 @@ project's Unix socket (`daemon.place`: mode 0600, and a connection whose
 peer is another user, by SO_PEERCRED, is closed unanswered) and answers
 `hello`, `status`, `stop` and `run` (`daemon.wire`).
 
-A `run` request is a forwarded CLI invocation (`daemon.client`). Requests
-run one at a time, in a worker thread: the request's environment and
-working directory are applied for its duration, stdin/stdout/stderr are
-the request's, and the command code is `cli.main.main` itself, as
-in-process; its coroutines run on the daemon's loop with the daemon's
-`Context` (`signalint.runtime`). A client whose code stamp is not the
-daemon's is answered `stale` and runs in-process.
+A `check` request carries a `CheckRequest` (`daemon.values`); the daemon
+answers it with `service.compute` on its loop and its one `Context`, so
+every client of the project (the MCP server, `watch`, the hooks, the CLI,
+the language server) is answered by the same warm workers: one pool per
+project root. Requests are dispatched by name to `cmd_<op>` methods, as
+mypy's dmypy server does. Checks run one at a time; the engines' progress
+goes back as `{"progress": [engine, stage]}` frames before the answer. A
+client whose code stamp is not the daemon's is answered `stale`. Each
+request names its client (`{"client": {"kind", "pid"}}`): `status` lists
+the clients attached (seen, and their process still alive).
 
-It stops after `daemon.idleMinutes` without a `run` request (status and
+It stops after `daemon.idleMinutes` without a `check` request (status and
 hellos do not count), on `stop`, and on SIGTERM/SIGINT, stopping every
 worker first; a daemon that is killed leaves workers whose stdin reaches
 end of file, and they exit by themselves. One daemon per project: it holds
@@ -26,49 +29,50 @@ an exclusive lock on `daemon.lock` in the state directory for its life.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
+import dataclasses
 import fcntl
-import io
 import os
 import signal
 import socket
 import struct
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any
 
 from signalint.config import Config, ConfigError, DaemonSettings, load_config
 from signalint.context import Context
 from signalint.daemon import wire
 from signalint.daemon.client import Refused, check_socket
 from signalint.daemon.place import Place, place, stamp
+from signalint.engines.runner import Progress
+from signalint.request import ProgressScope
 from signalint.warm.pool import WarmPool, open_pool
 
-T = TypeVar("T")
-
+# The daemon's argument when a front end starts it (`daemon.launch`).
+ON_DEMAND = "--on-demand"
+# A daemon started on demand with no client attached stops after this long.
+ON_DEMAND_GRACE_S = 2.0
+# How long the workers get to exit when the last client left.
+QUICK_END_S = 0.1
 # Exit codes of the daemon process (read by `daemon start` from its log).
 ALREADY_RUNNING = 3
 CANNOT_LISTEN = 4
 
 
-class _Output(io.StringIO):
-    """A captured stream that is a terminal when the client's was."""
-
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
-
-
 class Daemon:
     """One project's daemon (module docstring)."""
 
-    def __init__(self, root: Path, where: Place, config: Config | None, log: IO[str]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        where: Place,
+        config: Config | None,
+        log: IO[str],
+        on_demand: bool = False,
+    ) -> None:
         self.root = root
         self.where = where
         self.settings = config.daemon if config is not None else DaemonSettings()
@@ -83,20 +87,12 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.loop = asyncio.get_running_loop()
         self._serial = asyncio.Lock()
-        self._thread = concurrent.futures.ThreadPoolExecutor(1, "signalint-request")
-        self._inflight: set[concurrent.futures.Future[Any]] = set()
-
-    # `signalint.runtime.Runtime`, used from the request thread.
-    def context(self) -> Context:
-        return self.shared
-
-    def run(self, work: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(work, self.loop)
-        self._inflight.add(future)
-        try:
-            return future.result()
-        finally:
-            self._inflight.discard(future)
+        # (kind, pid) of each client seen -> when it was last seen.
+        self.clients: dict[tuple[str, int], float] = {}
+        # Started by a front end (`daemon.launch`), not by `daemon start`:
+        # it stops once no client is attached (`idle_watch`, `cmd_detach`).
+        self.on_demand = on_demand
+        self.quick_end = False
 
     def say(self, text: str) -> None:
         stamp_ = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -135,8 +131,30 @@ class Daemon:
                 for w in workers
             ],
             "counts": None if self.pool is None else self.pool.counts.as_json(),
+            "clients": self.attached(),
             "stamp": self.stamp,
         }
+
+    def attached(self) -> list[dict[str, Any]]:
+        """The clients seen whose process still runs (the others forgotten)."""
+        for key in [key for key in self.clients if not _alive(key[1])]:
+            del self.clients[key]
+        now = time.monotonic()
+        return [
+            {"kind": kind, "pid": pid, "seenS": round(now - seen, 3)}
+            for (kind, pid), seen in sorted(self.clients.items())
+        ]
+
+    def seen(self, message: dict[str, Any], peer: int) -> None:
+        client = message.get("client")
+        if not isinstance(client, dict):
+            return  # `daemon status`, `start`, `stop`: not a front end's request
+        kind, pid = client.get("kind"), client.get("pid")
+        if not isinstance(kind, str) or not kind or len(kind) > 40:
+            kind = "unknown"
+        if not isinstance(pid, int) or pid <= 0:
+            pid = peer
+        self.clients[(kind, pid)] = time.monotonic()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -147,7 +165,10 @@ class Daemon:
                 self.say(f"refused a connection from user {uid} (pid {pid})")
                 return
             message = await wire.read(reader)
-            await wire.write(writer, await self.answer(message))
+            self.seen(message, pid)
+            answer = await self.unless_gone(reader, self.answer(message, writer))
+            if answer is not None:
+                await wire.write(writer, answer)
         except (OSError, wire.WireError) as exc:
             self.say(f"a connection failed: {exc}")
         finally:
@@ -155,86 +176,158 @@ class Daemon:
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def unless_gone(
+        self, reader: asyncio.StreamReader, work: Coroutine[Any, Any, dict[str, Any]]
+    ) -> dict[str, Any] | None:
+        """`work`'s answer, or None when the client hung up first: a client
+        sends nothing after its request, so the end of its stream is its
+        leaving (a cancelled check, a watch stopped with Ctrl-C), and the
+        work is cancelled, which kills its engines' process groups."""
+        task = asyncio.ensure_future(work)
+        hangup = asyncio.ensure_future(reader.read(1))
+        try:
+            await asyncio.wait({task, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hangup.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        self.say("the client left before its answer: cancelled")
+        return None
+
+    async def answer(
+        self, message: dict[str, Any], writer: asyncio.StreamWriter | None = None
+    ) -> dict[str, Any]:
+        """The answer to `message`, from the `cmd_<op>` method its op names."""
         op = message.get("op")
-        if op == "hello":
-            return {"pid": os.getpid(), "root": str(self.root), "stamp": self.stamp}
-        if op == "status":
-            return self.status()
-        if op == "stop":
-            self.say("asked to stop")
+        command = getattr(self, f"cmd_{op}", None) if isinstance(op, str) else None
+        if command is None:
+            return {"error": f"unknown request {op!r}"}
+        answer: dict[str, Any] = await command(message, writer)
+        return answer
+
+    async def cmd_hello(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        return {"pid": os.getpid(), "root": str(self.root), "stamp": self.stamp}
+
+    async def cmd_status(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        return self.status()
+
+    async def cmd_stop(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        self.say("asked to stop")
+        self.stopping.set()
+        return {"stopping": True, "pid": os.getpid()}
+
+    async def cmd_detach(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        """A client that leaves (the MCP server, `watch`); a daemon started
+        on demand stops when it was the last one, its workers ended at once."""
+        client = message.get("client")
+        if isinstance(client, dict):
+            self.clients.pop((str(client.get("kind")), int(client.get("pid") or 0)), None)
+        if self.on_demand and not self.attached() and not self.busy:
+            self.say("the last client left: stopping")
+            self.quick_end = True
             self.stopping.set()
             return {"stopping": True, "pid": os.getpid()}
-        if op == "run":
-            if message.get("stamp") != self.stamp:
-                self.say("a client runs other code than this daemon (reinstalled?)")
-                return {"stale": True}
-            async with self._serial:
-                if self.stopping.is_set():
-                    raise wire.WireError("stopping")
-                self.busy = True
-                try:
-                    return await self.loop.run_in_executor(self._thread, self.execute, message)
-                finally:
-                    self.busy = False
-                    self.requests += 1
-                    self.last_run = time.monotonic()
-        return {"error": f"unknown request {op!r}"}
+        return {"stopping": False, "pid": os.getpid()}
 
-    def execute(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Run one forwarded invocation as `signalint` would in-process (in
-        the request thread; module docstring)."""
-        from signalint import answers
-        from signalint.cli.main import main
+    async def cmd_check(
+        self, message: dict[str, Any], writer: asyncio.StreamWriter | None
+    ) -> dict[str, Any]:
+        """One check (`service.compute`) of the request value the message
+        carries, on this daemon's loop and `Context`; its progress goes to
+        `writer` as frames before the answer."""
+        from signalint import answers, service
+        from signalint.daemon import values
 
-        argv = [str(a) for a in message.get("argv", [])]
-        env = {str(k): str(v) for k, v in dict(message.get("env", {})).items()}
-        data = str(message.get("stdin", "")).encode("latin-1")
-        encoding = str(message.get("stdinEncoding") or "utf-8")
-        out, err = _Output(bool(message.get("stdoutTty"))), _Output(False)
-        saved_env, saved_cwd = dict(os.environ), os.getcwd()
-        saved = sys.stdin, sys.stdout, sys.stderr
-        started = time.monotonic()
-        kept: int | None = None
+        if message.get("stamp") != self.stamp:
+            self.say("a client runs other code than this daemon (reinstalled?)")
+            return {"stale": True}
         try:
-            os.chdir(str(message.get("cwd", self.root)))
-            os.environ.clear()
-            os.environ.update(env)
-            sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=encoding)
-            sys.stdout, sys.stderr = out, err
-            kept = answers.replay_invocation(argv, env)
-            code = main(argv) if kept is None else kept
-        except SystemExit as exc:  # as the interpreter would exit with it
-            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-        except OSError as exc:  # the working directory vanished
-            err.write(f"signalint: {exc}\n")
-            code = 2
-        finally:
-            sys.stdin, sys.stdout, sys.stderr = saved
-            os.environ.clear()
-            os.environ.update(saved_env)
-            with contextlib.suppress(OSError):
-                os.chdir(saved_cwd)
+            request = values.unpack_request(message.get("request"))
+        except values.BadValue as exc:
+            return {"error": f"request: {exc}"}
+        if request.root != self.root:
+            return {"error": f"request: the root {request.root} is not this daemon's {self.root}"}
+        async with self._serial:
+            if self.stopping.is_set():
+                raise wire.WireError("stopping")
+            self.busy = True
+            started = time.monotonic()
+            try:
+                progress = _progress_frames(writer) if writer is not None else None
+                if progress is not None:
+                    request = dataclasses.replace(request, progress=progress)
+                try:
+                    # What the check read, for a client keeping its answer (`answers`).
+                    with answers.recording() as recorded:
+                        checked = await service.compute(request, self.shared)
+                except Exception as exc:  # the client raises it as in-process
+                    self.say(f"check failed: {exc!r}")
+                    return {"raised": values.pack_error(exc)}
+            finally:
+                self.busy = False
+                self.requests += 1
+                self.last_run = time.monotonic()
         elapsed = (time.monotonic() - started) * 1000
-        how = " (its kept answer)" if kept is not None else ""
-        self.say(f"ran {' '.join(argv[:2])} -> {code} in {elapsed:.0f} ms{how}")
-        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
+        client = message.get("client")
+        self.say(f"checked {len(request.paths) or 'the project'} for {client} in {elapsed:.0f} ms")
+        read = {
+            "read": sorted(recorded.read),
+            "seen": recorded.seen,
+            "keepable": recorded.keepable,
+        }
+        return {"checked": values.pack_answer(checked), "recorded": read}
 
     async def idle_watch(self) -> None:
         while not self.stopping.is_set():
+            # Started on demand, and every client left (or died) without saying so.
+            quiet_s = time.monotonic() - self.last_run
+            alone = self.on_demand and not self.busy and not self.attached()
+            if alone and quiet_s > ON_DEMAND_GRACE_S:
+                self.say("no client is attached: stopping")
+                self.stopping.set()
+                break
             left = self.idle_s - (time.monotonic() - self.last_run)
             if self.busy or left > 0:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.stopping.wait(), max(0.05, min(left, 30.0)))
+                    await asyncio.wait_for(self.stopping.wait(), max(0.05, min(left, 1.0)))
                 continue
             self.say(f"idle for {self.settings.idle_minutes:g} minutes: stopping")
             self.stopping.set()
 
     async def close(self) -> None:
-        for future in list(self._inflight):
-            future.cancel()
+        if self.pool is not None and self.quick_end:
+            await self.pool.end(QUICK_END_S)
+            return
         if self.pool is not None:
             await self.pool.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _progress_frames(writer: asyncio.StreamWriter) -> ProgressScope:
+    """A `ProgressScope` that writes each (engine, stage) to `writer` as a
+    frame (`daemon.wire`) ahead of the answer."""
+
+    @contextlib.asynccontextmanager
+    async def frames(engines: Sequence[str]) -> AsyncIterator[Progress]:
+        def report(engine: str, stage: str) -> None:
+            if not writer.is_closing():
+                writer.write(wire.encode({"progress": [engine, stage]}))
+
+        yield report
+
+    return frames
 
 
 def _lock(where: Place) -> IO[str] | None:
@@ -276,7 +369,7 @@ def _listen(where: Place) -> socket.socket:
     return sock
 
 
-async def serve(root: Path, log: IO[str]) -> int:
+async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
     from signalint import runtime
 
     where = place(root, os.environ)
@@ -289,13 +382,10 @@ async def serve(root: Path, log: IO[str]) -> int:
     except ConfigError as exc:
         log.write(f"signalint daemon: {exc}; using the default daemon settings\n")
         config = None
-    daemon = Daemon(root, where, config, log)
-    # Load the command code now, so the first forwarded check does not pay
-    # for it (`start` returns once this is done and the socket answers).
-    import signalint.cli.check
-    import signalint.cli.group
-    import signalint.cli.hooks
-    import signalint.hosts.hook_run
+    daemon = Daemon(root, where, config, log, on_demand)
+    # Load the check code now, so the first check does not pay for it
+    # (`start` returns once this is done and the socket answers).
+    import signalint.daemon.values
     import signalint.service  # noqa: F401
 
     try:
@@ -304,7 +394,6 @@ async def serve(root: Path, log: IO[str]) -> int:
         daemon.say(f"cannot listen on {where.socket}: {exc}")
         return CANNOT_LISTEN
     identity = os.stat(where.socket).st_ino
-    runtime.install(daemon)
     runtime.long_lived()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -327,14 +416,17 @@ async def serve(root: Path, log: IO[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    on_demand = args[:1] == [ON_DEMAND]
+    if on_demand:
+        args = args[1:]
     if len(args) != 1:
-        sys.stderr.write("usage: python -m signalint.daemon.server ROOT\n")
+        sys.stderr.write(f"usage: python -m signalint.daemon.server [{ON_DEMAND}] ROOT\n")
         return 2
     root = Path(os.path.realpath(args[0]))
     log = sys.stderr
-    code = asyncio.run(serve(root, log))
+    code = asyncio.run(serve(root, log, on_demand))
     log.flush()
-    # A request thread still blocked on the loop must not hold the exit.
+    # A worker's reader thread must not hold the exit.
     os._exit(code)
 
 

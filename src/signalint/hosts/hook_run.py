@@ -83,13 +83,15 @@ def edited_targets(
 
 def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
     from signalint import runtime, service
+    from signalint.daemon import client
     from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
     )
+    # Through the project's daemon when one runs (`daemon.client.check`).
     checked = runtime.run(
-        service.check(
+        client.check(
             service.CheckRequest(
                 root,
                 config,
@@ -101,6 +103,7 @@ def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
                 # (module docstring).
             ),
             service.Services(runtime.context(), store),
+            kind="hook",
         )
     )
     store.flush()

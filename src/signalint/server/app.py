@@ -380,6 +380,10 @@ class _Wire:
         return None
 
 
+# How long a server killed by a signal waits for the daemon it leaves.
+LEAVE_DAEMON_S = 0.3
+
+
 def _kill_workers(state: ServerState) -> None:
     """Kill the warm workers' groups and those of the engine runs in flight
     (any thread; `leaving`'s last resort). Nothing is imported here: the
@@ -393,6 +397,9 @@ def _kill_workers(state: ServerState) -> None:
     context = state.__dict__.get("context")
     if context is not None and context.warm is not None:
         context.warm.kill_all()
+    client = sys.modules.get("signalint.daemon.client")
+    if client is not None:  # loaded: this server asked the daemon
+        client.leave(state.root, "mcp", LEAVE_DAEMON_S)
 
 
 async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], None]) -> None:
@@ -400,6 +407,7 @@ async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], 
     until `leaving`'s deadline (`server.leaving` says what a write left
     then costs)."""
     import asyncio
+    import sys
     import threading
 
     from signalint.shadow import REMOVAL_THREAD
@@ -408,6 +416,10 @@ async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], 
     waits: list[Awaitable[Any]] = []
     if context is not None and context.warm is not None:
         waits.append(context.warm.end(min(STOP_GRACE_S, leaving.left())))
+    client = sys.modules.get("signalint.daemon.client")
+    if client is not None:  # loaded: this server asked the daemon; its pool ends with us
+        budget = min(STOP_GRACE_S, leaving.left())
+        waits.append(asyncio.to_thread(client.leave, state.root, "mcp", budget))
     writes: list[asyncio.Future[Any]] = [] if context is None else context.background()
     for name in ("snapshots", "live_snapshots"):
         store = state.__dict__.get(name)

@@ -35,6 +35,7 @@ from signalint.config import (
     ConfigError,
     config_source,
 )
+from signalint.daemon import client
 from signalint.payloads import CheckPayload
 from signalint.project.markers import MARKERS_HINT, project_languages
 from signalint.project.paths import PathRefused
@@ -239,9 +240,13 @@ async def run(
             progress=_progress(send),
             compact=state.compact,
         )
-        checked = await service.check(
+        # Through the project's daemon and its one warm pool, started on
+        # demand (`daemon.client.check`); in-process with SIGNALINT_DAEMON=0.
+        checked = await client.check(
             request,
             service.Services(state.context, state.snapshots, state.history, tool_words),
+            kind="mcp",
+            start=True,
         )
     except PathRefused as exc:
         raise _path_refusal(field, exc) from exc

@@ -65,6 +65,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
     copy of the project with the patch applied (nothing written in the project)."""
     from signalint import service
     from signalint.config import ConfigError
+    from signalint.daemon import client
     from signalint.delta import compare
     from signalint.engines.registry import engine_cache_dirs
     from signalint.shadow import shadow_copy
@@ -75,12 +76,12 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
         config = state.config()
         before = None
         if existing:
-            before = await service.check(
+            before = await client.check(
                 service.CheckRequest(
                     state.root, config, existing, locate=service.from_root(state.root),
                     kind="files",
                 ),
-                service.Services(state.context),
+                service.Services(state.context), kind="mcp", start=True,
             )  # fmt: skip
         replace = {p.file: p.patched.encode() for p in prepared.patches}
         with shadow_copy(state.root, replace, skip=engine_cache_dirs()) as shadow:

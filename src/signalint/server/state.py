@@ -107,12 +107,13 @@ class ServerState:
     @cached_property
     def context(self) -> Context:
         """This server's memory between checks (caches, decoded issues,
-        programs) and its kept-warm engine workers (`warm.pool`), started
-        lazily by the first check that runs each engine."""
+        programs). It keeps no warm engine workers: the project's daemon
+        owns the one pool and answers the server's checks
+        (`daemon.client.check`); a check the daemon could not answer runs
+        here, cold."""
         from signalint.context import Context
-        from signalint.warm.pool import open_pool
 
-        return Context(warm=open_pool(self.root, self.startup_config))
+        return Context()
 
     @cached_property
     def history(self) -> Session:
