@@ -36,7 +36,6 @@ import pytest
 from signalint.check import CheckRun, run_check
 from signalint.cli.main import main
 from signalint.config import load_config
-from signalint.engines.registry import ENGINES
 from signalint.model import Scope
 from signalint.request import RunRequest
 from tests.helpers import git
@@ -96,7 +95,9 @@ def issues(run: CheckRun, engine: str) -> Found:
 # Native outputs, read with this test's own patterns.
 _TSC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+),(?P<col>\d+)\): \w+ (?P<rule>TS\d+):")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_ASTRO = re.compile(r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+) - \w+ (?P<src>\w+)\((?P<code>\d+)\)")
+_ASTRO = re.compile(
+    r"^(?P<file>\S+):(?P<line>\d+):(?P<col>\d+) - \w+ (?P<src>\w+)\((?P<code>\d+)\)"
+)
 
 
 def native(root: Path, fixture: str) -> Found:
@@ -211,7 +212,9 @@ def test_the_cache_key_includes_a_component_file(tmp_path: Path, fixture: str) -
     first = check(root, cache=True)
     again = check(root, cache=True)
     assert again.result.outcomes[engine].cache_hits == 1
-    component = root / ("src/components/Hello.vue" if fixture == "vue" else "src/lib/Counter.svelte")
+    component = root / (
+        "src/components/Hello.vue" if fixture == "vue" else "src/lib/Counter.svelte"
+    )
     text = component.read_text()
     fixed = text.replace("const wrong: string = count.value;", "const wrong: number = count.value;")
     fixed = fixed.replace("const label: string = count;", "const label: number = count;")

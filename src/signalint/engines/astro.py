@@ -50,9 +50,7 @@ from signalint.model import Issue, Severity
 from signalint.process import Command, ProcessResult
 
 SUFFIXES = (".astro", *paths.JS_SUFFIXES)
-CONFIG_NAMES = tuple(
-    f"astro.config.{ext}" for ext in ("mjs", "js", "ts", "mts", "cjs", "cts")
-)
+CONFIG_NAMES = tuple(f"astro.config.{ext}" for ext in ("mjs", "js", "ts", "mts", "cjs", "cts"))
 TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
 _INPUT_SUFFIXES = (*SUFFIXES, ".json", ".md", ".mdx", ".markdoc", ".yaml", ".yml", ".toml")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

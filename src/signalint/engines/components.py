@@ -96,9 +96,7 @@ def _pattern(entry: str, *, include: bool) -> re.Pattern[str]:
                 else r"(?:[^/]+/)*"
             )
             continue
-        piece = "".join(
-            "[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part
-        )
+        piece = "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
         if include and part[:1] in ("*", "?"):
             piece = "(?!\\.)" + piece  # a wildcard never matches a leading dot
         out.append(piece + "/")
@@ -142,7 +140,7 @@ def _rooted(here: str, entry: str) -> str | None:
     """`entry`, relative to the config directory `here`, relative to the root
     (None when it lies outside the root)."""
     joined = os.path.normpath(os.path.join(here, entry))
-    if joined == "..." or joined.startswith("../") or joined == ".." or os.path.isabs(joined):
+    if joined == ".." or joined.startswith("../") or os.path.isabs(joined):
         return None
     return PurePosixPath(Path(joined).as_posix()).as_posix()
 
@@ -153,7 +151,8 @@ def tsconfig_scope(root: Path, config: str, suffixes: Sequence[str]) -> list[str
     found, out_dir = _setting(root, config)
     home = os.path.dirname(config) or "."
     files = [
-        f for f in (_rooted(d, e) for d, entries in [found.get("files", (home, []))] for e in entries)
+        f
+        for f in (_rooted(d, e) for d, entries in [found.get("files", (home, []))] for e in entries)
         if f
     ]
     if "include" in found:
@@ -188,6 +187,8 @@ def tsconfig_scope(root: Path, config: str, suffixes: Sequence[str]) -> list[str
     return [f for f in chosen if (root / f).is_file()]
 
 
-def nearest_config(root: Path, names: Sequence[str] = ("tsconfig.json", "jsconfig.json")) -> str | None:
+def nearest_config(
+    root: Path, names: Sequence[str] = ("tsconfig.json", "jsconfig.json")
+) -> str | None:
     """The root's own TypeScript or JavaScript configuration, if any."""
     return paths.root_file(root, names)

@@ -177,7 +177,9 @@ def _issue(text: str, ctx: EngineContext) -> Issue | None:
     try:
         data: Any = json.loads(text)
     except ValueError as exc:
-        raise EngineOutputError(f"svelte-check printed a diagnostic that is not JSON: {exc}", text)
+        raise EngineOutputError(
+            f"svelte-check printed a diagnostic that is not JSON: {exc}", text
+        ) from exc
     if not isinstance(data, dict) or not isinstance(data.get("filename"), str):
         raise EngineOutputError("svelte-check printed a diagnostic without a file name", text)
     file = paths.project_path(ctx.root, os.path.join(str(ctx.root), data["filename"]))
