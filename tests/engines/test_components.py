@@ -54,6 +54,14 @@ PACKAGES: dict[str, tuple[str, ...]] = {
         "vite@7.3.8",
         "@vitejs/plugin-vue@6.0.3",
     ),
+    # vue-tsc 2 (the major many projects still pin) on the same fixture.
+    "vue2": (
+        "vue@3.5.26",
+        "vue-tsc@2.2.12",
+        "typescript@5.9.3",
+        "vite@7.3.8",
+        "@vitejs/plugin-vue@6.0.3",
+    ),
     "svelte": ("svelte@5.46.1", "svelte-check@4.7.9", "typescript@5.9.3"),
     "astro": ("astro@5.18.2", "@astrojs/check@0.9.12", "typescript@5.9.3"),
 }
@@ -66,12 +74,15 @@ def modules(fixture: str) -> Path:
     return pinned_modules(prefix, PACKAGES[fixture])
 
 
-def project(tmp_path: Path, fixture: str) -> Path:
-    """A copy of the fixture with its pinned node_modules (hard links) and
-    every other engine but Oxlint left to its default."""
+def project(tmp_path: Path, fixture: str, packages: str | None = None) -> Path:
+    """A copy of the fixture with its pinned node_modules (hard links; those
+    of `packages`, default the fixture's own) and every other engine but
+    Oxlint left to its default."""
     root = tmp_path / fixture
     shutil.copytree(FIXTURES / fixture, root)
-    shutil.copytree(modules(fixture), root / "node_modules", symlinks=True, copy_function=os.link)
+    shutil.copytree(
+        modules(packages or fixture), root / "node_modules", symlinks=True, copy_function=os.link
+    )
     (root / ".gitignore").write_text("node_modules/\n.signalint/\n.astro/\ndist/\n")
     (root / "signalint.config.json").write_text(json.dumps({"engines": {"oxlint": False}}))
     return root.resolve()
@@ -143,12 +154,17 @@ CHECKED = {
 }
 
 
-@pytest.mark.parametrize("fixture", ["vue", "svelte", "astro"])
-def test_each_checker_is_read_as_its_native_run(tmp_path: Path, fixture: str) -> None:
+@pytest.mark.parametrize(
+    ("fixture", "packages"),
+    [("vue", "vue"), ("vue", "vue2"), ("svelte", "svelte"), ("astro", "astro")],
+)
+def test_each_checker_is_read_as_its_native_run(
+    tmp_path: Path, fixture: str, packages: str
+) -> None:
     """Cold, filling the cache and answered from it: the native diagnostics
     with multiplicity; tsc never runs beside it; the component files are
-    counted as checked by the component engine."""
-    root = project(tmp_path, fixture)
+    counted as checked by the component engine (vue-tsc 3 and 2)."""
+    root = project(tmp_path, fixture, packages)
     engine = ENGINE_OF[fixture]
     expected = native(root, fixture)
     for cache in (False, True, True):
@@ -156,6 +172,7 @@ def test_each_checker_is_read_as_its_native_run(tmp_path: Path, fixture: str) ->
         assert set(run.result.outcomes) == {engine}, run.result.outcomes
         outcome = run.result.outcomes[engine]
         assert outcome.status == "ok", outcome.message or outcome.coverage_gap
+        assert outcome.coverage_gap is None  # the version is one the adapter reads
         assert outcome.files_checked == len(CHECKED[fixture])
         assert issues(run, engine) == expected
     assert outcome.cache_hits == 1
