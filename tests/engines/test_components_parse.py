@@ -118,6 +118,17 @@ def test_tsconfig_scope_follows_tscs_include_rules(tmp_path: Path) -> None:
     assert sorted(scope) == [".svelte-kit/ambient.d.ts", "src/a.ts", "src/b.svelte", "tests/f.ts"]
 
 
+def test_tsconfig_scope_reads_config_dir_as_the_checked_configs(tmp_path: Path) -> None:
+    """`${configDir}` in an inherited include is the directory of the config
+    being checked, not of the one that writes it."""
+    write(tmp_path, {
+        "tsconfig.json": json.dumps({"extends": "./base/tsconfig.json"}),
+        "base/tsconfig.json": json.dumps({"include": ["${configDir}/src"]}),
+        "src/a.ts": "", "base/src/b.ts": "",
+    })  # fmt: skip
+    assert components.tsconfig_scope(tmp_path, "tsconfig.json", astro.SUFFIXES) == ["src/a.ts"]
+
+
 def test_tsconfig_scope_defaults(tmp_path: Path) -> None:
     """No include: everything but node_modules-like directories and the outDir."""
     write(tmp_path, {

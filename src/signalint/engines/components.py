@@ -6,7 +6,8 @@
 - `tsconfig_scope(root, config, suffixes)`: the project files a TypeScript
   configuration includes, by tsc's own rules (`files`, `include`, `exclude`,
   inherited through `extends` from the nearest config that sets them, each
-  relative to the config that sets it; an include whose last part has
+  relative to the config that sets it, `${configDir}` meaning the checked
+  config's own directory; an include whose last part has
   neither a wildcard nor an extension is a directory; `*` and `**` never
   match a name starting with "."; `node_modules`, `bower_components`,
   `jspm_packages` and the `outDir` are excluded by default). svelte-check
@@ -35,6 +36,7 @@ from signalint.engines.tsc_build import resolve_extends
 _NEVER = frozenset({".git", ".hg", ".svn", "node_modules", ".signalint"})
 _DEFAULT_EXCLUDES = ("node_modules", "bower_components", "jspm_packages")
 _WILD = re.compile(r"[*?]")
+_TEMPLATE = "${configDir}"
 # A configuration's chain is followed at most this far (a loop is cut).
 _CHAIN = paths.MAX_CONFIG_CHAIN
 
@@ -136,9 +138,12 @@ def _setting(root: Path, config: str) -> tuple[dict[str, tuple[str, list[str]]],
     return found, out_dir
 
 
-def _rooted(here: str, entry: str) -> str | None:
+def _rooted(here: str, entry: str, home: str = ".") -> str | None:
     """`entry`, relative to the config directory `here`, relative to the root
-    (None when it lies outside the root)."""
+    (None when it lies outside the root). `${configDir}` is the directory of
+    the config being checked (`home`), wherever the entry is written."""
+    if entry.startswith(_TEMPLATE):
+        here, entry = home, "." + entry[len(_TEMPLATE) :]
     joined = os.path.normpath(os.path.join(here, entry))
     if joined == ".." or joined.startswith("../") or os.path.isabs(joined):
         return None
@@ -152,19 +157,21 @@ def tsconfig_scope(root: Path, config: str, suffixes: Sequence[str]) -> list[str
     home = os.path.dirname(config) or "."
     files = [
         f
-        for f in (_rooted(d, e) for d, entries in [found.get("files", (home, []))] for e in entries)
+        for f in (
+            _rooted(d, e, home) for d, entries in [found.get("files", (home, []))] for e in entries
+        )
         if f
     ]
     if "include" in found:
         here, entries = found["include"]
-        includes = [_rooted(here, e) for e in entries]
+        includes = [_rooted(here, e, home) for e in entries]
     elif "files" in found:
         includes = []
     else:
         includes = [_rooted(home, "**/*")]
     if "exclude" in found:
         here, entries = found["exclude"]
-        excludes = [_rooted(here, e) for e in entries]
+        excludes = [_rooted(here, e, home) for e in entries]
     else:
         excludes = [_rooted(home, e) for e in _DEFAULT_EXCLUDES]
         if out_dir is not None:
