@@ -279,3 +279,20 @@ def test_new_from_rev_reports_only_a_planted_component_error(
         5,
         "TS2322",
     )
+
+
+def test_astro_without_sync_writes_nothing(tmp_path: Path) -> None:
+    """`"astro": {"sync": false}` passes `--noSync`: the check writes no
+    `.astro/` into the project (D18), which the default run, as the
+    project's own `astro check`, does; the diagnostics are the same here
+    (the fixture has no content collections)."""
+    root = project(tmp_path, "astro")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "astro": {"sync": False}}})
+    )
+    run = check(root, cache=False)
+    assert run.result.outcomes["astro"].status == "ok"
+    assert not (root / ".astro").exists()
+    found = issues(run, "astro")
+    assert found == native(root, "astro")  # the native run syncs
+    assert (root / ".astro").is_dir()
