@@ -132,6 +132,7 @@ FORMAT_FLAGS = {
     "oxlint": ["--format", "json"],
     "tsc": ["--pretty", "false"],
     "vue-tsc": ["--pretty", "false"],
+    "svelte-check": ["--output", "machine-verbose"],
     "biome": ["--reporter", "json", "--max-diagnostics=none"],
     "eslint": ["--format", "json"],
     "ruff": ["--output-format", "json", "--no-fix"],
