@@ -15,7 +15,9 @@ from signalint.cli.main import main
 from signalint.config import load_config
 from signalint.engines.registry import ENGINES
 
-PYTHON_ENGINES = [n for n, e in ENGINES.items() if e.spec.language == "python"]
+PYTHON_ENGINES = {n for n, e in ENGINES.items() if e.spec.language == "python"}
+# The component checkers: enabled only by a framework's own configuration.
+COMPONENT_ENGINES = {n for n, e in ENGINES.items() if "tsc" in e.spec.replaces}
 
 
 def run_init(root: Path, *args: str, **env: str) -> Result:
@@ -37,6 +39,29 @@ def written(root: Path) -> dict[str, Any]:
     data = json.loads((root / "signalint.config.json").read_text())
     assert isinstance(data, dict)
     return data
+
+
+@pytest.mark.parametrize(
+    ("files", "package", "chosen"),
+    [
+        (["tsconfig.json"], {"devDependencies": {"vue": "3", "vue-tsc": "3"}}, "vue-tsc"),
+        (["tsconfig.json"], {"dependencies": {"vue": "3"}}, "vue-tsc"),
+        (["tsconfig.json", "svelte.config.js"], {}, "svelte-check"),
+        (["tsconfig.json", "astro.config.mjs"], {}, "astro"),
+    ],
+)
+def test_a_component_checker_replaces_tsc(
+    tmp_path: Path, files: list[str], package: dict[str, object], chosen: str
+) -> None:
+    """A Vue, Svelte or Astro project gets its framework's checker and tsc
+    off: it checks tsc's program and the components (docs/engines.md)."""
+    touch(tmp_path, *files)
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    result = run_init(tmp_path)
+    assert result.exit_code == 0, result.output
+    config = written(tmp_path)["engines"]
+    assert config["tsc"] is False
+    assert {n for n in COMPONENT_ENGINES if config[n]} == {chosen}
 
 
 @pytest.mark.parametrize(
@@ -69,8 +94,9 @@ def test_detection_matrix(tmp_path: Path, files: list[str], engines: dict[str, b
     assert result.exit_code == 0, result.output
     config = written(tmp_path)
     # A JavaScript project: every Python engine is written, switched off.
-    assert {n: on for n, on in config["engines"].items() if n not in PYTHON_ENGINES} == engines
-    assert not any(config["engines"][n] for n in PYTHON_ENGINES)
+    others = PYTHON_ENGINES | COMPONENT_ENGINES
+    assert {n: on for n, on in config["engines"].items() if n not in others} == engines
+    assert not any(config["engines"][n] for n in others)
     assert config["ignore"] == ["node_modules/**", "dist/**", ".signalint/**"]
     assert config["timeoutsMs"] == {n: e.spec.timeout_ms for n, e in ENGINES.items()}
     assert {n: config["timeoutsMs"][n] for n in engines} == {

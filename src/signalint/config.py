@@ -146,8 +146,25 @@ class Config:
 
     @property
     def enabled_engines(self) -> tuple[str, ...]:
-        """Enabled engine names in the canonical order."""
-        return tuple(name for name in ENGINE_NAMES if self.engines[name].enabled)
+        """Enabled engine names in the canonical order, without those an
+        enabled engine replaces (`EngineSpec.replaces`: tsc beside vue-tsc,
+        svelte-check or astro, which check its program and the components)."""
+        return tuple(
+            name
+            for name in ENGINE_NAMES
+            if self.engines[name].enabled and self.replaced_by(name) is None
+        )
+
+    def replaced_by(self, name: str) -> str | None:
+        """The enabled engine that replaces engine `name`, if any."""
+        return next(
+            (
+                other
+                for other in ENGINE_NAMES
+                if self.engines[other].enabled and name in ENGINES[other].spec.replaces
+            ),
+            None,
+        )
 
 
 def _got(value: object) -> str:

@@ -429,7 +429,39 @@ def files_checked(engine: str, stdout: str) -> int | None:
     return int(value) if isinstance(value, int) else None
 
 
+# --- svelte-check -----------------------------------------------------------
+
+
+def parse_svelte_check(stdout: str, root: Path) -> Parsed:
+    """`svelte-check --output machine-verbose`: a time stamp, then one JSON
+    object per diagnostic (0-based UTF-16 positions, `filename` relative to
+    the workspace), then `COMPLETED ...` (required: a run without it failed)."""
+    parsed = Parsed()
+    completed = False
+    for line in stdout.splitlines():
+        _, _, rest = line.strip().partition(" ")
+        if rest.startswith("COMPLETED"):
+            completed = True
+            continue
+        if not rest.startswith("{"):
+            continue
+        data = json.loads(rest)
+        rel = relative(root, os.path.join(root, data["filename"]))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        code = data.get("code")
+        rule = f"TS{code}" if isinstance(code, int) else str(code or data.get("source") or "")
+        start = data.get("start") or {}
+        key = Key(rel, int(start.get("line", 0)) + 1, int(start.get("character", 0)) + 1, rule)
+        parsed.add(key, str(data.get("message", "")))
+    if not completed:
+        raise ValueError("svelte-check printed no COMPLETED line")
+    return parsed
+
+
 NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {
+    "svelte-check": parse_svelte_check,
     "eslint": parse_eslint,
     "oxlint": parse_oxlint,
     "biome": parse_biome,

@@ -95,13 +95,31 @@ from signalint.settings_home import new_file_text
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent.parent
-ALL_ENGINES = ("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright")
+ALL_ENGINES = (
+    "oxlint",
+    "tsc",
+    "vue-tsc",
+    "svelte-check",
+    "astro",
+    "biome",
+    "eslint",
+    "ruff",
+    "mypy",
+    "pyright",
+)
+# Engines run and read as tsc is (vue-tsc is tsc with the Vue plugin).
+TSC_LIKE = ("tsc", "vue-tsc")
+# The component checkers' managed prefix (`Provision.prefix`).
+MANAGED_PREFIX = {"vue-tsc": "components", "svelte-check": "components", "astro": "components"}
 PYTHON_ENGINES = ("ruff", "mypy", "pyright")
 BINARIES = {name: name for name in ALL_ENGINES}
 # Where a project keeps its own copy of each engine, in the order Signalint
 # looks (`Provision.local`), and how Signalint's managed copy is installed.
 LOCAL_PLACES = {
-    **{name: ("node_modules",) for name in ("oxlint", "tsc", "biome", "eslint")},
+    **{
+        name: ("node_modules",)
+        for name in ("oxlint", "tsc", "vue-tsc", "svelte-check", "astro", "biome", "eslint")
+    },
     "ruff": ("venv",),
     "mypy": ("venv",),
     "pyright": ("venv", "node_modules"),
@@ -113,6 +131,8 @@ MANAGED_BY = {"ruff": "pip", "mypy": "pip"}  # the others: npm (Pyright's npm pa
 FORMAT_FLAGS = {
     "oxlint": ["--format", "json"],
     "tsc": ["--pretty", "false"],
+    "vue-tsc": ["--pretty", "false"],
+    "svelte-check": ["--output", "machine-verbose"],
     "biome": ["--reporter", "json", "--max-diagnostics=none"],
     "eslint": ["--format", "json"],
     "ruff": ["--output-format", "json", "--no-fix"],
@@ -518,6 +538,8 @@ def managed_bin(engine: str) -> Path:
     root = Path(base) if base else Path.home() / ".cache" / "signalint" / "engines"
     if MANAGED_BY.get(engine) == "pip":
         return root / "python" / "bin"
+    if engine in MANAGED_PREFIX:
+        return root / MANAGED_PREFIX[engine] / "node_modules" / ".bin"
     return root / "node_modules" / ".bin"
 
 
@@ -613,7 +635,7 @@ def native_run(
             f"native {engine} exited {ran.exit_code}: "
             f"{(ran.stderr.strip() or ran.stdout.strip())[:400]}"
         )
-    if engine == "tsc":
+    if engine in TSC_LIKE:
         parsed = parse_tsc(ran.stdout, cwd, tsc_config(repo.native.get(engine, [])))
         shutil.rmtree(scratch, ignore_errors=True)
     else:
@@ -648,7 +670,7 @@ def native_command(
     scratch copy of the clone at `scratch`; Python engines with the `.venv`
     activated and their caches under `state`."""
     cwd = project
-    if engine == "tsc":
+    if engine in TSC_LIKE:
         scratch_copy(clone, scratch, with_state)
         cwd = scratch / project.relative_to(clone)
     argv = [str(binary), *native_args(repo, engine), *python_flags(engine, project, state)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from pathlib import Path, PurePosixPath
 from typing import Final
 
@@ -218,7 +219,8 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
     started: list[str] = []
     rows: dict[str, str] = {}
     for name, engine in ENGINES.items():
-        enabled = config.engines[name].enabled
+        # An engine another enabled one replaces does not run (tsc beside vue-tsc).
+        enabled = name in config.enabled_engines
         resolved = resolve(engine, root)
         if resolved.path is None:
             rows[name] = f"missing: {install_hint(name)}"
@@ -236,12 +238,21 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
             rows[name] = f"does not start: {error}"
             problems.append(f"{name} does not start: {error}")
             continue
+        from signalint.engines.resolve import package_version
+
+        # The package's own version where its manifest names it (vue-tsc's
+        # `--version` prints its TypeScript's).
+        real = os.path.realpath(resolved.path)
+        found_version = package_version(real, engine.spec.provision) or found_version
         rows[name] = f"{resolved.source} {found_version} {resolved.path}"
         started.append(name)
     checks = _engine_checks(root, config, files, started) if started else {}
     for name in ENGINES:
-        enabled = config.engines[name].enabled
+        enabled = name in config.enabled_engines
         verdict = ""
+        replacing = config.replaced_by(name) if config.engines[name].enabled else None
+        if replacing is not None:
+            verdict = f"  (replaced by {replacing}, which checks its program)"
         if name in checks:
             error = checks[name]
             if error == "skip":
@@ -253,7 +264,7 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
                 problems.append(f"{name} fails a one-file check: {error}")
         state = "enabled " if enabled else "disabled"
         click.echo(f"  {name:<7} {state}  {rows[name]}{verdict}")
-    if not any(config.engines[n].enabled for n in ENGINES):
+    if not config.enabled_engines:
         problems.append("no engine is enabled")
     return problems
 

@@ -37,9 +37,9 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, *VERSION_FLAGS, prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
-    TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their
-    diagnostics into one schema, and ranks them in clusters, for coding
-    agents and people.
+    TypeScript, Vue (vue-tsc), Svelte (svelte-check), Astro (astro check),
+    Biome, ESLint, Ruff, mypy, Pyright), normalizes their diagnostics into
+    one schema, and ranks them in clusters, for coding agents and people.
 
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.

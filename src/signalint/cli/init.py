@@ -71,9 +71,19 @@ class Detected:
 
     def _enabled(self, name: str) -> bool:
         spec = ENGINES[name].spec
+        if self.replaced(name):
+            return False
         if self.configs.get(name) is not None:
             return True
         return spec.fallback and spec.language in self.languages and not self.other_linters(name)
+
+    def replaced(self, name: str) -> bool:
+        """Whether a detected engine replaces `name` (tsc in a Vue, Svelte or
+        Astro project: vue-tsc, svelte-check or astro check its program)."""
+        return any(
+            name in engine.spec.replaces and self.configs.get(other) is not None
+            for other, engine in ENGINES.items()
+        )
 
     def other_linters(self, name: str) -> list[str]:
         """Configured linters of `name`'s language other than `name`."""

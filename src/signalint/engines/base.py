@@ -50,6 +50,12 @@ class Provision:
     version: str
     bin_name: str
     local: tuple[LocalPlace, ...]
+    # Pinned packages installed beside it (`package@version`), and the
+    # managed directory's subdirectory it gets as an npm prefix of its own
+    # ("": the shared one). The component checkers need TypeScript's
+    # JavaScript API (5 or 6) where the shared prefix pins TypeScript 7.
+    companions: tuple[str, ...] = ()
+    prefix: str = ""
 
     @property
     def requirement(self) -> str:
@@ -86,6 +92,9 @@ class EngineSpec:
       adapter knows (each with a fixture of the real engine in tests/); a
       run of another version still runs, but its outcome is a coverage gap
       naming the version (`reads`, D17). Empty: every version.
+    - `replaces`: engines this one makes redundant when both are enabled
+      (vue-tsc checks tsc's program and its components): the replaced
+      engine is not run (`Config.enabled_engines`, `Config.replaced_by`).
     """
 
     name: str
@@ -103,6 +112,7 @@ class EngineSpec:
     per_package: bool = False
     cache_dirs: tuple[str, ...] = ()
     majors: tuple[int, ...] = ()
+    replaces: tuple[str, ...] = ()
 
     def reads(self, version: str) -> bool:
         """Whether the adapter knows `version` (one of `majors`); an

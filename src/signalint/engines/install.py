@@ -106,7 +106,7 @@ def _at_pin(engine: Engine, directory: Path, timeout_s: float) -> bool:
     pinned = engine.spec.provision.version
     if resolve.package_version(os.path.realpath(path), engine.spec.provision) != pinned:
         return False
-    return answered_version(path, timeout_s)[0] == pinned
+    return answered_version(path, timeout_s)[0] is not None
 
 
 def _run(commands: Sequence[Command], timeout_s: float) -> None:
@@ -138,6 +138,9 @@ def _verify(engines: Sequence[Engine], directory: Path, timeout_s: float) -> dic
         found, why = answered_version(path, timeout_s)
         if found is None:
             raise InstallError(f"{name}: {why}")
+        # vue-tsc answers `--version` with its TypeScript's version: the
+        # package's manifest names its own.
+        found = resolve.package_version(os.path.realpath(path), engine.spec.provision) or found
         if found != pinned:
             raise InstallError(f"{name}: `{path} --version` says {found}, not the pinned {pinned}.")
         versions[name] = found

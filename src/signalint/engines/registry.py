@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from signalint.engines import biome, eslint, mypy, oxlint, pyright, ruff, tsc
+from signalint.engines import (
+    astro,
+    biome,
+    eslint,
+    mypy,
+    oxlint,
+    pyright,
+    ruff,
+    svelte_check,
+    tsc,
+    vue_tsc,
+)
 from signalint.engines.base import Engine
 
 ENGINES: dict[str, Engine] = {
     "oxlint": oxlint.ENGINE,
     "tsc": tsc.ENGINE,
+    "vue-tsc": vue_tsc.ENGINE,
+    "svelte-check": svelte_check.ENGINE,
+    "astro": astro.ENGINE,
     "biome": biome.ENGINE,
     "eslint": eslint.ENGINE,
     "ruff": ruff.ENGINE,

@@ -181,7 +181,8 @@ def _local(provision: Provision, root: Path) -> Path | None:
 def _managed_bin(provision: Provision, directory: Path | None = None) -> Path:
     directory = managed_dir() if directory is None else directory
     if provision.installer == "npm":
-        return directory / "node_modules" / ".bin"
+        prefix = directory / provision.prefix if provision.prefix else directory
+        return prefix / "node_modules" / ".bin"
     return _venv_bin(directory / "python")
 
 
@@ -500,14 +501,21 @@ def install_commands(
     environment (`python/`), created with this interpreter when missing.
     """
     provisions = [engine.spec.provision for engine in engines]
-    npm = [p.requirement for p in provisions if p.installer == "npm"]
     pip = [p.requirement for p in provisions if p.installer == "pip"]
     directory = managed_dir() if directory is None else directory
     commands: list[Command] = []
     ok = frozenset({0})
-    if npm:
-        argv = ("npm", "install", "--prefix", str(directory), "--no-audit", "--no-fund")
-        commands.append(Command((*argv, "--save-exact", *npm), directory, timeout_s, ok))
+    # One npm prefix per `Provision.prefix` ("" the shared one), each with
+    # its engines' companions beside them.
+    prefixes: dict[str, list[str]] = {}
+    for p in provisions:
+        if p.installer == "npm":
+            wanted = prefixes.setdefault(p.prefix, [])
+            wanted += [r for r in (p.requirement, *p.companions) if r not in wanted]
+    for prefix, npm in prefixes.items():
+        where = prepare_managed_dir(directory / prefix) if prefix else directory
+        argv = ("npm", "install", "--prefix", str(where), "--no-audit", "--no-fund")
+        commands.append(Command((*argv, "--save-exact", *npm), where, timeout_s, ok))
     if pip:
         venv = directory / "python"
         if not _is_venv(venv):
