@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from signalint.engines import biome, eslint, mypy, oxlint, pyright, ruff, tsc
+from signalint.engines import (
+    basedpyright,
+    biome,
+    eslint,
+    mypy,
+    oxlint,
+    pyrefly,
+    pyright,
+    ruff,
+    tsc,
+    ty,
+)
 from signalint.engines.base import Engine
 
 ENGINES: dict[str, Engine] = {
@@ -13,6 +24,9 @@ ENGINES: dict[str, Engine] = {
     "ruff": ruff.ENGINE,
     "mypy": mypy.ENGINE,
     "pyright": pyright.ENGINE,
+    "basedpyright": basedpyright.ENGINE,
+    "ty": ty.ENGINE,
+    "pyrefly": pyrefly.ENGINE,
 }
 
 
