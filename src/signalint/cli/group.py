@@ -37,7 +37,8 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, *VERSION_FLAGS, prog_name="signalint")
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
-    TypeScript, Biome, ESLint, Ruff, mypy, Pyright), normalizes their
+    TypeScript, Biome, ESLint, Ruff, mypy, Pyright, basedpyright, ty, Pyrefly:
+    `signalint engines list` names them all), normalizes their
     diagnostics into one schema, and ranks them in clusters, for coding
     agents and people.
 

@@ -49,9 +49,7 @@ SPEC = EngineSpec(
     title="basedpyright",
     kind="compiler",
     language="python",
-    provision=Provision(
-        "pip", "basedpyright", "1.40.2", "basedpyright", ("venv", "node_modules")
-    ),
+    provision=Provision("pip", "basedpyright", "1.40.2", "basedpyright", ("venv", "node_modules")),
     majors=(1,),
     timeout_ms=300_000,  # as Pyright's: a cold run of a large program on two shared cores
     docs_url="https://docs.basedpyright.com/",

@@ -38,9 +38,7 @@ def inputs(root: Path, skip: Iterable[Path] = ()) -> list[str]:
             and not os.path.isfile(os.path.join(directory, d, "pyvenv.cfg"))
         ]
         found.extend(
-            os.path.join(directory, f)
-            for f in files
-            if f.endswith(SUFFIXES) or f in IGNORE_FILES
+            os.path.join(directory, f) for f in files if f.endswith(SUFFIXES) or f in IGNORE_FILES
         )
     return found
 

@@ -217,7 +217,10 @@ class PyreflyEngine(EngineDefaults):
         column = _int(diag.get("column")) or 1
         stop_line, stop_column = _int(diag.get("stop_line")), _int(diag.get("stop_column"))
         rule = str(diag.get("name") or "pyrefly")
-        has_end = stop_line is not None and stop_column is not None
+        end_line: int | None = None
+        end_col: int | None = None
+        if stop_line is not None and stop_column is not None:
+            end_line, end_col = stop_line, source.codepoint_to_utf16(stop_line, stop_column)
         return Issue(
             engine=self.name,
             file=file,
@@ -226,10 +229,8 @@ class PyreflyEngine(EngineDefaults):
             rule=rule,
             severity=_SEVERITIES.get(str(diag.get("severity")), "error"),
             message=str(diag.get("description") or diag.get("concise_description") or ""),
-            end_line=stop_line if has_end else None,
-            end_col=source.codepoint_to_utf16(stop_line, stop_column)  # type: ignore[arg-type]
-            if has_end
-            else None,
+            end_line=end_line,
+            end_col=end_col,
             docs_url=DOCS_BASE + rule,
         )
 

@@ -224,9 +224,7 @@ class TyEngine(EngineDefaults):
         if python is not None and python.is_dir():
             python = python / "bin" / "python"
         stamp = pyenv.environment_stamp(python, ctx.root)
-        return ProgramKey(
-            configs=CONFIG_NAMES, extra=json.dumps({"env": stamp, "user": user})
-        )
+        return ProgramKey(configs=CONFIG_NAMES, extra=json.dumps({"env": stamp, "user": user}))
 
     def program(
         self,
