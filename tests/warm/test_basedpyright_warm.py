@@ -32,14 +32,14 @@ from tests.conftest import require_engine
 
 T = TypeVar("T")
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "engines" / "basedpyright"
-LIB = '''def scale(value: int) -> int:
+LIB = """def scale(value: int) -> int:
     return value * 2
-'''
-USER = '''from app.lib import scale
+"""
+USER = """from app.lib import scale
 
 size: int = scale({n})
 wrong: str = scale({n})
-'''
+"""
 
 
 async def check(root: Path, context: Context | None = None) -> CheckRun:
