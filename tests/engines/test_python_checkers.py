@@ -259,3 +259,61 @@ def test_a_config_ty_cannot_parse_is_an_engine_error(tmp_path: Path) -> None:
     outcome = check(root, use_cache=False).result.outcomes["ty"]
     assert outcome.status == "error"
     assert outcome.message is not None and "ty.toml" in outcome.message
+
+
+def all_three(tmp_path: Path) -> Path:
+    """The ty fixture configured for Pyrefly and basedpyright too, committed."""
+    root = copy("ty", tmp_path)
+    for name in ("pyrefly", "basedpyright"):
+        require_engine(name)
+    shutil.copy(FIXTURES / "pyrefly" / "pyrefly.toml", root / "pyrefly.toml")
+    based = (FIXTURES / "basedpyright" / "pyproject.toml").read_text()
+    table = based[based.index("[tool.basedpyright]") :]
+    with (root / "pyproject.toml").open("a") as handle:
+        handle.write("\n" + table)
+    (root / ".gitignore").write_text("src/app/ignored.py\n.signalint/\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "three checkers")
+    return root
+
+
+def sarif_ids(capsys: pytest.CaptureFixture[str], *args: str) -> Counter[str]:
+    from signalint.formats import sarif
+
+    assert main(["check", "--no-cache", "--format", "sarif", *args]) in (0, 1)
+    log = json.loads(capsys.readouterr().out)
+    return Counter(
+        r["partialFingerprints"][sarif.FINGERPRINT_KEY]
+        for run in log["runs"]
+        for r in run["results"]
+    )
+
+
+@pytest.mark.real
+def test_shards_divide_the_three_checkers_and_changed_scopes_them(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    in_project: Callable[[Path], Path],
+) -> None:
+    root = all_three(tmp_path)
+    in_project(root)
+    assert main(["check", "--no-cache", "--format", "json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert {n: e["status"] for n, e in document["engines"].items()} == {
+        "ty": "ok",
+        "pyrefly": "ok",
+        "basedpyright": "ok",
+    }
+    whole = sarif_ids(capsys)
+    together: Counter[str] = Counter()
+    for i in (1, 2, 3):
+        together.update(sarif_ids(capsys, "--shard", f"{i}/3"))
+    assert together == whole
+    # `--changed` reports the whole programs of the type checkers holding the
+    # edited file (README): the whole check's issues, the new one included.
+    broken = root / "src/app/broken.py"
+    broken.write_text(broken.read_text() + "\nlate: int = 'x'\n")
+    assert main(["check", "--no-cache", "--format", "json", "--changed"]) == 1
+    changed = json.loads(capsys.readouterr().out)
+    assert set(changed["engines"]) == {"ty", "pyrefly", "basedpyright"}
+    assert changed["totalIssues"] == document["totalIssues"] + 3  # one per checker
