@@ -311,8 +311,8 @@ def test_shards_divide_the_three_checkers_and_changed_scopes_them(
     assert together == whole
     # `--changed` reports the whole programs of the type checkers holding the
     # edited file (README): the whole check's issues, the new one included.
-    broken = root / "src/app/broken.py"
-    broken.write_text(broken.read_text() + "\nlate: int = 'x'\n")
+    core = root / "src/app/core.py"
+    core.write_text(core.read_text() + "late: int = 'x'\n")
     assert main(["check", "--no-cache", "--format", "json", "--changed"]) == 1
     changed = json.loads(capsys.readouterr().out)
     assert set(changed["engines"]) == {"ty", "pyrefly", "basedpyright"}
