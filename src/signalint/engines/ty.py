@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from signalint import answers
 from signalint.engines import paths, pyenv, pyprogram
 from signalint.engines.base import (
     EngineContext,
@@ -210,6 +211,7 @@ class TyEngine(EngineDefaults):
 
     def program_key(self, ctx: EngineContext) -> ProgramKey | None:
         """The project's config files, the user's, and the environment."""
+        answers.note((str(user_config()),))  # a kept answer depends on it too
         try:
             user = hashlib.sha256(user_config().read_bytes()).hexdigest()
         except OSError:
