@@ -185,3 +185,16 @@ def test_ty_checked_files_are_the_ones_its_log_names(tmp_path: Path) -> None:
     )
     result = ProcessResult(argv=("ty",), exit_code=0, stdout="[]", stderr=log, duration_s=0.0)
     assert ty.checked(result, tmp_path) == [f"{tmp_path}/a.py"]
+
+
+def test_a_shortened_pyrefly_listing_is_never_read_as_the_files(tmp_path: Path) -> None:
+    """`dump-config` without `--max-files all` lists 10 files, then
+    "...and N more": those 10 are not the checked files, and the count says so."""
+    root = write(tmp_path, {"pyrefly.toml": ""})
+    listing = (
+        f"Configuration at `{root}/pyrefly.toml`\n  Covered files:\n"
+        f"    {root}/a.py\n    ...and 92 more\n  Resolving imports from:\n    x\n"
+    )
+    assert pyrefly.covered(ProcessResult(("pyrefly",), 0, listing, "", 0.0)) == [f"{root}/a.py"]
+    probe = pyrefly.ENGINE.probe(ctx(root))
+    assert probe is not None and probe.argv[1:4] == ("dump-config", "--max-files", "all")

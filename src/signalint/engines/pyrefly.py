@@ -18,9 +18,10 @@ Verified against Pyrefly 1.4.1:
 - Exit codes: 0 no errors, 1 errors, and 1 as well for a configuration it
   cannot parse ("Fatal configuration error" on stderr, nothing on stdout:
   the check reports that line as the engine's error).
-- Files: `pyrefly dump-config` with the same arguments lists "Covered
-  files:" under each configuration it uses; it runs first (the probe) and
-  its list is the run's checked files (D17). The check's `-v` log says
+- Files: `pyrefly dump-config --max-files all` with the same arguments
+  lists "Covered files:" under each configuration it uses (without
+  `--max-files all` only the first 10, then "...and N more"); it runs
+  first (the probe) and its list is the run's checked files (D17). The check's `-v` log says
   "Checking N files": a different N is a coverage gap, never a guess.
 - Configuration: `pyrefly.toml`, else `[tool.pyrefly]` in `pyproject.toml`,
   the nearest upward from the root; with neither, Pyrefly checks the root
@@ -114,6 +115,8 @@ def covered(result: ProcessResult) -> list[str]:
         stripped = line.strip()
         if stripped == "Covered files:":
             listing = True
+        elif listing and line.startswith("    ") and stripped.startswith("..."):
+            listing = False  # "...and N more": a shortened list (never asked for)
         elif listing and line.startswith("    ") and stripped:
             found.append(stripped)
         else:
@@ -191,7 +194,7 @@ class PyreflyEngine(EngineDefaults):
 
     def probe(self, ctx: EngineContext) -> Command | None:
         """`pyrefly dump-config` with the check's arguments: the covered files."""
-        argv = (str(ctx.executable), "dump-config", *self._arguments(ctx))
+        argv = (str(ctx.executable), "dump-config", "--max-files", "all", *self._arguments(ctx))
         return Command(argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s)
 
     def command(
