@@ -17,13 +17,17 @@ import pytest
 from signalint.check import run_check
 from signalint.config import load_config
 from signalint.engines import basedpyright, pyrefly, ty
-from signalint.engines.base import EngineContext
+from signalint.engines.base import Engine, EngineContext
 from signalint.model import Issue
 from signalint.request import RunRequest
 from tests.conftest import require_engine
 from tests.engines.recordings import context, fixture, recorded, recorded_argv
 
-ENGINES = {"ty": ty.ENGINE, "pyrefly": pyrefly.ENGINE, "basedpyright": basedpyright.ENGINE}
+ENGINES: dict[str, Engine] = {
+    "ty": ty.ENGINE,
+    "pyrefly": pyrefly.ENGINE,
+    "basedpyright": basedpyright.ENGINE,
+}
 
 
 def key(i: Issue) -> tuple[object, ...]:

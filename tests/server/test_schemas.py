@@ -127,9 +127,7 @@ def test_the_tool_list_does_not_enumerate_the_engines() -> None:
     from signalint.server.catalog import TOOLS
 
     fields = ("name", "title", "description", "input_schema", "output_schema")
-    blob = json.dumps(
-        [[getattr(tool, f) for f in fields] for tool in TOOLS.values()], default=str
-    )
+    blob = json.dumps([[getattr(tool, f) for f in fields] for tool in TOOLS.values()], default=str)
     names = "|".join(re.escape(name) for name in ENGINES)
     listed = re.search(rf"\b(?:{names}),\s*(?:{names})\b", blob)
     assert listed is None, listed.group(0) if listed else ""
