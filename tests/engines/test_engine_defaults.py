@@ -9,6 +9,9 @@ import pytest
 from signalint.engines.base import EngineDefaults
 from signalint.engines.registry import ENGINES
 
+# Engines that run a preliminary command (Pyrefly: `dump-config`, its file list).
+PROBES = frozenset({"pyrefly"})
+
 
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_an_engine_takes_its_name_and_probe_from_the_defaults(name: str) -> None:
@@ -16,8 +19,8 @@ def test_an_engine_takes_its_name_and_probe_from_the_defaults(name: str) -> None
     cls = type(engine)
     assert isinstance(engine, EngineDefaults)
     assert engine.name == engine.spec.name == name
-    for attribute in ("name", "probe"):
-        assert attribute not in vars(cls), f"{name} restates {attribute}"
+    assert "name" not in vars(cls), f"{name} restates name"
+    assert ("probe" in vars(cls)) == (name in PROBES), f"{name} and its probe"
 
 
 def test_default_enabled_follows_detect_unless_an_engine_says_otherwise(tmp_path: Path) -> None:

@@ -406,6 +406,64 @@ def parse_pyright(stdout: str, root: Path) -> Parsed:
     return parsed
 
 
+def parse_basedpyright(stdout: str, root: Path) -> Parsed:
+    """`basedpyright --outputjson`: Pyright's output (a diagnostic without
+    a rule keyed by its severity, as Signalint's adapter names it)."""
+    parsed = Parsed()
+    start = stdout.find("{")
+    for diag in json.loads(stdout[max(start, 0) :]).get("generalDiagnostics") or []:
+        rel = relative(root, str(diag.get("file") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        point = (diag.get("range") or {}).get("start") or {}
+        rule = str(diag.get("rule") or diag.get("severity") or "error")
+        key = Key(rel, int(point.get("line") or 0) + 1, int(point.get("character") or 0) + 1, rule)
+        parsed.add(key, str(diag.get("message") or ""))
+    return parsed
+
+
+def parse_ty(stdout: str, root: Path) -> Parsed:
+    """`ty check --output-format gitlab`: GitLab Code Quality objects, paths
+    relative to the cwd, 1-based code-point columns (converted to UTF-16);
+    the description starts with the rule."""
+    parsed = Parsed()
+    sources = Sources(root)
+    for diag in json.loads(stdout):
+        location = diag.get("location") or {}
+        rel = relative(root, str(location.get("path") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        begin = (location.get("positions") or {}).get("begin") or {}
+        line = max(int(begin.get("line") or 1), 1)
+        col = sources.codepoints_to_utf16(rel, line, max(int(begin.get("column") or 1), 1))
+        rule = str(diag.get("check_name") or "ty")
+        message = str(diag.get("description") or "").removeprefix(f"{rule}: ")
+        parsed.add(Key(rel, line, col, rule), message)
+    return parsed
+
+
+def parse_pyrefly(stdout: str, root: Path) -> Parsed:
+    """`pyrefly check --output-format json`: `errors` with paths relative to
+    the cwd and 1-based code-point columns (converted to UTF-16)."""
+    parsed = Parsed()
+    sources = Sources(root)
+    start = stdout.find("{")
+    for diag in json.loads(stdout[max(start, 0) :]).get("errors") or []:
+        rel = relative(root, str(diag.get("path") or ""))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        line = max(int(diag.get("line") or 1), 1)
+        col = sources.codepoints_to_utf16(rel, line, max(int(diag.get("column") or 1), 1))
+        parsed.add(
+            Key(rel, line, col, str(diag.get("name") or "pyrefly")),
+            str(diag.get("description") or ""),
+        )
+    return parsed
+
+
 def files_checked(engine: str, stdout: str) -> int | None:
     """How many files a native run checked, where its machine-readable output
     says so: ESLint lists every linted file, Pyright counts the files it
@@ -418,7 +476,7 @@ def files_checked(engine: str, stdout: str) -> int | None:
         return len(data)
     if not isinstance(data, dict):
         return None
-    if engine == "pyright":
+    if engine in ("pyright", "basedpyright"):
         value = (data.get("summary") or {}).get("filesAnalyzed")
     elif engine == "oxlint":
         value = data.get("number_of_files")
@@ -468,6 +526,9 @@ NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {
     "ruff": parse_ruff,
     "mypy": parse_mypy,
     "pyright": parse_pyright,
+    "basedpyright": parse_basedpyright,
+    "ty": parse_ty,
+    "pyrefly": parse_pyrefly,
 }
 
 

@@ -114,3 +114,20 @@ def test_the_schemas_require_next_step_in_every_check_answer() -> None:
         del payload["nextStep"]
         with pytest.raises(Exception, match="nextStep"):
             _validate(outputs.check_output(compact=compact), payload)
+
+
+def test_the_tool_list_does_not_enumerate_the_engines() -> None:
+    """Every engine added would grow the tool list for every connection (its
+    byte budget: test_catalog_size.py): descriptions refer to the engines
+    without listing them (one named as an example is fine)."""
+    import json
+    import re
+
+    from signalint.engines.registry import ENGINES
+    from signalint.server.catalog import TOOLS
+
+    fields = ("name", "title", "description", "input_schema", "output_schema")
+    blob = json.dumps([[getattr(tool, f) for f in fields] for tool in TOOLS.values()], default=str)
+    names = "|".join(re.escape(name) for name in ENGINES)
+    listed = re.search(rf"\b(?:{names}),\s*(?:{names})\b", blob)
+    assert listed is None, listed.group(0) if listed else ""

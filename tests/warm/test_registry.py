@@ -12,7 +12,7 @@ from signalint.warm.registry import drivers
 
 def test_each_driver_serves_the_engine_it_is_named_by() -> None:
     found = drivers()
-    assert set(found) == {"eslint", "mypy", "oxlint", "pyright", "tsc"}
+    assert set(found) == {"basedpyright", "eslint", "mypy", "oxlint", "pyright", "tsc"}
     for name in found:
         assert found[name].engine == name
     assert found.get("ruff") is None and "ruff" not in found

@@ -247,6 +247,7 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
         rows[name] = f"{resolved.source} {found_version} {resolved.path}"
         started.append(name)
     checks = _engine_checks(root, config, files, started) if started else {}
+    width = max(len(name) for name in ENGINES)
     for name in ENGINES:
         enabled = name in config.enabled_engines
         verdict = ""
@@ -263,7 +264,7 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
                 verdict = f"  one-file check FAILED: {error}"
                 problems.append(f"{name} fails a one-file check: {error}")
         state = "enabled " if enabled else "disabled"
-        click.echo(f"  {name:<7} {state}  {rows[name]}{verdict}")
+        click.echo(f"  {name:<{width}} {state}  {rows[name]}{verdict}")
     if not config.enabled_engines:
         problems.append("no engine is enabled")
     return problems

@@ -38,8 +38,9 @@ class LazyGroup(click.Group):
 def cli() -> None:
     """Signalint runs your project's own linters and type checkers (Oxlint,
     TypeScript, Vue (vue-tsc), Svelte (svelte-check), Astro (astro check),
-    Biome, ESLint, Ruff, mypy, Pyright), normalizes their diagnostics into
-    one schema, and ranks them in clusters, for coding agents and people.
+    Biome, ESLint, Ruff, mypy, Pyright, basedpyright, ty, Pyrefly:
+    `signalint engines list` names them all), normalizes their diagnostics
+    into one schema, and ranks them in clusters, for coding agents and people.
 
     Start with `signalint init` in your project, then `signalint check`.
     `signalint help COMMAND` shows a command's help; `signalint -v` the version.

@@ -11,6 +11,7 @@ check answered from the cache, never reads one.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -89,3 +90,71 @@ def extend_chain(
         seen.append(rel)
         queue.extend(extends(root, rel))
     return seen
+
+
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _requirement_names(entries: object) -> set[str]:
+    """Normalized distribution names of a list of requirement strings
+    (`"ty>=0.0.1"`, `"pyrefly[extra]; python_version>'3.9'"`)."""
+    found: set[str] = set()
+    if not isinstance(entries, list):
+        return found
+    for entry in entries:
+        match = _REQUIREMENT_NAME.match(entry) if isinstance(entry, str) else None
+        if match:
+            found.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
+    return found
+
+
+def declared_dependencies(path: Path) -> frozenset[str]:
+    """Normalized names of every dependency the pyproject.toml at `path`
+    declares: `[project]` dependencies and optional dependencies, PEP 735
+    `[dependency-groups]`, uv's `dev-dependencies`, PDM's dev dependencies
+    and Poetry's dependency tables and groups. Empty when unreadable."""
+    data = load_toml(path) if path.is_file() else None
+    if not data:
+        return frozenset()
+    found: set[str] = set()
+    project = data.get("project")
+    if isinstance(project, dict):
+        found |= _requirement_names(project.get("dependencies"))
+        optional = project.get("optional-dependencies")
+        if isinstance(optional, dict):
+            for entries in optional.values():
+                found |= _requirement_names(entries)
+    groups = data.get("dependency-groups")
+    if isinstance(groups, dict):
+        for entries in groups.values():
+            found |= _requirement_names(entries)
+    tools = data.get("tool")
+    tools = tools if isinstance(tools, dict) else {}
+    uv = tools.get("uv")
+    if isinstance(uv, dict):
+        found |= _requirement_names(uv.get("dev-dependencies"))
+    pdm = tools.get("pdm")
+    pdm_dev = pdm.get("dev-dependencies") if isinstance(pdm, dict) else None
+    if isinstance(pdm_dev, dict):
+        for entries in pdm_dev.values():
+            found |= _requirement_names(entries)
+    poetry = tools.get("poetry")
+    if isinstance(poetry, dict):
+        tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+        poetry_groups = poetry.get("group")
+        if isinstance(poetry_groups, dict):
+            tables += [g.get("dependencies") for g in poetry_groups.values() if isinstance(g, dict)]
+        for table in tables:
+            if isinstance(table, dict):
+                found |= _requirement_names(list(table))
+    return frozenset(found)
+
+
+def declares(path: Path, name: str) -> bool:
+    """Whether the pyproject.toml at `path` declares the dependency `name`
+    (`declared_dependencies`); a file never mentioning it is not parsed."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False
+    return name.encode() in raw and name in declared_dependencies(path)

@@ -51,6 +51,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +66,12 @@ from signalint.engines.base import (
     ProgramKey,
     Provision,
 )
-from signalint.engines.pyconfig import extend_chain, relative_config, tool_table
+from signalint.engines.pyconfig import (
+    declares,
+    extend_chain,
+    relative_config,
+    tool_table,
+)
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -75,28 +81,51 @@ if TYPE_CHECKING:
 SUFFIXES = (".py", ".pyi")
 CONFIG_NAMES = ("pyrightconfig.json", "pyproject.toml")
 DOCS_BASE = "https://github.com/microsoft/pyright/blob/main/docs/configuration.md#"
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """Where a checker of the Pyright family reads its configuration: the
+    config file names in the order it prefers them (a `pyproject.toml`
+    among them read through `tables`, the first table present winning).
+    Pyright itself, and basedpyright (`engines/basedpyright.py`), which
+    reads Pyright's files too after its own."""
+
+    config_names: tuple[str, ...]
+    tables: tuple[str, ...]
+
+
+PYRIGHT = Dialect(CONFIG_NAMES, ("pyright",))
+BASEDPYRIGHT = Dialect(
+    ("basedpyrightconfig.json", "pyrightconfig.json", "pyproject.toml"),
+    ("basedpyright", "pyright"),
+)
 # Never part of the program walk (the state directory is skipped separately).
 _NEVER = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".signalint"})
 
 
-def _load(root: Path, rel: str) -> dict[str, Any] | None:
-    """The pyright settings of config file `rel`, if it configures pyright."""
+def _load(root: Path, rel: str, dialect: Dialect = PYRIGHT) -> dict[str, Any] | None:
+    """The settings of config file `rel`, if it configures a checker of `dialect`."""
     if PurePosixPath(rel).name == "pyproject.toml":
-        return tool_table(root / rel, "pyright")
+        for table in dialect.tables:
+            found = tool_table(root / rel, table)
+            if found is not None:
+                return found
+        return None
     data = paths.load_jsonc(root / rel)
     if data is None and (root / rel).is_file():
         return {}  # pyright reads it (and reports that it cannot)
     return data if isinstance(data, dict) else None
 
 
-def find_config(root: Path) -> str | None:
+def find_config(root: Path, dialect: Dialect = PYRIGHT) -> str | None:
     """The config file pyright reads when run in `root` (module docstring), as
     a project-relative path (`../` above the root); None when there is none."""
     directory = root
     prefix = ""
     for _ in range(paths.MAX_CONFIG_CHAIN):
-        for name in CONFIG_NAMES:
-            if _load(root, prefix + name) is not None:
+        for name in dialect.config_names:
+            if _load(root, prefix + name, dialect) is not None:
                 return prefix + name
         if any((directory / marker).exists() for marker in (".git", ".hg")):
             return None
@@ -107,31 +136,33 @@ def find_config(root: Path) -> str | None:
     return None
 
 
-def _extends(root: Path, rel: str) -> list[str]:
-    settings = _load(root, rel)
+def _extends(root: Path, rel: str, dialect: Dialect = PYRIGHT) -> list[str]:
+    settings = _load(root, rel, dialect)
     target = settings.get("extends") if settings else None
     resolved = relative_config(root, rel, target) if isinstance(target, str) else None
     return [resolved] if resolved is not None and (root / resolved).is_file() else []
 
 
-def config_chain(root: Path) -> list[str]:
+def config_chain(root: Path, dialect: Dialect = PYRIGHT) -> list[str]:
     """The config pyright reads and every file it `extends`, nearest first."""
-    found = find_config(root)
-    return extend_chain(root, [found], _extends) if found else []
+    found = find_config(root, dialect)
+    if not found:
+        return []
+    return extend_chain(root, [found], lambda r, rel: _extends(r, rel, dialect))
 
 
-def settings(root: Path) -> tuple[dict[str, Any], str]:
+def settings(root: Path, dialect: Dialect = PYRIGHT) -> tuple[dict[str, Any], str]:
     """The merged settings of the config chain (nearest wins) and the
     project-relative directory of the nearest config ("" for the root)."""
-    chain = config_chain(root)
+    chain = config_chain(root, dialect)
     merged: dict[str, Any] = {}
     for rel in reversed(chain):
-        merged.update(_load(root, rel) or {})
+        merged.update(_load(root, rel, dialect) or {})
     base = PurePosixPath(chain[0]).parent.as_posix() if chain else ""
     return merged, "" if base == "." else base
 
 
-def _under(root: Path, base: str, entry: str) -> str:
+def under(root: Path, base: str, entry: str) -> str:
     """A config path `entry` (relative to the config's directory) as a root-relative one."""
     joined = os.path.normpath(os.path.join(root, base, os.path.expanduser(entry)))
     return Path(os.path.relpath(joined, root)).as_posix()
@@ -191,13 +222,13 @@ def _walk(top: Path, skip: Mapping[str, None]) -> Iterator[tuple[str, list[str]]
         yield directory, [f for f in files if f.endswith(SUFFIXES)]
 
 
-def checked_files(root: Path) -> list[str]:
+def checked_files(root: Path, dialect: Dialect = PYRIGHT) -> list[str]:
     """Root-relative POSIX paths of the files pyright checks (module docstring).
 
     Patterns are relative to the config file's directory, which may lie
     above the root; only files inside the root are listed.
     """
-    config, base = settings(root)
+    config, base = settings(root, dialect)
     raw_include = config.get("include")
     include = (
         [e for e in raw_include if isinstance(e, str)] if isinstance(raw_include, list) else []
@@ -232,14 +263,14 @@ def _relative(home: str, entry: str) -> str:
     return Path(os.path.relpath(joined, home)).as_posix()
 
 
-def interpreter(ctx: EngineContext) -> Path | None:
+def interpreter(ctx: EngineContext, dialect: Dialect = PYRIGHT) -> Path | None:
     """The interpreter pyright resolves imports with: the config's
     `venvPath`/`venv`, else the project's, else `python3`/`python` on PATH."""
-    config, base = settings(ctx.root)
+    config, base = settings(ctx.root, dialect)
     venv = config.get("venv")
     if isinstance(venv, str) and venv:
         venv_path = config.get("venvPath")
-        parent = _under(ctx.root, base, venv_path if isinstance(venv_path, str) else ".")
+        parent = under(ctx.root, base, venv_path if isinstance(venv_path, str) else ".")
         return ctx.root / parent / venv / "bin" / "python"
     own = pyenv.interpreter(ctx.root, ctx.python)
     if own is not None:
@@ -295,24 +326,47 @@ SPEC = EngineSpec(
 )
 
 
+def basedpyright_claims(root: Path) -> str | None:
+    """The root file that says the project checks with basedpyright rather
+    than Pyright: `basedpyrightconfig.json`, `[tool.basedpyright]` in
+    `pyproject.toml`, or basedpyright among the dependencies `pyproject.toml`
+    declares (docs/engines.md, "basedpyright and Pyright"); None otherwise."""
+    if _load(root, "basedpyrightconfig.json", BASEDPYRIGHT) is not None:
+        return "basedpyrightconfig.json"
+    if tool_table(root / "pyproject.toml", "basedpyright") is not None:
+        return "pyproject.toml"
+    if declares(root / "pyproject.toml", "basedpyright"):
+        return "pyproject.toml"
+    return None
+
+
 class PyrightEngine(EngineDefaults):
     spec = SPEC
+    dialect = PYRIGHT
+    docs_base = DOCS_BASE
 
     def detect(self, root: Path) -> str | None:
-        return next((name for name in CONFIG_NAMES if _load(root, name) is not None), None)
+        """A root config file of Pyright's, unless basedpyright claims the
+        project: it then checks those files instead (`basedpyright_claims`)."""
+        found = next((n for n in CONFIG_NAMES if _load(root, n) is not None), None)
+        return None if found is None or basedpyright_claims(root) else found
 
     def relevant(self, rel_path: str) -> bool:
         return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
-        return config_chain(root)
+        return config_chain(root, self.dialect)
+
+    def extra_args(self, ctx: EngineContext) -> list[str]:
+        """Arguments a dialect adds to the command (basedpyright's baseline)."""
+        return []
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
     ) -> Command:
         """The whole program as configured (module docstring); `files` are ignored."""
-        argv = [str(ctx.executable), "--outputjson"]
-        config, _ = settings(ctx.root)
+        argv = [str(ctx.executable), "--outputjson", *self.extra_args(ctx)]
+        config, _ = settings(ctx.root, self.dialect)
         python = pyenv.interpreter(ctx.root, ctx.python)
         if python is not None and not config.get("venv"):
             argv += ["--pythonpath", str(python)]
@@ -342,16 +396,19 @@ class PyrightEngine(EngineDefaults):
             message=str(diag.get("message") or ""),
             end_line=end[0] if end else None,
             end_col=end[1] if end else None,
-            docs_url=DOCS_BASE + str(rule) if rule else None,
+            docs_url=self.docs_base + str(rule) if rule else None,
         )
 
+    def key_configs(self, ctx: EngineContext) -> list[str]:
+        """Every config file name the checker reads in the root (a file
+        appearing there takes over) and the chain it reads now."""
+        configs = list(self.dialect.config_names)
+        return configs + [c for c in config_chain(ctx.root, self.dialect) if c not in configs]
+
     def program_key(self, ctx: EngineContext) -> ProgramKey | None:
-        """Every config file name pyright reads in the root (a file appearing
-        there takes over), the chain it reads now, and the environment."""
-        configs = list(CONFIG_NAMES)
-        configs += [c for c in config_chain(ctx.root) if c not in configs]
-        stamp = pyenv.environment_stamp(interpreter(ctx), ctx.root)
-        return ProgramKey(configs=tuple(configs), extra=json.dumps({"env": stamp}))
+        """`key_configs` and the environment."""
+        stamp = pyenv.environment_stamp(interpreter(ctx, self.dialect), ctx.root)
+        return ProgramKey(configs=tuple(self.key_configs(ctx)), extra=json.dumps({"env": stamp}))
 
     def program(
         self,
@@ -366,19 +423,20 @@ class PyrightEngine(EngineDefaults):
         inputs: dict[str, None] = {}
         for directory, files in _walk(ctx.root, skip):
             inputs.update(dict.fromkeys(os.path.join(directory, f) for f in files))
-        config, base = settings(ctx.root)
+        config, base = settings(ctx.root, self.dialect)
         extra = config.get("extraPaths")
         outside = [e for e in extra if isinstance(e, str)] if isinstance(extra, list) else []
         stubs = config.get("stubPath")
         outside += [stubs] if isinstance(stubs, str) else []
         for entry in outside:
-            rel = _under(ctx.root, base, entry)
+            rel = under(ctx.root, base, entry)
             if rel.startswith("..") and (ctx.root / rel).is_dir():
                 for directory, files in _walk(ctx.root / rel, skip):
                     inputs.update(
                         dict.fromkeys(os.path.normpath(os.path.join(directory, f)) for f in files)
                     )
-        checked = tuple(os.path.join(root, rel) for rel in checked_files(ctx.root))
+        listed = checked_files(ctx.root, self.dialect)
+        checked = tuple(os.path.join(root, rel) for rel in listed)
         return Program(inputs=tuple(inputs), checked=checked)
 
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from signalint.engines import (
     astro,
+    basedpyright,
     biome,
     eslint,
     mypy,
     oxlint,
+    pyrefly,
     pyright,
     ruff,
     svelte_check,
     tsc,
+    ty,
     vue_tsc,
 )
 from signalint.engines.base import Engine
@@ -27,6 +30,9 @@ ENGINES: dict[str, Engine] = {
     "ruff": ruff.ENGINE,
     "mypy": mypy.ENGINE,
     "pyright": pyright.ENGINE,
+    "basedpyright": basedpyright.ENGINE,
+    "ty": ty.ENGINE,
+    "pyrefly": pyrefly.ENGINE,
 }
 
 

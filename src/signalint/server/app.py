@@ -24,7 +24,6 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from signalint import __version__
-from signalint.engines.registry import ENGINES
 from signalint.server.arguments import ArgumentError, validate
 from signalint.server.catalog import TOOLS, Tool
 from signalint.server.front import INITIALIZE, TOOLS_LIST, Handover, Recorded
@@ -36,8 +35,8 @@ from signalint.server.state import ServerState
 from signalint.server.transport import INVALID_REQUEST, BoundedLines, claim_stdout
 
 INSTRUCTIONS = (
-    "Signalint runs this project's own linters and type checkers "
-    f"({', '.join(ENGINES)}) and returns ranked, clustered diagnostics. Call ping to "
+    "Signalint runs this project's own linters and type checkers (the ones its "
+    "configuration names) and returns ranked, clustered diagnostics. Call ping to "
     "confirm the project root, check_project for a baseline, get_issue_detail for full "
     "messages, and after_edit_check with the changed files and the baseline checkId after "
     "each edit."

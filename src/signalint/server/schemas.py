@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from signalint.engines.registry import ENGINES
 from signalint.ingest import (
     FORMATS,
     MAX_BATCH,
@@ -157,7 +156,8 @@ LIST_ISSUES_INPUT: Final = closed(
         },
         "rule": _id("A rule id, exactly, e.g. TS2322."),
         "severity": SEVERITY,
-        "engine": _id(", ".join(ENGINES) + ", or a live source's name."),
+        # Not an enumeration: the tool list must not grow with the engines.
+        "engine": _id("An engine's name, as in a check's engines, or a live source's name."),
     },
     ["checkId"],
 )

@@ -84,8 +84,9 @@ from signalint import process
 from signalint.engines import paths, pyenv
 from signalint.engines.base import EngineContext
 from signalint.engines.pyright import (
-    CONFIG_NAMES,
     ENGINE,
+    Dialect,
+    PyrightEngine,
     checked_files,
     config_chain,
     interpreter,
@@ -100,7 +101,7 @@ from signalint.warm.pool import WorkerFailed, WorkerKey
 _DIAGNOSTIC = "textDocument/diagnostic"
 _SEVERITIES = {1: "error", 2: "warning", 3: "information"}
 _FOUND = re.compile(r"^Found (\d+) source files?$")
-_STARTING = re.compile(r"Pyright language server (\S+) starting")
+_STARTING = re.compile(r"language server (\S+) starting")
 # How long the server may take to list the files it tracks (at start, and
 # after a checked file was added or deleted) before the answer is refused.
 TRACKING_TIMEOUT_S = 120.0
@@ -121,8 +122,9 @@ _NOISE = frozenset(
 
 
 def langserver(executable: Path) -> Path | None:
-    """`pyright-langserver` beside the `pyright` the cold command runs."""
-    candidate = executable.with_name("pyright-langserver")
+    """`pyright-langserver` beside the `pyright` the cold command runs
+    (`basedpyright-langserver` beside `basedpyright`)."""
+    candidate = executable.with_name(f"{executable.name}-langserver")
     return candidate if os.access(candidate, os.X_OK) and candidate.is_file() else None
 
 
@@ -132,18 +134,19 @@ def _digest(path: Path) -> str | None:
 
 
 def _config_broken(root: Path, chain: list[str]) -> bool:
-    """A `pyrightconfig.json` in the chain that pyright cannot parse (the
-    cold run reports it with exit code 3; the warm worker does not serve it)."""
+    """A `pyrightconfig.json` (or `basedpyrightconfig.json`) in the chain that
+    pyright cannot parse (the cold run reports it with exit code 3; the warm
+    worker does not serve it)."""
     return any(
-        Path(rel).name == "pyrightconfig.json" and paths.load_jsonc(root / rel) is None
+        Path(rel).name.endswith("config.json") and paths.load_jsonc(root / rel) is None
         for rel in chain
     )
 
 
-def include_roots(root: Path) -> list[str]:
+def include_roots(root: Path, dialect: Dialect | None = None) -> list[str]:
     """Absolute directories (or files) under which pyright's source watcher
     sees changes: each `include` entry up to its first wildcard."""
-    config, base = settings(root)
+    config, base = settings(root, dialect or ENGINE.dialect)
     raw = config.get("include")
     entries = [e for e in raw if isinstance(e, str)] if isinstance(raw, list) else []
     home = os.path.normpath(os.path.join(root, base))
@@ -198,9 +201,17 @@ class _File:
 class PyrightSession:
     """One running `pyright-langserver` and what it was last told."""
 
-    def __init__(self, child: Child, ctx: EngineContext, python: str | None) -> None:
+    def __init__(
+        self,
+        child: Child,
+        ctx: EngineContext,
+        python: str | None,
+        engine: PyrightEngine = ENGINE,
+    ) -> None:
         self.child = child
-        self.label = "pyright (language server)"
+        self._engine = engine
+        self._dialect = engine.dialect
+        self.label = f"{engine.name} (language server)"
         self.version = "unknown"
         self._root = ctx.root
         self._ctx = ctx
@@ -233,7 +244,7 @@ class PyrightSession:
         started = _STARTING.search(message)
         if started:
             self.version = started.group(1)
-            self.label = f"pyright {self.version} (language server)"
+            self.label = f"{self._engine.name} {self.version} (language server)"
 
     def _configuration(self, params: types.ConfigurationParams) -> list[Any]:
         answers: list[Any] = []
@@ -244,12 +255,14 @@ class PyrightSession:
                         "diagnosticMode": "workspace",
                         "autoSearchPaths": True,
                         "logLevel": "Information",
+                        # basedpyright: never rewrite the project's baseline.
+                        "baselineMode": "discard",
                     }
                 }
                 if self._python is not None:
                     python["pythonPath"] = self._python
                 answers.append(python)
-            elif item.section == "pyright":
+            elif item.section in ("pyright", "basedpyright"):
                 answers.append({})
             else:
                 answers.append(None)
@@ -286,7 +299,7 @@ class PyrightSession:
             raise WorkerFailed("pyright-langserver did not answer initialize") from exc
         self._lsp.notify("initialized", types.InitializedParams())
         self._inputs = self._hash_inputs()
-        self._checked = checked_files(self._root)
+        self._checked = checked_files(self._root, self._dialect)
         await self._tracking(0)
 
     async def _tracking(self, seen: int) -> None:
@@ -312,7 +325,7 @@ class PyrightSession:
     # Freshness.
 
     def _hash_inputs(self) -> dict[str, str | None]:
-        program = ENGINE.program((), self._ctx, None, frozenset())
+        program = self._engine.program((), self._ctx, None, frozenset())
         return {path: self._memo.digest(path) for path in program.inputs}
 
     async def _tell(self) -> None:
@@ -321,10 +334,10 @@ class PyrightSession:
         before = self._inputs
         if now == before:
             return
-        checked = checked_files(self._root)
+        checked = checked_files(self._root, self._dialect)
         checked_abs = {os.path.join(self._root, rel) for rel in checked}
         was_checked = {os.path.join(self._root, rel) for rel in self._checked}
-        watched = include_roots(self._root)
+        watched = include_roots(self._root, self._dialect)
         events: list[types.FileEvent] = []
         tracking = False
         for path in sorted(set(now) | set(before)):
@@ -445,11 +458,12 @@ class PyrightSession:
 
 
 class PyrightDriver:
-    """Serves `pyright --outputjson` from a warm language server."""
+    """Serves `pyright --outputjson` from a warm language server (and
+    `basedpyright --outputjson`, given basedpyright's adapter)."""
 
-    engine = "pyright"
-
-    def __init__(self) -> None:
+    def __init__(self, adapter: PyrightEngine = ENGINE) -> None:
+        self.engine = adapter.name
+        self._adapter = adapter
         # Slot -> the state whose server tracked other files than the ones
         # checked (`FilesDiffer`): not served warm until the state changes.
         self._refused: dict[str, str] = {}
@@ -461,38 +475,40 @@ class PyrightDriver:
         return key
 
     def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
-        cold = ENGINE.command(ctx, [], None)
+        cold = self._adapter.command(ctx, [], None)
         if command.argv != cold.argv or command.cwd != ctx.root:
             return None
         server = langserver(ctx.executable)
         if server is None:
             return None
-        chain = config_chain(ctx.root)
+        chain = config_chain(ctx.root, self._adapter.dialect)
         if _config_broken(ctx.root, chain) or (chain and chain[0].startswith("../")):
             return None
-        configs = {rel: _digest(ctx.root / rel) for rel in dict.fromkeys([*CONFIG_NAMES, *chain])}
+        configs = {rel: _digest(ctx.root / rel) for rel in self._adapter.key_configs(ctx)}
         state = {
             "argv": list(command.argv),
             "executable": executable_key(ctx.executable),
-            "version": package_version(os.path.realpath(ctx.executable), ENGINE.spec.provision),
+            "version": package_version(
+                os.path.realpath(ctx.executable), self._adapter.spec.provision
+            ),
             "server": executable_key(server),
             "configs": configs,
-            "env": pyenv.environment_stamp(interpreter(ctx), ctx.root),
+            "env": pyenv.environment_stamp(interpreter(ctx, self._adapter.dialect), ctx.root),
         }
-        return WorkerKey(f"pyright:{ctx.root}", json.dumps(state, sort_keys=True))
+        return WorkerKey(f"{self.engine}:{ctx.root}", json.dumps(state, sort_keys=True))
 
     async def open(self, ctx: EngineContext, command: Command, log: Path) -> PyrightSession:
         server = langserver(ctx.executable)
         if server is None:
-            raise WorkerFailed("pyright-langserver is not beside pyright")
+            raise WorkerFailed(f"{self.engine}-langserver is not beside {self.engine}")
         started = await process.start(
             Command(argv=(str(server), "--stdio"), cwd=ctx.root, timeout_s=ctx.timeout_s),
             stderr_to=log,
         )
         if isinstance(started, ProcessResult):
-            raise WorkerFailed(f"pyright-langserver could not start: {started.start_error}")
+            raise WorkerFailed(f"{server.name} could not start: {started.start_error}")
         key = self._key(ctx, command)
-        session = PyrightSession(started, ctx, _pythonpath(command))
+        session = PyrightSession(started, ctx, _pythonpath(command), self._adapter)
         try:
             await session.start()
         except BaseException as exc:

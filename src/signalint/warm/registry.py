@@ -37,6 +37,7 @@ def _module(name: str) -> Callable[[], Driver]:
 
 # Engine name -> how to make its driver.
 LOADERS: dict[str, Callable[[], Driver]] = {
+    "basedpyright": _module("basedpyright"),
     "eslint": _module("eslint"),
     "mypy": _module("mypy"),
     "oxlint": _module("oxlint"),
