@@ -94,6 +94,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "daemon",
         "Start, inspect or stop the project's daemon (warm engines for check and hooks).",
     ),
+    "lsp": (
+        "signalint.cli.lsp",
+        "lsp",
+        "Run the language server: the project's diagnostics in editors and agent hosts.",
+    ),
     "fix": (
         "signalint.cli.fix",
         "fix",

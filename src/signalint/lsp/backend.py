@@ -1,0 +1,123 @@
+"""The language server's one seam to the check service: every answer it needs.
+
+The language server asks three things, and only through `Backend`:
+
+- `check_project`: the whole project as `signalint check` checks it (the
+  result cache, the process's warm engines), its snapshot kept so the ids
+  it reports resolve in `signalint show`;
+- `check_buffer`: one file's unsaved content, checked by the engines that
+  check a file on its own (not the whole-program engines) in a sparse
+  shadow copy of the project where that file holds the buffer
+  (`signalint.shadow`: the file copied, everything else a link into the
+  project), nothing written in the project and nothing cached;
+- `fixed_text`: the buffer after the engines' own safe fixes
+  (`fixes.suggest`, run on such a shadow copy).
+
+Today these call the service in-process with this process's own warm pool.
+When the project's daemon serves check requests, only this module changes:
+the rest of the language server sees the same `Checked` values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+
+from signalint import service
+from signalint.config import Config, load_config
+from signalint.context import Context
+from signalint.engines.registry import ENGINES, engine_cache_dirs
+from signalint.model import Issue
+from signalint.request import ProgressScope, no_progress
+from signalint.shadow import shadow_copy
+from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+from signalint.warm.pool import open_pool
+
+
+def buffer_engines(config: Config) -> tuple[str, ...]:
+    """The enabled engines that check a file on its own, so can check a buffer."""
+    return tuple(n for n in config.enabled_engines if not ENGINES[n].spec.whole_program)
+
+
+def program_engines(config: Config) -> tuple[str, ...]:
+    """The enabled whole-program engines: they answer for a buffer once it is saved."""
+    return tuple(n for n in config.enabled_engines if ENGINES[n].spec.whole_program)
+
+
+def _only(config: Config, names: Sequence[str]) -> Config:
+    engines = {
+        name: setting if name in names else dataclasses.replace(setting, enabled=False)
+        for name, setting in config.engines.items()
+    }
+    return dataclasses.replace(config, engines=engines)
+
+
+class Backend:
+    """The check service as the language server uses it, for one project root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = load_config(root)
+        self._context = Context(warm=open_pool(root, self.config))
+        self._store = self._new_store()
+
+    def _new_store(self) -> SnapshotStore:
+        return SnapshotStore(
+            self.config.snapshot_max,
+            self.config.snapshot_ttl_s,
+            directory=snapshot_dir(self.root),
+            background=True,
+        )
+
+    async def restart(self) -> Config:
+        """Read the settings again and start every warm engine afresh (a
+        settings file, lockfile or installed tool changed)."""
+        await self.close()
+        self.config = load_config(self.root)
+        self._context = Context(warm=open_pool(self.root, self.config))
+        self._store = self._new_store()
+        return self.config
+
+    async def check_project(self, progress: ProgressScope = no_progress) -> service.Checked:
+        """The whole project, as `signalint check` checks it."""
+        request = service.CheckRequest(self.root, self.config, progress=progress)
+        return await service.check(request, service.Services(self._context, self._store))
+
+    async def check_buffer(self, file: str, text: str) -> service.Checked:
+        """`file` (project-relative) holding `text`, by the engines of `buffer_engines`."""
+        config = _only(self.config, buffer_engines(self.config))
+        data = {file: text.encode("utf-8")}
+        with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:
+            request = service.CheckRequest(shadow, config, [file], kind="files", use_cache=False)
+            checked = await service.check(request, service.Services(Context()))
+        self._store.put(checked.snapshot)
+        return checked
+
+    async def fixed_text(
+        self, file: str, text: str, issues: Sequence[Issue], engine: str | None
+    ) -> str | None:
+        """`text` of `file` after the safe fixes of `engine` (every fixing
+        engine of `issues` when None); None when nothing changes."""
+        from signalint.fixes import suggest
+
+        data = {file: text.encode("utf-8")}
+        with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:
+            suggestion = await suggest(shadow, self.config, issues, engine)
+        for patch in suggestion.patches:
+            if patch.file == file:
+                return patch.patched
+        return None
+
+    def flush(self) -> None:
+        """Wait for the kept snapshots to be written."""
+        self._store.flush()
+
+    async def close(self) -> None:
+        """Stop the warm engines and write what is kept."""
+        self._store.flush()
+        if self._context.warm is not None:
+            await self._context.warm.close()
+
+
+__all__ = ["Backend", "buffer_engines", "program_engines"]

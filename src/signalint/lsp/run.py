@@ -1,0 +1,66 @@
+"""Run the language server on stdio, a Unix socket or a loopback TCP port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+
+from signalint.lsp import transport
+from signalint.lsp.server import make_server
+
+
+async def _serve(reader: asyncio.StreamReader, writer: transport.Writer) -> None:
+    server, session = make_server()
+    server.protocol.set_writer(writer)
+    try:
+        await transport.serve(reader, writer, server.protocol)
+    finally:
+        await session.close()
+
+
+async def _stdio() -> None:
+    writer, _ = transport.stdio_writer()
+    reader = await transport.stdin_reader()
+    await _serve(reader, writer)
+
+
+def main(socket_path: Path | None = None, port: int | None = None) -> int:
+    """Serve one client until it leaves; the exit code of its `exit` notification."""
+    level = logging.DEBUG if os.environ.get("SIGNALINT_DEBUG") else logging.WARNING
+    logging.basicConfig(stream=sys.stderr, level=level, format="signalint lsp: %(message)s")
+    try:
+        if socket_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                if socket_path.is_socket():
+                    socket_path.unlink()
+            asyncio.run(
+                transport.one_connection(
+                    lambda handle: asyncio.start_unix_server(
+                        handle, path=str(socket_path), limit=transport.MAX_MESSAGE_BYTES
+                    ),
+                    _serve,
+                )
+            )
+        elif port is not None:
+            asyncio.run(
+                transport.one_connection(
+                    lambda handle: asyncio.start_server(
+                        handle, "127.0.0.1", port, limit=transport.MAX_MESSAGE_BYTES
+                    ),
+                    _serve,
+                )
+            )
+        else:
+            asyncio.run(_stdio())
+    except SystemExit as exc:  # pygls ends the session with `exit` this way
+        return exc.code if isinstance(exc.code, int) else 0
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+__all__ = ["main"]
