@@ -109,11 +109,12 @@ def unseen_notice(engines: Sequence[str]) -> types.Diagnostic:
     """The diagnostic an unsaved buffer carries while whole-program
     `engines` have not seen it: they answer when it is saved."""
     names = ", ".join(engines)
+    one = len(engines) == 1
     return types.Diagnostic(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
         message=(
-            f"{names} {'has' if len(engines) == 1 else 'have'} not seen this unsaved buffer: "
-            "their diagnostics come when it is saved"
+            f"{names} {'has' if one else 'have'} not seen this unsaved buffer: "
+            f"{'its' if one else 'their'} diagnostics come when it is saved"
         ),
         severity=types.DiagnosticSeverity.Information,
         code="unsaved",

@@ -1,0 +1,160 @@
+"""`signalint lsp` driven by pygls's client: open, edit unsaved, save, close.
+
+Every published set is compared, with multiplicity, with `signalint check
+--no-cache` of the same content on disk: the saved states with the project
+itself; an unsaved buffer with a twin of the project where the buffer is
+written and only the engines that check a buffer are enabled (the others
+answer on save, and the buffer's diagnostics name them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.lsp.harness import SIGNALINT, Editor, cli_keys
+
+pytestmark = pytest.mark.real
+
+DEMO_FILES = ("src/cart.ts", "src/legacy.js", "src/user.ts")
+
+
+def _twin(root: Path, tmp_path: Path, engines: dict[str, bool]) -> Path:
+    twin = tmp_path / "twin" / root.name
+    shutil.copytree(root, twin, ignore=shutil.ignore_patterns(".signalint"))
+    config = json.loads((twin / "signalint.config.json").read_text())
+    config["engines"] = engines
+    (twin / "signalint.config.json").write_text(json.dumps(config))
+    return twin
+
+
+def test_demo_open_edit_save_close(demo_project: Path, tmp_path: Path) -> None:
+    root = demo_project
+    twin = _twin(root, tmp_path, {"oxlint": True, "tsc": False, "biome": True, "eslint": True})
+    file = "src/user.ts"
+
+    async def session() -> None:
+        editor = Editor(root)
+        await editor.start(progress=True)
+        await editor.settle()
+        assert editor.progress[0] == "begin" and editor.progress[-1] == "end", editor.progress
+        for each in DEMO_FILES:
+            assert editor.keys(each) == cli_keys(root, each), each
+        assert sum(editor.keys(f).total() for f in DEMO_FILES) > 0
+
+        editor.open(file)
+        await editor.settle()
+        assert editor.keys(file) == cli_keys(root, file)
+
+        before = (root / file).read_text()
+        text = before + "\nvar zz = 1;\nlet q: number = 'x' == 'y' ? 1 : 2;\n"
+        editor.edit(file, text)
+        await editor.until(file, unsaved=True)
+        assert (root / file).read_text() == before  # nothing written in the project
+        (twin / file).write_text(text)
+        assert editor.keys(file) == cli_keys(twin, file)
+        assert editor.notice(file) == ["tsc"]
+
+        editor.save(file, text)
+        await editor.until(file, unsaved=False)
+        assert editor.notice(file) == []
+        for each in DEMO_FILES:
+            assert editor.keys(each) == cli_keys(root, each), each
+
+        editor.close(file)
+        await editor.settle()
+        assert editor.keys(file) == cli_keys(root, file)
+
+        issue_id = next(iter(editor.keys(file)))[0]
+        shown = subprocess.run(
+            [str(SIGNALINT), "show", issue_id], cwd=root, capture_output=True, text=True,
+            timeout=60, check=False,
+        )  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        assert issue_id in shown.stdout
+        assert not editor.messages  # no engine failed
+        await editor.stop()
+
+    asyncio.run(session())
+
+
+def _python_project(root: Path) -> None:
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "app.py").write_text(
+        "import os\n\n\ndef total(items: list[int]) -> int:\n    return sum(items) + 'x'\n"
+    )
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0"\n')
+    engines = {name: False for name in ("oxlint", "tsc", "biome", "eslint", "pyright")}
+    engines.update(ruff=True, mypy=True)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+
+
+LINES = (
+    "import sys\n",
+    "x: int = 'a'\n",
+    "def f():\n    return undefined_name\n",
+    "y = 1 ;\n",
+    "from os import *\n",
+    "\n",
+)
+
+
+@pytest.mark.usefixtures("real_engines")
+def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
+    """A differential over edit sequences (D23): the unsaved buffer's
+    diagnostics equal Ruff's cold check of that content, and after a save
+    every engine's equal the cold check of the project."""
+    root = tmp_path / "py"
+    _python_project(root)
+    twin = _twin(root, tmp_path, {"ruff": True})
+    file = "pkg/app.py"
+    loop = asyncio.new_event_loop()
+    editor = Editor(root)
+    loop.run_until_complete(editor.start())
+    loop.run_until_complete(editor.settle())
+    assert editor.keys(file) == cli_keys(root, file)
+    editor.open(file)
+    base = (root / file).read_text()
+    final: list[str] = []
+
+    @settings(
+        max_examples=4,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(LINES), st.integers(min_value=0, max_value=8)),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    def edits(sequence: list[tuple[str, int]]) -> None:
+        lines = base.splitlines(keepends=True)
+        for snippet, at in sequence:
+            lines.insert(min(at, len(lines)), snippet)
+            editor.edit(file, "".join(lines))  # each a keystroke; only the last counts
+        text = "".join(lines)
+        loop.run_until_complete(editor.until(file, unsaved=True))
+        (twin / file).write_text(text)
+        assert editor.keys(file) == cli_keys(twin, file), text
+        assert editor.notice(file) == ["mypy"]
+        final[:] = [text]
+
+    edits()
+    editor.save(file, final[0])
+    loop.run_until_complete(editor.until(file, unsaved=False))
+    assert editor.notice(file) == []
+    assert editor.keys(file) == cli_keys(root, file)
+    editor.close(file)
+    loop.run_until_complete(editor.stop())
+    loop.close()
