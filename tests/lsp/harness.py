@@ -66,8 +66,11 @@ class Editor:
     def uri(self, file: str) -> str:
         return (self.root / file).as_uri()
 
-    async def settle(self, quiet_s: float = 1.5, limit_s: float = 120) -> None:
-        """Wait until nothing is published for `quiet_s` (after at least one publish)."""
+    async def settle(self, quiet_s: float = 1.5, limit_s: float = 120, *, first: bool = False) -> None:
+        """Wait until nothing is published for `quiet_s`; with `first`, for a
+        publication first (the first check's)."""
+        if first:
+            await asyncio.wait_for(self.changed.wait(), timeout=limit_s)
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
             self.changed.clear()

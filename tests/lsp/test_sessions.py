@@ -43,7 +43,7 @@ def test_demo_open_edit_save_close(demo_project: Path, tmp_path: Path) -> None:
     async def session() -> None:
         editor = Editor(root)
         await editor.start(progress=True)
-        await editor.settle()
+        await editor.settle(first=True)
         assert editor.progress[0] == "begin" and editor.progress[-1] == "end", editor.progress
         for each in DEMO_FILES:
             assert editor.keys(each) == cli_keys(root, each), each
@@ -119,7 +119,7 @@ def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
     loop = asyncio.new_event_loop()
     editor = Editor(root)
     loop.run_until_complete(editor.start())
-    loop.run_until_complete(editor.settle())
+    loop.run_until_complete(editor.settle(first=True))
     assert editor.keys(file) == cli_keys(root, file)
     editor.open(file)
     base = (root / file).read_text()
