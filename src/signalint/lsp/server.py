@@ -94,6 +94,7 @@ class Session:
         self.progress = False
         self.first_check = True
         self.ready = asyncio.Event()
+        self.early: list[tuple[str, str, int]] = []  # documents opened before the backend
 
     # -- the backend ------------------------------------------------------------
 
@@ -118,6 +119,9 @@ class Session:
         self.backend = Backend(self.root)
         self.stamp = Stamp(self.root)
         self.ready.set()
+        early, self.early = self.early, []
+        for uri, text, version in early:
+            self.opened(uri, text, version)
         return self.backend
 
     async def restart(self) -> None:
@@ -148,6 +152,7 @@ class Session:
         else:
             checked = await backend.check_project()
         self.first_check = False
+        _log.debug("checked the project: %d issues", len(checked.result.issues))
         self._tell_failures(checked.result)
         files: dict[str, list[Issue]] = {}
         for issue in checked.result.issues:
@@ -280,6 +285,7 @@ class Session:
 
     def opened(self, uri: str, text: str, version: int) -> None:
         if self.backend is None:
+            self.early.append((uri, text, version))
             return
         file = self._file_of(uri)
         if file is None:
@@ -296,6 +302,9 @@ class Session:
     def changed(self, uri: str, text: str, version: int) -> None:
         doc = self.documents.get(uri)
         if doc is None:
+            self.early = [
+                (u, text, version) if u == uri else (u, t, v) for u, t, v in self.early
+            ]
             return
         try:
             check_size(uri, text)
@@ -317,6 +326,7 @@ class Session:
             self.schedule_project()
 
     def closed(self, uri: str) -> None:
+        self.early = [entry for entry in self.early if entry[0] != uri]
         doc = self.documents.pop(uri, None)
         if doc is None:
             return
