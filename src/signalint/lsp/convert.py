@@ -1,10 +1,11 @@
 """Signalint issues as LSP diagnostics, and file paths as URIs.
 
 An `Issue`'s line and column are 1-based and count characters (code
-points); an LSP position is 0-based and counts UTF-16 code units, the
-protocol's default encoding. With the document's text at hand the column is
-converted on its line; without it (a file not open) characters are taken for
-units, which they are in any line without characters past U+FFFF.
+points); an LSP position is 0-based and counts code units of the encoding
+the session agreed on (`positionEncoding`: UTF-16 unless the client
+prefers UTF-8 or UTF-32). The column is converted on its line of the text
+(the open buffer's, else the file's on disk); without a text characters are
+taken for units.
 
 Each diagnostic carries what an editor or agent needs to act on it:
 `source` (the engine, or the engines joined by ", " when several reported
@@ -46,16 +47,23 @@ def path_of(uri: str) -> Path | None:
     return Path(path)
 
 
-def _units(line: str, chars: int) -> int:
-    """UTF-16 code units of the first `chars` characters of `line`."""
+def _units(line: str, chars: int, encoding: str) -> int:
+    """Code units in `encoding` of the first `chars` characters of `line`."""
     head = line[:chars]
-    return len(head) + sum(1 for c in head if ord(c) > 0xFFFF) + max(0, chars - len(line))
+    past = max(0, chars - len(line))
+    if encoding == "utf-32":
+        return chars
+    if encoding == "utf-8":
+        return len(head.encode("utf-8", "surrogatepass")) + past
+    return len(head) + sum(1 for c in head if ord(c) > 0xFFFF) + past
 
 
-def _position(lines: Sequence[str] | None, line: int, col: int) -> types.Position:
+def _position(
+    lines: Sequence[str] | None, line: int, col: int, encoding: str
+) -> types.Position:
     row, chars = line - 1, col - 1
     if lines is not None and 0 <= row < len(lines):
-        return types.Position(row, _units(lines[row], chars))
+        return types.Position(row, _units(lines[row], chars, encoding))
     return types.Position(row, chars)
 
 
@@ -64,11 +72,13 @@ def engines_of(issue: Issue) -> tuple[str, ...]:
     return (issue.engine, *issue.also_reported_by)
 
 
-def diagnostic(issue: Issue, uri: str, lines: Sequence[str] | None = None) -> types.Diagnostic:
+def diagnostic(
+    issue: Issue, uri: str, lines: Sequence[str] | None = None, encoding: str = "utf-16"
+) -> types.Diagnostic:
     """One issue as an LSP diagnostic (`lines`: the document's text, split)."""
-    start = _position(lines, issue.line, issue.col)
+    start = _position(lines, issue.line, issue.col, encoding)
     if issue.end_line is not None and issue.end_col is not None:
-        end = _position(lines, issue.end_line, issue.end_col)
+        end = _position(lines, issue.end_line, issue.end_col, encoding)
     else:
         end = types.Position(start.line, start.character + 1)
     if (end.line, end.character) < (start.line, start.character):

@@ -9,14 +9,25 @@ import os
 import sys
 from pathlib import Path
 
-from signalint.lsp import transport
-from signalint.lsp.server import make_server
+from signalint.lsp import front, transport
 
 
 async def _serve(reader: asyncio.StreamReader, writer: transport.Writer) -> None:
+    """Answer `initialize` at once (`front`), then build the server and serve."""
+    first = await transport.read_frame(reader, writer)
+    if first is None:
+        return
+    asked = front.initialize_of(first)
+    if asked is not None:
+        message_id, params = asked
+        writer.frame({"jsonrpc": "2.0", "id": message_id, "result": front.answer(params)})
+        writer.drop(message_id)
+    from signalint.lsp.server import make_server
+
     server, session = make_server()
     server.protocol.set_writer(writer)
     try:
+        transport.hand(server.protocol, writer, first)
         await transport.serve(reader, writer, server.protocol)
     finally:
         await session.close()

@@ -77,6 +77,16 @@ def _language(file: str) -> str | None:
     return None
 
 
+def _disk_lines(uri: str) -> list[str] | None:
+    path = convert.path_of(uri)
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
 class Session:
     """The state of one client's session with the server."""
 
@@ -260,8 +270,9 @@ class Session:
     def diagnostics(
         self, uri: str, issues: Sequence[Issue], doc: Document | None, unseen: Sequence[str] = ()
     ) -> list[types.Diagnostic]:
-        lines = doc.lines if doc is not None else None
-        found = [convert.diagnostic(issue, uri, lines) for issue in issues]
+        lines = doc.lines if doc is not None else _disk_lines(uri) if issues else None
+        encoding = str(self.server.server_capabilities.position_encoding or "utf-16")
+        found = [convert.diagnostic(issue, uri, lines, encoding) for issue in issues]
         if unseen:
             found.append(convert.unseen_notice(unseen))
         return found
@@ -450,7 +461,9 @@ class Session:
 
 def make_server() -> tuple[LanguageServer, Session]:
     """The pygls server with every feature, and its session."""
-    server = LanguageServer("signalint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+    server = LanguageServer(
+        "signalint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+    )
     session = Session(server)
 
     @server.feature(types.INITIALIZE)

@@ -53,8 +53,23 @@ class Writer:
     def __init__(self, write: Callable[[bytes], object], close: Callable[[], object]) -> None:
         self._write = write
         self._close = close
+        self._dropped: list[Any] = []
+
+    def drop(self, message_id: Any) -> None:
+        """Leave out the next answer to request `message_id` (the front answered it)."""
+        self._dropped.append(message_id)
 
     def write(self, data: bytes) -> None:
+        if self._dropped:
+            _, _, body = data.partition(b"\r\n\r\n")
+            try:
+                message = json.loads(body)
+            except ValueError:
+                message = None
+            if isinstance(message, dict) and "method" not in message:
+                if message.get("id") in self._dropped:
+                    self._dropped.remove(message.get("id"))
+                    return
         self._write(data)
 
     def close(self) -> None:
@@ -121,30 +136,44 @@ def _hand(protocol: Handles, writer: Writer, body: bytes) -> None:
     protocol.handle_message(message)
 
 
+async def read_frame(reader: asyncio.StreamReader, writer: Writer) -> bytes | None:
+    """The next message body; b"" for one refused by its size (answered
+    here); None at the end of input or after a frame without a length."""
+    length: int | None = None
+    while True:
+        line = await reader.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            break
+        found = _LENGTH.match(line.strip())
+        if found is not None:
+            length = int(found.group(1))
+    if length is None:
+        writer.frame(error(None, -32700, "signalint: a frame without Content-Length"))
+        return None
+    if length > MAX_MESSAGE_BYTES:
+        _refuse_large(writer, await _skip(reader, length), length)
+        return b""
+    try:
+        return await reader.readexactly(length)
+    except asyncio.IncompleteReadError:
+        return None
+
+
+def hand(protocol: Handles, writer: Writer, body: bytes) -> None:
+    """Give one message body to pygls's protocol, or answer why it cannot be read."""
+    if body:
+        _hand(protocol, writer, body)
+
+
 async def serve(reader: asyncio.StreamReader, writer: Writer, protocol: Handles) -> None:
     """Read frames until the end of input (or a frame without a length)."""
     while True:
-        length: int | None = None
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            if line in (b"\r\n", b"\n"):
-                break
-            found = _LENGTH.match(line.strip())
-            if found is not None:
-                length = int(found.group(1))
-        if length is None:
-            writer.frame(error(None, -32700, "signalint: a frame without Content-Length"))
+        body = await read_frame(reader, writer)
+        if body is None:
             return
-        if length > MAX_MESSAGE_BYTES:
-            _refuse_large(writer, await _skip(reader, length), length)
-            continue
-        try:
-            body = await reader.readexactly(length)
-        except asyncio.IncompleteReadError:
-            return
-        _hand(protocol, writer, body)
+        hand(protocol, writer, body)
 
 
 def stdio_writer() -> tuple[Writer, BinaryIO]:
@@ -194,5 +223,5 @@ async def one_connection(
         await done.wait()
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "Handles", "Writer", "one_connection", "serve", "stdin_reader",
-           "stdio_writer"]  # fmt: skip
+__all__ = ["MAX_MESSAGE_BYTES", "Handles", "Writer", "hand", "one_connection", "read_frame",
+           "serve", "stdin_reader", "stdio_writer"]  # fmt: skip
