@@ -197,6 +197,10 @@ def entry() -> None:
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
     code = None
+    if args[:1] == ["lsp"]:  # editors start it: no click, no fix recovery (it applies none)
+        from signalint.lsp.run import run_plain
+
+        code = run_plain(args)
     if args[:1] in (["check"], ["hooks"]):  # what a daemon or a kept answer may answer
         from signalint.daemon.client import forward
 

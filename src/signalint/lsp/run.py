@@ -74,4 +74,19 @@ def main(socket_path: Path | None = None, port: int | None = None) -> int:
     return 0
 
 
-__all__ = ["main"]
+def run_plain(args: list[str]) -> int | None:
+    """`signalint lsp` as editors start it, without click: `lsp`, `lsp --stdio`,
+    `lsp --socket PATH` or `lsp --port N`; None for anything else (help, an
+    error), which click then parses and words (`cli.lsp`)."""
+    rest = args[1:]
+    if rest in ([], ["--stdio"]):
+        return main()
+    if len(rest) == 2 and rest[0] == "--socket" and rest[1] and not rest[1].startswith("-"):
+        return main(socket_path=Path(rest[1]))
+    if len(rest) == 2 and rest[0] == "--port" and rest[1].isdigit():
+        port = int(rest[1])
+        return main(port=port) if 1 <= port <= 65535 else None
+    return None
+
+
+__all__ = ["main", "run_plain"]
