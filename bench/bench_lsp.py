@@ -113,9 +113,11 @@ def keystrokes(root: Path, keys: int) -> None:
         "uri": uri, "languageId": "typescript", "version": 1, "text": text}}})  # fmt: skip
     while True:  # the first check's publication of the open file
         message = read(process.stdout)
-        if message.get("method") == "textDocument/publishDiagnostics" and message["params"][
-            "uri"
-        ] == uri and message["params"].get("version") == 1:
+        if (
+            message.get("method") == "textDocument/publishDiagnostics"
+            and message["params"]["uri"] == uri
+            and message["params"].get("version") == 1
+        ):
             break
     times: list[float] = []
     native: list[float] = []
@@ -146,7 +148,8 @@ def keystrokes(root: Path, keys: int) -> None:
     k, c = statistics.median(times[1:]), statistics.median(native[1:])
     print(f"keystroke -> diagnostics published (src/user.ts, demo): {k * 1000:.0f} ms "
           f"(min {min(times[1:]) * 1000:.0f}, max {max(times[1:]) * 1000:.0f}); "
-          f"oxlint + biome + eslint cold on the file: {c * 1000:.0f} ms; ratio {k / c:.2f}")  # fmt: skip
+          f"oxlint + biome + eslint cold on the file: {c * 1000:.0f} ms; "
+          f"ratio {k / c:.2f}")  # fmt: skip
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -32,23 +31,23 @@ class Editor:
         self.published_versions: dict[str, int | None] = {}
         self.progress: list[str] = []
 
-        @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
         def create(params: types.WorkDoneProgressCreateParams) -> None:
             return None
 
-        @self.client.feature(types.PROGRESS)
+        @self.client.feature(types.PROGRESS)  # type: ignore[untyped-decorator]
         def progress(params: types.ProgressParams) -> None:
             value = params.value
             kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
             self.progress.append(str(kind))
 
-        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)  # type: ignore[untyped-decorator]
         def published(params: types.PublishDiagnosticsParams) -> None:
             self.published[params.uri] = list(params.diagnostics)
             self.published_versions[params.uri] = params.version
             self.changed.set()
 
-        @self.client.feature(types.WINDOW_SHOW_MESSAGE)
+        @self.client.feature(types.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]
         def shown(params: types.ShowMessageParams) -> None:
             self.messages.append(params.message)
 
@@ -66,7 +65,9 @@ class Editor:
     def uri(self, file: str) -> str:
         return (self.root / file).as_uri()
 
-    async def settle(self, quiet_s: float = 1.5, limit_s: float = 120, *, first: bool = False) -> None:
+    async def settle(
+        self, quiet_s: float = 1.5, limit_s: float = 120, *, first: bool = False
+    ) -> None:
         """Wait until nothing is published for `quiet_s`; with `first`, for a
         publication first (the first check's)."""
         if first:
@@ -127,7 +128,7 @@ class Editor:
         await asyncio.wait_for(self.client.shutdown_async(None), timeout=30)
         self.client.exit(None)
         await asyncio.sleep(0.2)
-        await self.client.stop()
+        await self.client.stop()  # type: ignore[no-untyped-call]
 
     def keys(self, file: str) -> Counter[Key]:
         """The diagnostics published for `file`, as keys (the unsaved notice left out)."""
@@ -137,11 +138,16 @@ class Editor:
 
     def notice(self, file: str) -> list[str]:
         found = [d for d in self.published.get(self.uri(file), []) if d.code == "unsaved"]
-        return list(found[0].data["unseen"]) if found else []
+        if not found:
+            return []
+        data = found[0].data
+        assert isinstance(data, dict)
+        return list(data["unseen"])
 
 
 def _key(d: types.Diagnostic) -> Key:
-    data: dict[str, Any] = d.data
+    data = d.data
+    assert isinstance(data, dict)
     severity = "error" if d.severity == types.DiagnosticSeverity.Error else "warning"
     return (data["issueId"], tuple(data["engines"]), severity, d.message)
 

@@ -18,9 +18,14 @@ import pytest
 
 from signalint.hosts import claude_plugin, editors
 
-CLAUDE = Path(
-    os.environ.get("SIGNALINT_TEST_HOSTS", str(Path.home() / ".cache" / "signalint" / "hosts"))
-) / "node_modules" / ".bin" / "claude"
+CLAUDE = (
+    Path(
+        os.environ.get("SIGNALINT_TEST_HOSTS", str(Path.home() / ".cache" / "signalint" / "hosts"))
+    )
+    / "node_modules"
+    / ".bin"
+    / "claude"
+)
 SIGNALINT = "/opt/signalint/bin/signalint"
 
 

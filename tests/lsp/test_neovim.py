@@ -25,7 +25,8 @@ SCRIPT = """
 local root, out = vim.env.SL_ROOT, vim.env.SL_OUT
 local want = tonumber(vim.env.SL_WANT)
 vim.cmd('edit ' .. root .. '/src/user.ts')
-local id = vim.lsp.start_client({name = 'signalint', cmd = {vim.env.SL_BIN, 'lsp'}, root_dir = root})
+local id = vim.lsp.start_client({name = 'signalint', cmd = {vim.env.SL_BIN, 'lsp'},
+                                 root_dir = root})
 vim.lsp.buf_attach_client(0, id)
 vim.wait(120000, function() return #vim.diagnostic.get(0) >= want end, 100)
 vim.wait(2000)

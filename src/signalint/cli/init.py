@@ -385,6 +385,6 @@ def _editor_step(root: Path, name: str, *, print_only: bool) -> None:
         if written is not None:
             click.echo(f"Wrote {target.label}'s language-server settings to {written}.")
             return
-        click.echo(f"{target.label}: add this to {target.file} (not written: "
-                   f"{'it exists' if target.fmt != 'lua' else 'your choice of file'}):")  # fmt: skip
+        why = "it exists" if target.fmt != "lua" else "your choice of file"
+        click.echo(f"{target.label}: add this to {target.file} (not written: {why}):")
     click.echo(editors.snippet(name), nl=False)

@@ -81,7 +81,7 @@ def _lua_list(values: list[str]) -> str:
 def neovim(command: list[str]) -> str:
     filetypes = sorted(set(LANGUAGES.values()))
     return (
-        "-- Signalint's language server (Neovim 0.11+; see README \"Editors\" for 0.8-0.10)\n"
+        '-- Signalint\'s language server (Neovim 0.11+; see README "Editors" for 0.8-0.10)\n'
         f"vim.lsp.config({json.dumps(SERVER)}, {{\n"
         f"  cmd = {_lua_list(command)},\n"
         f"  filetypes = {_lua_list(filetypes)},\n"

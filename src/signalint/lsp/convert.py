@@ -58,9 +58,7 @@ def _units(line: str, chars: int, encoding: str) -> int:
     return len(head) + sum(1 for c in head if ord(c) > 0xFFFF) + past
 
 
-def _position(
-    lines: Sequence[str] | None, line: int, col: int, encoding: str
-) -> types.Position:
+def _position(lines: Sequence[str] | None, line: int, col: int, encoding: str) -> types.Position:
     row, chars = line - 1, col - 1
     if lines is not None and 0 <= row < len(lines):
         return types.Position(row, _units(lines[row], chars, encoding))
@@ -105,9 +103,7 @@ def diagnostic(
             else types.DiagnosticSeverity.Warning
         ),
         code=issue.rule,
-        code_description=(
-            types.CodeDescription(href=issue.docs_url) if issue.docs_url else None
-        ),
+        code_description=(types.CodeDescription(href=issue.docs_url) if issue.docs_url else None),
         source=", ".join(engines),
         tags=tags_of(issue.engine, issue.rule) or None,
         related_information=related or None,

@@ -58,7 +58,6 @@ if TYPE_CHECKING:
     from signalint.engines.runner import Progress
     from signalint.lsp.backend import Backend
     from signalint.model import CheckResult, Issue
-    from signalint.service import Checked
 
 _log = logging.getLogger(__name__)
 
@@ -180,10 +179,10 @@ class Session:
             if doc is not None and doc.dirty:
                 continue  # its buffer's diagnostics stand until it is saved
             self.buffer_issues.pop(uri, None)
-            file = doc.file if doc is not None else self._file_of(uri)
-            if file is None:
+            rel = doc.file if doc is not None else self._file_of(uri)
+            if rel is None:
                 continue
-            self.publish(uri, self.project.get(file, []), doc)
+            self.publish(uri, self.project.get(rel, []), doc)
 
     async def check_buffer(self, uri: str) -> None:
         await self.ready.wait()
@@ -313,9 +312,7 @@ class Session:
     def changed(self, uri: str, text: str, version: int) -> None:
         doc = self.documents.get(uri)
         if doc is None:
-            self.early = [
-                (u, text, version) if u == uri else (u, t, v) for u, t, v in self.early
-            ]
+            self.early = [(u, text, version) if u == uri else (u, t, v) for u, t, v in self.early]
             return
         try:
             check_size(uri, text)
@@ -370,8 +367,8 @@ class Session:
         doc = self.documents.get(uri)
         if doc is None or self.backend is None:
             return []
-        from signalint.fixes import AppliesFixes
         from signalint.engines.registry import ENGINES
+        from signalint.fixes import AppliesFixes
 
         only = params.context.only
         found: list[types.CodeAction] = []
@@ -431,7 +428,7 @@ class Session:
         action.edit = types.WorkspaceEdit(
             document_changes=[
                 types.TextDocumentEdit(
-                    types.OptionalVersionedTextDocumentIdentifier(uri, version), [edit]
+                    types.OptionalVersionedTextDocumentIdentifier(doc.uri, version), [edit]
                 )
             ]
         )

@@ -66,10 +66,10 @@ class Writer:
                 message = json.loads(body)
             except ValueError:
                 message = None
-            if isinstance(message, dict) and "method" not in message:
-                if message.get("id") in self._dropped:
-                    self._dropped.remove(message.get("id"))
-                    return
+            answered = isinstance(message, dict) and "method" not in message
+            if answered and message.get("id") in self._dropped:
+                self._dropped.remove(message.get("id"))
+                return
         self._write(data)
 
     def close(self) -> None:
@@ -85,7 +85,8 @@ def error(message_id: Any, code: int, text: str) -> dict[str, Any]:
 
 
 def show(text: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": "window/showMessage", "params": {"type": 1, "message": text}}
+    params = {"type": 1, "message": text}
+    return {"jsonrpc": "2.0", "method": "window/showMessage", "params": params}
 
 
 async def _skip(reader: asyncio.StreamReader, length: int) -> bytes:
@@ -128,7 +129,7 @@ def _hand(protocol: Handles, writer: Writer, body: bytes) -> None:
         message = json.loads(body, object_hook=protocol.structure_message)
     except Exception as exc:
         message_id = raw.get("id")
-        if "method" in raw and message_id is not None or "method" not in raw:
+        if ("method" in raw and message_id is not None) or "method" not in raw:
             writer.frame(error(message_id, -32600, f"signalint: unreadable message: {exc}"))
         else:
             writer.frame(show(f"signalint: unreadable {raw.get('method')!r} notification: {exc}"))
@@ -203,8 +204,10 @@ async def stdin_reader() -> asyncio.StreamReader:
 
 
 async def one_connection(
-    start: Callable[[Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]],
-                    Awaitable[asyncio.Server]],
+    start: Callable[
+        [Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]],
+        Awaitable[asyncio.Server],
+    ],
     run: Callable[[asyncio.StreamReader, Writer], Awaitable[None]],
 ) -> None:
     """Accept one connection on the server `start` opens and run it to its end."""
