@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lsprotocol import types
 
 from tests.lsp.harness import SIGNALINT, Editor, cli_keys
 
@@ -158,3 +159,51 @@ def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
     editor.close(file)
     loop.run_until_complete(editor.stop())
     loop.close()
+
+
+def test_code_actions_apply_the_engines_safe_fixes(demo_project: Path, tmp_path: Path) -> None:
+    """`source.fixAll.signalint` on a buffer gives the text `signalint fix`
+    writes for the same file; each fixable diagnostic offers its engines' quickfix."""
+    root = demo_project
+    twin = tmp_path / "twin" / "demo"
+    shutil.copytree(root, twin, ignore=shutil.ignore_patterns(".signalint"))
+    file = "src/legacy.js"
+
+    async def session() -> str:
+        editor = Editor(root)
+        await editor.start()
+        await editor.settle(first=True)
+        editor.open(file)
+        await editor.until(file, unsaved=False)
+        diagnostics = editor.published[editor.uri(file)]
+        fixable = [d for d in diagnostics if isinstance(d.data, dict) and d.data["fixable"]]
+        assert fixable
+        actions = await editor.client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(editor.uri(file)),
+                types.Range(types.Position(0, 0), types.Position(0, 0)),
+                types.CodeActionContext(diagnostics=diagnostics),
+            )
+        )
+        assert actions is not None
+        kinds = [a.kind for a in actions if isinstance(a, types.CodeAction)]
+        assert types.CodeActionKind.QuickFix in kinds
+        assert kinds.count("source.fixAll.signalint") == 1
+        every = next(a for a in actions if isinstance(a, types.CodeAction) and a.kind != "quickfix")
+        resolved = await editor.client.code_action_resolve_async(every)
+        assert resolved.edit is not None and resolved.edit.document_changes
+        change = resolved.edit.document_changes[0]
+        assert isinstance(change, types.TextDocumentEdit)
+        (edit,) = change.edits
+        assert isinstance(edit, types.TextEdit)
+        await editor.stop()
+        return edit.new_text
+
+    fixed = asyncio.run(session())
+    assert (root / file).read_text() != fixed  # the project is not written
+    done = subprocess.run(
+        [str(SIGNALINT), "fix", file], cwd=twin, capture_output=True, text=True,
+        timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert (twin / file).read_text() == fixed

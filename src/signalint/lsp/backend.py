@@ -2,7 +2,7 @@
 
 The language server asks three things, and only through `Backend`:
 
-- `check_project`: the whole project as `signalint check` checks it (the
+- `check_disk`: the whole project on disk, as `signalint check` checks it (the
   result cache, the process's warm engines), its snapshot kept so the ids
   it reports resolve in `signalint show`;
 - `check_buffer`: one file's unsaved content, checked by the engines that
@@ -79,7 +79,7 @@ class Backend:
         self._store = self._new_store()
         return self.config
 
-    async def check_project(self, progress: ProgressScope = no_progress) -> service.Checked:
+    async def check_disk(self, progress: ProgressScope = no_progress) -> service.Checked:
         """The whole project, as `signalint check` checks it."""
         request = service.CheckRequest(self.root, self.config, progress=progress)
         return await service.check(request, service.Services(self._context, self._store))

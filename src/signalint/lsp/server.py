@@ -148,18 +148,18 @@ class Session:
     # -- checks -----------------------------------------------------------------
 
     def schedule_project(self, delay_s: float | None = None) -> None:
-        self.checks.schedule(PROJECT, self.check_project, delay_s)
+        self.checks.schedule(PROJECT, self.check_disk, delay_s)
 
-    async def check_project(self) -> None:
+    async def check_disk(self) -> None:
         await self.ready.wait()
         backend = self.backend
         assert backend is not None and self.stamp is not None
         if self.stamp.changed():
             await backend.restart()
         if self.first_check and self.progress:
-            checked = await backend.check_project(self._progress_scope)
+            checked = await backend.check_disk(self._progress_scope)
         else:
-            checked = await backend.check_project()
+            checked = await backend.check_disk()
         self.first_check = False
         _log.debug("checked the project: %d issues", len(checked.result.issues))
         self._tell_failures(checked.result)
@@ -414,7 +414,7 @@ class Session:
             return action
         engine = data.get("engine")
         issues = self.buffer_issues.get(doc.uri) if doc.dirty else self.project.get(doc.file)
-        issues = [i for i in issues or () if i.fixable]
+        issues = list(issues or ())  # every engine with a fix mode fixes the file whole
         if engine is not None:
             issues = [i for i in issues if engine in convert.engines_of(i)]
         if not issues:
