@@ -176,3 +176,34 @@ def test_files_outside_the_root_or_ignored_get_nothing(tmp_path: Path) -> None:
     assert not published
     assert not [m for m in wire.messages if m.get("method") == "window/showMessage"]
     assert wire.end() == 0
+
+
+def test_a_settings_change_restarts_and_checks_again(tmp_path: Path) -> None:
+    """`workspace/didChangeConfiguration` reads the settings again: an engine
+    turned off no longer reports; one turned on reports."""
+    root = _quiet_project(tmp_path / "p")
+    config = json.loads((root / "signalint.config.json").read_text())
+    config["engines"]["ruff"] = True
+    (root / "signalint.config.json").write_text(json.dumps(config))
+    (root / "a.py").write_text("import os\n")
+    uri = (root / "a.py").as_uri()
+    wire = Wire(root)
+    _start(wire, root)
+
+    def published(count: int) -> list[dict[str, Any]]:
+        found = [
+            m for m in wire.messages
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+        ]  # fmt: skip
+        assert len(found) >= count
+        return list(found[count - 1]["params"]["diagnostics"])
+
+    wire.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    assert [d["code"] for d in published(1)] == ["F401"]
+    config["engines"]["ruff"] = False
+    (root / "signalint.config.json").write_text(json.dumps(config))
+    wire.send({"method": "workspace/didChangeConfiguration", "params": {"settings": {}}})
+    wire.wait(lambda m: len([x for x in wire.messages if x.get("method") ==
+                             "textDocument/publishDiagnostics"]) >= 2)  # fmt: skip
+    assert published(2) == []
+    assert wire.end() == 0
