@@ -7,9 +7,12 @@ The language server asks three things, and only through `Backend`:
   it reports resolve in `signalint show`;
 - `check_buffer`: one file's unsaved content, checked by the engines that
   check a file on its own (not the whole-program engines) in a sparse
-  shadow copy of the project where that file holds the buffer
-  (`signalint.shadow`: the file copied, everything else a link into the
-  project), nothing written in the project and nothing cached;
+  shadow copy of the project where the files being edited hold their
+  buffers (`signalint.shadow`: those files copied, everything else a link
+  into the project), nothing written in the project. The copy lasts while
+  the same files are edited, so its own warm workers and its own result
+  cache (in the copy, keyed by content like any) answer the next keystroke;
+  a file joining the edited set makes a new copy;
 - `fixed_text`: the buffer after the engines' own safe fixes
   (`fixes.suggest`, run on such a shadow copy).
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from signalint import service
@@ -61,6 +65,8 @@ class Backend:
         self.config = load_config(root)
         self._context = Context(warm=open_pool(root, self.config))
         self._store = self._new_store()
+        self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
+        self._shadow: tuple[ExitStack, Path, Context] | None = None
 
     def _new_store(self) -> SnapshotStore:
         return SnapshotStore(
@@ -74,6 +80,7 @@ class Backend:
         """Read the settings again and start every warm engine afresh (a
         settings file, lockfile or installed tool changed)."""
         await self.close()
+        self._buffers.clear()
         self.config = load_config(self.root)
         self._context = Context(warm=open_pool(self.root, self.config))
         self._store = self._new_store()
@@ -84,15 +91,58 @@ class Backend:
         request = service.CheckRequest(self.root, self.config, progress=progress)
         return await service.check(request, service.Services(self._context, self._store))
 
+    async def _copy_holding(self, file: str, data: bytes) -> tuple[Path, Context]:
+        """The shadow copy with `file` holding `data` (a new copy when `file`
+        is not among the copied files yet)."""
+        known = self._shadow is not None and file in self._buffers
+        self._buffers[file] = data
+        if self._shadow is not None and known:
+            _, path, context = self._shadow
+            target = path / file
+            if target.read_bytes() != data:
+                target.write_bytes(data)
+            return path, context
+        await self._close_shadow()
+        stack = ExitStack()
+        path = stack.enter_context(
+            shadow_copy(
+                self.root, self._buffers, only=list(self._buffers), skip=engine_cache_dirs()
+            )
+        )
+        context = Context(warm=open_pool(path, self.config))
+        self._shadow = (stack, path, context)
+        return path, context
+
     async def check_buffer(self, file: str, text: str) -> service.Checked:
         """`file` (project-relative) holding `text`, by the engines of `buffer_engines`."""
         config = _only(self.config, buffer_engines(self.config))
-        data = {file: text.encode("utf-8")}
-        with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:
-            request = service.CheckRequest(shadow, config, [file], kind="files", use_cache=False)
-            checked = await service.check(request, service.Services(Context()))
+        shadow, context = await self._copy_holding(file, text.encode("utf-8"))
+        request = service.CheckRequest(shadow, config, [file], kind="files")
+        checked = await service.check(request, service.Services(context))
         self._store.put(checked.snapshot)
         return checked
+
+    def release(self, file: str) -> None:
+        """`file` is saved or closed: the copy holds what is on disk again."""
+        if file not in self._buffers or self._shadow is None:
+            return
+        try:
+            data = (self.root / file).read_bytes()
+        except OSError:
+            return
+        self._buffers[file] = data
+        target = self._shadow[1] / file
+        if target.read_bytes() != data:
+            target.write_bytes(data)
+
+    async def _close_shadow(self) -> None:
+        if self._shadow is None:
+            return
+        stack, _, context = self._shadow
+        self._shadow = None
+        if context.warm is not None:
+            await context.warm.close()
+        stack.close()
 
     async def fixed_text(
         self, file: str, text: str, issues: Sequence[Issue], engine: str | None
@@ -116,6 +166,7 @@ class Backend:
     async def close(self) -> None:
         """Stop the warm engines and write what is kept."""
         self._store.flush()
+        await self._close_shadow()
         if self._context.warm is not None:
             await self._context.warm.close()
 

@@ -330,6 +330,8 @@ class Session:
                 doc.set_text(text, doc.version)
             doc.dirty = False
             self.checks.cancel(uri)
+            if self.backend is not None:
+                self.backend.release(doc.file)
         if doc is not None or self._file_of(uri) is not None:
             self.schedule_project()
 
@@ -340,6 +342,8 @@ class Session:
             return
         self.checks.cancel(uri)
         self.buffer_issues.pop(uri, None)
+        if self.backend is not None:
+            self.backend.release(doc.file)
         self.publish(uri, self.project.get(doc.file, []), None)
         if doc.dirty:
             self.schedule_project()  # what the buffer said is gone; the disk's stands
