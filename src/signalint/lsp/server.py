@@ -37,6 +37,7 @@ What the server does, in order of a session:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import uuid
@@ -144,6 +145,9 @@ class Session:
             if project_file(self.backend.root, self.backend.config, uri) is not None
         }
         self.schedule_project(delay_s=0)
+        for uri, doc in self.documents.items():
+            if doc.dirty:  # their buffers are checked again by the engines now enabled
+                self.checks.schedule(uri, functools.partial(self.check_buffer, uri))
 
     # -- checks -----------------------------------------------------------------
 
