@@ -3,8 +3,9 @@
 Every published set is compared, with multiplicity, with `signalint check
 --no-cache` of the same content on disk: the saved states with the project
 itself; an unsaved buffer with a twin of the project where the buffer is
-written and only the engines that check a buffer are enabled (the others
-answer on save, and the buffer's diagnostics name them).
+written and only the engines that check a buffer are enabled (tsc and
+Pyright among them; mypy answers on save, and the buffer's diagnostics
+name it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from tests.conftest import require_engine
 from tests.lsp.harness import SIGNALINT, Editor, cli_keys
 
 pytestmark = pytest.mark.real
@@ -38,7 +40,7 @@ def _twin(root: Path, tmp_path: Path, engines: dict[str, bool]) -> Path:
 
 def test_demo_open_edit_save_close(demo_project: Path, tmp_path: Path) -> None:
     root = demo_project
-    twin = _twin(root, tmp_path, {"oxlint": True, "tsc": False, "biome": True, "eslint": True})
+    twin = _twin(root, tmp_path, {"oxlint": True, "tsc": True, "biome": True, "eslint": True})
     file = "src/user.ts"
 
     async def session() -> None:
@@ -56,12 +58,17 @@ def test_demo_open_edit_save_close(demo_project: Path, tmp_path: Path) -> None:
 
         before = (root / file).read_text()
         text = before + "\nvar zz = 1;\nlet q: number = 'x' == 'y' ? 1 : 2;\n"
+        text += 'export const typed: number = "not a number";\n'
         editor.edit(file, text)
-        await editor.until(file, unsaved=True)
+        await editor.until(file, unsaved=False)
         assert (root / file).read_text() == before  # nothing written in the project
         (twin / file).write_text(text)
-        assert editor.keys(file) == cli_keys(twin, file)
-        assert editor.notice(file) == ["tsc"]
+        expected = cli_keys(twin, file)
+        assert editor.keys(file) == expected
+        # tsc saw the buffer: the type error typed unsaved is published.
+        new = expected - cli_keys(root, file)
+        assert any(k[1] == ("tsc",) and "not assignable" in k[3] for k in new), new
+        assert editor.notice(file) == []
 
         editor.save(file, text)
         await editor.until(file, unsaved=False)
@@ -94,7 +101,7 @@ def _python_project(root: Path) -> None:
     )
     (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0"\n')
     engines = {name: False for name in ("oxlint", "tsc", "biome", "eslint", "pyright")}
-    engines.update(ruff=True, mypy=True)
+    engines.update(ruff=True, mypy=True, pyright=True)
     (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
 
 
@@ -111,11 +118,13 @@ LINES = (
 @pytest.mark.usefixtures("real_engines")
 def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
     """A differential over edit sequences (D23): the unsaved buffer's
-    diagnostics equal Ruff's cold check of that content, and after a save
+    diagnostics equal Ruff's and Pyright's cold check of that content
+    (mypy named as not having seen it), and after a save
     every engine's equal the cold check of the project."""
+    require_engine("pyright")
     root = tmp_path / "py"
     _python_project(root)
-    twin = _twin(root, tmp_path, {"ruff": True})
+    twin = _twin(root, tmp_path, {"ruff": True, "pyright": True})
     file = "pkg/app.py"
     loop = asyncio.new_event_loop()
     editor = Editor(root)
@@ -147,7 +156,9 @@ def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
         text = "".join(lines)
         loop.run_until_complete(editor.until(file, unsaved=True))
         (twin / file).write_text(text)
-        assert editor.keys(file) == cli_keys(twin, file), text
+        expected = cli_keys(twin, file)
+        assert editor.keys(file) == expected, text
+        assert any("pyright" in key[1] for key in expected), expected
         assert editor.notice(file) == ["mypy"]
         final[:] = [text]
 

@@ -4,12 +4,15 @@ answer against pygls's own, diagnostics' fields and positions, tags."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
 
+from signalint.config import load_config
 from signalint.lsp import convert, front
+from signalint.lsp.backend import buffer_engines, unseen_engines
 from signalint.lsp.server import make_server
 from signalint.lsp.tags import tags_of
 from signalint.model import Issue
@@ -96,6 +99,20 @@ def test_tags_by_rule() -> None:
 
 
 def test_unseen_notice_names_the_engines() -> None:
-    notice = convert.unseen_notice(["tsc"])
-    assert notice.data == {"unseen": ["tsc"]}
-    assert notice.message.startswith("tsc has not seen this unsaved buffer: its diagnostics")
+    notice = convert.unseen_notice(["mypy"])
+    assert notice.data == {"unseen": ["mypy"]}
+    assert notice.message.startswith("mypy has not seen this unsaved buffer: its diagnostics")
+
+
+def test_buffer_engines_take_tsc_and_pyright_not_mypy(tmp_path: Path) -> None:
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), True)
+    (tmp_path / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    config = load_config(tmp_path)
+    python = buffer_engines(config, "python")
+    assert "pyright" in python and "ruff" in python
+    assert "mypy" not in python and "tsc" not in python
+    javascript = buffer_engines(config, "javascript")
+    assert "tsc" in javascript and "pyright" not in javascript
+    assert unseen_engines(config, "python") == ("mypy",)
+    assert unseen_engines(config, "javascript") == ()
+    assert not set(buffer_engines(config, None)) & {"tsc", "mypy", "pyright"}

@@ -6,13 +6,18 @@ The language server asks three things, and only through `Backend`:
   result cache, the process's warm engines), its snapshot kept so the ids
   it reports resolve in `signalint show`;
 - `check_buffer`: one file's unsaved content, checked by the engines that
-  check a file on its own (not the whole-program engines) in a sparse
+  check a file on its own and by the whole-program engines of its language
+  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright), in a sparse
   shadow copy of the project where the files being edited hold their
   buffers (`signalint.shadow`: those files copied, everything else a link
-  into the project), nothing written in the project. The copy lasts while
-  the same files are edited, so its own warm workers and its own result
-  cache (in the copy, keyed by content like any) answer the next keystroke;
-  a file joining the edited set makes a new copy;
+  into the project), nothing written in the project. The copy is the
+  overlay: every engine reads the buffer there as it would read the saved
+  file, through its own adapter and command, so the answer is the cold
+  check's of that content (D23). The copy lasts while the same files are
+  edited, so its own warm workers (the TypeScript worker's kept program,
+  Pyright's language server) and its own result cache (in the copy, keyed
+  by content like any) answer the next keystroke; a file joining the
+  edited set makes a new copy, whose first check starts them cold;
 - `fixed_text`: the buffer after the engines' own safe fixes
   (`fixes.suggest`, run on such a shadow copy).
 
@@ -27,6 +32,7 @@ import dataclasses
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Final
 
 from signalint import service
 from signalint.config import Config, load_config
@@ -38,15 +44,36 @@ from signalint.shadow import shadow_copy
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 from signalint.warm.pool import open_pool
 
+# The whole-program engines that check a buffer in the shadow copy. mypy
+# does not: its warm worker is a second `dmypy`-sized process per copy and
+# its cold start in a fresh copy takes longer than a save (issue 38: mypy
+# answers on save).
+BUFFER_PROGRAMS: Final = frozenset({"tsc", "pyright"})
 
-def buffer_engines(config: Config) -> tuple[str, ...]:
-    """The enabled engines that check a file on its own, so can check a buffer."""
-    return tuple(n for n in config.enabled_engines if not ENGINES[n].spec.whole_program)
+
+def buffer_engines(config: Config, language: str | None = None) -> tuple[str, ...]:
+    """The enabled engines that check a buffer of `language`: every engine
+    that checks a file on its own, and the `BUFFER_PROGRAMS` of `language`
+    (none when it is None)."""
+    return tuple(
+        n
+        for n in config.enabled_engines
+        if not ENGINES[n].spec.whole_program
+        or (n in BUFFER_PROGRAMS and language is not None and ENGINES[n].spec.language == language)
+    )
 
 
-def program_engines(config: Config) -> tuple[str, ...]:
-    """The enabled whole-program engines: they answer for a buffer once it is saved."""
-    return tuple(n for n in config.enabled_engines if ENGINES[n].spec.whole_program)
+def unseen_engines(config: Config, language: str | None) -> tuple[str, ...]:
+    """The enabled whole-program engines of `language` that do not check a
+    buffer: they answer for it once it is saved."""
+    checking = buffer_engines(config, language)
+    return tuple(
+        n
+        for n in config.enabled_engines
+        if ENGINES[n].spec.whole_program
+        and n not in checking
+        and ENGINES[n].spec.language == language
+    )
 
 
 def _only(config: Config, names: Sequence[str]) -> Config:
@@ -113,9 +140,13 @@ class Backend:
         self._shadow = (stack, path, context)
         return path, context
 
-    async def check_buffer(self, file: str, text: str) -> service.Checked:
-        """`file` (project-relative) holding `text`, by the engines of `buffer_engines`."""
-        config = _only(self.config, buffer_engines(self.config))
+    async def check_buffer(
+        self, file: str, text: str, language: str | None = None
+    ) -> service.Checked:
+        """`file` (project-relative) holding `text`, by the engines of
+        `buffer_engines` for `language` (the other open buffers as the
+        copy holds them: their unsaved text until saved or closed)."""
+        config = _only(self.config, buffer_engines(self.config, language))
         shadow, context = await self._copy_holding(file, text.encode("utf-8"))
         request = service.CheckRequest(shadow, config, [file], kind="files")
         checked = await service.check(request, service.Services(context))
@@ -171,4 +202,4 @@ class Backend:
             await self._context.warm.close()
 
 
-__all__ = ["Backend", "buffer_engines", "program_engines"]
+__all__ = ["BUFFER_PROGRAMS", "Backend", "buffer_engines", "unseen_engines"]

@@ -12,9 +12,9 @@ What the server does, in order of a session:
 - `didOpen`: the file's diagnostics from the last check are published.
 - `didChange`: the buffer is checked after `DEBOUNCE_S` without a newer
   change (a newer change cancels the older check) by the engines that check
-  a file on its own (`backend.buffer_engines`); the whole-program engines
-  (tsc, mypy, Pyright) answer when it is saved, and until then the
-  buffer's diagnostics are the buffer engines' with one Information
+  a file on its own and by tsc and Pyright, in the backend's shadow copy
+  holding the buffer (`backend.buffer_engines`); mypy answers when it is
+  saved, and until then the buffer's diagnostics carry one Information
   diagnostic naming the engines that have not seen the buffer
   (`convert.unseen_notice`), never their older diagnostics beside the new.
 - `didSave` (and a changed file the client watches): the project is
@@ -195,7 +195,7 @@ class Session:
         if backend is None or doc is None or not doc.dirty:
             return
         text, version = doc.text, doc.version
-        checked = await backend.check_buffer(doc.file, text)
+        checked = await backend.check_buffer(doc.file, text, _language(doc.file))
         if self.documents.get(uri) is not doc or doc.version != version:
             return  # a newer change or a close came meanwhile
         self._tell_failures(checked.result)
@@ -204,16 +204,10 @@ class Session:
         self.publish(uri, issues, doc, unseen=self._unseen(doc.file))
 
     def _unseen(self, file: str) -> list[str]:
-        from signalint.engines.registry import ENGINES
-        from signalint.lsp.backend import program_engines
+        from signalint.lsp.backend import unseen_engines
 
         assert self.backend is not None
-        language = _language(file)
-        return [
-            name
-            for name in program_engines(self.backend.config)
-            if ENGINES[name].spec.language == language
-        ]
+        return list(unseen_engines(self.backend.config, _language(file)))
 
     def _file_of(self, uri: str) -> str | None:
         if self.backend is None:
