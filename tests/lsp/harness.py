@@ -51,8 +51,15 @@ class Editor:
         def shown(params: types.ShowMessageParams) -> None:
             self.messages.append(params.message)
 
-    async def start(self, progress: bool = False) -> types.InitializeResult:
-        await self.client.start_io(str(SIGNALINT), "lsp", cwd=str(self.root))
+    async def start(
+        self,
+        progress: bool = False,
+        exe: Path = SIGNALINT,
+        env: dict[str, str] | None = None,
+    ) -> types.InitializeResult:
+        """Start `exe lsp` in the root (the real-world tier passes its own
+        Signalint and environment)."""
+        await self.client.start_io(str(exe), "lsp", cwd=str(self.root), env=env)
         caps = types.ClientCapabilities(
             window=types.WindowClientCapabilities(work_done_progress=progress)
         )
@@ -163,8 +170,13 @@ def cli_keys(root: Path, file: str | None = None) -> Counter[Key]:
         check=False,
     )
     assert done.returncode in (0, 1), done.stderr
+    return sarif_keys(done.stdout, file)
+
+
+def sarif_keys(sarif: str, file: str | None = None) -> Counter[Key]:
+    """A SARIF answer of `signalint check` as keys (of `file` alone)."""
     found: Counter[Key] = Counter()
-    for run in json.loads(done.stdout)["runs"]:
+    for run in json.loads(sarif)["runs"]:
         engine = run["tool"]["driver"]["name"]
         for result in run["results"]:
             where = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
