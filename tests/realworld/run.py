@@ -2266,6 +2266,11 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             typed = time.perf_counter()
             editor.edit(file, text)
             done["buffer_s"] = round(await published(uri, 2, typed), 2)
+            # The next keystroke, in the copy the first one made: warm.
+            text += "\n"
+            typed = time.perf_counter()
+            editor.edit(file, text)
+            done["next_s"] = round(await published(uri, 3, typed), 2)
             buffer = editor.keys(file)
             done["unseen"] = editor.notice(file)
             done["found_unsaved"] = _planted_in(editor.published.get(uri, []), plant, line)
@@ -2273,7 +2278,7 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             editor.published.pop(uri, None)
             saved = time.perf_counter()
             editor.save(file, text)
-            done["save_s"] = round(await published(uri, 2, saved), 2)
+            done["save_s"] = round(await published(uri, 3, saved), 2)
             after_save = editor.keys(file)
             done["found_saved"] = _planted_in(editor.published.get(uri, []), plant, line)
             cold = signalint(
@@ -2365,7 +2370,9 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
         "`signalint lsp` driven by pygls's client: after its first whole-project check, each "
         "planted file is opened and the plant typed in as an unsaved change; then saved. "
         "Unsaved s: the change sent to the buffer's diagnostics published (the 0.15 s debounce "
-        "included); saved s: the save to the disk check's diagnostics published. Both are "
+        "included; the first change of a file makes the shadow copy, whose engines start "
+        "cold); next keystroke s: one more line typed, answered by the copy's warm engines; "
+        "saved s: the save to the disk check's diagnostics published. Both are "
         "compared, with multiplicity (issue id, engines, severity, message), with a cold "
         "`signalint check --no-cache FILE` of the saved content: the buffer's less the engines "
         "it names as not having seen it, the saved ones whole."
@@ -2373,10 +2380,11 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
     out.append("")
     out.append(
         "| repo | first check s | planted (engine) | unsaved: planted published | "
-        "unsaved s | not seen unsaved | unsaved = cold | saved: planted published | "
+        "unsaved s | next keystroke s | not seen unsaved | unsaved = cold | "
+        "saved: planted published | "
         "saved s | saved = cold | project untouched |"
     )
-    out.append("| --- | ---: | --- | --- | ---: | --- | --- | --- | ---: | --- | --- |")
+    out.append("| --- | ---: | --- | --- | ---: | ---: | --- | --- | --- | ---: | --- | --- |")
     notes: list[str] = []
     for r in done:
         step = r.lsp
@@ -2388,12 +2396,13 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
             if plant.get("error"):
                 notes.append(f"- **{r.repo.name} / {plant['file']}**: {plant['error']}")
                 out.append(
-                    f"| {r.repo.name} | {step.get('first_s')} | {where} | error | | | | | | | |"
+                    f"| {r.repo.name} | {step.get('first_s')} | {where} | error | | | | | | | | |"
                 )
                 continue
             out.append(
                 f"| {r.repo.name} | {step.get('first_s')} | {where} | "
                 f"{_yes(plant.get('found_unsaved'))} | {plant.get('buffer_s')} | "
+                f"{plant.get('next_s', '-')} | "
                 f"{', '.join(plant.get('unseen') or []) or 'none'} | "
                 f"{_yes(plant.get('buffer_equal'))} | {_yes(plant.get('found_saved'))} | "
                 f"{plant.get('save_s')} | {_yes(plant.get('saved_equal'))} | "
