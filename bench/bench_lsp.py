@@ -12,7 +12,8 @@
    arrives (the server's debounce, 0.15 s, included). Beside it, in the
    same run, the buffer engines' own cold runs on the same file (oxlint,
    Biome, ESLint, one after the other, as a plain linter run would on save),
-   and the ratio.
+   and a cold `tsc -p tsconfig.json --noEmit` of the project (tsc checks
+   the buffer too), and the ratios.
 
 Numbers are reported, never asserted (docs/architecture.md, "Tests and benchmarks").
 """
@@ -121,6 +122,7 @@ def keystrokes(root: Path, keys: int) -> None:
             break
     times: list[float] = []
     native: list[float] = []
+    typed: list[float] = []  # tsc cold on the project (it checks the buffer too)
     for n in range(2, keys + 3):
         changed = text + f"\nvar k{n} = {n} == 1;\n"
         began = time.perf_counter()
@@ -143,13 +145,21 @@ def keystrokes(root: Path, keys: int) -> None:
         ):
             subprocess.run(argv, cwd=root, capture_output=True, check=False)
         native.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        subprocess.run(
+            [str(ENGINES_BIN / "tsc"), "-p", "tsconfig.json", "--noEmit"],
+            cwd=root, capture_output=True, check=False,
+        )  # fmt: skip
+        typed.append(time.perf_counter() - began)
         file.write_text(text)
     stop(process)
     k, c = statistics.median(times[1:]), statistics.median(native[1:])
+    t = statistics.median(typed[1:])
     print(f"keystroke -> diagnostics published (src/user.ts, demo): {k * 1000:.0f} ms "
           f"(min {min(times[1:]) * 1000:.0f}, max {max(times[1:]) * 1000:.0f}); "
           f"oxlint + biome + eslint cold on the file: {c * 1000:.0f} ms; "
-          f"ratio {k / c:.2f}")  # fmt: skip
+          f"ratio {k / c:.2f}; tsc cold on the project: {t * 1000:.0f} ms; "
+          f"ratio {k / t:.2f}")  # fmt: skip
 
 
 def main() -> None:
