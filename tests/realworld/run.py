@@ -36,6 +36,13 @@ repository with a `[[repo.break]]`, an edit that breaks a dependent, through
 a real `signalint-mcp`, whose `after_edit_check` must not be clean and must
 name what the native engine finds broken. `--only-edge` runs them alone.
 
+Issue 38's step (`lsp_step`) follows: `signalint lsp` driven by pygls's
+client (run the tier with a Python that has pygls, e.g. the checkout's
+`.venv/bin/python`), each planted file opened, the plant typed in as an
+unsaved change, its diagnostic published, then saved; the buffer's and the
+saved diagnostics against a cold check of the saved content. `--only-lsp`
+runs it alone.
+
 Last, when `redis-server` is installed, a second machine on a shared cache
 (`shared_cache_step`): one Redis for the run, emptied per repository;
 machine A (the clone, its state removed) fills it; machine B, a copy of the
@@ -288,6 +295,9 @@ class RepoResult:
     # the project's own tools after `--new-from-rev`, an edit that breaks a
     # dependent through MCP; empty when not run.
     edge: dict[str, Any] = field(default_factory=dict)
+    # Issue 38's step (`lsp_step`): the language server on each planted edit
+    # typed unsaved, then saved, against a cold check; empty when not run.
+    lsp: dict[str, Any] = field(default_factory=dict)
     tree_changes: list[str] = field(default_factory=list)
     git_status_changes: list[str] = field(default_factory=list)
     # Which run measured it: a merged report keeps other runs' repositories.
@@ -1051,6 +1061,8 @@ def check_repo(
     log(f"{repo.name}: --new-from-rev HEAD with the planted edits")
     result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
     result.edge = edge_steps(repo, clone, project, exe, env, cache, native_runs)
+    log(f"{repo.name}: the language server on the planted edits typed unsaved")
+    result.lsp = lsp_step(repo, exe, env, project)
 
     result.git_status_changes = _list_diff(status_before, git_status(clone, env))
     home = settings_home(project).relative_to(clone).as_posix()
@@ -2237,6 +2249,225 @@ def warm_only(
     return result
 
 
+# --- issue 38: the language server on a planted edit typed unsaved -----------
+
+
+async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path) -> dict[str, Any]:
+
+    if str(CHECKOUT) not in sys.path:
+        sys.path.insert(0, str(CHECKOUT))
+    from tests.lsp.harness import Editor, sarif_keys
+
+    outcome: dict[str, Any] = {}
+    editor = Editor(project)
+    started = time.perf_counter()
+    await editor.start(progress=True, exe=exe, env=env)
+    # The first check's work-done progress ends when it is published (a
+    # clean repository publishes nothing).
+    deadline = time.monotonic() + LSP_LIMIT_S
+    while "end" not in editor.progress and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    if "end" not in editor.progress:
+        outcome["first_error"] = f"no first check in {LSP_LIMIT_S:.0f} s"
+    outcome["first_s"] = round(time.perf_counter() - started, 2)
+    cold_env = {**env, "SIGNALINT_DAEMON": "0"}
+
+    async def published(uri: str, version: int, since: float) -> float:
+        """Seconds from `since` until `uri` is published at `version`, then settled."""
+        deadline = time.monotonic() + LSP_LIMIT_S
+        while editor.published_versions.get(uri) != version or uri not in editor.published:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{uri}: version {version} never published")
+            editor.changed.clear()
+            try:
+                await asyncio.wait_for(editor.changed.wait(), timeout=1)
+            except TimeoutError:
+                continue
+        at = time.perf_counter() - since
+        await editor.settle(quiet_s=3.0, limit_s=LSP_LIMIT_S)
+        return at
+
+    plants: list[dict[str, Any]] = []
+    for plant in repo.plants:
+        file = plant["file"]
+        log(f"{repo.name}: language server, planted edit typed unsaved ({file})")
+        path = project / file
+        original = path.read_bytes()
+        stat = path.stat()
+        line = original.count(b"\n") + 1
+        text = original.decode() + plant["text"]
+        uri = editor.uri(file)
+        done: dict[str, Any] = {**plant}
+
+        try:
+            editor.open(file)
+            # Published only when the file has diagnostics on disk.
+            await editor.settle(quiet_s=2.0, limit_s=LSP_LIMIT_S)
+            typed = time.perf_counter()
+            editor.edit(file, text)
+            done["buffer_s"] = round(await published(uri, 2, typed), 2)
+            # The next keystrokes, in the copy the first one made: its
+            # engines warm (the first ask of a fresh TypeScript worker checks
+            # the file alone; the next one builds the rest of the program).
+            done["next_s"] = []
+            for version in range(3, 3 + LSP_KEYSTROKES):
+                text += "\n"
+                typed = time.perf_counter()
+                editor.edit(file, text)
+                done["next_s"].append(round(await published(uri, version, typed), 2))
+            buffer = editor.keys(file)
+            done["unseen"] = editor.notice(file)
+            done["found_unsaved"] = _planted_in(editor.published.get(uri, []), plant, line)
+            done["untouched"] = path.read_bytes() == original
+            editor.published.pop(uri, None)
+            saved = time.perf_counter()
+            editor.save(file, text)
+            done["save_s"] = round(await published(uri, 2 + LSP_KEYSTROKES, saved), 2)
+            after_save = editor.keys(file)
+            done["found_saved"] = _planted_in(editor.published.get(uri, []), plant, line)
+            cold = signalint(
+                exe, project, cold_env, "check", "--no-cache", "--format", "sarif", file
+            )
+            cold_keys = sarif_keys(cold.stdout, file)
+            editor.close(file)
+            await editor.settle(quiet_s=2.0, limit_s=LSP_LIMIT_S)
+        except Exception as exc:
+            done["error"] = f"{type(exc).__name__}: {exc}"[:300]
+            plants.append(done)
+            continue
+        finally:
+            path.write_bytes(original)
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        unseen = set(done["unseen"])
+        # The buffer against the cold check after save, less what the engines
+        # named as not having seen the buffer (they answer on save).
+        seen_cold = Counter({k: n for k, n in cold_keys.items() if not set(k[1]) <= unseen})
+        done["buffer_equal"] = buffer == seen_cold
+        done["saved_equal"] = after_save == cold_keys
+        done["diff"] = [f"cold only {k[1]} {k[3]}"[:160] for k in seen_cold - buffer][:3]
+        done["diff"] += [f"buffer only {k[1]} {k[3]}"[:160] for k in buffer - seen_cold][:3]
+        done["diff"] += [f"saved, cold only {k[1]} {k[3]}"[:160] for k in cold_keys - after_save][
+            :3
+        ]
+        done["diff"] += [f"saved only {k[1]} {k[3]}"[:160] for k in after_save - cold_keys][:3]
+        done["diagnostics"] = sum(cold_keys.values())
+        plants.append(done)
+    outcome["plants"] = plants
+    outcome["messages"] = editor.messages[:5]
+    await editor.stop()
+    return outcome
+
+
+LSP_LIMIT_S = 600.0
+LSP_KEYSTROKES = 3  # timed after the first change
+
+
+def _planted_in(diagnostics: list[Any], plant: dict[str, str], line: int) -> bool:
+    """Whether the plant's rule, by its engine, is among `diagnostics` at or after `line`."""
+    return any(
+        d.code == plant["rule"]
+        and isinstance(d.data, dict)
+        and plant["engine"] in d.data.get("engines", [])
+        and d.range.start.line + 1 >= line
+        for d in diagnostics
+    )
+
+
+def lsp_step(repo: Repo, exe: Path, env: dict[str, str], project: Path) -> dict[str, Any]:
+    """Issue 38's step: `signalint lsp` driven by pygls's client. After the
+    first whole-project check, each planted file is opened, the plant typed
+    in as an unsaved change (timed until the buffer's version is published),
+    then saved (timed until the disk's check publishes it), then a cold
+    `signalint check --no-cache FILE` (no daemon) of the saved content. The
+    buffer's diagnostics must equal the cold check's, less the engines the
+    buffer names as not having seen it (mypy answers on save); the saved
+    ones must equal it whole. The file is restored byte for byte."""
+    try:
+        return asyncio.run(_lsp_plants(repo, exe, env, project))
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"[:400]}
+
+
+def lsp_only(
+    repo: Repo,
+    cache: Path,
+    exe: Path,
+    mirror: Path | None,
+    timeouts: dict[str, int],
+    earlier: RepoResult | None,
+) -> RepoResult:
+    """Only the language-server step (`--only-lsp`), on the repository
+    prepared as in a whole run, every compared engine enabled; the other
+    measurements are the earlier run's, if any."""
+    result = earlier if earlier is not None else RepoResult(repo)
+    env, _, project, base, known, _ = prepare(repo, cache, exe, mirror, RepoResult(repo))
+    write_config(project, base, repo, repo.engines, timeouts, known)
+    result.lsp = lsp_step(repo, exe, env, project)
+    return result
+
+
+def _render_lsp(results: list[RepoResult]) -> list[str]:
+    done = [r for r in results if r.lsp]
+    if not done:
+        return []
+    out = ["### Language server: a planted edit typed unsaved (issue 38)", ""]
+    out.append(
+        "`signalint lsp` driven by pygls's client: after its first whole-project check, each "
+        "planted file is opened and the plant typed in as an unsaved change; then saved. "
+        "Unsaved s: the change sent to the buffer's diagnostics published (the 0.15 s debounce "
+        "included; the first change of a file makes the shadow copy, whose engines start "
+        "cold); next keystrokes s: three more lines typed one at a time, answered by the "
+        "copy's engines, warm; "
+        "saved s: the save to the disk check's diagnostics published. Both are "
+        "compared, with multiplicity (issue id, engines, severity, message), with a cold "
+        "`signalint check --no-cache FILE` of the saved content: the buffer's less the engines "
+        "it names as not having seen it, the saved ones whole."
+    )
+    out.append("")
+    out.append(
+        "| repo | first check s | planted (engine) | unsaved: planted published | "
+        "unsaved s | next keystrokes s | not seen unsaved | unsaved = cold | "
+        "saved: planted published | "
+        "saved s | saved = cold | project untouched |"
+    )
+    out.append("| --- | ---: | --- | --- | ---: | ---: | --- | --- | --- | ---: | --- | --- |")
+    notes: list[str] = []
+    for r in done:
+        step = r.lsp
+        if step.get("error"):
+            notes.append(f"- **{r.repo.name}**: {step['error']}")
+            continue
+        for plant in step.get("plants") or []:
+            where = f"`{plant['file']}` ({plant['engine']})"
+            if plant.get("error"):
+                notes.append(f"- **{r.repo.name} / {plant['file']}**: {plant['error']}")
+                out.append(
+                    f"| {r.repo.name} | {step.get('first_s')} | {where} | error | | | | | | | | |"
+                )
+                continue
+            out.append(
+                f"| {r.repo.name} | {step.get('first_s')} | {where} | "
+                f"{_yes(plant.get('found_unsaved'))} | {plant.get('buffer_s')} | "
+                f"{', '.join(str(x) for x in plant.get('next_s') or []) or '-'} | "
+                f"{', '.join(plant.get('unseen') or []) or 'none'} | "
+                f"{_yes(plant.get('buffer_equal'))} | {_yes(plant.get('found_saved'))} | "
+                f"{plant.get('save_s')} | {_yes(plant.get('saved_equal'))} | "
+                f"{_yes(plant.get('untouched'))} |"
+            )
+            for line in plant.get("diff") or []:
+                notes.append(f"- **{r.repo.name} / {plant['file']}**: {line}")
+        for message in step.get("messages") or []:
+            notes.append(f"- **{r.repo.name}** shown: {message[:200]}")
+    out.append("")
+    out.extend(notes or ["All equal."])
+    out.append("")
+    return out
+
+
+def _yes(value: Any) -> str:
+    return "yes" if value is True else "no" if value is False else "-"
+
+
 # --- report ---------------------------------------------------------------
 
 
@@ -2411,6 +2642,7 @@ def render(results: list[RepoResult], run_at: str, signalint_at: str, elapsed: f
     out.extend(_render_shared_cache(results))
     out.append("")
     out.extend(_render_warm(results))
+    out.extend(_render_lsp(results))
     out.append("")
     out.append("### Differences and engine messages")
     out.append("")
@@ -3064,6 +3296,7 @@ def to_json(results: list[RepoResult]) -> dict[str, Any]:
                 "new_from_rev": r.new_from_rev,
                 "shared_cache": r.shared_cache,
                 "warm": r.warm,
+                "lsp": r.lsp,
                 "edge": r.edge,
                 "tree_changes": r.tree_changes,
                 "git_status_changes": r.git_status_changes,
@@ -3103,6 +3336,7 @@ def from_json(data: Any, repos: dict[str, Repo], cache: Path, run_at: str) -> li
             new_from_rev=dict(entry.get("new_from_rev") or {}),
             shared_cache=dict(entry.get("shared_cache") or {}),
             warm=dict(entry.get("warm") or {}),
+            lsp=dict(entry.get("lsp") or {}),
             edge=dict(entry.get("edge") or {}),
             tree_changes=list(entry.get("tree_changes") or []),
             git_status_changes=list(entry.get("git_status_changes") or []),
@@ -3277,13 +3511,26 @@ def main(argv: list[str] | None = None) -> int:
         "again, links out of the root, an edit that breaks a dependent through MCP); with "
         "--merge, each repository keeps the earlier run's other results",
     )
+    parser.add_argument(
+        "--only-lsp",
+        action="store_true",
+        help="run only the language-server step (each planted edit typed unsaved in "
+        "`signalint lsp`, then saved, against a cold check; run with a Python that has "
+        "pygls); with --merge, each repository keeps the earlier run's other results",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
-    only = (args.only_new_from_rev, args.only_shared_cache, args.only_warm, args.only_edge)
+    only = (
+        args.only_new_from_rev,
+        args.only_shared_cache,
+        args.only_warm,
+        args.only_edge,
+        args.only_lsp,
+    )
     if sum(only) > 1:
         parser.error(
-            "--only-new-from-rev, --only-shared-cache, --only-warm and --only-edge "
-            "are separate runs"
+            "--only-new-from-rev, --only-shared-cache, --only-warm, --only-edge and "
+            "--only-lsp are separate runs"
         )
 
     exe = args.signalint.absolute()
@@ -3329,7 +3576,13 @@ def main(argv: list[str] | None = None) -> int:
 
     redis: RedisServer | None = None
     no_redis = ""
-    if not (args.setup_only or args.only_new_from_rev or args.only_warm or args.only_edge):
+    if not (
+        args.setup_only
+        or args.only_new_from_rev
+        or args.only_warm
+        or args.only_edge
+        or args.only_lsp
+    ):
         redis, no_redis = start_redis(cache)
         if redis is None and args.only_shared_cache:
             raise SystemExit(f"--only-shared-cache: {no_redis}")
@@ -3376,6 +3629,12 @@ def _run_all(
                 earlier = next((r for r in previous if r.repo.name == repo.name), None)
                 done = warm_only(repo, cache, exe, mirror, timeouts, earlier, args.reuse_native)
                 done.warm.update(run_at=run_at, signalint=signalint_at)
+                results.append(done)
+                own_stamp = earlier is None
+            elif args.only_lsp:
+                earlier = next((r for r in previous if r.repo.name == repo.name), None)
+                done = lsp_only(repo, cache, exe, mirror, timeouts, earlier)
+                done.lsp.update(run_at=run_at, signalint=signalint_at)
                 results.append(done)
                 own_stamp = earlier is None
             elif args.only_edge:

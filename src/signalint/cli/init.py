@@ -276,6 +276,12 @@ def _client_names() -> list[str]:
     help="Write the settings here, whatever the project's linters say "
     "(default: the first of these they accept).",
 )
+@click.option(
+    "--editor",
+    type=click.Choice(["claude", "neovim", "helix", "zed", "vscode"]),
+    help="Set up the language server (`signalint lsp`) for this editor or host "
+    "(claude: a plugin with the MCP server, language server and hooks).",
+)
 @click.pass_context
 def init(
     ctx: click.Context,
@@ -285,6 +291,7 @@ def init(
     print_only: bool,
     force: bool,
     home: str | None,
+    editor: str | None,
 ) -> int:
     """Detect engine configs, write the settings, and connect an MCP client.
 
@@ -305,9 +312,12 @@ def init(
 
     root = discover_root()
     if print_only:
-        if client is None:
-            raise click.UsageError("--print needs --client NAME")
-        print_snippet(root, client, scope)
+        if client is None and editor is None:
+            raise click.UsageError("--print needs --client NAME or --editor NAME")
+        if editor is not None:
+            _editor_step(root, editor, print_only=True)
+        if client is not None:
+            print_snippet(root, client, scope)
         return 0
     # A malformed pyproject.toml raises here: whether it already holds our
     # table is unknown, so no file is written (exit 2 by the entry point).
@@ -358,4 +368,33 @@ def init(
             "Added .signalint/ to .gitignore." if added else ".gitignore already has .signalint."
         )
     _warn_unresolved(root)
+    if editor is not None:
+        _editor_step(root, editor, print_only=False)
+        if client is None:
+            return 0
     return connect_client(root, client, scope, yes=yes, force=force)
+
+
+def _editor_step(root: Path, name: str, *, print_only: bool) -> None:
+    """Write (or print) what `name` needs to start the language server."""
+    from signalint.hosts import claude_plugin, editors
+
+    if name == "claude":
+        if print_only:
+            click.echo(json.dumps(claude_plugin.plugin_manifest(root), indent=2))
+            return
+        where = claude_plugin.write(root)
+        click.echo(f"Wrote Claude Code's plugin (MCP server, language server, hooks) in {where}.")
+        click.echo(f"Install it: claude plugin marketplace add {where}")
+        click.echo(f"            claude plugin install "
+                   f"{claude_plugin.PLUGIN}@{claude_plugin.MARKETPLACE}")  # fmt: skip
+        return
+    target = editors.EDITORS[name]
+    if not print_only:
+        written = editors.write_new(root, name)
+        if written is not None:
+            click.echo(f"Wrote {target.label}'s language-server settings to {written}.")
+            return
+        why = "it exists" if target.fmt != "lua" else "your choice of file"
+        click.echo(f"{target.label}: add this to {target.file} (not written: {why}):")
+    click.echo(editors.snippet(name), nl=False)

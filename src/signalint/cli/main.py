@@ -99,6 +99,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "daemon",
         "Start, inspect or stop the project's daemon (warm engines for check and hooks).",
     ),
+    "lsp": (
+        "signalint.cli.lsp",
+        "lsp",
+        "Run the language server: the project's diagnostics in editors and agent hosts.",
+    ),
     "fix": (
         "signalint.cli.fix",
         "fix",
@@ -196,6 +201,10 @@ def entry() -> None:
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
     code = None
+    if args[:1] == ["lsp"]:  # editors start it: no click, no fix recovery (it applies none)
+        from signalint.lsp.run import run_plain
+
+        code = run_plain(args)
     if args[:1] in (["check"], ["hooks"]):  # what a kept answer may answer
         from signalint import answers
 

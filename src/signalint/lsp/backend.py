@@ -1,0 +1,205 @@
+"""The language server's one seam to the check service: every answer it needs.
+
+The language server asks three things, and only through `Backend`:
+
+- `check_disk`: the whole project on disk, as `signalint check` checks it (the
+  result cache, the process's warm engines), its snapshot kept so the ids
+  it reports resolve in `signalint show`;
+- `check_buffer`: one file's unsaved content, checked by the engines that
+  check a file on its own and by the whole-program engines of its language
+  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright), in a sparse
+  shadow copy of the project where the files being edited hold their
+  buffers (`signalint.shadow`: those files copied, everything else a link
+  into the project), nothing written in the project. The copy is the
+  overlay: every engine reads the buffer there as it would read the saved
+  file, through its own adapter and command, so the answer is the cold
+  check's of that content (D23). The copy lasts while the same files are
+  edited, so its own warm workers (the TypeScript worker's kept program,
+  Pyright's language server) and its own result cache (in the copy, keyed
+  by content like any) answer the next keystroke; a file joining the
+  edited set makes a new copy, whose first check starts them cold;
+- `fixed_text`: the buffer after the engines' own safe fixes
+  (`fixes.suggest`, run on such a shadow copy).
+
+Today these call the service in-process with this process's own warm pool.
+When the project's daemon serves check requests, only this module changes:
+the rest of the language server sees the same `Checked` values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Final
+
+from signalint import service
+from signalint.config import Config, load_config
+from signalint.context import Context
+from signalint.engines.registry import ENGINES, engine_cache_dirs
+from signalint.model import Issue
+from signalint.request import ProgressScope, no_progress
+from signalint.shadow import shadow_copy
+from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+from signalint.warm.pool import open_pool
+
+# The whole-program engines that check a buffer in the shadow copy. mypy
+# does not: its warm worker is a second `dmypy`-sized process per copy and
+# its cold start in a fresh copy takes longer than a save (issue 38: mypy
+# answers on save).
+BUFFER_PROGRAMS: Final = frozenset({"tsc", "pyright"})
+
+
+def buffer_engines(config: Config, language: str | None = None) -> tuple[str, ...]:
+    """The enabled engines that check a buffer of `language`: every engine
+    that checks a file on its own, and the `BUFFER_PROGRAMS` of `language`
+    (none when it is None)."""
+    return tuple(
+        n
+        for n in config.enabled_engines
+        if not ENGINES[n].spec.whole_program
+        or (n in BUFFER_PROGRAMS and language is not None and ENGINES[n].spec.language == language)
+    )
+
+
+def unseen_engines(config: Config, language: str | None) -> tuple[str, ...]:
+    """The enabled whole-program engines of `language` that do not check a
+    buffer: they answer for it once it is saved."""
+    checking = buffer_engines(config, language)
+    return tuple(
+        n
+        for n in config.enabled_engines
+        if ENGINES[n].spec.whole_program
+        and n not in checking
+        and ENGINES[n].spec.language == language
+    )
+
+
+def _only(config: Config, names: Sequence[str]) -> Config:
+    engines = {
+        name: setting if name in names else dataclasses.replace(setting, enabled=False)
+        for name, setting in config.engines.items()
+    }
+    return dataclasses.replace(config, engines=engines)
+
+
+class Backend:
+    """The check service as the language server uses it, for one project root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = load_config(root)
+        self._context = Context(warm=open_pool(root, self.config))
+        self._store = self._new_store()
+        self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
+        self._shadow: tuple[ExitStack, Path, Context] | None = None
+
+    def _new_store(self) -> SnapshotStore:
+        return SnapshotStore(
+            self.config.snapshot_max,
+            self.config.snapshot_ttl_s,
+            directory=snapshot_dir(self.root),
+            background=True,
+        )
+
+    async def restart(self) -> Config:
+        """Read the settings again and start every warm engine afresh (a
+        settings file, lockfile or installed tool changed)."""
+        await self.close()
+        self._buffers.clear()
+        self.config = load_config(self.root)
+        self._context = Context(warm=open_pool(self.root, self.config))
+        self._store = self._new_store()
+        return self.config
+
+    async def check_disk(self, progress: ProgressScope = no_progress) -> service.Checked:
+        """The whole project, as `signalint check` checks it."""
+        request = service.CheckRequest(self.root, self.config, progress=progress)
+        return await service.check(request, service.Services(self._context, self._store))
+
+    async def _copy_holding(self, file: str, data: bytes) -> tuple[Path, Context]:
+        """The shadow copy with `file` holding `data` (a new copy when `file`
+        is not among the copied files yet)."""
+        known = self._shadow is not None and file in self._buffers
+        self._buffers[file] = data
+        if self._shadow is not None and known:
+            _, path, context = self._shadow
+            target = path / file
+            if target.read_bytes() != data:
+                target.write_bytes(data)
+            return path, context
+        await self._close_shadow()
+        stack = ExitStack()
+        path = stack.enter_context(
+            shadow_copy(
+                self.root, self._buffers, only=list(self._buffers), skip=engine_cache_dirs()
+            )
+        )
+        context = Context(warm=open_pool(path, self.config))
+        self._shadow = (stack, path, context)
+        return path, context
+
+    async def check_buffer(
+        self, file: str, text: str, language: str | None = None
+    ) -> service.Checked:
+        """`file` (project-relative) holding `text`, by the engines of
+        `buffer_engines` for `language` (the other open buffers as the
+        copy holds them: their unsaved text until saved or closed)."""
+        config = _only(self.config, buffer_engines(self.config, language))
+        shadow, context = await self._copy_holding(file, text.encode("utf-8"))
+        request = service.CheckRequest(shadow, config, [file], kind="files")
+        checked = await service.check(request, service.Services(context))
+        self._store.put(checked.snapshot)
+        return checked
+
+    def release(self, file: str) -> None:
+        """`file` is saved or closed: the copy holds what is on disk again."""
+        if file not in self._buffers or self._shadow is None:
+            return
+        try:
+            data = (self.root / file).read_bytes()
+        except OSError:
+            return
+        self._buffers[file] = data
+        target = self._shadow[1] / file
+        if target.read_bytes() != data:
+            target.write_bytes(data)
+
+    async def _close_shadow(self) -> None:
+        if self._shadow is None:
+            return
+        stack, _, context = self._shadow
+        self._shadow = None
+        if context.warm is not None:
+            await context.warm.close()
+        stack.close()
+
+    async def fixed_text(
+        self, file: str, text: str, issues: Sequence[Issue], engine: str | None
+    ) -> str | None:
+        """`text` of `file` after the safe fixes of `engine` (every fixing
+        engine of `issues` when None); None when nothing changes."""
+        from signalint.fixes import suggest
+
+        data = {file: text.encode("utf-8")}
+        with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:
+            suggestion = await suggest(shadow, self.config, issues, engine)
+        for patch in suggestion.patches:
+            if patch.file == file:
+                return patch.patched
+        return None
+
+    def flush(self) -> None:
+        """Wait for the kept snapshots to be written."""
+        self._store.flush()
+
+    async def close(self) -> None:
+        """Stop the warm engines and write what is kept."""
+        self._store.flush()
+        await self._close_shadow()
+        if self._context.warm is not None:
+            await self._context.warm.close()
+
+
+__all__ = ["BUFFER_PROGRAMS", "Backend", "buffer_engines", "unseen_engines"]

@@ -1,0 +1,551 @@
+"""`signalint lsp`: the project's diagnostics as a language server (pygls 2).
+
+One server checks one project root: `SIGNALINT_PROJECT_ROOT` when set, else
+the root found upward (as the CLI finds it) from the client's first
+workspace folder, its `rootUri`, or the working directory.
+
+What the server does, in order of a session:
+
+- `initialized`: the first whole-project check, with work-done progress
+  (`$/progress`, one report per engine finished) when the client offers it;
+  then diagnostics are published for every file with issues.
+- `didOpen`: the file's diagnostics from the last check are published.
+- `didChange`: the buffer is checked after `DEBOUNCE_S` without a newer
+  change (a newer change cancels the older check) by the engines that check
+  a file on its own and by tsc and Pyright, in the backend's shadow copy
+  holding the buffer (`backend.buffer_engines`); mypy answers when it is
+  saved, and until then the buffer's diagnostics carry one Information
+  diagnostic naming the engines that have not seen the buffer
+  (`convert.unseen_notice`), never their older diagnostics beside the new.
+- `didSave` (and a changed file the client watches): the project is
+  checked again (debounced; a newer save cancels an older check) and every
+  file with issues, or that had some, is published.
+- `didClose`: the file shows what the last check of the disk says.
+- Pull: `textDocument/diagnostic` and `workspace/diagnostic` answer what
+  was last published.
+- Code actions: for a diagnostic an engine can fix, that engine's safe fixes
+  of the file (`quickfix`); `source.fixAll.signalint` applies every fixing
+  engine's safe fixes. The edit is made when the client resolves the
+  action (`codeAction/resolve`), on the buffer's text.
+- An engine that failed is shown once (`window/showMessage`) with its
+  reason, again only after it ran well in between.
+- Settings: `workspace/didChangeConfiguration`, or a change of Signalint's
+  settings, a lockfile or the installed tools (`signalint.lsp.restarts`),
+  restarts the backend and checks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from signalint import __version__
+from signalint.lsp import convert
+from signalint.lsp.documents import Document, DocumentTooLarge, check_size, project_file
+from signalint.lsp.latest import Latest
+from signalint.lsp.restarts import PATTERNS, Stamp, affects_engines
+
+if TYPE_CHECKING:
+    from signalint.engines.runner import Progress
+    from signalint.lsp.backend import Backend
+    from signalint.model import CheckResult, Issue
+
+_log = logging.getLogger(__name__)
+
+DEBOUNCE_S: Final = 0.15
+FIX_ALL: Final = "source.fixAll.signalint"
+PROJECT: Final = "project"
+_JS: Final = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+_PY: Final = (".py", ".pyi")
+
+
+def _language(file: str) -> str | None:
+    if file.endswith(_JS):
+        return "javascript"
+    if file.endswith(_PY):
+        return "python"
+    return None
+
+
+def _disk_lines(uri: str) -> list[str] | None:
+    path = convert.path_of(uri)
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+class Session:
+    """The state of one client's session with the server."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.root: Path | None = None
+        self.backend: Backend | None = None
+        self.stamp: Stamp | None = None
+        self.documents: dict[str, Document] = {}
+        self.project: dict[str, list[Issue]] = {}  # file -> issues of the last check
+        self.published: dict[str, list[types.Diagnostic]] = {}  # uri -> what was sent
+        self.buffer_issues: dict[str, list[Issue]] = {}  # uri -> issues of its buffer
+        self.checks = Latest(DEBOUNCE_S)
+        self.shown: dict[str, str] = {}  # engine -> the failure last shown
+        self.progress = False
+        self.first_check = True
+        self.ready = asyncio.Event()
+        self.early: list[tuple[str, str, int]] = []  # documents opened before the backend
+
+    # -- the backend ------------------------------------------------------------
+
+    def start(self, params: types.InitializeParams) -> None:
+        from signalint.project.roots import discover_root
+
+        where: str | None = None
+        if params.workspace_folders:
+            where = str(convert.path_of(params.workspace_folders[0].uri) or "")
+        elif params.root_uri:
+            where = str(convert.path_of(params.root_uri) or "")
+        elif params.root_path:
+            where = params.root_path
+        self.root = discover_root(cwd=where or os.getcwd())
+        caps = params.capabilities.window
+        self.progress = bool(caps and caps.work_done_progress)
+
+    def open_backend(self) -> Backend:
+        from signalint.lsp.backend import Backend
+
+        assert self.root is not None
+        self.backend = Backend(self.root)
+        self.stamp = Stamp(self.root)
+        self.ready.set()
+        early, self.early = self.early, []
+        for uri, text, version in early:
+            self.opened(uri, text, version)
+        return self.backend
+
+    async def restart(self) -> None:
+        if self.backend is None:
+            return
+        await self.checks.cancel_all()
+        await self.backend.restart()
+        self.documents = {
+            uri: doc
+            for uri, doc in self.documents.items()
+            if project_file(self.backend.root, self.backend.config, uri) is not None
+        }
+        self.schedule_project(delay_s=0)
+        for uri, doc in self.documents.items():
+            if doc.dirty:  # their buffers are checked again by the engines now enabled
+                self.checks.schedule(uri, functools.partial(self.check_buffer, uri))
+
+    # -- checks -----------------------------------------------------------------
+
+    def schedule_project(self, delay_s: float | None = None) -> None:
+        self.checks.schedule(PROJECT, self.check_disk, delay_s)
+
+    async def check_disk(self) -> None:
+        await self.ready.wait()
+        backend = self.backend
+        assert backend is not None and self.stamp is not None
+        if self.stamp.changed():
+            await backend.restart()
+        if self.first_check and self.progress:
+            checked = await backend.check_disk(self._progress_scope)
+        else:
+            checked = await backend.check_disk()
+        self.first_check = False
+        _log.debug("checked the project: %d issues", len(checked.result.issues))
+        self._tell_failures(checked.result)
+        files: dict[str, list[Issue]] = {}
+        for issue in checked.result.issues:
+            files.setdefault(issue.file, []).append(issue)
+        self.project = files
+        wanted: set[str] = set()
+        for file in files:
+            wanted.add(convert.uri_of(backend.root, file))
+        for uri in self.documents:
+            wanted.add(uri)
+        for uri in list(self.published):
+            wanted.add(uri)
+        for uri in sorted(wanted):
+            doc = self.documents.get(uri)
+            if doc is not None and doc.dirty:
+                continue  # its buffer's diagnostics stand until it is saved
+            self.buffer_issues.pop(uri, None)
+            rel = doc.file if doc is not None else self._file_of(uri)
+            if rel is None:
+                continue
+            self.publish(uri, self.project.get(rel, []), doc)
+
+    async def check_buffer(self, uri: str) -> None:
+        await self.ready.wait()
+        backend = self.backend
+        doc = self.documents.get(uri)
+        if backend is None or doc is None or not doc.dirty:
+            return
+        text, version = doc.text, doc.version
+        checked = await backend.check_buffer(doc.file, text, _language(doc.file))
+        if self.documents.get(uri) is not doc or doc.version != version:
+            return  # a newer change or a close came meanwhile
+        self._tell_failures(checked.result)
+        issues = [i for i in checked.result.issues if i.file == doc.file]
+        self.buffer_issues[uri] = issues
+        self.publish(uri, issues, doc, unseen=self._unseen(doc.file))
+
+    def _unseen(self, file: str) -> list[str]:
+        from signalint.lsp.backend import unseen_engines
+
+        assert self.backend is not None
+        return list(unseen_engines(self.backend.config, _language(file)))
+
+    def _file_of(self, uri: str) -> str | None:
+        if self.backend is None:
+            return None
+        return project_file(self.backend.root, self.backend.config, uri)
+
+    @asynccontextmanager
+    async def _progress_scope(self, engines: Sequence[str]) -> AsyncIterator[Progress | None]:
+        token = f"signalint-{uuid.uuid4().hex[:12]}"
+        progress = self.server.work_done_progress
+        try:
+            await asyncio.wait_for(progress.create_async(token), timeout=5)
+        except Exception:
+            yield None
+            return
+        total = max(1, len(engines))
+        done: list[str] = []
+        progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title="Signalint", message=f"checking with {', '.join(engines)}", percentage=0
+            ),
+        )
+
+        def report(engine: str, event: str) -> None:
+            if event != "done":
+                return
+            done.append(engine)
+            progress.report(
+                token,
+                types.WorkDoneProgressReport(
+                    message=f"{engine} done", percentage=min(100, 100 * len(done) // total)
+                ),
+            )
+
+        try:
+            yield report
+        finally:
+            progress.end(token, types.WorkDoneProgressEnd(message="checked"))
+
+    def _tell_failures(self, result: CheckResult) -> None:
+        for name, outcome in result.outcomes.items():
+            if outcome.status == "error":
+                reason = outcome.message or "it failed without saying why"
+                if self.shown.get(name) != reason:
+                    self.shown[name] = reason
+                    self.server.window_show_message(
+                        types.ShowMessageParams(
+                            types.MessageType.Error, f"signalint: {name} failed: {reason}"
+                        )
+                    )
+            elif outcome.status == "ok":
+                self.shown.pop(name, None)
+
+    # -- publishing -------------------------------------------------------------
+
+    def diagnostics(
+        self, uri: str, issues: Sequence[Issue], doc: Document | None, unseen: Sequence[str] = ()
+    ) -> list[types.Diagnostic]:
+        lines = doc.lines if doc is not None else _disk_lines(uri) if issues else None
+        encoding = str(self.server.server_capabilities.position_encoding or "utf-16")
+        found = [convert.diagnostic(issue, uri, lines, encoding) for issue in issues]
+        if unseen:
+            found.append(convert.unseen_notice(unseen))
+        return found
+
+    def publish(
+        self, uri: str, issues: Sequence[Issue], doc: Document | None, unseen: Sequence[str] = ()
+    ) -> None:
+        found = self.diagnostics(uri, issues, doc, unseen)
+        if not found and uri not in self.published:
+            return
+        if found:
+            self.published[uri] = found
+        else:
+            self.published.pop(uri, None)
+        version = doc.version if doc is not None else None
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
+        )
+
+    # -- documents --------------------------------------------------------------
+
+    def opened(self, uri: str, text: str, version: int) -> None:
+        if self.backend is None:
+            self.early.append((uri, text, version))
+            return
+        file = self._file_of(uri)
+        if file is None:
+            return
+        try:
+            check_size(uri, text)
+        except DocumentTooLarge as exc:
+            self._refuse(uri, exc)
+            return
+        doc = Document(uri, file, version, text)
+        self.documents[uri] = doc
+        self.publish(uri, self.project.get(file, []), doc)
+
+    def changed(self, uri: str, text: str, version: int) -> None:
+        doc = self.documents.get(uri)
+        if doc is None:
+            self.early = [(u, text, version) if u == uri else (u, t, v) for u, t, v in self.early]
+            return
+        try:
+            check_size(uri, text)
+        except DocumentTooLarge as exc:
+            self._refuse(uri, exc)
+            return
+        doc.set_text(text, version)
+        doc.dirty = True
+        self.checks.schedule(uri, lambda: self.check_buffer(uri))
+
+    def saved(self, uri: str, text: str | None) -> None:
+        doc = self.documents.get(uri)
+        if doc is not None:
+            if text is not None:
+                doc.set_text(text, doc.version)
+            doc.dirty = False
+            self.checks.cancel(uri)
+            if self.backend is not None:
+                self.backend.release(doc.file)
+        if doc is not None or self._file_of(uri) is not None:
+            self.schedule_project()
+
+    def closed(self, uri: str) -> None:
+        self.early = [entry for entry in self.early if entry[0] != uri]
+        doc = self.documents.pop(uri, None)
+        if doc is None:
+            return
+        self.checks.cancel(uri)
+        self.buffer_issues.pop(uri, None)
+        if self.backend is not None:
+            self.backend.release(doc.file)
+        self.publish(uri, self.project.get(doc.file, []), None)
+        if doc.dirty:
+            self.schedule_project()  # what the buffer said is gone; the disk's stands
+
+    def _refuse(self, uri: str, exc: DocumentTooLarge) -> None:
+        self.documents.pop(uri, None)
+        self.checks.cancel(uri)
+        self.server.window_show_message(
+            types.ShowMessageParams(types.MessageType.Error, f"signalint: {exc}")
+        )
+
+    def watched(self, changes: Sequence[types.FileEvent]) -> None:
+        if self.backend is None:
+            return
+        paths = [convert.path_of(change.uri) for change in changes]
+        if any(p is not None and affects_engines(self.backend.root, p) for p in paths):
+            asyncio.get_running_loop().create_task(self.restart())
+        elif any(p is not None and self._file_of(p.as_uri()) is not None for p in paths):
+            self.schedule_project()
+
+    # -- code actions -----------------------------------------------------------
+
+    def actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        doc = self.documents.get(uri)
+        if doc is None or self.backend is None:
+            return []
+        from signalint.engines.registry import ENGINES
+        from signalint.fixes import AppliesFixes
+
+        only = params.context.only
+        found: list[types.CodeAction] = []
+        fixers: set[str] = set()
+        for diag in params.context.diagnostics:
+            data = diag.data if isinstance(diag.data, dict) else None
+            if not data or not data.get("fixable"):
+                continue
+            for name in data.get("engines", []):
+                if not isinstance(ENGINES.get(name), AppliesFixes):
+                    continue
+                fixers.add(name)
+                if only and types.CodeActionKind.QuickFix not in only:
+                    continue
+                found.append(
+                    types.CodeAction(
+                        title=f"Apply {name}'s safe fixes to this file",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diag],
+                        data={"uri": uri, "engine": name, "version": doc.version},
+                    )
+                )
+        wants_all = not only or any(FIX_ALL.startswith(k) or k == FIX_ALL for k in only)
+        if wants_all and self._fixable_here(doc):
+            found.append(
+                types.CodeAction(
+                    title="Apply every engine's safe fixes (Signalint)",
+                    kind=FIX_ALL,
+                    data={"uri": uri, "engine": None, "version": doc.version},
+                )
+            )
+        return found
+
+    def _fixable_here(self, doc: Document) -> bool:
+        issues = self.buffer_issues.get(doc.uri) if doc.dirty else self.project.get(doc.file)
+        return any(issue.fixable for issue in issues or ())
+
+    async def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        doc = self.documents.get(uri) if isinstance(uri, str) else None
+        if doc is None or self.backend is None:
+            return action
+        engine = data.get("engine")
+        issues = self.buffer_issues.get(doc.uri) if doc.dirty else self.project.get(doc.file)
+        issues = list(issues or ())  # every engine with a fix mode fixes the file whole
+        if engine is not None:
+            issues = [i for i in issues if engine in convert.engines_of(i)]
+        if not issues:
+            return action
+        text, version = doc.text, doc.version
+        new = await self.backend.fixed_text(doc.file, text, issues, engine)
+        if new is None or self.documents.get(doc.uri) is not doc or doc.version != version:
+            return action
+        end = types.Position(len(doc.lines), 0)
+        edit = types.TextEdit(types.Range(types.Position(0, 0), end), new)
+        action.edit = types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    types.OptionalVersionedTextDocumentIdentifier(doc.uri, version), [edit]
+                )
+            ]
+        )
+        return action
+
+    # -- pull -------------------------------------------------------------------
+
+    def pull(self, uri: str) -> types.RelatedFullDocumentDiagnosticReport:
+        return types.RelatedFullDocumentDiagnosticReport(items=self.published.get(uri, []))
+
+    def pull_all(self) -> types.WorkspaceDiagnosticReport:
+        items: list[types.WorkspaceDocumentDiagnosticReport] = []
+        for uri, found in sorted(self.published.items()):
+            doc = self.documents.get(uri)
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, items=found, version=doc.version if doc is not None else None
+                )
+            )
+        return types.WorkspaceDiagnosticReport(items=items)
+
+    async def close(self) -> None:
+        await self.checks.cancel_all()
+        if self.backend is not None:
+            await self.backend.close()
+
+
+def make_server() -> tuple[LanguageServer, Session]:
+    """The pygls server with every feature, and its session."""
+    server = LanguageServer(
+        "signalint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+    )
+    session = Session(server)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        session.start(params)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        session.open_backend()
+        caps = server.client_capabilities.workspace
+        watch = caps.did_change_watched_files if caps is not None else None
+        if watch is not None and watch.dynamic_registration:
+            options = types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
+            )
+            registration = types.Registration(
+                id="signalint-watch",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options,
+            )
+            server.client_register_capability(
+                types.RegistrationParams(registrations=[registration])
+            )
+        session.schedule_project(delay_s=0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        session.opened(item.uri, item.text, item.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        text = server.workspace.get_text_document(uri).source
+        session.changed(uri, text, params.text_document.version)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        session.saved(params.text_document.uri, params.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        session.closed(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        await session.restart()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(params: types.DidChangeWatchedFilesParams) -> None:
+        session.watched(params.changes)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="signalint", inter_file_dependencies=True, workspace_diagnostics=True
+        ),
+    )
+    def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        return session.pull(params.text_document.uri)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    def pull_all(params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        return session.pull_all()
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True
+        ),
+    )
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        return session.actions(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
+        return await session.resolve(action)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(params: Any) -> None:
+        await session.close()
+
+    return server, session
+
+
+__all__ = ["DEBOUNCE_S", "FIX_ALL", "Session", "make_server"]

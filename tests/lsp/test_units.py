@@ -1,0 +1,118 @@
+"""The language server's parts without engines: the front's `initialize`
+answer against pygls's own, diagnostics' fields and positions, tags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from signalint.config import load_config
+from signalint.lsp import convert, front
+from signalint.lsp.backend import buffer_engines, unseen_engines
+from signalint.lsp.server import make_server
+from signalint.lsp.tags import tags_of
+from signalint.model import Issue
+
+CLIENTS: list[dict[str, Any]] = [
+    {},
+    {"general": {"positionEncodings": ["utf-8", "utf-16"]}},
+    {"general": {"positionEncodings": ["utf-32"]}},
+    {
+        "textDocument": {"synchronization": {"willSave": True, "didSave": True}},
+        "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}},
+        "window": {"workDoneProgress": True},
+    },
+]
+
+
+class _Capture:
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(json.loads(data.partition(b"\r\n\r\n")[2]))
+
+    def close(self) -> None:
+        pass
+
+
+def _without_false(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_false(v) for k, v in value.items() if v is not False}
+    return value
+
+
+@pytest.mark.parametrize("capabilities", CLIENTS)
+def test_the_front_answers_initialize_as_pygls_does(capabilities: dict[str, Any]) -> None:
+    server, _ = make_server()
+    capture = _Capture()
+    server.protocol.set_writer(capture)
+    params = {"capabilities": capabilities, "rootUri": "file:///nowhere"}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    server.protocol.handle_message(json.loads(body, object_hook=server.protocol.structure_message))
+    answered = [m for m in capture.sent if m.get("id") == 1]
+    assert len(answered) == 1
+    assert _without_false(answered[0]["result"]) == _without_false(front.answer(params))
+
+
+def _issue(**changes: Any) -> Issue:
+    fields: dict[str, Any] = dict(
+        engine="eslint", file="src/a.ts", line=2, col=5, rule="no-unused-vars",
+        severity="warning", message="'x' is unused", end_line=2, end_col=6,
+        docs_url="https://eslint.org/docs/latest/rules/no-unused-vars",
+    )  # fmt: skip
+    fields.update(changes)
+    return Issue(**fields)
+
+
+def test_a_merged_issue_names_every_engine_and_its_id() -> None:
+    issue = _issue().merged("warning", ("oxlint", "biome"), fixable=True)
+    d = convert.diagnostic(issue, "file:///p/src/a.ts")
+    assert d.source == "eslint, oxlint, biome"
+    assert d.code == "no-unused-vars"
+    assert d.code_description is not None
+    assert d.code_description.href == issue.docs_url
+    assert d.severity == types.DiagnosticSeverity.Warning
+    assert d.tags == [types.DiagnosticTag.Unnecessary]
+    assert [r.message.split()[0] for r in d.related_information or ()] == ["oxlint", "biome"]
+    assert d.data == {"issueId": issue.issue_id, "engines": ["eslint", "oxlint", "biome"],
+                      "fixable": True}  # fmt: skip
+
+
+def test_columns_count_units_of_the_agreed_encoding() -> None:
+    lines = ["", "const 😀é = 1; x"]
+    issue = _issue(col=16, end_col=17)  # the "x" after an emoji and an accent
+    assert convert.diagnostic(issue, "u", lines, "utf-16").range.start.character == 16
+    assert convert.diagnostic(issue, "u", lines, "utf-32").range.start.character == 15
+    assert convert.diagnostic(issue, "u", lines, "utf-8").range.start.character == 19
+
+
+def test_tags_by_rule() -> None:
+    assert tags_of("tsc", "TS6133") == [types.DiagnosticTag.Unnecessary]
+    assert tags_of("pyright", "reportDeprecated") == [types.DiagnosticTag.Deprecated]
+    assert tags_of("oxlint", "eslint(no-unused-vars)") == [types.DiagnosticTag.Unnecessary]
+    assert tags_of("tsc", "TS2322") == []
+
+
+def test_unseen_notice_names_the_engines() -> None:
+    notice = convert.unseen_notice(["mypy"])
+    assert notice.data == {"unseen": ["mypy"]}
+    assert notice.message.startswith("mypy has not seen this unsaved buffer: its diagnostics")
+
+
+def test_buffer_engines_take_tsc_and_pyright_not_mypy(tmp_path: Path) -> None:
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), True)
+    (tmp_path / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    config = load_config(tmp_path)
+    python = buffer_engines(config, "python")
+    assert "pyright" in python and "ruff" in python
+    assert "mypy" not in python and "tsc" not in python
+    javascript = buffer_engines(config, "javascript")
+    assert "tsc" in javascript and "pyright" not in javascript
+    assert unseen_engines(config, "python") == ("mypy",)
+    assert unseen_engines(config, "javascript") == ()
+    assert not set(buffer_engines(config, None)) & {"tsc", "mypy", "pyright"}
