@@ -1,5 +1,6 @@
 """One warm pool per project root (issue 38, part 1): the MCP server, the
-daemon's hook path and a CLI check attached to one project are answered by
+language server, the daemon's hook path and a CLI check attached to one
+project are answered by
 one daemon, whose workers are the only ones that run: exactly one per
 engine, counted in /proc. All answer the same diagnostics. A daemon killed
 with SIGKILL while the MCP server is attached: the next request is answered
@@ -7,7 +8,7 @@ correctly, and nothing is left behind. `SIGNALINT_DAEMON=0` keeps
 everything in the MCP server's process.
 
 Real engines (tsc and Oxlint, each kept warm), the real MCP SDK client, the
-real `signalint` console script.
+real `signalint` console script, pygls's client driving `signalint lsp`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from signalint.daemon import client
 from signalint.daemon.place import place
 from tests.conftest import require_engine
 from tests.helpers import wait_until_dead
+from tests.lsp.harness import Editor, sarif_keys
 
 pytestmark = [pytest.mark.real, pytest.mark.anyio]
 
@@ -165,6 +167,10 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         edited = (await mcp.call("after_edit_check", {"files": ["src/a.ts"]})).data
         assert edited["engines"]["oxlint"].get("served") == "warm", edited["engines"]
         (daemon,) = daemons_of(root)
+        # An editor's language server on the same project checks through it.
+        editor = Editor(root)
+        await editor.start(env=env)
+        await editor.settle(first=True)
         # The hook's post-edit check, then a CLI check, through the same daemon.
         hook = cli(root, "hooks", "run", "--runtime", "claude", env=env,
                    stdin=hook_event(root, "src/a.ts"))  # fmt: skip
@@ -174,6 +180,7 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         (root / "src" / "b.ts").write_text('export const s = "x".nope;\ndebugger;\n\n')
         warm_cli = cli(root, "check", "--format", "json", env=env)
         in_process = cli(root, "check", "--format", "json", "--no-daemon", env=env)
+        cold_sarif = cli(root, "check", "--format", "sarif", "--no-daemon", env=env)
         again = (await mcp.call("check_project", {})).data
         running = status(root, env)
         workers = workers_of(root)
@@ -183,7 +190,7 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         assert sorted(all_of(workers)) == sorted(w["pid"] for w in running["workers"])
         assert running["counts"]["warmAnswers"] >= 4
         kinds = {c["kind"] for c in running["clients"]}
-        assert "mcp" in kinds, running["clients"]  # the CLI and the hook have exited
+        assert {"mcp", "lsp"} <= kinds, running["clients"]  # the CLI and the hook have exited
         log = (root / ".signalint" / "daemon.log").read_text()
         assert "'kind': 'hook'" in log and "'kind': 'cli'" in log
         # The same diagnostics from every front end, warm or cold.
@@ -195,6 +202,10 @@ async def test_mcp_hooks_and_cli_share_one_worker_per_engine(tmp_path: Path) -> 
         assert expected and diagnostics(every_issue(warm)) == expected
         assert diagnostics(every_issue(again)) == expected
         assert "src/a.ts" in hook.stdout  # the hook's verdict names the edited file's issues
+        for file in ("src/a.ts", "src/b.ts"):
+            published = editor.keys(file)
+            assert published and published == sarif_keys(cold_sarif.stdout, file), file
+        await editor.stop()
     # The MCP server left: the daemon it started ends, with its workers.
     assert wait_until_dead([daemon, *all_of(workers)], 15) == []
     assert not place(root, env).socket.exists()

@@ -21,13 +21,17 @@ The language server asks three things, and only through `Backend`:
 - `fixed_text`: the buffer after the engines' own safe fixes
   (`fixes.suggest`, run on such a shadow copy).
 
-Today these call the service in-process with this process's own warm pool.
-When the project's daemon serves check requests, only this module changes:
-the rest of the language server sees the same `Checked` values.
+`check_disk` goes to the project's daemon (`daemon.client.check`, started
+on demand), which owns the project's one warm pool: an editor, an agent's
+MCP server, its hooks and a terminal share one worker per engine. The
+shadow copy is another root, whose buffers no other front end sees, so its
+workers are this process's own, for as long as the copy lasts. The rest of
+the language server sees the same `Checked` values either way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -37,6 +41,7 @@ from typing import Final
 from signalint import service
 from signalint.config import Config, load_config
 from signalint.context import Context
+from signalint.daemon import client
 from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.model import Issue
 from signalint.request import ProgressScope, no_progress
@@ -49,6 +54,8 @@ from signalint.warm.pool import open_pool
 # its cold start in a fresh copy takes longer than a save (issue 38: mypy
 # answers on save).
 BUFFER_PROGRAMS: Final = frozenset({"tsc", "pyright"})
+# How long closing waits for a daemon it was the last client of to be gone.
+LEAVE_DAEMON_S: Final = 2.0
 
 
 def buffer_engines(config: Config, language: str | None = None) -> tuple[str, ...]:
@@ -90,7 +97,8 @@ class Backend:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.config = load_config(root)
-        self._context = Context(warm=open_pool(root, self.config))
+        # Disk checks go to the daemon, or run here cold when it cannot serve.
+        self._context = Context()
         self._store = self._new_store()
         self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
         self._shadow: tuple[ExitStack, Path, Context] | None = None
@@ -106,17 +114,18 @@ class Backend:
     async def restart(self) -> Config:
         """Read the settings again and start every warm engine afresh (a
         settings file, lockfile or installed tool changed)."""
-        await self.close()
+        await self.close()  # leaves the daemon: started by us alone, it stops
         self._buffers.clear()
         self.config = load_config(self.root)
-        self._context = Context(warm=open_pool(self.root, self.config))
+        self._context = Context()
         self._store = self._new_store()
         return self.config
 
     async def check_disk(self, progress: ProgressScope = no_progress) -> service.Checked:
         """The whole project, as `signalint check` checks it."""
         request = service.CheckRequest(self.root, self.config, progress=progress)
-        return await service.check(request, service.Services(self._context, self._store))
+        services = service.Services(self._context, self._store)
+        return await client.check(request, services, kind="lsp", start=True)  # type: ignore[no-any-return]
 
     async def _copy_holding(self, file: str, data: bytes) -> tuple[Path, Context]:
         """The shadow copy with `file` holding `data` (a new copy when `file`
@@ -200,6 +209,8 @@ class Backend:
         await self._close_shadow()
         if self._context.warm is not None:
             await self._context.warm.close()
+        # A daemon this server started stops when its last client leaves.
+        await asyncio.to_thread(client.leave, self.root, "lsp", LEAVE_DAEMON_S)
 
 
 __all__ = ["BUFFER_PROGRAMS", "Backend", "buffer_engines", "unseen_engines"]
