@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from signalint.daemon.place import stamp, state_dir
+from signalint.daemon.place import event_cwd, payload, project_root, stamp, state_dir
 
 FORMAT = 2
 KEEP = 32
@@ -228,8 +228,6 @@ def replay_invocation(args: Sequence[str], env: Mapping[str, str]) -> int | None
     """`replay` for the invocation `args` in the working directory, under
     `env`: a hook's event is read from standard input (which is replaced by
     the same bytes) unless `--payload` gives it; None when nothing is kept."""
-    from signalint.daemon.client import event_cwd, payload, project_root
-
     kept = kept_command(args)
     if kept is None:
         return None

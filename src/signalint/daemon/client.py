@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import _socket
 import io
-import json
 import os
 import stat
 import struct
@@ -34,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from signalint.daemon import wire
-from signalint.daemon.place import Place, PlaceError, place, stamp
+from signalint.daemon.place import Place, PlaceError, event_cwd, payload, place, project_root, stamp
 
 TYPE_CHECKING = False  # `typing` costs the forwarding path milliseconds
 if TYPE_CHECKING:
@@ -114,41 +113,6 @@ def ask(where: Place, message: dict[str, Any], timeout_s: float | None = QUICK_S
         return wire.receive(sock)
     finally:
         sock.close()
-
-
-def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
-    """The project root found from `cwd`, as the commands find it; None when none is."""
-    from signalint.project.roots import RootError, discover_root
-
-    try:
-        return discover_root(env, cwd)
-    except (RootError, OSError):
-        return None  # the command itself says what is wrong, in-process
-
-
-def event_cwd(data: bytes) -> str | None:
-    """The working directory a host event names (as `hosts.hook_events` reads it)."""
-    try:
-        payload = json.loads(data) if data.strip() else None
-    except ValueError:
-        return None
-    if not isinstance(payload, dict):
-        return None
-    cwd = payload.get("cwd")
-    roots = payload.get("workspace_roots")
-    if not isinstance(cwd, str) and isinstance(roots, list) and roots:
-        cwd = roots[0]
-    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
-
-
-def payload(args: Sequence[str]) -> bytes | None:
-    """The value of `--payload`, when the event is given on the command line."""
-    for i, arg in enumerate(args):
-        if arg == "--payload" and i + 1 < len(args):
-            return args[i + 1].encode("utf-8", "surrogateescape")
-        if arg.startswith("--payload="):
-            return arg.removeprefix("--payload=").encode("utf-8", "surrogateescape")
-    return None
 
 
 def _say(text: str) -> None:
