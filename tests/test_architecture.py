@@ -37,6 +37,7 @@ them planted faults and see each named.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -50,17 +51,49 @@ DOCUMENT = REPO / "docs" / "architecture.md"
 PACKAGE = "signalint"
 
 _MUTATORS = frozenset(
-    {"append", "add", "update", "setdefault", "pop", "popitem", "clear", "extend",
-     "insert", "remove", "discard", "move_to_end", "appendleft", "popleft"}
+    {
+        "append",
+        "add",
+        "update",
+        "setdefault",
+        "pop",
+        "popitem",
+        "clear",
+        "extend",
+        "insert",
+        "remove",
+        "discard",
+        "move_to_end",
+        "appendleft",
+        "popleft",
+    }
 )
 _CONTAINERS = frozenset(
-    {"dict", "list", "set", "OrderedDict", "defaultdict", "deque", "Counter",
-     "WeakValueDictionary", "WeakKeyDictionary", "WeakSet"}
+    {
+        "dict",
+        "list",
+        "set",
+        "OrderedDict",
+        "defaultdict",
+        "deque",
+        "Counter",
+        "WeakValueDictionary",
+        "WeakKeyDictionary",
+        "WeakSet",
+    }
 )
 _CACHES = frozenset({"lru_cache", "cache"})
 _WRITE_CALLS = frozenset(
-    {"os.replace", "os.rename", "os.renames", "shutil.move", "shutil.copy", "shutil.copy2",
-     "shutil.copyfile", "shutil.copytree"}
+    {
+        "os.replace",
+        "os.rename",
+        "os.renames",
+        "shutil.move",
+        "shutil.copy",
+        "shutil.copy2",
+        "shutil.copyfile",
+        "shutil.copytree",
+    }
 )
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC")
 
@@ -121,6 +154,22 @@ class Import:
     target: str  # module path imported
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(rel: str, text: str) -> ast.Module:
+    """`text` parsed once per test session (four checks read every module)."""
+    return ast.parse(text, rel)
+
+
+def _dotted(node: ast.AST) -> str:
+    """ "a.b.c" for a name or an attribute chain of names, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else f"?.{node.attr}"
+    return ""
+
+
 def module_name(rel: str) -> str:
     parts = [PACKAGE, *rel.removesuffix(".py").split("/")]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -139,7 +188,7 @@ def imports(sources: Mapping[str, str]) -> list[Import]:
     for rel, text in sources.items():
         here = module_name(rel)
         package = here if rel.endswith("__init__.py") else here.rpartition(".")[0]
-        for node in ast.walk(ast.parse(text, rel)):
+        for node in ast.walk(_parsed(rel, text)):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -155,7 +204,7 @@ def imports(sources: Mapping[str, str]) -> list[Import]:
                 ]
             elif (
                 isinstance(node, ast.Call)
-                and ast.unparse(node.func) in ("importlib.import_module", "import_module")
+                and _dotted(node.func) in ("importlib.import_module", "import_module")
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
@@ -165,7 +214,7 @@ def imports(sources: Mapping[str, str]) -> list[Import]:
                 if target == PACKAGE or target.startswith(PACKAGE + "."):
                     resolved = resolve(target)
                     if resolved is not None and resolved != rel:
-                        found.append(Import(rel, node.lineno, resolved))
+                        found.append(Import(rel, getattr(node, "lineno", 0), resolved))
     return found
 
 
@@ -206,8 +255,8 @@ def floor_faults(sources: Mapping[str, str], floors: Floors) -> list[str]:
         if low is None or high is None or floors.rank(high) >= floors.rank(low):
             continue
         faults.append(
-            f"{i.source}:{i.line} imports {module_name(i.target)} (floor \"{high}\") from "
-            f"the floor \"{low}\" below it: imports go down only (move what it needs down, "
+            f'{i.source}:{i.line} imports {module_name(i.target)} (floor "{high}") from '
+            f'the floor "{low}" below it: imports go down only (move what it needs down, '
             "or correct the module's floor in docs/floors.toml and docs/architecture.md)"
         )
     return list(dict.fromkeys(faults))
@@ -267,9 +316,11 @@ def circle_faults(sources: Mapping[str, str]) -> list[str]:
     for part in circles(sources):
         members = set(part)
         edges = sorted(
-            {f"{i.source}:{i.line} -> {module_name(i.target)}"
-            for i in found
-            if i.source in members and i.target in members}
+            {
+                f"{i.source}:{i.line} -> {module_name(i.target)}"
+                for i in found
+                if i.source in members and i.target in members
+            }
         )
         faults.append(f"import circle among {', '.join(part)}: " + "; ".join(edges))
     return faults
@@ -294,20 +345,28 @@ def _mode(call: ast.Call, position: int) -> str | None:
     for keyword in call.keywords:
         if keyword.arg == "mode":
             value = keyword.value
-            return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            return (
+                value.value
+                if isinstance(value, ast.Constant) and isinstance(value.value, str)
+                else None
+            )
     if len(call.args) > position:
         value = call.args[position]
-        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+        return (
+            value.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str)
+            else None
+        )
     return None
 
 
 def writes(rel: str, text: str) -> list[tuple[str, int, str]]:
     """(function, line, call) of each call in `rel` that writes a file."""
     found = []
-    for name, node in _functions(ast.parse(text, rel)):
+    for name, node in _functions(_parsed(rel, text)):
         if not isinstance(node, ast.Call):
             continue
-        func = ast.unparse(node.func)
+        func = _dotted(node.func)
         mode = None
         if func in ("open", "io.open", "os.fdopen"):
             mode = _mode(node, 1)
@@ -346,44 +405,56 @@ def writer_faults(sources: Mapping[str, str], floors: Floors) -> list[str]:
 
 def module_state(rel: str, text: str) -> list[tuple[str, int, str]]:
     """(name, line, what) of each memo-like piece of module state in `rel`."""
-    tree = ast.parse(text, rel)
+    tree = _parsed(rel, text)
     containers: dict[str, int] = {}
-    for node in tree.body:
+    for statement in tree.body:
         target, value = None, None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign):
-            target, value = node.target, node.value
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign):
+            target, value = statement.target, statement.value
         if not isinstance(target, ast.Name) or value is None:
             continue
-        literal = isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp))
-        made = isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] in _CONTAINERS
+        literal = isinstance(
+            value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+        )
+        made = isinstance(value, ast.Call) and _dotted(value.func).rpartition(".")[2] in _CONTAINERS
         if literal or made:
-            containers[target.id] = node.lineno
+            containers[target.id] = statement.lineno
     found: dict[str, tuple[str, int, str]] = {}
     for name, node in _functions(tree):
         changed = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
-            if isinstance(owner, ast.Name) and owner.id in containers and node.func.attr in _MUTATORS:
+            if (
+                isinstance(owner, ast.Name)
+                and owner.id in containers
+                and node.func.attr in _MUTATORS
+            ):
                 changed = owner.id
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    if target.value.id in containers:
-                        changed = target.value.id
+                if (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in containers
+                ):
+                    changed = target.value.id
         elif isinstance(node, ast.Global):
             for global_name in node.names:
                 found.setdefault(global_name, (global_name, node.lineno, "rebound by `global`"))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in node.decorator_list:
                 called = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if ast.unparse(called).rpartition(".")[2] in _CACHES:
+                if _dotted(called).rpartition(".")[2] in _CACHES:
                     qualified = f"{name}.{node.name}" if name else node.name
-                    found[qualified] = (qualified, node.lineno, f"@{ast.unparse(called)}")
+                    found[qualified] = (qualified, node.lineno, f"@{_dotted(called)}")
         if changed is not None and name:  # changed by a function: remembered across calls
-            found.setdefault(changed, (changed, containers[changed], "a module-level container changed by its functions"))
+            found.setdefault(
+                changed,
+                (changed, containers[changed], "a module-level container changed by its functions"),
+            )
     return sorted(found.values(), key=lambda f: f[1])
 
 
@@ -429,7 +500,7 @@ def document_faults(document: str, floors: Floors) -> list[str]:
         if f"`{line}`" not in cells[floor]:
             faults.append(
                 f'docs/floors.toml puts "{line}" on the floor "{floor}": name `{line}` in '
-                "that floor's row of the table in docs/architecture.md (\"Layers\")"
+                'that floor\'s row of the table in docs/architecture.md ("Layers")'
             )
     return faults
 
@@ -476,7 +547,7 @@ def test_the_document_names_the_floors_of_the_data() -> None:
 
 # The checks fail on planted faults: synthetic sources and floors.
 
-_PLANT_FLOORS = '''
+_PLANT_FLOORS = """
 [[floor]]
 name = "top"
 modules = [
@@ -492,7 +563,7 @@ modules = [
 
 [writers]
 "files.py:write_atomic" = "the helper"
-'''
+"""
 
 
 def _plant(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -516,7 +587,9 @@ def test_the_planted_clean_tree_passes() -> None:
 
 
 def test_a_planted_upward_import_is_named() -> None:
-    sources = _plant({"ground.py": "import os\n\ndef later():\n    from signalint.front import cli\n"})
+    sources = _plant(
+        {"ground.py": "import os\n\ndef later():\n    from signalint.front import cli\n"}
+    )
     faults = floor_faults(sources, read_floors(_PLANT_FLOORS))
     assert faults == [
         'ground.py:4 imports signalint.front.cli (floor "top") from the floor "bottom" '
@@ -547,7 +620,9 @@ def test_a_module_on_no_floor_is_told_the_line_to_add() -> None:
 
 def test_a_planted_writer_is_named() -> None:
     planted = "from pathlib import Path\n\ndef save(p: Path) -> None:\n    p.write_text('x')\n"
-    sources = _plant({"ground.py": planted, "front/log.py": "def log(p):\n    return open(p, mode='a')\n"})
+    sources = _plant(
+        {"ground.py": planted, "front/log.py": "def log(p):\n    return open(p, mode='a')\n"}
+    )
     faults = writer_faults(sources, read_floors(_PLANT_FLOORS))
     assert [f.split(" outside")[0] for f in faults] == [
         "front/log.py:2 writes a file (open)",
@@ -577,6 +652,8 @@ def test_a_document_row_missing_a_line_is_named() -> None:
     faults = document_faults(document, read_floors(_PLANT_FLOORS))
     assert faults == [
         'docs/floors.toml puts "files.py" on the floor "bottom": name `files.py` in that '
-        "floor's row of the table in docs/architecture.md (\"Layers\")"
+        'floor\'s row of the table in docs/architecture.md ("Layers")'
     ]
-    assert re.search("differ", document_faults(document.replace("| top", "| up"), read_floors(_PLANT_FLOORS))[0])
+    assert re.search(
+        "differ", document_faults(document.replace("| top", "| up"), read_floors(_PLANT_FLOORS))[0]
+    )

@@ -347,10 +347,9 @@ def keep(
     body = {"format": FORMAT, "paths": paths, "retained": recorded.retained}
     body.update(stdout=stdout, stderr=stderr, exit=code)
     try:
-        place.parent.mkdir(parents=True, exist_ok=True)
-        temporary = place.with_name(f".{place.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(body))
-        os.replace(temporary, place)
+        from signalint.files import write_atomic  # not on a replay's path
+
+        write_atomic(place, json.dumps(body).encode("utf-8"), mode=0o644)
         _trim(place.parent)
     except OSError:
         return False

@@ -1,7 +1,8 @@
 """The `signalint` click group: its commands, imported only when invoked.
 
-Split from `cli.main` (its command table is `cli.table`) so that the entry point can forward a command to the
-project's daemon (`daemon.client`) before click is imported.
+Split from `cli.main` (the command table is `cli.table`) so that the entry
+point can forward a command to the project's daemon (`daemon.client`)
+before click is imported.
 """
 
 from __future__ import annotations

@@ -204,7 +204,10 @@ def build() -> dict[str, Any]:
 
 def main() -> None:
     """`python -m signalint.server.packaged`: rewrite `handshake.json`."""
-    FILE.write_text(json.dumps(build(), indent=1, sort_keys=True) + "\n")
+    from signalint.files import write_atomic
+
+    text = json.dumps(build(), indent=1, sort_keys=True) + "\n"
+    write_atomic(FILE, text.encode("utf-8"), mode=0o644)
     print(f"wrote {FILE}")
 
 
