@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint.delta import persisting
 from signalint.formats.sarif import build_log
+from signalint.matching import persisting
 from signalint.model import CheckResult, Issue, Scope
 from signalint.workspaces import (
     Package,

@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from signalint.daemon.place import stamp, state_dir
+from signalint.daemon.place import event_cwd, payload, project_root, stamp, state_dir
 
 FORMAT = 2
 KEEP = 32
@@ -257,8 +257,6 @@ def replay_invocation(args: Sequence[str], env: Mapping[str, str]) -> int | None
     """`replay` for the invocation `args` in the working directory, under
     `env`: a hook's event is read from standard input (which is replaced by
     the same bytes) unless `--payload` gives it; None when nothing is kept."""
-    from signalint.daemon.client import event_cwd, payload, project_root
-
     kept = kept_command(args)
     if kept is None:
         return None
@@ -378,10 +376,9 @@ def keep(
     body = {"format": FORMAT, "paths": paths, "retained": recorded.retained}
     body.update(stdout=stdout, stderr=stderr, exit=code)
     try:
-        place.parent.mkdir(parents=True, exist_ok=True)
-        temporary = place.with_name(f".{place.name}.{os.getpid()}")
-        temporary.write_text(json.dumps(body))
-        os.replace(temporary, place)
+        from signalint.files import write_atomic  # not on a replay's path
+
+        write_atomic(place, json.dumps(body).encode("utf-8"), mode=0o644)
         _trim(place.parent)
     except OSError:
         return False

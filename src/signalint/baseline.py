@@ -5,7 +5,7 @@ the merge base of HEAD and BRANCH; the MCP check tools' `newFromRev` and
 `newFromMergeBase`) checks the project as usual, then finds what the same
 checks report at REV and keeps only the issues with no counterpart there
 (`only_new`, the one entry point of every front end). Counterparts are
-matched as deltas match (`delta.persisting`): the same issue id, else the
+matched as deltas match (`matching.persisting`): the same issue id, else the
 same file, rule, severity and message nearest by line, else the same
 message template; so an issue that merely moved is not new.
 
@@ -71,7 +71,7 @@ from signalint.check import CheckRun, run_check
 from signalint.cluster import Clustering, cluster
 from signalint.config import state_dir
 from signalint.context import Context
-from signalint.delta import persisting
+from signalint.matching import persisting
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.request import RunRequest, Since, resolve_revision
 from signalint.workspaces import owned

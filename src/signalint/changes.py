@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from signalint.errors import SignalintError
+from signalint.files import write_atomic
 from signalint.process import Command, run
 
 _TIMEOUT_S = 120.0
@@ -194,7 +195,7 @@ async def checkout_tree(top: Path, tree: str, path: Path) -> bool:
     finally:
         with contextlib.suppress(OSError):
             index.unlink()
-    marker.write_text(tree)
+    write_atomic(marker, tree.encode(), mode=0o644)
     return True
 
 

@@ -37,6 +37,7 @@ from typing import Final
 
 from signalint.changes import changed_since, checkout_tree, commit_of, ignored_paths, toplevel
 from signalint.engines.resolve import VENV_NAMES
+from signalint.files import write_atomic
 from signalint.project import settle
 from signalint.work import tree_lock, try_lock
 
@@ -347,7 +348,7 @@ def borrow_files(
             if not _same(source, target):
                 _copy(source, target)
             borrowed.append(rel)
-    manifest.write_text("\0".join(borrowed), encoding="utf-8")
+    write_atomic(manifest, "\0".join(borrowed).encode("utf-8"), mode=0o644)
     return len(borrowed), complete
 
 

@@ -8,7 +8,7 @@ outside the check's scope are what the edit did to its dependents:
 - `broken`: errors present now that the previous run did not have;
 - `repaired`: errors the previous run had that are gone now;
 - `moved`: the same error (file, rule, severity and message, or its
-  template, as a delta pairs them: `delta.moved`) at another place, as
+  template, as a delta pairs them: `matching.moved`) at another place, as
   (before, now) pairs: neither broken nor repaired, and not "no change".
 
 `present` holds every issue the whole-program engines report now in the
@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from signalint.matching import moved
 from signalint.model import Issue
 from signalint.payloads import DependentsBlock, laid_out
 from signalint.snapshot import Snapshot
@@ -94,8 +95,6 @@ def ripple(
     `introduced` (new since their previous runs), `gone` (their previous
     runs' issues no longer reported) and `elsewhere` (every issue they
     report outside the scope now); `engines` are those that could tell."""
-    from signalint.delta import moved
-
     new = sorted(
         {i.issue_id: i for i in introduced if i.severity == "error"}.values(), key=Issue.sort_key
     )

@@ -44,6 +44,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Final
 
+from signalint.files import write_atomic
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
@@ -105,7 +107,7 @@ def prepare(work: Path, root: Path) -> bool:
         named = work / ROOT_FILE
         real = os.path.realpath(root)
         if not named.is_file() or named.read_text(encoding="utf-8") != real:
-            named.write_text(real, encoding="utf-8")
+            write_atomic(named, real.encode("utf-8"), mode=0o644)
         os.utime(named)
         _marked[key] = now
     if made:

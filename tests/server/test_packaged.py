@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from signalint.config import load_config
-from signalint.server import packaged
+from signalint.server import front, packaged
 from signalint.server.front import Recorded
 
 from .conftest import write_project
@@ -95,7 +95,7 @@ def test_a_project_that_may_set_the_payload_mode_is_left_to_the_sdk(
 
 @pytest.mark.parametrize(
     "env",
-    [{"SIGNALINT_MCP_PAYLOAD": "text"}, {"SIGNALINT_COMPACT": "1"}, {packaged.SWITCH: "0"}],
+    [{"SIGNALINT_MCP_PAYLOAD": "text"}, {"SIGNALINT_COMPACT": "1"}, {front.PACKAGED_SWITCH: "0"}],
 )
 @pytest.mark.usefixtures("installed_sdk")
 def test_the_variables_that_shape_the_answers_or_turn_them_off_are_heeded(

@@ -17,7 +17,7 @@ from pathlib import Path
 from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import Driver, WorkerFailed, WorkerKey
+from signalint.warm.driver import Driver, WorkerFailed, WorkerKey
 
 # One JSON request per line: argv, cwd, env (added), stdin; one JSON answer.
 WORKER = r"""

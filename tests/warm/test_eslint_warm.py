@@ -38,8 +38,9 @@ from signalint.engines.resolve import resolve
 from signalint.model import Issue, Scope
 from signalint.process import ProcessResult
 from signalint.request import RunRequest
+from signalint.warm.driver import WorkerFailed
 from signalint.warm.eslint import MAX_REFRESH, EslintDriver, refreshed
-from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
 from tests.test_linter_file_sets import eslint_plugins  # noqa: F401 (a fixture)
 

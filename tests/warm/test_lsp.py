@@ -13,8 +13,8 @@ import pytest
 
 from signalint import process
 from signalint.process import Command, ProcessResult
+from signalint.warm.driver import WorkerFailed
 from signalint.warm.lsp import LspClient
-from signalint.warm.pool import WorkerFailed
 
 SERVER = Path(__file__).with_name("fake_lsp.py")
 NOISY = "server/progress"

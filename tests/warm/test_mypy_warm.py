@@ -37,7 +37,8 @@ from signalint.model import Issue
 from signalint.process import Command, ProcessResult
 from signalint.request import RunRequest
 from signalint.warm import mypy as warm_mypy
-from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.driver import WorkerFailed
+from signalint.warm.pool import WarmPool
 
 from ..conftest import require_engine
 

@@ -20,7 +20,8 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
 from signalint.warm import pool as pool_module
-from signalint.warm.pool import WarmPool, WorkerFailed, WorkerKey
+from signalint.warm.driver import WorkerFailed, WorkerKey
+from signalint.warm.pool import WarmPool
 from tests.helpers import alive, wait_until_dead
 
 pytestmark = pytest.mark.real  # starts worker interpreters

@@ -28,7 +28,8 @@ from signalint.engines.tsc import ENGINE, _read
 from signalint.model import CheckResult, Scope
 from signalint.process import Child, Command, ProcessResult
 from signalint.request import RunRequest
-from signalint.warm.pool import WarmPool, WorkerFailed
+from signalint.warm.driver import WorkerFailed
+from signalint.warm.pool import WarmPool
 from signalint.warm.tsc_native import NativeTscDriver, NativeTscSession, served_config
 from tests.conftest import require_engine
 from tests.helpers import wait_until_dead

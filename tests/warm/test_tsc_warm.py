@@ -45,7 +45,8 @@ from signalint.model import CheckResult, EngineOutcome, Scope
 from signalint.process import Command, ProcessResult
 from signalint.request import RunRequest
 from signalint.storage.check_store import CheckStore
-from signalint.warm.pool import WarmPool, WorkerFailed, exchange
+from signalint.warm.driver import WorkerFailed, exchange
+from signalint.warm.pool import WarmPool
 from signalint.warm.tsc import TscDriver, TscSession, _stdout
 
 from ..typescripts import install_typescript, typescript

@@ -1,7 +1,8 @@
 """The `signalint` click group: its commands, imported only when invoked.
 
-Split from `cli.main` so that the entry point can forward a command to the
-project's daemon (`daemon.client`) before click is imported.
+Split from `cli.main` (the command table is `cli.table`) so that the entry
+point can forward a command to the project's daemon (`daemon.client`)
+before click is imported.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import importlib
 import click
 
 from signalint import __version__
-from signalint.cli.main import COMMANDS, VERSION_FLAGS, recover_fix_transactions
+from signalint.cli.table import COMMANDS, VERSION_FLAGS, recover_fix_transactions
 
 
 class LazyGroup(click.Group):

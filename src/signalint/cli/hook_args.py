@@ -98,7 +98,7 @@ def run_plain(args: Sequence[str]) -> int | None:
     if params is None:
         return None
     from signalint import answers
-    from signalint.cli.main import recover_fix_transactions
+    from signalint.cli.table import recover_fix_transactions
     from signalint.hosts.hook_run import run_command
 
     recover_fix_transactions()

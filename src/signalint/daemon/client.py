@@ -1,5 +1,5 @@
-"""The daemon's clients: the connection (standard library only) and the
-client API every front end checks through.
+"""The client API every front end checks through (the connection itself:
+`daemon.connection`).
 
 `check(request, services, kind=...)` is how the MCP server, `watch`, the
 hooks, the CLI (`check`, `pre-commit`) and the language server ask for a check: it goes to the
@@ -20,117 +20,41 @@ Refused, said once on stderr: a socket that is not ours or not of mode
 
 from __future__ import annotations
 
-import _socket
-import json
 import os
-import stat
-import struct
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from signalint.daemon import wire
+from signalint.daemon.connection import (
+    DISABLE_ENV,
+    NO_DAEMON,
+    QUICK_S,
+    Refused,
+    ask,
+    check_socket,
+    connect,
+    disabled,
+    peer_uid,
+)
 from signalint.daemon.place import Place, PlaceError, place, stamp
 
-TYPE_CHECKING = False  # `typing` costs the forwarding path milliseconds
+TYPE_CHECKING = False  # `typing` costs milliseconds where no check runs
 if TYPE_CHECKING:
     from typing import Any
 
-DISABLE_ENV = "SIGNALINT_DAEMON"
-NO_DAEMON = "--no-daemon"
-# How long to wait for a daemon to accept and answer a short request.
-QUICK_S = 5.0
-
-
-class Refused(Exception):
-    """A socket or daemon the client will not use (the reason is the message)."""
-
-
-def disabled(env: Mapping[str, str]) -> bool:
-    """`SIGNALINT_DAEMON=0`: no daemon and no warm workers."""
-    return env.get(DISABLE_ENV, "").strip() == "0"
-
-
-def _peer_uid(sock: _socket.socket) -> int:
-    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return int(uid)
-
-
-def check_socket(path: Path) -> None:
-    """Raise `Refused` unless `path` is a socket of ours that only we can use;
-    `FileNotFoundError` when there is none."""
-    info = os.lstat(path)
-    if not stat.S_ISSOCK(info.st_mode):
-        raise Refused(f"{path} is not a socket")
-    if info.st_uid != os.getuid():
-        raise Refused(f"{path} belongs to user {info.st_uid}, not to you")
-    if info.st_mode & 0o077:
-        mode = stat.S_IMODE(info.st_mode)
-        raise Refused(f"{path} has mode {mode:04o}; a daemon's socket has mode 0600")
-
-
-def connect(where: Place, timeout_s: float | None = QUICK_S) -> _socket.socket:
-    """A connection to the daemon at `where`. Raises `FileNotFoundError` (no
-    socket), `ConnectionRefusedError` (a socket nobody serves: the daemon
-    died), `Refused` (module docstring) or another `OSError`."""
-    check_socket(where.socket)
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        sock.settimeout(timeout_s)
-        sock.connect(os.fspath(where.socket))
-        if _peer_uid(sock) != os.getuid():
-            raise Refused(f"the daemon on {where.socket} runs as another user")
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
-def ask(where: Place, message: dict[str, Any], timeout_s: float | None = QUICK_S) -> dict[str, Any]:
-    """One request and its answer (raises as `connect`, or `wire.WireError`)."""
-    sock = connect(where, timeout_s)
-    try:
-        wire.send(sock, message)
-        return wire.receive(sock)
-    finally:
-        sock.close()
-
-
-def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
-    """The project root found from `cwd`, as the commands find it; None when none is."""
-    from signalint.project.roots import RootError, discover_root
-
-    try:
-        return discover_root(env, cwd)
-    except (RootError, OSError):
-        return None  # the command itself says what is wrong, in-process
-
-
-def event_cwd(data: bytes) -> str | None:
-    """The working directory a host event names (as `hosts.hook_events` reads it)."""
-    try:
-        payload = json.loads(data) if data.strip() else None
-    except ValueError:
-        return None
-    if not isinstance(payload, dict):
-        return None
-    cwd = payload.get("cwd")
-    roots = payload.get("workspace_roots")
-    if not isinstance(cwd, str) and isinstance(roots, list) and roots:
-        cwd = roots[0]
-    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
-
-
-def payload(args: Sequence[str]) -> bytes | None:
-    """The value of `--payload`, when the event is given on the command line."""
-    for i, arg in enumerate(args):
-        if arg == "--payload" and i + 1 < len(args):
-            return args[i + 1].encode("utf-8", "surrogateescape")
-        if arg.startswith("--payload="):
-            return arg.removeprefix("--payload=").encode("utf-8", "surrogateescape")
-    return None
-
+__all__ = [
+    "CLIENT_KINDS",
+    "DISABLE_ENV",
+    "NO_DAEMON",
+    "QUICK_S",
+    "Refused",
+    "ask",
+    "check",
+    "check_socket",
+    "connect",
+    "disabled",
+    "leave",
+]
 
 # --- the client API: a check through the project's daemon ------------------
 
@@ -156,7 +80,7 @@ async def _exchange(where: Place, message: dict[str, Any], report: Any) -> dict[
         raise _Gone(f"cannot reach the daemon: {exc}") from None
     try:
         sock = writer.get_extra_info("socket")
-        if sock is None or _peer_uid(sock) != os.getuid():
+        if sock is None or peer_uid(sock) != os.getuid():
             raise Refused(f"the daemon on {where.socket} runs as another user")
         await wire.write(writer, message)
         while True:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from signalint.daemon import wire
-from signalint.daemon.client import Refused, ask
+from signalint.daemon.connection import Refused, ask
 from signalint.daemon.place import Place
 
 START_TIMEOUT_S = 30.0

@@ -12,6 +12,11 @@ state directory, and `daemon start`/`status` say so. The lock that makes one
 daemon per project (`daemon.lock`) and its log (`daemon.log`) stay in the
 state directory, where no length limit applies.
 
+Which project an invocation is about (`project_root`, with the directory a
+host's event names, `event_cwd`, and a `--payload` given on the command
+line, `payload`) is read here too: the client asks before it forwards, and
+a kept answer (`answers`) before it replays.
+
 The stamp names the daemon's code: every file of the installed `signalint`
 package by path, size and modification time. A reinstall or an upgrade (or
 an edit of an editable install) changes it; the client compares its own
@@ -20,9 +25,10 @@ with the daemon's and does not use a daemon that runs other code.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import signalint
@@ -134,3 +140,38 @@ def stamp() -> str:
             digest.update(f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     _stamps.append(digest.hexdigest())
     return _stamps[0]
+
+
+def project_root(env: Mapping[str, str], cwd: str) -> Path | None:
+    """The project root found from `cwd`, as the commands find it; None when none is."""
+    from signalint.project.roots import RootError, discover_root
+
+    try:
+        return discover_root(env, cwd)
+    except (RootError, OSError):
+        return None  # the command itself says what is wrong, in-process
+
+
+def event_cwd(data: bytes) -> str | None:
+    """The working directory a host event names (as `hosts.hook_events` reads it)."""
+    try:
+        payload = json.loads(data) if data.strip() else None
+    except ValueError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    cwd = payload.get("cwd")
+    roots = payload.get("workspace_roots")
+    if not isinstance(cwd, str) and isinstance(roots, list) and roots:
+        cwd = roots[0]
+    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else None
+
+
+def payload(args: Sequence[str]) -> bytes | None:
+    """The value of `--payload`, when the event is given on the command line."""
+    for i, arg in enumerate(args):
+        if arg == "--payload" and i + 1 < len(args):
+            return args[i + 1].encode("utf-8", "surrogateescape")
+        if arg.startswith("--payload="):
+            return arg.removeprefix("--payload=").encode("utf-8", "surrogateescape")
+    return None

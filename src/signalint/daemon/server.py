@@ -45,7 +45,7 @@ from typing import IO, Any
 from signalint.config import Config, ConfigError, DaemonSettings, load_config
 from signalint.context import Context
 from signalint.daemon import wire
-from signalint.daemon.client import Refused, check_socket
+from signalint.daemon.connection import Refused, check_socket
 from signalint.daemon.place import Place, place, stamp
 from signalint.engines.runner import Progress
 from signalint.request import ProgressScope

@@ -40,6 +40,7 @@ from typing import Literal, Protocol
 
 from signalint import answers
 from signalint.engines.base import Engine, Provision
+from signalint.files import write_atomic
 from signalint.process import Command, run, run_blocking
 
 VERSION_TIMEOUT_S = 30.0
@@ -78,10 +79,8 @@ def prepare_managed_dir(directory: Path | None = None) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     manifest = directory / "package.json"
     if not manifest.exists():
-        manifest.write_text(
-            json.dumps({"name": "signalint-engines", "private": True}, indent=2) + "\n",
-            encoding="utf-8",
-        )
+        text = json.dumps({"name": "signalint-engines", "private": True}, indent=2) + "\n"
+        write_atomic(manifest, text.encode("utf-8"), mode=0o644)
     return directory
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from signalint import __version__
+from signalint.files import write_atomic
 from signalint.hosts import hook_config
 from signalint.hosts.clients import launcher
 from signalint.hosts.editors import LANGUAGES, SERVER, lsp_command
@@ -116,7 +117,7 @@ def write(root: Path, where: Path | None = None, signalint: str | None = None) -
     }
     for path, text in files.items():
         if not path.exists() or path.read_text() != text:
-            path.write_text(text)
+            write_atomic(path, text.encode("utf-8"), mode=0o644)  # read by the host
     return where
 
 

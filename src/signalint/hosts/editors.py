@@ -28,6 +28,8 @@ from pathlib import Path
 from shutil import which
 from typing import Final
 
+from signalint.files import write_atomic
+
 SERVER: Final = "signalint"
 # File extension -> LSP language id, for the languages Signalint's engines check.
 LANGUAGES: Final = {
@@ -152,7 +154,7 @@ def write_new(root: Path, name: str, executable: str | None = None) -> Path | No
     if path.exists():
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(snippet(name, executable))
+    write_atomic(path, snippet(name, executable).encode("utf-8"), mode=0o644)  # the editor's
     return path
 
 

@@ -60,6 +60,9 @@ SETTINGS_FILES: Final = (
     "pyproject.toml",
 )
 SETTINGS_VARIABLES: Final = ("SIGNALINT_MCP_PAYLOAD", "SIGNALINT_COMPACT")
+# `SIGNALINT_MCP_PACKAGED=0`: the answers shipped in the package are not
+# used (`server.packaged`); the prerecording server runs so (`server.prerecord`).
+PACKAGED_SWITCH: Final = "SIGNALINT_MCP_PACKAGED"
 # Records kept in the cache directory: one per project root and settings
 # (and per Signalint or SDK install), the least recently written dropped.
 KEPT: Final = 64

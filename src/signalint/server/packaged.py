@@ -34,10 +34,15 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from signalint.server.front import SETTINGS_FILES, SETTINGS_VARIABLES, Recorded, package_dir
+from signalint.server.front import (
+    PACKAGED_SWITCH,
+    SETTINGS_FILES,
+    SETTINGS_VARIABLES,
+    Recorded,
+    package_dir,
+)
 
 FILE: Final = Path(__file__).with_name("handshake.json")
-SWITCH: Final = "SIGNALINT_MCP_PACKAGED"
 DEFAULT_PAYLOAD: Final = "both"
 SDK_DISTRIBUTIONS: Final = ("mcp", "mcp_types", "pydantic", "pydantic_core")
 _PACKAGE: Final = Path(__file__).resolve().parent.parent  # the signalint package
@@ -120,7 +125,7 @@ def fill(recorded: Recorded, root: Path, env: dict[str, str] | None = None) -> b
     """Add the shipped answers to `recorded` where it has none and they
     apply to this start (module docstring); whether they did."""
     env = dict(os.environ) if env is None else env
-    if env.get(SWITCH, "").strip() == "0" or not _default_settings(root, env):
+    if env.get(PACKAGED_SWITCH, "").strip() == "0" or not _default_settings(root, env):
         return False
     try:
         shipped = json.loads(FILE.read_bytes())
@@ -199,7 +204,10 @@ def build() -> dict[str, Any]:
 
 def main() -> None:
     """`python -m signalint.server.packaged`: rewrite `handshake.json`."""
-    FILE.write_text(json.dumps(build(), indent=1, sort_keys=True) + "\n")
+    from signalint.files import write_atomic
+
+    text = json.dumps(build(), indent=1, sort_keys=True) + "\n"
+    write_atomic(FILE, text.encode("utf-8"), mode=0o644)
     print(f"wrote {FILE}")
 
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from signalint import process
-from signalint.server import front, packaged
+from signalint.server import front
 
 # A server that has not answered by then is left; the host's start records.
 TIMEOUT_S = 60.0
@@ -65,7 +65,7 @@ async def _ask(root: Path, version: str, logs: Path) -> str | None:
     log = logs / f"{version}.log"
     # The SDK answers (and the server records), not the shipped answers.
     command = process.Command(
-        (sys.executable, "-c", start), root, TIMEOUT_S, env={packaged.SWITCH: "0"}
+        (sys.executable, "-c", start), root, TIMEOUT_S, env={front.PACKAGED_SWITCH: "0"}
     )
     child = await process.start(command, stderr_to=log)
     if isinstance(child, process.ProcessResult):

@@ -81,7 +81,8 @@ from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext, version_major
 from signalint.engines.resolve import executable_key, shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import NODE_IDLE_GC, WorkerFailed, WorkerKey, exchange
+from signalint.warm.driver import WorkerFailed, WorkerKey, exchange
+from signalint.warm.pool import NODE_IDLE_GC
 
 WORKER = Path(__file__).with_name("eslint_worker.cjs")
 # The cold command's options, in its order (`engines/eslint.py` `command`).

@@ -50,7 +50,7 @@ from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, defau
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from signalint.process import Child
-from signalint.warm.pool import WorkerFailed
+from signalint.warm.driver import WorkerFailed
 
 _log = logging.getLogger(__name__)
 

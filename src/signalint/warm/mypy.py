@@ -61,7 +61,7 @@ from signalint.engines import mypy as adapter
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
+from signalint.warm.driver import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("mypy_worker.py")
 MIN_MAJOR = 2

@@ -34,7 +34,8 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import shim_targets
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import NODE_IDLE_GC, WorkerFailed, WorkerKey, greeted, warm_result
+from signalint.warm.driver import WorkerFailed, WorkerKey, greeted, warm_result
+from signalint.warm.pool import NODE_IDLE_GC
 
 WORKER = Path(__file__).with_name("oxlint_worker.mjs")
 _READY_S = 30.0

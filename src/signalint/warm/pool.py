@@ -3,7 +3,7 @@
 A process that checks more than once (the MCP server, the daemon) keeps a
 `WarmPool` in its `Context`. The runner offers it each engine command it
 is about to start cold (`answer`); the pool hands the command to the
-engine's `Driver` (one module per engine in this package, listed in
+engine's `Driver` (`warm.driver`; one module per engine in this package, listed in
 `warm.registry`), which keeps a worker for it and answers with the
 `ProcessResult` the cold command would have produced: same stdout, same
 exit code, so the adapter parses a warm answer exactly as a cold one
@@ -42,18 +42,18 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal
 
 from signalint import process
 from signalint.config import Config, DaemonSettings, state_dir
 from signalint.engines.base import EngineContext
-from signalint.process import Child, Command, ProcessResult
+from signalint.process import Command, ProcessResult
+from signalint.warm.driver import Driver, Scopes, Session, WorkerFailed, WorkerKey
 
 Served = Literal["warm", "fallback"]
 # `SIGNALINT_DAEMON=0`: no warm workers and no daemon; every engine runs cold.
@@ -63,67 +63,6 @@ BOUND_EVERY_S = 1.0
 # collect their garbage once idle after an answer (idle_gc.cjs beside this
 # module; docs/architecture.md, "Memory").
 NODE_IDLE_GC = "--expose-gc"
-
-
-class WorkerFailed(Exception):
-    """A worker crashed, closed its pipe, or answered what the driver cannot
-    read, or cannot vouch that its answer is current."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerKey:
-    """Which worker answers a command (`slot`) and what it must have been
-    started with to be reused (`state`)."""
-
-    slot: str
-    state: str
-
-
-class Session(Protocol):
-    """One running worker as its driver talks to it."""
-
-    child: Child
-    # The engine's version or the worker's protocol, for `daemon status`.
-    label: str
-
-    async def ask(self, command: Command) -> ProcessResult:
-        """The cold command's result, answered by the worker; raises
-        `WorkerFailed` when it cannot."""
-        ...
-
-    async def close(self) -> None:
-        """Ask the worker to exit, then stop its group."""
-        ...
-
-
-@runtime_checkable
-class Scopes(Protocol):
-    """A session that can answer for some files only (`WarmPool.answer`'s
-    `only`)."""
-
-    async def ask_only(
-        self, command: Command, only: frozenset[str]
-    ) -> tuple[ProcessResult, frozenset[str] | None]:
-        """`ask`, with the answer limited to the diagnostics of `only`'s
-        files (absolute paths) and those of no file, as they would be in
-        the whole answer; the files it covers (those of `only` in the
-        program), or None when it answered whole."""
-        ...
-
-
-class Driver(Protocol):
-    """How one engine is kept warm (a module per engine in `warm/`)."""
-
-    engine: str
-
-    def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
-        """The worker for `command`, or None when it is not served warm."""
-        ...
-
-    async def open(self, ctx: EngineContext, command: Command, log: Path) -> Session:
-        """Start a worker for `command`'s slot (its stderr appended to
-        `log`); raises `WorkerFailed` when it cannot."""
-        ...
 
 
 @dataclass(slots=True)
@@ -430,55 +369,3 @@ def open_pool(root: Path, config: Config | None) -> WarmPool | None:
     # unhandled exception, `sys.exit` in a handler) still ends its workers.
     atexit.register(pool.kill_all)
     return pool
-
-
-async def greeted(
-    child: Child, greeting: Awaitable[Mapping[str, object]], who: str, timeout_s: float
-) -> None:
-    """Wait for a new worker's greeting (`{"ready": true, ...}`); stop the
-    worker and raise `WorkerFailed` when it does not come in time or says
-    anything else (`who` names the worker in the message)."""
-    try:
-        ready = await asyncio.wait_for(greeting, timeout=timeout_s)
-    except (TimeoutError, WorkerFailed) as exc:
-        await child.stop(grace_s=0)
-        raise WorkerFailed(f"{who} did not start: {exc}") from exc
-    if ready.get("ready") is not True:
-        await child.stop(grace_s=0)
-        raise WorkerFailed(f"{who} did not say it was ready")
-
-
-def warm_result(command: Command, exit_code: int, stdout: str, started: float) -> ProcessResult:
-    """A worker's answer as the `ProcessResult` of the cold `command` (its
-    stdout and exit code; `started` is when the ask began, `time.monotonic`)."""
-    return ProcessResult(
-        argv=command.argv,
-        exit_code=exit_code,
-        stdout=stdout,
-        stderr="",
-        duration_s=time.monotonic() - started,
-    )
-
-
-async def exchange(child: Child, request: Mapping[str, object] | None, who: str) -> dict[str, Any]:
-    """Write `request` to a worker as one JSON line (None: write nothing, as
-    for a worker's greeting) and read one JSON object back, the line
-    protocol of Signalint's own workers; `WorkerFailed` on a closed pipe, a
-    line past the stream limit, or anything but an object (`who` names the
-    worker in the message)."""
-    try:
-        if request is not None:
-            child.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
-            await child.stdin.drain()
-        line = await child.stdout.readline()
-    except (OSError, ValueError, RuntimeError, asyncio.LimitOverrunError) as exc:
-        raise WorkerFailed(f"{who}'s pipe failed: {exc}") from exc
-    if not line:
-        raise WorkerFailed(f"{who} closed its output")
-    try:
-        answer = json.loads(line)
-    except ValueError:
-        answer = None
-    if not isinstance(answer, dict):
-        raise WorkerFailed(f"{who} answered what is not a JSON object: {line[:120]!r}")
-    return answer

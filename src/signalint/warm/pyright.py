@@ -50,7 +50,7 @@ file is read again only when its stat moved: `project.content.DigestMemo`).
 - Inputs are hashed again after the pulls: a file that changed meanwhile
   makes the answer unvouched (`WorkerFailed`).
 
-A check of some files (`ask_only`, `pool.Scopes`) pulls those files alone:
+A check of some files (`ask_only`, `driver.Scopes`) pulls those files alone:
 the server checks what they need, and the files the edit made dirty wait
 for the next whole answer, whose pulls check them.
 
@@ -95,8 +95,8 @@ from signalint.engines.pyright import (
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
 from signalint.project.content import DigestMemo, hash_file
+from signalint.warm.driver import WorkerFailed, WorkerKey
 from signalint.warm.lsp import LspClient
-from signalint.warm.pool import WorkerFailed, WorkerKey
 
 _DIAGNOSTIC = "textDocument/diagnostic"
 _SEVERITIES = {1: "error", 2: "warning", 3: "information"}

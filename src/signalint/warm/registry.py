@@ -16,7 +16,7 @@ from pathlib import Path
 
 from signalint.engines.base import EngineContext
 from signalint.process import Command
-from signalint.warm.pool import Driver, Session, WorkerFailed, WorkerKey
+from signalint.warm.driver import Driver, Session, WorkerFailed, WorkerKey
 
 
 def _typescript() -> Driver:

@@ -43,7 +43,7 @@ from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, exchange, greeted, warm_result
+from signalint.warm.driver import WorkerFailed, WorkerKey, exchange, greeted, warm_result
 
 WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.

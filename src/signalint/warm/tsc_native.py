@@ -32,7 +32,7 @@ projects. We use the API:
   parse and re-checks the program in the compiler process; no Node start,
   no config parse, no program construction. (A cold run of 7 has no build
   info: engines/tsc.py says why.)
-- **A check of some files** (`ask_only`, `pool.Scopes`) asks the program
+- **A check of some files** (`ask_only`, `driver.Scopes`) asks the program
   for the semantic and declaration diagnostics of those files alone (the
   API takes a file for each); the rest of the answer is the whole one's.
 
@@ -85,7 +85,7 @@ from signalint.engines.tsc import compiler, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.pool import WorkerFailed, WorkerKey, exchange
+from signalint.warm.driver import WorkerFailed, WorkerKey, exchange
 
 WORKER = Path(__file__).with_name("tsc_native_worker.mjs")
 START_TIMEOUT_S = 30.0
@@ -181,7 +181,7 @@ class NativeTscSession:
         self, command: Command, only: frozenset[str]
     ) -> tuple[ProcessResult, frozenset[str] | None]:
         """`ask` with the semantic and declaration diagnostics of `only`'s
-        files alone (`pool.Scopes`)."""
+        files alone (`driver.Scopes`)."""
         return await self._ask(command, only)
 
     async def _ask(
