@@ -5,7 +5,7 @@ The collector's timing is checked in Node with a counting stand-in for
 worker through a real `WarmPool`, lets it lint a project large enough to
 leave garbage, and reads its resident memory from /proc: its peak (the
 lint) and once the worker has been idle. Without the collection V8 keeps
-what the lint filled (docs/benchmarks.md, issue 37: an ESLint worker stayed
+what the lint filled (docs/benchmarks-history.md, issue 37: an ESLint worker stayed
 at its peak until the session ended).
 """
 

@@ -385,7 +385,7 @@ def test_inference_at_pyrights_depth_limit_answers_warm_as_cold(tmp_path: Path) 
 @pytest.mark.real
 def test_a_check_of_some_links_answers_through_links_not_asked_about(tmp_path: Path) -> None:
     """Which files Pyright re-checks after an edit depends on which it was
-    asked about before (docs/benchmarks.md, 2026-12-05). A check of every
+    asked about before (docs/benchmarks-history.md, 2026-12-05). A check of every
     third link of a 40-link chain, whose types pass through the links in
     between, says what a cold check of those links says after each flip of
     the first link, and so does a whole check between them."""
