@@ -399,6 +399,8 @@ def test_the_majors_each_adapter_reads() -> None:
     expected = {
         "biome": (1, 2), "eslint": (8, 9, 10), "tsc": (5, 6, 7), "oxlint": (1,),
         "ruff": (0,), "mypy": (1, 2), "pyright": (1,),
+        "vue-tsc": (2, 3), "svelte-check": (4,), "astro": (5,),
+        "basedpyright": (1,), "ty": (0,), "pyrefly": (1,),
     }  # fmt: skip
     assert {name: e.spec.majors for name, e in ENGINES.items()} == expected
     spec = ENGINES["tsc"].spec
