@@ -122,7 +122,10 @@ PROJECTS = {"demo": _demo, "python": _python, "workspace": _workspace}
 
 @pytest.fixture(params=sorted(PROJECTS))
 def project(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    run_cli: Run,  # first: its change of directory must not undo this one's
 ) -> Iterator[Path]:
     for name in ("SIGNALINT_STATE_DIR", "SIGNALINT_MONOREPO_MODE", "SIGNALINT_COMPACT"):
         monkeypatch.delenv(name, raising=False)
