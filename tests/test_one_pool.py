@@ -4,7 +4,9 @@ project are answered by
 one daemon, whose workers are the only ones that run: exactly one per
 engine, counted in /proc. All answer the same diagnostics. A daemon killed
 with SIGKILL while the MCP server is attached: the next request is answered
-correctly, and nothing is left behind. `SIGNALINT_DAEMON=0` keeps
+correctly, and nothing is left behind; the same with the language server
+attached too (its next save is published equal to the cold check).
+`SIGNALINT_DAEMON=0` keeps
 everything in the MCP server's process.
 
 Real engines (tsc and Oxlint, each kept warm), the real MCP SDK client, the
@@ -13,11 +15,13 @@ real `signalint` console script, pygls's client driving `signalint lsp`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +268,76 @@ async def test_signalint_daemon_0_keeps_everything_in_the_server(tmp_path: Path)
         assert workers_of(root) == {"tsc": [], "oxlint": []}
         assert not place(root, env_for()).socket.exists()
         assert checked["totalIssues"] >= 2 and "message" not in checked
+
+
+async def test_a_killed_daemon_under_the_language_and_mcp_servers(tmp_path: Path) -> None:
+    """kill -9 of the daemon while an editor's language server and the MCP
+    server are both attached: the editor's next save is published equal to
+    `signalint check --no-cache`, the MCP server's next check is equal too,
+    answered by a daemon started again (or cold, saying so), and nothing is
+    left behind once both leave."""
+    from tests.server.conftest import connect
+
+    require_engine("tsc")
+    require_engine("oxlint")
+    root = write_project(tmp_path / "p")
+    env = env_for()
+    async with connect(root, SIGNALINT_ALLOW_UNINITIALIZED="1") as mcp:
+        first = (await mcp.call("check_project")).data
+        assert "message" not in first  # the daemon answered
+        editor = Editor(root)
+        await editor.start(env=env)
+        await editor.settle(first=True)
+        editor.open("src/a.ts")
+        await editor.settle()
+        (old,) = daemons_of(root)
+        assert {c["kind"] for c in status(root, env)["clients"]} >= {"mcp", "lsp"}
+        old_workers = all_of(workers_of(root))
+        assert len(old_workers) == 2, old_workers
+        before = editor.keys("src/a.ts")
+        os.kill(old, signal.SIGKILL)
+        assert wait_until_dead([old], 10) == []
+        # The editor saves a change that moves its diagnostics (a new error).
+        text = "export const n: number = 'text';\nlet unused = 1;\nexport const m: string = 4;\n"
+        (root / "src" / "a.ts").write_text(text)
+        cold = cli(root, "check", "--format", "sarif", "--no-cache", "--no-daemon", env=env)
+        assert cold.returncode == 1, cold.stderr
+        expected = {f: sarif_keys(cold.stdout, f) for f in ("src/a.ts", "src/b.ts")}
+        assert expected["src/a.ts"] != before and expected["src/b.ts"]
+        editor.save("src/a.ts", text)
+        deadline = time.monotonic() + 120
+        while editor.keys("src/a.ts") != expected["src/a.ts"]:
+            assert time.monotonic() < deadline, (editor.keys("src/a.ts"), expected)
+            editor.changed.clear()
+            try:
+                await asyncio.wait_for(editor.changed.wait(), timeout=1)
+            except TimeoutError:
+                continue
+        await editor.settle()
+        for file, keys in expected.items():
+            assert editor.keys(file) == keys, file
+        # The MCP server's next request: the same diagnostics as the cold check.
+        after = (await mcp.call("check_project")).data
+        cold_json = cli(root, "check", "--format", "json", "--no-cache", "--no-daemon", env=env)
+        assert diagnostics(every_issue(after)) == diagnostics(
+            every_issue(json.loads(cold_json.stdout))
+        )
+        # Answered by one daemon started again (its old workers gone), or
+        # cold in the server, which then says so.
+        assert wait_until_dead(old_workers, 15) == []
+        running = daemons_of(root)
+        if "message" in after:
+            assert "this check ran in-process, cold" in after["message"], after
+        else:
+            (new,) = running
+            assert new != old
+            assert {e: len(p) for e, p in workers_of(root).items()} == {"tsc": 1, "oxlint": 1}
+            kinds = {c["kind"] for c in status(root, env)["clients"]}
+            assert {"mcp", "lsp"} <= kinds, kinds
+        remaining = [*running, *all_of(workers_of(root))]
+        await editor.stop()
+    # Both left: no daemon, no worker, no socket.
+    assert wait_until_dead(remaining, 15) == []
+    assert daemons_of(root) == []
+    assert workers_of(root) == {"tsc": [], "oxlint": []}
+    assert not place(root, env).socket.exists()

@@ -30,6 +30,7 @@ class Editor:
         self.versions: dict[str, int] = {}
         self.published_versions: dict[str, int | None] = {}
         self.progress: list[str] = []
+        self.counts: Counter[str] = Counter()  # uri -> how many times published
 
         @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
         def create(params: types.WorkDoneProgressCreateParams) -> None:
@@ -45,6 +46,7 @@ class Editor:
         def published(params: types.PublishDiagnosticsParams) -> None:
             self.published[params.uri] = list(params.diagnostics)
             self.published_versions[params.uri] = params.version
+            self.counts[params.uri] += 1
             self.changed.set()
 
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]

@@ -218,3 +218,32 @@ def test_code_actions_apply_the_engines_safe_fixes(demo_project: Path, tmp_path:
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
     assert (twin / file).read_text() == fixed
+
+
+def test_a_check_publishes_only_what_changed(tmp_path: Path) -> None:
+    """After a save, the files whose diagnostics the check left as they
+    were are not sent again; the saved file's new ones are, equal to the
+    cold check."""
+    require_engine("ruff")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "mypy", "pyright"), False)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": {**engines, "ruff": True}}))
+    (root / "a.py").write_text("import os\n")
+    (root / "b.py").write_text("import sys\n")
+
+    async def session() -> None:
+        editor = Editor(root)
+        await editor.start()
+        await editor.settle(first=True)
+        a, b = editor.uri("a.py"), editor.uri("b.py")
+        assert editor.counts[a] == editor.counts[b] == 1
+        editor.save("b.py", "import sys\nimport json\n")
+        await asyncio.wait_for(editor.changed.wait(), timeout=120)
+        await editor.settle()
+        assert editor.counts[b] == 2 and editor.keys("b.py") == cli_keys(root, "b.py")
+        assert editor.counts[a] == 1 and editor.keys("a.py") == cli_keys(root, "a.py")
+        await editor.stop()
+
+    asyncio.run(session())

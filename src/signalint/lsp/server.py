@@ -19,7 +19,10 @@ What the server does, in order of a session:
   (`convert.unseen_notice`), never their older diagnostics beside the new.
 - `didSave` (and a changed file the client watches): the project is
   checked again (debounced; a newer save cancels an older check) and every
-  file with issues, or that had some, is published.
+  file with issues, or that had some, is published if what it shows
+  changed (a check of a large project re-sends none of the files it left
+  as they were: an importer's new diagnostics are not queued behind
+  thousands of unchanged ones).
 - `didClose`: the file shows what the last check of the disk says.
 - Pull: `textDocument/diagnostic` and `workspace/diagnostic` answer what
   was last published.
@@ -98,6 +101,7 @@ class Session:
         self.documents: dict[str, Document] = {}
         self.project: dict[str, list[Issue]] = {}  # file -> issues of the last check
         self.published: dict[str, list[types.Diagnostic]] = {}  # uri -> what was sent
+        self.sent_versions: dict[str, int | None] = {}  # uri -> the version it was sent with
         self.buffer_issues: dict[str, list[Issue]] = {}  # uri -> issues of its buffer
         self.checks = Latest(DEBOUNCE_S)
         self.shown: dict[str, str] = {}  # engine -> the failure last shown
@@ -186,7 +190,7 @@ class Session:
             rel = doc.file if doc is not None else self._file_of(uri)
             if rel is None:
                 continue
-            self.publish(uri, self.project.get(rel, []), doc)
+            self.publish(uri, self.project.get(rel, []), doc, only_changed=True)
 
     async def check_buffer(self, uri: str) -> None:
         await self.ready.wait()
@@ -275,16 +279,32 @@ class Session:
         return found
 
     def publish(
-        self, uri: str, issues: Sequence[Issue], doc: Document | None, unseen: Sequence[str] = ()
+        self,
+        uri: str,
+        issues: Sequence[Issue],
+        doc: Document | None,
+        unseen: Sequence[str] = (),
+        *,
+        only_changed: bool = False,
     ) -> None:
+        """Send `uri`'s diagnostics; with `only_changed`, not when the client
+        already has these, of this version."""
         found = self.diagnostics(uri, issues, doc, unseen)
         if not found and uri not in self.published:
             return
+        version = doc.version if doc is not None else None
+        if (
+            only_changed
+            and found == self.published.get(uri)
+            and self.sent_versions.get(uri, -1) == version
+        ):
+            return
         if found:
             self.published[uri] = found
+            self.sent_versions[uri] = version
         else:
             self.published.pop(uri, None)
-        version = doc.version if doc is not None else None
+            self.sent_versions.pop(uri, None)
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )
