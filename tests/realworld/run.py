@@ -147,6 +147,9 @@ FORMAT_FLAGS = {
     "tsc": ["--pretty", "false"],
     "vue-tsc": ["--pretty", "false"],
     "svelte-check": ["--output", "machine-verbose"],
+    # astro check has no machine-readable output: its text (after `check`
+    # in the repository's native arguments) is parsed.
+    "astro": [],
     "biome": ["--reporter", "json", "--max-diagnostics=none"],
     "eslint": ["--format", "json"],
     "ruff": ["--output-format", "json", "--no-fix"],
@@ -167,6 +170,9 @@ INSTALL_ENV = {
     "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
     "npm_config_audit": "false",
     "npm_config_fund": "false",
+    # Astro's CLI (install-time `astro sync`, native `astro check`) stays off
+    # the network, as Signalint runs it.
+    "ASTRO_TELEMETRY_DISABLED": "1",
 }
 RUN_TIMEOUT_S = 1800
 
@@ -667,7 +673,8 @@ def native_run(
                 f"native {engine} output unreadable (exit {ran.exit_code}): {exc}; "
                 f"stderr: {ran.stderr.strip()[:300]}"
             ) from exc
-        parsed.files = files_checked(engine, ran.stdout)
+        if parsed.files is None:  # astro check's text gives its own count
+            parsed.files = files_checked(engine, ran.stdout)
     if store:
         stored.write_text(
             json.dumps({"identity": identity, "seconds": ran.seconds, **_parsed_to(parsed)})
