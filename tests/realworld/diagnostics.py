@@ -518,8 +518,54 @@ def parse_svelte_check(stdout: str, root: Path) -> Parsed:
     return parsed
 
 
+# --- astro check ------------------------------------------------------------
+
+_ANSI_CODE = re.compile(r"\x1b\[[0-9;]*m")
+_ASTRO_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^\s].*?):(?P<line>[0-9]+):(?P<col>[0-9]+) - (?:error|warning) "
+    r"(?P<source>[\w-]*)(?:\((?P<code>[^)]*)\))?: "
+)
+
+
+def parse_astro(stdout: str, root: Path) -> Parsed:
+    """`astro check` text (colored whatever the terminal; the colors are
+    dropped): each diagnostic opens with `file:line:col - error|warning
+    source(code): message` (file relative to the project, 1-based UTF-16
+    columns, hints printed as warnings), then its message lines and a code
+    frame; the run ends with `Result (N files):` (required: a run without it
+    failed). TypeScript's `ts(2322)` is the rule TS2322, any other source
+    keeps its name and code (`astro(4000)`)."""
+    parsed = Parsed()
+    completed = False
+    for line in _ANSI_CODE.sub("", stdout).splitlines():
+        line = line.rstrip()
+        files = re.match(r"^Result \(([0-9]+) files?\):", line)
+        if files:
+            completed = True
+            parsed.files = int(files.group(1))
+            continue
+        found = _ASTRO_DIAGNOSTIC.match(line)
+        if found is None:
+            continue
+        rel = relative(root, os.path.join(root, found["file"]))
+        if rel is None:
+            parsed.outside += 1
+            continue
+        source, code = found["source"], found["code"]
+        if source == "ts" and code:
+            rule = f"TS{code}"
+        else:
+            rule = f"{source}({code})" if code else source or "astro"
+        key = Key(rel, int(found["line"]), int(found["col"]), rule)
+        parsed.add(key, line[found.end() :])
+    if not completed:
+        raise ValueError("astro check printed no `Result (N files):` line")
+    return parsed
+
+
 NATIVE_PARSERS: dict[str, Callable[[str, Path], Parsed]] = {
     "svelte-check": parse_svelte_check,
+    "astro": parse_astro,
     "eslint": parse_eslint,
     "oxlint": parse_oxlint,
     "biome": parse_biome,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from diagnostics import (
     files_checked,
     judge_new_from_rev,
     normalize_engine_keys,
+    parse_astro,
     parse_biome,
     parse_eslint,
     parse_mypy,
@@ -31,6 +35,7 @@ from run import (
     Repo,
     RepoResult,
     code_in,
+    compile_signalint,
     files_holding,
     from_json,
     merged,
@@ -723,3 +728,60 @@ def test_the_issue_37_block_says_when_nothing_ran_and_renders_a_broken_dependent
     text = render_edge([result])
     assert "| r | `src/a.ts`: `number` -> `string` | issues_found |" in text
     assert text.count("| yes |") == 1
+
+
+def test_astro_check_colored_text_becomes_keys_with_multiplicity(tmp_path: Path) -> None:
+    def colored(file: str, line: int, col: int, category: str, head: str, message: str) -> str:
+        # As astro check prints it: colored whatever the terminal.
+        return (
+            f"\x1b[96m{file}\x1b[0m:\x1b[93m{line}\x1b[0m:\x1b[93m{col}\x1b[0m - "
+            f"\x1b[91m{category}\x1b[0m\x1b[90m {head}: \x1b[0m{message}\n\n"
+            f"\x1b[7m{line}\x1b[0m   code\n\n"
+        )
+
+    stdout = (
+        "02:09:48 [check] Getting diagnostics for Astro files in /p...\n"
+        + colored("src/A.astro", 3, 9, "error", "ts(2345)", "Argument of type 'string'")
+        + colored("src/A.astro", 3, 9, "error", "ts(2345)", "Argument of type 'string'")
+        + colored("src/u.ts", 74, 13, "warning", "ts(7043)", "Variable '_image' implicitly")
+        + colored("src/B.astro", 1, 1, "error", "astro(4000)", "Astro's own")
+        + colored("../outside.ts", 1, 1, "error", "ts(2322)", "elsewhere")
+        + "Result (99 files): \n- 4 errors\n- 0 warnings\n- 1 hint\n"
+    )
+
+    parsed = parse_astro(stdout, tmp_path)
+
+    assert parsed.keys == Counter(
+        {
+            Key("src/A.astro", 3, 9, "TS2345"): 2,
+            Key("src/u.ts", 74, 13, "TS7043"): 1,
+            Key("src/B.astro", 1, 1, "astro(4000)"): 1,
+        }
+    )
+    assert parsed.outside == 1
+    assert parsed.files == 99
+    assert parsed.messages[Key("src/u.ts", 74, 13, "TS7043")] == "Variable '_image' implicitly"
+    with pytest.raises(ValueError, match="Result"):
+        parse_astro(stdout.split("Result")[0], tmp_path)
+
+
+def test_signalint_is_measured_with_its_bytecode_written_as_pip_would(tmp_path: Path) -> None:
+    # A package imported through a console script, in an environment that
+    # forbids writing bytecode on import (as the tier's machines do).
+    package = tmp_path / "site" / "signalint"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "check.py").write_text("VALUE = 1\n")
+    exe = tmp_path / "bin" / "signalint"
+    exe.parent.mkdir()
+    exe.write_text(f"#!{sys.executable}\nimport signalint\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    assert compile_signalint(exe, env) == package
+
+    for source in ("__init__.py", "check.py"):
+        assert Path(importlib.util.cache_from_source(str(package / source))).is_file()
+    # Not a Python script: nothing to compile.
+    binary = tmp_path / "bin" / "native"
+    binary.write_bytes(b"\x7fELF\x02")
+    assert compile_signalint(binary, env) is None
