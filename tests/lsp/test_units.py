@@ -116,3 +116,18 @@ def test_buffer_engines_take_tsc_and_pyright_not_mypy(tmp_path: Path) -> None:
     assert unseen_engines(config, "python") == ("mypy",)
     assert unseen_engines(config, "javascript") == ()
     assert not set(buffer_engines(config, None)) & {"tsc", "mypy", "pyright"}
+
+
+def test_a_component_buffer_names_its_checker_as_not_having_seen_it(tmp_path: Path) -> None:
+    """A `.vue`/`.svelte`/`.astro` buffer is JavaScript's: its checker,
+    which checks only saved files, is named by the buffer's notice (the
+    component checkers replace tsc)."""
+    from signalint.lsp.server import _language
+
+    engines = {"oxlint": True, "tsc": True, "vue-tsc": True}
+    (tmp_path / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    config = load_config(tmp_path)
+    for file in ("src/App.vue", "src/Card.svelte", "src/pages/index.astro"):
+        assert _language(file) == "javascript"
+    assert unseen_engines(config, _language("src/App.vue")) == ("vue-tsc",)
+    assert "tsc" not in buffer_engines(config, _language("src/App.vue"))

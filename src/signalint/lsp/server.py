@@ -69,11 +69,14 @@ DEBOUNCE_S: Final = 0.15
 FIX_ALL: Final = "source.fixAll.signalint"
 PROJECT: Final = "project"
 _JS: Final = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+# Components: their checkers (vue-tsc, svelte-check, astro check) are
+# JavaScript's whole-program engines, so a buffer's notice names them.
+_COMPONENTS: Final = (".vue", ".svelte", ".astro")
 _PY: Final = (".py", ".pyi")
 
 
 def _language(file: str) -> str | None:
-    if file.endswith(_JS):
+    if file.endswith(_JS + _COMPONENTS):
         return "javascript"
     if file.endswith(_PY):
         return "python"
