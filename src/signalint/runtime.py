@@ -1,11 +1,10 @@
-"""Where a CLI command's coroutines run and which process memory they use.
+"""Where a CLI command's coroutines run and how a long-lived process keeps its memory.
 
-A command run by `signalint` itself makes a fresh `Context` and runs its
-coroutines with `asyncio.run`. The same command run by the daemon on a
-client's behalf (`daemon.server`) uses the daemon's one `Context` (with its
-warm pool) and the daemon's one event loop, to which the workers' pipes
-belong; the daemon installs that as the current `Runtime` for the life of
-the process. Commands ask here (`context`, `run`) instead of deciding.
+A command run by `signalint` makes a fresh `Context` and runs its
+coroutines with `asyncio.run` (`context`, `run`); the daemon serves
+request values and never runs a command's code on its loop. A process
+that checks again and again (the MCP server, the daemon, `watch`) sets
+its collector and C heap here (`long_lived`, `before_check`, `tidy`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from signalint import heap
 
@@ -23,15 +22,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class Runtime(Protocol):
-    """A long-lived process's memory and loop, lent to the commands it runs."""
-
-    def context(self) -> Context: ...
-
-    def run(self, work: Coroutine[Any, Any, T]) -> T: ...
-
-
-_current: list[Runtime] = []
 # Set once by `long_lived`: this process checks again and again.
 _long_lived: list[bool] = []
 
@@ -80,24 +70,13 @@ def tidy() -> None:
         heap.give_back()
 
 
-def install(runtime: Runtime | None) -> None:
-    """Make `runtime` the process's (None: back to one context per command)."""
-    _current.clear()
-    if runtime is not None:
-        _current.append(runtime)
-
-
 def context() -> Context:
-    """The process memory a command's check uses: the daemon's, else a fresh one."""
-    if _current:
-        return _current[0].context()
+    """A fresh process memory for a command's check."""
     from signalint.context import Context
 
     return Context()
 
 
 def run(work: Coroutine[Any, Any, T]) -> T:
-    """`work`'s result, run on the daemon's loop when there is one."""
-    if _current:
-        return _current[0].run(work)
+    """`work`'s result, run on a loop of its own."""
     return asyncio.run(work)
