@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from signalint import coverage_gaps, ids, work
+from signalint.config import Config
 from signalint.context import Context
 from signalint.engines.base import Engine
 from signalint.engines.registry import ENGINES
@@ -213,7 +214,12 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
     programs_in = request.reported_programs
     workspace, packages = request.workspace, request.packages
-    enabled = [ENGINES[name] for name in config.enabled_engines]
+    stand_ins = _stand_ins(config, packages)
+    enabled = [
+        engine
+        for name, engine in ENGINES.items()
+        if name in config.enabled_engines or name in stand_ins
+    ]
     tools = request.tools or toolchain(root, enabled)
     book = Unremembered() if store is None else store
     versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
@@ -306,6 +312,13 @@ async def plan(request: RunRequest, context: Context) -> Plan:
                 note = f"no {name} configuration in {package.path}/"
                 skipped.append(PackageRun(package, name, None, note))
                 continue
+            by = next(
+                (r.name for r in stand_ins.get(name, ()) if r.detect(root / package.path)), None
+            )
+            if by is not None:
+                note = f"{package.path}/ is checked by {by}, which replaces {name}"
+                skipped.append(PackageRun(package, name, None, note))
+                continue
             # Its candidates are the package's files only, so a file added to
             # another package leaves this package's record fresh; its inputs
             # (which include the sources of the packages it needs) decide
@@ -320,6 +333,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
                     files_only=request.files_only,
                 )
             )
+        if name in stand_ins and not requests:
+            continue  # every package it would check is checked by its replacement
         needs = workspace.needs if workspace is not None else {}
         tasks.append(PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs))
     return Plan(
@@ -385,6 +400,24 @@ async def _execute(task: Task, store: CheckStore | None) -> TaskResult:
     if isinstance(task, ProgramTask):
         return TaskResult(*await run_program_engine(engine, store, task.request))
     return TaskResult(*await run_file_engine(engine, store, task.job, task.files))
+
+
+def _stand_ins(config: Config, packages: Sequence[Package] | None) -> dict[str, list[Engine]]:
+    """Engines an enabled engine replaces (tsc beside vue-tsc) that still
+    check, in a planned workspace, the packages none of their replacements
+    detects (a plain TypeScript package beside a Vue one), by name, with
+    those replacements; each of them and its replacements check package by
+    package (`EngineSpec.per_package`)."""
+    if not packages:
+        return {}
+    found: dict[str, list[Engine]] = {}
+    for name, engine in ENGINES.items():
+        if not (config.engines[name].enabled and engine.spec.per_package):
+            continue
+        by = [ENGINES[n] for n in config.enabled_engines if name in ENGINES[n].spec.replaces]
+        if by and all(r.spec.per_package for r in by):
+            found[name] = by
+    return found
 
 
 def _in_package(prefix: str, reported: Callable[[str], bool], rel_path: str) -> bool:

@@ -189,3 +189,47 @@ def test_managed_component_checkers_get_a_prefix_with_typescript_5(tmp_path: Pat
                    "@astrojs/check@0.9.12"):  # fmt: skip
         assert wanted in own
     assert (tmp_path / "components" / "package.json").is_file()
+
+
+def test_a_package_is_checked_from_its_own_directory(tmp_path: Path) -> None:
+    """In a workspace (the package directory as the target) svelte-check
+    runs in the package, its files and configs are the package's, named
+    from the root, and the workspace packages it imports through a link
+    are inputs; a target without a checker's config of its own on the way
+    up is checked from the root."""
+    write(tmp_path, {
+        "package.json": "{}", "svelte.config.js": "export default {};",
+        "packages/ui/package.json": json.dumps({"dependencies": {"@w/lib": "workspace:*"}}),
+        "packages/ui/svelte.config.js": "export default {};",
+        "packages/ui/tsconfig.json": '{"include": ["src"]}',
+        "packages/ui/src/A.svelte": "", "packages/ui/src/b.ts": "",
+        "packages/lib/package.json": "{}", "packages/lib/src/index.ts": "",
+        "packages/other/src/c.ts": "",
+    })  # fmt: skip
+    link = tmp_path / "packages/ui/node_modules/@w/lib"
+    link.parent.mkdir(parents=True)
+    link.symlink_to("../../../lib", target_is_directory=True)
+    engine = svelte_check.ENGINE
+    ctx = EngineContext(
+        root=tmp_path, executable=Path("/bin/true"), timeout_s=10, state_dir=tmp_path,
+        target="packages/ui",
+    )  # fmt: skip
+    assert engine.home(tmp_path, "packages/ui") == "packages/ui"
+    assert engine.home(tmp_path, "packages/ui/src/b.ts") == "packages/ui"
+    assert engine.home(tmp_path, "packages/other/src/c.ts") == "."
+    assert engine.command(ctx, [], None).cwd == tmp_path / "packages/ui"
+    assert engine.configs(tmp_path, "packages/ui") == [
+        "packages/ui/svelte.config.js",
+        "packages/ui/tsconfig.json",
+    ]
+    program = engine.program([], ctx, None, frozenset())
+    inputs = {Path(i).relative_to(tmp_path).as_posix() for i in program.inputs}
+    assert {"packages/ui/src/A.svelte", "packages/lib/src/index.ts"} <= inputs
+    assert not any(i.startswith("packages/other/") for i in inputs)
+    checked = {Path(i).relative_to(tmp_path).as_posix() for i in program.checked or ()}
+    assert checked == {"packages/ui/src/A.svelte", "packages/ui/src/b.ts"}
+    # The run's file names are the package's own, read from the root.
+    diagnostic = {"type": "ERROR", "filename": "src/b.ts", "start": {"line": 0, "character": 0}}
+    line = "1 " + json.dumps({**diagnostic, "message": "m", "code": 2322})
+    done = engine.parse(result(f"{line}\n1 COMPLETED 2 FILES 1 ERRORS 0 WARNINGS"), ctx)
+    assert [(i.file, i.rule) for i in done] == [("packages/ui/src/b.ts", "TS2322")]

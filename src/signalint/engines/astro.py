@@ -34,24 +34,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from signalint.engines import components, paths
-from signalint.engines.base import (
-    EngineContext,
-    EngineDefaults,
-    EngineOutputError,
-    EngineSpec,
-    Memory,
-    Program,
-    ProgramKey,
-    Provision,
-)
-from signalint.engines.node_env import installed_stamp
-from signalint.engines.tsc_program import config_chain
+from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
 from signalint.model import Issue, Severity
 from signalint.process import Command, ProcessResult
 
 SUFFIXES = (".astro", *paths.JS_SUFFIXES)
 CONFIG_NAMES = tuple(f"astro.config.{ext}" for ext in ("mjs", "js", "ts", "mts", "cjs", "cts"))
-TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+TS_CONFIGS = components.TS_CONFIGS
 _INPUT_SUFFIXES = (*SUFFIXES, ".json", ".md", ".mdx", ".markdoc", ".yaml", ".yml", ".toml")
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _HEADER = re.compile(
@@ -82,57 +71,26 @@ SPEC = EngineSpec(
     options={"sync": True},
     watch_patterns=("astro.config.*", "tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
+    per_package=True,
 )
 
 
-class AstroEngine(EngineDefaults):
+class AstroEngine(components.ComponentChecker):
     spec = SPEC
+    own_configs = CONFIG_NAMES
+    dependency = "@astrojs/check"
+    suffixes = SUFFIXES
+    component = ".astro"
+    input_suffixes = _INPUT_SUFFIXES
+    generated = GENERATED
 
-    def detect(self, root: Path) -> str | None:
-        """`astro.config.*` at the root, else `package.json` naming @astrojs/check."""
-        found = paths.root_file(root, CONFIG_NAMES)
-        if found is not None:
-            return found
-        return "package.json" if "@astrojs/check" in components.dependencies(root) else None
+    def extra_key(self, ctx: EngineContext) -> str:
+        """Whether it syncs."""
+        return f"sync={_syncs(ctx)}\0"
 
-    def relevant(self, rel_path: str) -> bool:
-        return (
-            paths.has_suffix(rel_path, SUFFIXES)
-            and not paths.in_node_modules(rel_path)
-            and not rel_path.startswith(f"{GENERATED}/")
-        )
-
-    def config_files(self, root: Path, rel_path: str) -> list[str]:
-        own = [c for c in (paths.root_file(root, CONFIG_NAMES),) if c is not None]
-        config = components.nearest_config(root, TS_CONFIGS)
-        chain = config_chain(root, config) if config is not None else None
-        return own + (chain or ([config] if config else []))
-
-    def program_key(self, ctx: EngineContext) -> ProgramKey | None:
-        """`astro.config.*`, the tsconfig and its chain, whether it syncs,
-        and the packages installed."""
-        config = components.nearest_config(ctx.root, TS_CONFIGS)
-        if config is not None and config_chain(ctx.root, config) is None:
-            return None  # an `extends` we cannot follow: always run
-        extra = f"sync={_syncs(ctx)}\0{installed_stamp(ctx.root, ['.'])}"
-        return ProgramKey(tuple(self.config_files(ctx.root, ".")), extra=extra)
-
-    def program(
-        self,
-        results: Sequence[ProcessResult],
-        ctx: EngineContext,
-        memory: Memory | None,
-        changed: frozenset[str],
-    ) -> Program:
-        """A superset of what it read; the files its config includes. With
-        sync, `.astro/` is the run's own output, made from the other
-        inputs, so it is left out of them."""
-        configs = self.config_files(ctx.root, ".")
-        inputs = components.program_inputs(ctx.root, _INPUT_SUFFIXES, configs)
-        if _syncs(ctx):
-            generated = os.path.join(str(ctx.root), GENERATED) + os.sep
-            inputs = tuple(i for i in inputs if not i.startswith(generated))
-        return Program(inputs=inputs, checked=checked(ctx.root))
+    def writes_generated(self, ctx: EngineContext) -> bool:
+        """With sync, `.astro/` is the run's own output, made from the other inputs."""
+        return _syncs(ctx)
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
@@ -142,22 +100,22 @@ class AstroEngine(EngineDefaults):
             argv += ("--noSync",)
         return Command(
             argv=argv,
-            cwd=ctx.root,
+            cwd=self.cwd(ctx),
             timeout_s=ctx.timeout_s,
             ok_exit_codes=frozenset({0, 1}),
             env={"ASTRO_TELEMETRY_DISABLED": "1"},
         )
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
-        return read(result, ctx.root)
+        return read(result, ctx.root, self.cwd(ctx))
 
 
 def _syncs(ctx: EngineContext) -> bool:
     return ctx.options.get("sync", True) is not False
 
 
-def read(result: ProcessResult, root: Path) -> list[Issue]:
-    """The diagnostics of one `astro check` run (module docstring)."""
+def read(result: ProcessResult, root: Path, cwd: Path) -> list[Issue]:
+    """The diagnostics of one `astro check` run in `cwd` (module docstring)."""
     lines = _ANSI.sub("", result.stdout).splitlines()
     issues: list[Issue] = []
     completed = False
@@ -178,7 +136,7 @@ def read(result: ProcessResult, root: Path) -> list[Issue]:
                 break
             message.append(lines[at].rstrip())
             at += 1
-        file = paths.project_path(root, os.path.join(str(root), header["file"]))
+        file = paths.project_path(root, os.path.join(str(cwd), header["file"]))
         if file is None:
             continue
         source, code = header["source"], header["code"]
@@ -203,21 +161,6 @@ def read(result: ProcessResult, root: Path) -> list[Issue]:
             said,
         )
     return issues
-
-
-def checked(root: Path) -> tuple[str, ...]:
-    """Absolute paths of the files astro check diagnoses (module docstring)."""
-    config = components.nearest_config(root, TS_CONFIGS)
-    if config is not None:
-        found = components.tsconfig_scope(root, config, SUFFIXES)
-    else:
-        found = [
-            f"{d}/{n}" if d else n
-            for d, names in components.walk(root)
-            for n in names
-            if n.endswith(".astro")
-        ]
-    return tuple(os.path.join(str(root), f) for f in found)
 
 
 ENGINE = AstroEngine()

@@ -19,6 +19,14 @@
   version control and `node_modules` (installed packages are covered by
   `node_env.installed_stamp` in the program key), generated directories
   (`.svelte-kit`, `.astro`) included.
+- `linked_packages(root, base)`: the workspace packages a project imports
+  through links in `node_modules`, whose files are inputs as its own are.
+- `ComponentChecker`: what svelte-check and astro check share as engines
+  (detection, the files they may read, the program key, the program, the
+  files checked), each run in its project directory (`home`): the root,
+  or in a planned workspace the package checked (`EngineSpec.per_package`,
+  the package directory as the target). Their adapters only build the
+  command and read the output.
 """
 
 from __future__ import annotations
@@ -30,7 +38,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from signalint.engines import paths
+from signalint.engines.base import (
+    EngineContext,
+    EngineDefaults,
+    Memory,
+    Program,
+    ProgramKey,
+)
+from signalint.engines.node_env import installed_stamp
 from signalint.engines.tsc_build import resolve_extends
+from signalint.engines.tsc_program import config_chain
+from signalint.process import ProcessResult
 
 # Never walked for inputs or scope (installed packages have their own stamp).
 _NEVER = frozenset({".git", ".hg", ".svn", "node_modules", ".signalint"})
@@ -56,6 +74,44 @@ def dependencies(root: Path) -> frozenset[str]:
         if isinstance(table, dict):
             names.update(k for k in table if isinstance(k, str))
     return frozenset(names)
+
+
+def linked_packages(root: Path, base: Path) -> list[str]:
+    """Real paths of the directories inside `root`, outside every
+    `node_modules`, that the project at `base` imports as installed
+    packages: each dependency its `package.json` names, found in the
+    nearest `node_modules` from `base` up to `root`, that is a link to such
+    a directory (a workspace package, as pnpm, npm and Yarn link them), and
+    theirs in turn."""
+    top = os.path.realpath(root)
+    seen = {os.path.realpath(base)}
+    found: list[str] = []
+    todo = [Path(os.path.realpath(base))]
+    while todo:
+        here = todo.pop()
+        for name in sorted(dependencies(here)):
+            real = _installed(here, top, name)
+            if real is None or real in seen:
+                continue
+            seen.add(real)
+            inside = real.startswith(top + os.sep) and "node_modules" not in Path(real).parts
+            if inside and os.path.isdir(real):
+                found.append(real)
+                todo.append(Path(real))
+    return found
+
+
+def _installed(here: Path, top: str, name: str) -> str | None:
+    """The real path of package `name` as Node finds it from `here`, looking
+    no higher than `top`."""
+    at = str(here)
+    while True:
+        candidate = os.path.join(at, "node_modules", name)
+        if os.path.exists(candidate):
+            return os.path.realpath(candidate)
+        if at == top or not at.startswith(top + os.sep):
+            return None
+        at = os.path.dirname(at)
 
 
 def walk(root: Path) -> Iterator[tuple[str, list[str]]]:
@@ -199,3 +255,128 @@ def nearest_config(
 ) -> str | None:
     """The root's own TypeScript or JavaScript configuration, if any."""
     return paths.root_file(root, names)
+
+
+TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+
+
+class ComponentChecker(EngineDefaults):
+    """A component checker run in its project directory (module docstring).
+
+    A subclass names its own config files (`own_configs`), the dependency
+    that enables it without one (`dependency`), the files it checks
+    (`suffixes`, the components' own `component`), what else it reads
+    (`input_suffixes`) and the directory its run writes, if any
+    (`generated`); `command` and `parse` are its own, run in `cwd(ctx)`.
+    """
+
+    own_configs: tuple[str, ...]
+    dependency: str
+    suffixes: tuple[str, ...]
+    component: str
+    input_suffixes: tuple[str, ...]
+    generated: str | None = None
+
+    def detect(self, root: Path) -> str | None:
+        """Its own config file in `root`, else `package.json` naming it."""
+        found = paths.root_file(root, self.own_configs)
+        if found is not None:
+            return found
+        return "package.json" if self.dependency in dependencies(root) else None
+
+    def relevant(self, rel_path: str) -> bool:
+        if not paths.has_suffix(rel_path, self.suffixes) or paths.in_node_modules(rel_path):
+            return False
+        return self.generated is None or f"/{self.generated}/" not in f"/{rel_path}"
+
+    def config_files(self, root: Path, rel_path: str) -> list[str]:
+        return self.configs(root, ".")
+
+    def home(self, root: Path, target: str) -> str:
+        """The project directory (root-relative, "." for the root) a run for
+        `target` checks: the nearest directory from the target upward that
+        the checker detects (a workspace package checked on its own), else
+        the root."""
+        rel = paths.project_path(root, str(root / target)) or "."
+        directory = PurePosixPath(rel if (root / rel).is_dir() else PurePosixPath(rel).parent)
+        while directory.as_posix() not in (".", ""):
+            if self.detect(root / directory) is not None:
+                return directory.as_posix()
+            directory = directory.parent
+        return "."
+
+    def cwd(self, ctx: EngineContext) -> Path:
+        """Where the run starts: its project directory (`home`)."""
+        home = self.home(ctx.root, ctx.target)
+        return ctx.root if home == "." else ctx.root / home
+
+    def configs(self, root: Path, home: str) -> list[str]:
+        """Root-relative: its own config in `home`, and the TypeScript
+        config there with its chain."""
+        base = root / home
+        own = [_under(home, c) for c in (paths.root_file(base, self.own_configs),) if c]
+        config = nearest_config(base, TS_CONFIGS)
+        if config is None:
+            return own
+        config = _under(home, config)
+        return own + (config_chain(root, config) or [config])
+
+    def program_key(self, ctx: EngineContext) -> ProgramKey | None:
+        """Its config files (`configs`), `extra_key`, and the packages installed."""
+        home = self.home(ctx.root, ctx.target)
+        config = nearest_config(ctx.root / home, TS_CONFIGS)
+        if config is not None and config_chain(ctx.root, _under(home, config)) is None:
+            return None  # an `extends` we cannot follow: always run
+        extra = self.extra_key(ctx) + installed_stamp(ctx.root, [home])
+        return ProgramKey(tuple(self.configs(ctx.root, home)), extra=extra)
+
+    def extra_key(self, ctx: EngineContext) -> str:
+        """What else its result depends on (an option), as text."""
+        return ""
+
+    def program(
+        self,
+        results: Sequence[ProcessResult],
+        ctx: EngineContext,
+        memory: Memory | None,
+        changed: frozenset[str],
+    ) -> Program:
+        """A superset of what it read below its directory, and the files its
+        config includes; its generated directory, when the run writes it
+        (`writes_generated`), is its output, not an input."""
+        home = self.home(ctx.root, ctx.target)
+        configs = self.configs(ctx.root, home)
+        base = ctx.root / home
+        relative = [os.path.relpath(ctx.root / c, base) for c in configs]
+        inputs = program_inputs(base, self.input_suffixes, relative)
+        for linked in linked_packages(ctx.root, base):  # a workspace package it imports
+            inputs += program_inputs(Path(linked), self.input_suffixes, ["package.json"])
+        if self.generated is not None and self.writes_generated(ctx):
+            skip = os.path.join(str(base), self.generated) + os.sep
+            inputs = tuple(i for i in inputs if not i.startswith(skip))
+        return Program(inputs=inputs, checked=self.checked(ctx.root, home))
+
+    def writes_generated(self, ctx: EngineContext) -> bool:
+        """Whether the run writes its generated directory."""
+        return False
+
+    def checked(self, root: Path, home: str = ".") -> tuple[str, ...]:
+        """Absolute paths of the files it diagnoses: those its config in
+        `home` includes, else every component file below `home`."""
+        base = root / home
+        config = nearest_config(base, TS_CONFIGS)
+        if config is not None:
+            found = tsconfig_scope(root, _under(home, config), self.suffixes)
+        else:
+            found = [
+                _under(home, f"{d}/{n}" if d else n)
+                for d, names in walk(base)
+                for n in names
+                if n.endswith(self.component)
+            ]
+        return tuple(os.path.join(str(root), f) for f in found)
+
+
+def _under(home: str, rel: str) -> str:
+    """`rel` (relative to `home`) relative to the root."""
+    return rel if home == "." else paths.join(home, rel)

@@ -37,24 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from signalint.engines import components, paths
-from signalint.engines.base import (
-    EngineContext,
-    EngineDefaults,
-    EngineOutputError,
-    EngineSpec,
-    Memory,
-    Program,
-    ProgramKey,
-    Provision,
-)
-from signalint.engines.node_env import installed_stamp
-from signalint.engines.tsc_program import config_chain
+from signalint.engines.base import EngineContext, EngineOutputError, EngineSpec, Provision
 from signalint.model import Issue, Severity
 from signalint.process import Command, ProcessResult
 
 SUFFIXES = (".svelte", *paths.JS_SUFFIXES)
 CONFIG_NAMES = ("svelte.config.js", "svelte.config.mjs", "svelte.config.cjs", "svelte.config.ts")
-TS_CONFIGS = ("tsconfig.json", "jsconfig.json")
+TS_CONFIGS = components.TS_CONFIGS
 # What the run may read inside the project besides its sources.
 _INPUT_SUFFIXES = (*SUFFIXES, ".json", ".d.ts")
 _LINE = re.compile(r"^\d+ (?P<kind>START|COMPLETED|FAILURE|\{)(?P<rest>.*)$")
@@ -80,57 +69,28 @@ SPEC = EngineSpec(
     whole_program=True,
     watch_patterns=("svelte.config.*", "tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
+    per_package=True,
 )
 
 
-class SvelteCheckEngine(EngineDefaults):
+class SvelteCheckEngine(components.ComponentChecker):
     spec = SPEC
-
-    def detect(self, root: Path) -> str | None:
-        """`svelte.config.*` at the root, else `package.json` naming svelte-check."""
-        found = paths.root_file(root, CONFIG_NAMES)
-        if found is not None:
-            return found
-        return "package.json" if "svelte-check" in components.dependencies(root) else None
-
-    def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
-
-    def config_files(self, root: Path, rel_path: str) -> list[str]:
-        own = [c for c in (paths.root_file(root, CONFIG_NAMES),) if c is not None]
-        config = components.nearest_config(root, TS_CONFIGS)
-        chain = config_chain(root, config) if config is not None else None
-        return own + (chain or ([config] if config else []))
-
-    def program_key(self, ctx: EngineContext) -> ProgramKey | None:
-        """`svelte.config.*`, the tsconfig and its chain, and the packages installed."""
-        configs = self.config_files(ctx.root, ".")
-        config = components.nearest_config(ctx.root, TS_CONFIGS)
-        if config is not None and config_chain(ctx.root, config) is None:
-            return None  # an `extends` we cannot follow: always run
-        return ProgramKey(tuple(configs), extra=installed_stamp(ctx.root, ["."]))
-
-    def program(
-        self,
-        results: Sequence[ProcessResult],
-        ctx: EngineContext,
-        memory: Memory | None,
-        changed: frozenset[str],
-    ) -> Program:
-        """A superset of what it read; the files its config includes (module docstring)."""
-        configs = self.config_files(ctx.root, ".")
-        inputs = components.program_inputs(ctx.root, _INPUT_SUFFIXES, configs)
-        return Program(inputs=inputs, checked=checked(ctx.root))
+    own_configs = CONFIG_NAMES
+    dependency = "svelte-check"
+    suffixes = SUFFIXES
+    component = ".svelte"
+    input_suffixes = _INPUT_SUFFIXES
 
     def command(
         self, ctx: EngineContext, files: Sequence[str], probe: ProcessResult | None
     ) -> Command:
         argv = (str(ctx.executable), "--output", "machine-verbose")
         return Command(
-            argv=argv, cwd=ctx.root, timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0, 1})
+            argv=argv, cwd=self.cwd(ctx), timeout_s=ctx.timeout_s, ok_exit_codes=frozenset({0, 1})
         )
 
     def parse(self, result: ProcessResult, ctx: EngineContext) -> list[Issue]:
+        cwd = self.cwd(ctx)
         issues: list[Issue] = []
         completed = False
         for line in result.stdout.splitlines():
@@ -144,7 +104,7 @@ class SvelteCheckEngine(EngineDefaults):
                 completed = _COMPLETED.match(match["rest"]) is not None
                 continue
             if kind == "{":
-                issue = _issue(line[line.index("{") :], ctx)
+                issue = _issue(line[line.index("{") :], ctx.root, cwd)
                 if issue is not None:
                     issues.append(issue)
         if not completed:
@@ -157,23 +117,7 @@ class SvelteCheckEngine(EngineDefaults):
         return issues
 
 
-def checked(root: Path) -> tuple[str, ...]:
-    """Absolute paths of the files svelte-check diagnoses: those its config
-    includes, else every `.svelte` file of the workspace."""
-    config = components.nearest_config(root, TS_CONFIGS)
-    if config is not None:
-        found = components.tsconfig_scope(root, config, SUFFIXES)
-    else:
-        found = [
-            f"{d}/{n}" if d else n
-            for d, names in components.walk(root)
-            for n in names
-            if n.endswith(".svelte")
-        ]
-    return tuple(os.path.join(str(root), f) for f in found)
-
-
-def _issue(text: str, ctx: EngineContext) -> Issue | None:
+def _issue(text: str, root: Path, cwd: Path) -> Issue | None:
     try:
         data: Any = json.loads(text)
     except ValueError as exc:
@@ -182,7 +126,7 @@ def _issue(text: str, ctx: EngineContext) -> Issue | None:
         ) from exc
     if not isinstance(data, dict) or not isinstance(data.get("filename"), str):
         raise EngineOutputError("svelte-check printed a diagnostic without a file name", text)
-    file = paths.project_path(ctx.root, os.path.join(str(ctx.root), data["filename"]))
+    file = paths.project_path(root, os.path.join(str(cwd), data["filename"]))
     if file is None:
         return None
     start = data.get("start") or {}

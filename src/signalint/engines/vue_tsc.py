@@ -66,6 +66,7 @@ SPEC = EngineSpec(
     whole_program=True,
     watch_patterns=("tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
+    per_package=True,
 )
 
 
