@@ -49,7 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from signalint.engines import paths, pyenv
+from signalint.engines import paths, pyenv, pyprogram
 from signalint.engines.base import (
     EngineContext,
     EngineDefaults,
@@ -68,7 +68,7 @@ from signalint.process import Command
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
 
-SUFFIXES = (".py", ".pyi")
+SUFFIXES = pyprogram.SUFFIXES
 CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 DOCS_BASE = "https://mypy.rtfd.io/en/stable/_refs.html#code-"
 TARGET_KEYS = ("files", "modules", "packages")
@@ -194,7 +194,7 @@ class MypyEngine(EngineDefaults):
         return next((name for name in CONFIG_NAMES if _section(root, name) is not None), None)
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+        return pyprogram.relevant(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         config = find_config(root)

@@ -27,6 +27,16 @@ def interpreter(root: Path, given: Path | None) -> Path | None:
     return given if given is not None else project_python(root)
 
 
+def named_or_own(root: Path, named: object, given: Path | None) -> Path | None:
+    """The interpreter a checker's config names (`named`, a path relative
+    to the root; a directory is an environment, its `bin/python`), else
+    the project's (`interpreter`)."""
+    python = root / named if isinstance(named, str) else interpreter(root, given)
+    if python is not None and python.is_dir():
+        python = python / "bin" / "python"
+    return python
+
+
 def site_packages(python: Path) -> list[str]:
     """The `site-packages` directories of the environment owning `python`.
 

@@ -7,18 +7,57 @@ every `.py`/`.pyi` file below the root outside version control,
 dependencies, caches, virtual environments and the state directory, and
 every ignore file met on the way (`.gitignore`, `.ignore`,
 `.git/info/exclude`): a change to one can add or remove checked files.
+`searched_inputs` adds the Python files of the search paths a config names
+outside the root (`outside_dirs`). `relevant` is the coarse filter every
+Python type checker applies to a project file; `json_report` reads the
+JSON report Pyright and Pyrefly print after any lines of their own.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from signalint.engines import paths
 
 SUFFIXES = (".py", ".pyi")
 IGNORE_FILES = (".gitignore", ".ignore")
 # Never walked (the state directory is skipped separately).
 _NEVER = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".signalint"})
+
+
+def relevant(rel_path: str) -> bool:
+    """Whether a project file may be a Python checker's input: a `.py` or
+    `.pyi` file outside `node_modules`."""
+    return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+
+
+def json_report(text: str) -> Any:
+    """The JSON object printed first in `text` (lines before it, such as a
+    checker's own notices, are passed over); None when there is none."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        report, _ = json.JSONDecoder().raw_decode(text, start)
+    except json.JSONDecodeError:
+        return None
+    return report
+
+
+def searched_inputs(
+    root: Path, state_dir: Path, entries: Iterable[str], source: str | None
+) -> tuple[str, ...]:
+    """`inputs` (the state directory left out), and the Python files of the
+    search paths `entries` (relative to the directory of the config file
+    `source`, project-relative; None: the root) that lie outside the root."""
+    found = inputs(root, [state_dir])
+    base = root / PurePosixPath(source or ".").parent
+    found += outside_dirs(root, entries, base)
+    return tuple(dict.fromkeys(found))
 
 
 def inputs(root: Path, skip: Iterable[Path] = ()) -> list[str]:

@@ -126,13 +126,7 @@ def covered(result: ProcessResult) -> list[str]:
 
 def _diagnostics(result: ProcessResult) -> list[dict[str, Any]]:
     text = result.stdout
-    start = text.find("{")
-    report: Any = None
-    if start >= 0:
-        try:
-            report, _ = json.JSONDecoder().raw_decode(text, start)
-        except json.JSONDecodeError:
-            report = None
+    report = pyprogram.json_report(text)
     errors = report.get("errors") if isinstance(report, dict) else None
     if not isinstance(errors, list):
         lines = [s.strip() for s in (result.stderr + "\n" + text).splitlines() if s.strip()]
@@ -176,9 +170,7 @@ class PyreflyEngine(EngineDefaults):
         return found
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, pyprogram.SUFFIXES) and not paths.in_node_modules(
-            rel_path
-        )
+        return pyprogram.relevant(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         found = find_config(root)
@@ -246,11 +238,7 @@ class PyreflyEngine(EngineDefaults):
             configs.append(found)
         config, _ = settings(ctx.root)
         named = config.get("python-interpreter-path") or config.get("python-interpreter")
-        python = (
-            ctx.root / str(named)
-            if isinstance(named, str)
-            else pyenv.interpreter(ctx.root, ctx.python)
-        )
+        python = pyenv.named_or_own(ctx.root, named, ctx.python)
         stamp = pyenv.environment_stamp(python, ctx.root)
         return ProgramKey(configs=tuple(configs), extra=json.dumps({"env": stamp}))
 
@@ -263,14 +251,12 @@ class PyreflyEngine(EngineDefaults):
     ) -> Program:
         """The project's Python and ignore files and the search paths
         outside it (`pyprogram`); checked: the probe's covered files."""
-        found = pyprogram.inputs(ctx.root, [ctx.state_dir])
         config, source = settings(ctx.root)
         entries: list[str] = []
         for key in ("search-path", "search_path"):
             value = config.get(key)
             entries += [e for e in value if isinstance(e, str)] if isinstance(value, list) else []
-        base = ctx.root / PurePosixPath(source or ".").parent
-        found += pyprogram.outside_dirs(ctx.root, entries, base)
+        found = pyprogram.searched_inputs(ctx.root, ctx.state_dir, entries, source)
         listed = covered(results[0]) if len(results) > 1 else []
         prefix = os.fspath(ctx.root).rstrip(os.sep) + os.sep
         inside = tuple(p for p in listed if p.startswith(prefix))
@@ -283,7 +269,7 @@ class PyreflyEngine(EngineDefaults):
             )
         elif counted is None:
             gap = "pyrefly did not say how many files it checked"
-        return Program(inputs=tuple(dict.fromkeys(found)), checked=inside, gap=gap)
+        return Program(inputs=found, checked=inside, gap=gap)
 
 
 ENGINE = PyreflyEngine()

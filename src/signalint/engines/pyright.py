@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from signalint.engines import paths, pyenv
+from signalint.engines import paths, pyenv, pyprogram
 from signalint.engines.base import (
     EngineContext,
     EngineDefaults,
@@ -78,7 +78,7 @@ from signalint.process import Command
 if TYPE_CHECKING:
     from signalint.process import ProcessResult
 
-SUFFIXES = (".py", ".pyi")
+SUFFIXES = pyprogram.SUFFIXES
 CONFIG_NAMES = ("pyrightconfig.json", "pyproject.toml")
 DOCS_BASE = "https://github.com/microsoft/pyright/blob/main/docs/configuration.md#"
 
@@ -281,13 +281,7 @@ def interpreter(ctx: EngineContext, dialect: Dialect = PYRIGHT) -> Path | None:
 
 def _diagnostics(result: ProcessResult) -> list[dict[str, Any]]:
     text = result.stdout
-    start = text.find("{")
-    report: Any = None
-    if start >= 0:
-        try:
-            report, _ = json.JSONDecoder().raw_decode(text, start)
-        except json.JSONDecodeError:
-            report = None
+    report = pyprogram.json_report(text)
     if not isinstance(report, dict) or not isinstance(report.get("generalDiagnostics"), list):
         said = next(
             (s.strip() for s in (result.stderr + "\n" + text).splitlines() if s.strip()), ""
@@ -352,7 +346,7 @@ class PyrightEngine(EngineDefaults):
         return None if found is None or basedpyright_claims(root) else found
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, SUFFIXES) and not paths.in_node_modules(rel_path)
+        return pyprogram.relevant(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         return config_chain(root, self.dialect)

@@ -40,7 +40,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from signalint import answers
@@ -155,9 +155,7 @@ class TyEngine(EngineDefaults):
         return "pyproject.toml" if declares(root / "pyproject.toml", "ty") else None
 
     def relevant(self, rel_path: str) -> bool:
-        return paths.has_suffix(rel_path, pyprogram.SUFFIXES) and not paths.in_node_modules(
-            rel_path
-        )
+        return pyprogram.relevant(rel_path)
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         return [name for name in CONFIG_NAMES if (root / name).is_file()]
@@ -218,13 +216,7 @@ class TyEngine(EngineDefaults):
             user = ""
         config, _ = settings(ctx.root)
         named = _section(config, "environment").get("python")
-        python = (
-            ctx.root / str(named)
-            if isinstance(named, str)
-            else pyenv.interpreter(ctx.root, ctx.python)
-        )
-        if python is not None and python.is_dir():
-            python = python / "bin" / "python"
+        python = pyenv.named_or_own(ctx.root, named, ctx.python)
         stamp = pyenv.environment_stamp(python, ctx.root)
         return ProgramKey(configs=CONFIG_NAMES, extra=json.dumps({"env": stamp, "user": user}))
 
@@ -237,14 +229,12 @@ class TyEngine(EngineDefaults):
     ) -> Program:
         """The project's Python and ignore files, and the extra search paths
         outside it (`pyprogram`); checked: what the run says it checked."""
-        found = pyprogram.inputs(ctx.root, [ctx.state_dir])
         config, source = settings(ctx.root)
         extra = _section(config, "environment").get("extra-paths")
         entries = [e for e in extra if isinstance(e, str)] if isinstance(extra, list) else []
-        base = ctx.root / PurePosixPath(source or ".").parent
-        found += pyprogram.outside_dirs(ctx.root, entries, base)
+        found = pyprogram.searched_inputs(ctx.root, ctx.state_dir, entries, source)
         listed = checked(results[-1], ctx.root) if results else []
-        return Program(inputs=tuple(dict.fromkeys(found)), checked=tuple(listed))
+        return Program(inputs=found, checked=tuple(listed))
 
 
 ENGINE = TyEngine()
