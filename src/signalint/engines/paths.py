@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -150,16 +150,12 @@ def extends_chain(root: Path, start: Sequence[str], key: str = "extends") -> lis
     Only relative paths are followed (package names are resolved by the
     engine through node_modules, whose contents the lockfile already pins).
     """
-    seen: list[str] = []
-    queue = list(start)
-    while queue and len(seen) < MAX_CONFIG_CHAIN:
-        rel = queue.pop(0)
-        if rel in seen:
-            continue
-        seen.append(rel)
+
+    def links(root: Path, rel: str) -> list[str]:
         data = load_jsonc(root / rel)
         if not isinstance(data, dict):
-            continue
+            return []
+        found: list[str] = []
         targets = data.get(key)
         for target in [targets] if isinstance(targets, str) else targets or []:
             if not isinstance(target, str) or not target.startswith("."):
@@ -172,5 +168,26 @@ def extends_chain(root: Path, start: Sequence[str], key: str = "extends") -> lis
                 joined += ".json"
             resolved = PurePosixPath(joined).as_posix()
             if not resolved.startswith("..") and (root / resolved).is_file():
-                queue.append(resolved)
+                found.append(resolved)
+        return found
+
+    return config_walk(root, start, links)
+
+
+def config_walk(
+    root: Path, start: Sequence[str], extends: Callable[[Path, str], list[str]]
+) -> list[str]:
+    """`start` plus every config reachable through `extends(root, rel)` links.
+
+    `extends` returns the project-relative paths a config file extends; the
+    walk is bounded (cycles and long chains) and keeps first-seen order.
+    """
+    seen: list[str] = []
+    queue = list(start)
+    while queue and len(seen) < MAX_CONFIG_CHAIN:
+        rel = queue.pop(0)
+        if rel in seen:
+            continue
+        seen.append(rel)
+        queue.extend(extends(root, rel))
     return seen

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
-
-from signalint.engines.paths import MAX_CONFIG_CHAIN
 
 
 def load_toml(path: Path) -> dict[str, Any] | None:
@@ -71,25 +68,6 @@ def relative_config(root: Path, base_rel: str, target: str) -> str | None:
     base = root / PurePosixPath(base_rel).parent
     absolute = os.path.normpath(os.path.join(base, expanded))
     return Path(os.path.relpath(absolute, root)).as_posix()
-
-
-def extend_chain(
-    root: Path, start: list[str], extends: Callable[[Path, str], list[str]]
-) -> list[str]:
-    """`start` plus every config reachable through `extends(root, rel)` links.
-
-    `extends` returns the project-relative paths a config file extends; the
-    walk is bounded (cycles and long chains) and keeps first-seen order.
-    """
-    seen: list[str] = []
-    queue = list(start)
-    while queue and len(seen) < MAX_CONFIG_CHAIN:
-        rel = queue.pop(0)
-        if rel in seen:
-            continue
-        seen.append(rel)
-        queue.extend(extends(root, rel))
-    return seen
 
 
 _REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")

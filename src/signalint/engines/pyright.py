@@ -66,12 +66,8 @@ from signalint.engines.base import (
     ProgramKey,
     Provision,
 )
-from signalint.engines.pyconfig import (
-    declares,
-    extend_chain,
-    relative_config,
-    tool_table,
-)
+from signalint.engines.paths import config_walk
+from signalint.engines.pyconfig import declares, relative_config, tool_table
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -148,7 +144,7 @@ def config_chain(root: Path, dialect: Dialect = PYRIGHT) -> list[str]:
     found = find_config(root, dialect)
     if not found:
         return []
-    return extend_chain(root, [found], lambda r, rel: _extends(r, rel, dialect))
+    return config_walk(root, [found], lambda r, rel: _extends(r, rel, dialect))
 
 
 def settings(root: Path, dialect: Dialect = PYRIGHT) -> tuple[dict[str, Any], str]:

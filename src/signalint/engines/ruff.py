@@ -49,8 +49,9 @@ from signalint.engines.base import (
     EngineSpec,
     Provision,
 )
+from signalint.engines.paths import config_walk
 from signalint.engines.positions import SourceText
-from signalint.engines.pyconfig import extend_chain, load_toml, relative_config, tool_table
+from signalint.engines.pyconfig import load_toml, relative_config, tool_table
 from signalint.model import Issue, Severity
 from signalint.process import Command
 
@@ -171,7 +172,7 @@ class RuffEngine(EngineDefaults):
 
     def config_files(self, root: Path, rel_path: str) -> list[str]:
         found = paths.configs_upward(root, rel_path, CONFIG_NAMES)
-        return extend_chain(root, found, _extends)
+        return config_walk(root, found, _extends)
 
     def selection(self, ctx: EngineContext, files: Sequence[str]) -> Command:
         """Ruff's directory walk over the candidates' directories (module docstring)."""
