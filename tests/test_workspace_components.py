@@ -121,6 +121,10 @@ def test_each_package_is_checked_by_its_own_checker_as_natively(workspace: Path)
     files = {i.file for i in checked.result.issues}
     assert "packages/web/src/components/Hello.vue" in files
     assert "packages/ui/src/lib/Counter.svelte" in files
+    # A check of the Svelte package alone: tsc has no package left to check.
+    ui = check(workspace, paths=("packages/ui",))
+    assert "tsc" not in ui.result.outcomes
+    assert {i.engine for i in ui.result.issues} == {"svelte-check"}
 
 
 def test_an_edit_reruns_only_the_checkers_of_the_packages_it_affects(workspace: Path) -> None:

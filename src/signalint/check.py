@@ -305,8 +305,6 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         skipped: list[PackageRun] = []
         requests: list[ProgramRequest] = []
         assert owned_packages is not None  # a division keeps a workspace's packages
-        if owned_packages:
-            parts.add(name)
         for package in owned_packages:
             if engine.detect(root / package.path) is None:
                 note = f"no {name} configuration in {package.path}/"
@@ -335,6 +333,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             )
         if name in stand_ins and not requests:
             continue  # every package it would check is checked by its replacement
+        if owned_packages:
+            parts.add(name)
         needs = workspace.needs if workspace is not None else {}
         tasks.append(PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs))
     return Plan(
