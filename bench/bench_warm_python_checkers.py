@@ -66,8 +66,8 @@ async def measure(root: Path, files: int, runs: int) -> dict[str, list[float]]:
         assert answer.served == "warm", "not answered warm"
         cold = await process.run(command)
         same = Counter(ENGINE.parse(answer.result, ctx)) == Counter(ENGINE.parse(cold, ctx))
-        checked = ENGINE.program([answer.result], ctx, None, frozenset()).checked
-        same_files = set(checked) == set(ENGINE.program([cold], ctx, None, frozenset()).checked)
+        checked = set(ENGINE.program([answer.result], ctx, None, frozenset()).checked or ())
+        same_files = checked == set(ENGINE.program([cold], ctx, None, frozenset()).checked or ())
         print(
             f"  {label}: {times[label][-1]:.3f} s, equal to cold: {same}, "
             f"same checked files: {same_files} ({len(checked)})",
