@@ -109,8 +109,16 @@ def _python(command: Command) -> str | None:
     return None
 
 
-def _gitlab(root: Path, path: str, raw: Any) -> dict[str, Any] | None:
-    """An LSP diagnostic as `--output-format gitlab` prints it; None for a hint."""
+def _point(raw: dict[str, Any], span: dict[str, Any], key: str) -> dict[str, int]:
+    at = span.get(key)
+    if not isinstance(at, dict):
+        raise WorkerFailed(f"ty sent a range without {key}: {raw!r:.200}")
+    return {"line": int(at["line"]) + 1, "column": int(at["character"]) + 1}
+
+
+def _gitlab(rel: str, raw: Any) -> dict[str, Any] | None:
+    """An LSP diagnostic of the file at `rel` (project-relative) as
+    `--output-format gitlab` prints it; None for a hint."""
     if not isinstance(raw, dict):
         raise WorkerFailed(f"ty sent a diagnostic that is not an object: {raw!r:.200}")
     severity = _SEVERITIES.get(raw.get("severity", 1))
@@ -122,20 +130,13 @@ def _gitlab(root: Path, path: str, raw: Any) -> dict[str, Any] | None:
     code = raw.get("code")
     rule = code if isinstance(code, str) and code else "ty"
     message = str(raw.get("message", "")).split("\n\n", 1)[0]
-
-    def point(key: str) -> dict[str, int]:
-        at = span.get(key)
-        if not isinstance(at, dict):
-            raise WorkerFailed(f"ty sent a range without {key}: {raw!r:.200}")
-        return {"line": int(at["line"]) + 1, "column": int(at["character"]) + 1}
-
     return {
         "check_name": rule,
         "description": f"{rule}: {message}",
         "severity": severity,
         "location": {
-            "path": os.path.relpath(path, root),
-            "positions": {"begin": point("start"), "end": point("end")},
+            "path": rel,
+            "positions": {"begin": _point(raw, span, "start"), "end": _point(raw, span, "end")},
         },
     }
 
@@ -345,7 +346,8 @@ class TySession:
             found = entry.get("items")
             if not path or not isinstance(found, list):
                 raise WorkerFailed(f"ty answered a report without a file: {entry!r:.200}")
-            diagnostics += [d for d in (_gitlab(self._root, path, raw) for raw in found) if d]
+            rel = os.path.relpath(path, self._root)
+            diagnostics += [d for d in (_gitlab(rel, raw) for raw in found) if d]
         return diagnostics
 
     async def close(self) -> None:
