@@ -187,3 +187,37 @@ def test_random_edit_sequences_answer_warm_as_cold(edits: list[str]) -> None:
         assert warm.counts.fallbacks == 0
 
     run(body)
+
+
+@pytest.mark.real
+def test_a_config_ty_refuses_is_reported_as_the_cold_run_reports_it(tmp_path: Path) -> None:
+    """The CLI refuses an invalid `pyproject.toml` (exit code 2); the server
+    would check with its defaults instead. The worker is refused, once per
+    content of the config, and the check says what the cold run says."""
+    root = project(tmp_path)
+    pyproject = root / "pyproject.toml"
+    good = pyproject.read_text()
+
+    async def body(warm: WarmPool) -> None:
+        await warm_equals_cold(root, warm)
+        pyproject.write_text(good + "\n[tool.ty.nonsense]\nx = 1\n")
+        for _ in range(2):
+            warm_run = await check(root, Context(warm=warm))
+            cold_run = await check(root)
+            outcome = warm_run.result.outcomes["ty"]
+            assert outcome.status == cold_run.result.outcomes["ty"].status == "error"
+            # The same failure; its excerpt quotes logs of different times.
+            assert (outcome.message or "").startswith("ty exited with code 2")
+            assert (cold_run.result.outcomes["ty"].message or "").startswith(
+                "ty exited with code 2"
+            )
+            assert outcome.failure == cold_run.result.outcomes["ty"].failure
+            assert outcome.served != "warm"
+            assert Counter(warm_run.result.issues) == Counter(cold_run.result.issues)
+        # One server refused at its start; the second check did not try again.
+        assert warm.counts.fallbacks == 1
+        pyproject.write_text(good)
+        await warm_equals_cold(root, warm)
+        assert warm.counts.started == 2
+
+    run(body)

@@ -55,6 +55,13 @@ meanwhile makes the answer unvouched.
 The worker's `WorkerKey.state` holds the executable, the content of
 `ty.toml`, `pyproject.toml` and the user's config, and the Python
 environment stamp, so a change to any of them starts a fresh worker.
+
+A configuration the CLI refuses (exit code 2: "ty failed", "is not a
+valid `pyproject.toml`") does not stop the server: it logs "ERROR Failed
+to load project ..." and checks with its defaults. So the driver waits,
+at start, for the log to list the project's files, and any ERROR line in
+the log refuses the answer (`Refused`); a worker refused at start is not
+started again for the same state, and the cold run reports the error.
 """
 
 from __future__ import annotations
@@ -86,6 +93,7 @@ _SEVERITIES = {1: "major", 2: "minor", 3: "info"}
 _CHECKING = re.compile(r"Checking file '(.+)'\s*$")
 _INDEXED = re.compile(r"Indexed (\d+) file")
 _CHECKED_ALL = re.compile(r"Checking all files took")
+_ERROR = re.compile(r"^\S+ \S+\s+ERROR (.*)$")
 _ADDED = re.compile(r"Adding file `(.+)` to project")
 _REMOVED = re.compile(r"Removing file `(.+)` from project")
 INITIALIZE_TIMEOUT_S = 60.0
@@ -139,6 +147,12 @@ def _gitlab(rel: str, raw: Any) -> dict[str, Any] | None:
             "positions": {"begin": _point(raw, span, "start"), "end": _point(raw, span, "end")},
         },
     }
+
+
+class Refused(WorkerFailed):
+    """The server's log says ERROR (it failed to load the project's
+    configuration, or anything else): its answers cannot be vouched for
+    as long as the worker's state is the same."""
 
 
 class TySession:
@@ -225,6 +239,23 @@ class TySession:
             self.label = f"ty {version} (language server)"
         self._lsp.notify("initialized", types.InitializedParams())
         self._inputs = self._hash_inputs()
+        await self._loaded()
+
+    async def _loaded(self) -> None:
+        """Wait for the server's log to list the project's files ("Indexed
+        N file(s)"); `Refused` when it says it failed to load the project
+        (a config the cold run refuses with exit code 2: the server would
+        check with its defaults instead)."""
+        deadline = time.monotonic() + INITIALIZE_TIMEOUT_S
+        while True:
+            self._read_log_once()
+            if self._indexed is not None:
+                return
+            if self._lsp.closed is not None:
+                raise WorkerFailed(self._lsp.closed)
+            if time.monotonic() > deadline:
+                raise WorkerFailed("ty server did not list the project's files")
+            await asyncio.sleep(0.01)
 
     # What the server's log says it checked.
 
@@ -250,6 +281,9 @@ class TySession:
         self._log_at += end
         prefix = os.fspath(self._root).rstrip(os.sep) + os.sep
         for line in chunk[:end].decode("utf-8", "replace").splitlines():
+            error = _ERROR.match(line)
+            if error:
+                raise Refused(f"ty server: {error.group(1)}")
             checking = _CHECKING.search(line)
             if checking and checking.group(1).startswith(prefix):
                 self._checked.add(checking.group(1))
@@ -373,8 +407,17 @@ class TyDriver:
 
     def __init__(self, adapter: TyEngine = ENGINE) -> None:
         self._adapter = adapter
+        # Slot -> the state whose server said ERROR (`Refused`): not served
+        # warm until the state changes.
+        self._refused: dict[str, str] = {}
 
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
+        key = self._key(ctx, command)
+        if key is None or self._refused.get(key.slot) == key.state:
+            return None
+        return key
+
+    def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         cold = self._adapter.command(ctx, [], None)
         if command.argv != cold.argv or command.cwd != ctx.root:
             return None
@@ -400,8 +443,11 @@ class TyDriver:
         session = TySession(started, ctx, _python(command), server_log)
         try:
             await session.start()
-        except BaseException:
+        except BaseException as exc:
             await session.close()
+            key = self._key(ctx, command)
+            if isinstance(exc, Refused) and key is not None:
+                self._refused[key.slot] = key.state
             raise
         return session
 
