@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import tempfile
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -93,10 +94,14 @@ async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
     return issues(cold_run)
 
 
-def project(base: Path) -> Path:
+def project(base: Path, git: bool = False) -> Path:
+    """The ty fixture with `src/app/lib.py` imported by three users; in a
+    git repository when `git` (ty's ignore files apply only there)."""
     require_engine("ty")
     root = base / "proj"
     shutil.copytree(FIXTURE, root)
+    if git:
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / "src/app/lib.py").write_text(LIB)
     for n in range(3):
         (root / f"src/app/use{n}.py").write_text(USER.format(n=n))
@@ -139,6 +144,11 @@ def apply(root: Path, kind: str, step: int) -> None:
         broken.write_text(
             "def fine():\n    pass\n" if "(:" in text else "def unfinished(:\n    pass\n"
         )
+    elif kind == "ignore":
+        ignore = root / ".gitignore"
+        text = ignore.read_text()
+        extra = "src/app/use1.py\n"
+        ignore.write_text(text.replace(extra, "") if extra in text else text + extra)
     elif kind == "behind":
         user = sorted((root / "src/app").glob("*.py"))[0]
         original = user.read_bytes()
@@ -146,12 +156,23 @@ def apply(root: Path, kind: str, step: int) -> None:
         user.write_bytes(original)
 
 
-KINDS = ("signature", "add", "delete", "rename", "config", "generated", "syntax", "behind")
+KINDS = (
+    "signature",
+    "add",
+    "delete",
+    "rename",
+    "config",
+    "generated",
+    "syntax",
+    "ignore",
+    "behind",
+)
 
 
 @pytest.mark.real
-def test_each_kind_of_edit_answers_warm_as_cold(tmp_path: Path) -> None:
-    root = project(tmp_path)
+@pytest.mark.parametrize("git", [False, True])
+def test_each_kind_of_edit_answers_warm_as_cold(tmp_path: Path, git: bool) -> None:
+    root = project(tmp_path, git)
 
     async def body(warm: WarmPool) -> None:
         first = await warm_equals_cold(root, warm)
@@ -161,9 +182,9 @@ def test_each_kind_of_edit_answers_warm_as_cold(tmp_path: Path) -> None:
             apply(root, kind, step)
             await warm_equals_cold(root, warm)
         # Content edits, added and deleted modules are told to the server;
-        # the config edit alone starts a new one.
+        # the config and the ignore file's edits start a new one.
         assert warm.counts.fallbacks == 0
-        assert warm.counts.started == 2
+        assert warm.counts.started == 3
 
     run(body)
 
