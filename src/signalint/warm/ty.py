@@ -23,7 +23,9 @@ Configured as the CLI is (verified against ty 0.0.104):
   ids: the server checks what changed and answers a full report for every
   file with diagnostics. It returns once the project is checked, so the
   answer is complete when it returns. (With the default `openFilesOnly`
-  the same request waits for a change and never answers.)
+  the same request waits for a change and never answers; so does one
+  whose previous result ids are all still current, which is why none are
+  sent.)
 - a diagnostic's message is the GitLab `description` after "<rule>: "
   followed by the sub-diagnostics ("info: ..." after a blank line), which
   the GitLab output leaves out: the message is cut at its first blank
