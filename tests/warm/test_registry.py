@@ -12,7 +12,7 @@ from signalint.warm.registry import drivers
 
 def test_each_driver_serves_the_engine_it_is_named_by() -> None:
     found = drivers()
-    assert set(found) == {"basedpyright", "eslint", "mypy", "oxlint", "pyright", "tsc"}
+    assert set(found) == {"basedpyright", "eslint", "mypy", "oxlint", "pyright", "tsc", "ty"}
     for name in found:
         assert found[name].engine == name
     assert found.get("ruff") is None and "ruff" not in found
@@ -28,7 +28,7 @@ def test_a_typescript_server_never_loads_the_python_drivers() -> None:
         "assert 'pyright' in found\n"
         "[found[name] for name in ('tsc', 'eslint', 'oxlint')]\n"
         "print(sorted(m for m in ('pygls', 'lsprotocol', 'signalint.warm.pyright',"
-        " 'signalint.warm.mypy') if m in sys.modules))\n"
+        " 'signalint.warm.mypy', 'signalint.warm.ty') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

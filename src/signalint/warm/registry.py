@@ -43,6 +43,7 @@ LOADERS: dict[str, Callable[[], Driver]] = {
     "oxlint": _module("oxlint"),
     "pyright": _module("pyright"),
     "tsc": _typescript,
+    "ty": _module("ty"),
 }
 
 
