@@ -12,7 +12,7 @@ over silently; `select` does the same for `signalint pre-commit`:
   checks: node_modules, .git, .signalint) is passed over;
 - a file no enabled engine may take is passed over. Engines whose own
   configuration decides what they lint (ESLint, Biome, Ruff) count only
-  for the file types they read here: JavaScript and TypeScript for ESLint
+  for the file types their `EngineSpec.hook_suffixes` name: JavaScript and TypeScript for ESLint
   and Biome, Python for Ruff (a hook's files are sources; a project that
   lints other types with them names those files in `signalint check`);
 - everything else is kept as given, so a path the check refuses for
@@ -35,16 +35,6 @@ from signalint.engines.paths import has_suffix
 from signalint.engines.registry import ENGINES
 from signalint.project.ignores import ignored_reason
 from signalint.targets import ignore_source
-
-# What a hook's file must be for an engine whose configuration decides what
-# it lints (its `relevant` accepts any text file).
-JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
-PY_SUFFIXES = (".py", ".pyi")
-HOOK_SUFFIXES: dict[str, tuple[str, ...]] = {
-    "eslint": JS_SUFFIXES,
-    "biome": JS_SUFFIXES,
-    "ruff": PY_SUFFIXES,
-}
 
 
 @dataclass(frozen=True)
@@ -77,8 +67,8 @@ def takes(config: Config, rel_path: str) -> bool:
         engine = ENGINES[name]
         if not engine.relevant(rel_path):
             continue
-        suffixes = HOOK_SUFFIXES.get(name)
-        if suffixes is None or has_suffix(rel_path, suffixes):
+        suffixes = engine.spec.hook_suffixes  # EngineSpec: empty when `relevant` decides
+        if not suffixes or has_suffix(rel_path, suffixes):
             return True
     return False
 
@@ -124,4 +114,4 @@ def _project_relative(root: Path, here: Path, path: str) -> str | None:
     return Path(os.path.relpath(joined, root_s)).as_posix()
 
 
-__all__ = ["HOOK_SUFFIXES", "Selection", "select", "takes"]
+__all__ = ["Selection", "select", "takes"]

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Final
 
 from signalint.changes import changed_since, checkout_tree, commit_of, ignored_paths, toplevel
+from signalint.engines.registry import engine_cache_dirs, engine_cache_files
 from signalint.engines.resolve import VENV_NAMES
 from signalint.files import write_atomic
 from signalint.project import settle
@@ -47,14 +48,15 @@ _SKIPPED = frozenset({".git", ".signalint", "node_modules"})
 MAX_BORROWED_FILES: Final = 5000
 MAX_BORROWED_BYTES: Final = 100 * 1024 * 1024
 # Ignored paths never copied into the old tree: linked instead (dependencies,
-# virtual environments), ours, or tool caches no engine needs to read.
+# virtual environments), ours, or tool caches no engine needs to read (the
+# engines' own: their spec's `cache_dirs` and `cache_files`).
 _NOT_BORROWED: Final = frozenset(
     {
         *_SKIPPED,
         *VENV_NAMES,
+        *engine_cache_dirs(),
+        *engine_cache_files(),
         "__pycache__",
-        ".mypy_cache",
-        ".ruff_cache",
         ".pytest_cache",
         ".tox",
         ".nox",
@@ -62,7 +64,6 @@ _NOT_BORROWED: Final = frozenset(
         ".turbo",
         ".nx",
         ".parcel-cache",
-        ".eslintcache",
         "coverage",
         ".nyc_output",
     }

@@ -11,12 +11,13 @@ about each candidate home, in the order of `signalint.config_files.HOMES`:
    indentation, newline style and key order kept).
 
 The first home that adds no problem is written. "Adds no problem" is asked,
-not guessed: ESLint (when the root has a flat config) lints the exact text
-at the exact path (`--stdin --stdin-filename`), and only problems the file
-did not already have count. Biome (when the root has a config) formats the
-text first, so its formatter has nothing to say about it; its JSON lint
-rules have nothing to find in settings without duplicate keys. Oxlint and
-the type checkers never read a `.json` file. The text itself is laid out as
+not guessed: each engine the root configures that lints a text on stdin
+(`engines.base.LintsText`; ESLint today, when the root has a flat config)
+lints the exact text at the exact path, and only problems the file did not
+already have count. A formatter of texts on stdin (`FormatsText`; Biome
+today) formats the text first, so it has nothing to say about it; Biome's
+JSON lint rules have nothing to find in settings without duplicate keys.
+The other engines never read a `.json` file. The text itself is laid out as
 Prettier lays JSON out (objects one key a line, short arrays on one line).
 
 A linter that cannot answer (it fails to start or to load its config) is
@@ -40,12 +41,11 @@ from signalint.config import (
     PACKAGE_FILE,
     PACKAGE_KEY,
 )
-from signalint.engines import eslint as eslint_adapter
-from signalint.engines.base import version_major
+from signalint.engines.base import FormatsText, LintsText, TextTool, version_major
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve, version
 from signalint.files import write_atomic
-from signalint.process import Command, ProcessResult, run_blocking
+from signalint.process import ProcessResult, run_blocking
 
 # The homes `init` can write, in the order it tries them.
 WRITABLE: Final = (CONFIG_FILE, DOT_CONFIG_FILE, PACKAGE_FILE)
@@ -149,23 +149,26 @@ class Verdict:
 @dataclass(frozen=True, slots=True)
 class _Linter:
     name: str
-    executable: Path
-    timeout_s: float
-    major: int | None = None  # None: the newest
+    title: str
+    engine: FormatsText | LintsText
+    tool: TextTool
 
 
 def _linters(root: Path) -> list[_Linter]:
-    """The JSON-reading linters the project configures at its root, resolved."""
+    """The engines the project configures at its root that format or lint a
+    text on stdin, resolved, in the registry's order (a formatter first: the
+    linters then read the text it formatted)."""
     found = []
-    for name in ("biome", "eslint"):  # Biome formats first; ESLint then lints that text
-        engine = ENGINES[name]
-        if engine.detect(root) is None:
+    for name, engine in ENGINES.items():
+        if not isinstance(engine, (FormatsText, LintsText)) or engine.detect(root) is None:
             continue
         resolved = resolve(engine, root)
         if resolved.path is not None and resolved.source != "missing":
             told = version(resolved.path, engine.spec.provision)
             major = version_major(told) if told is not None else None
-            found.append(_Linter(name, resolved.path, DEFAULT_TIMEOUTS_MS[name] / 1000, major))
+            tool = TextTool(resolved.path, DEFAULT_TIMEOUTS_MS[name] / 1000, major)
+            found.append(_Linter(name, engine.spec.title, engine, tool))
+    found.sort(key=lambda linter: not isinstance(linter.engine, FormatsText))
     return found
 
 
@@ -176,53 +179,22 @@ def _first_line(result: ProcessResult) -> str:
     return f"exit code {result.exit_code}"
 
 
-def _biome_format(root: Path, linter: _Linter, rel: str, text: str) -> str:
-    """`text` as the project's Biome formats `rel`; unchanged when it cannot."""
-    argv = (str(linter.executable), "format", f"--stdin-file-path={rel}", "--colors=off")
-    result = run_blocking(Command(argv, root, linter.timeout_s, stdin=text.encode()))
-    if result.exit_code != 0 or not result.stdout.strip():
-        return text
-    try:
-        same = json.loads(result.stdout) == json.loads(text)
-    except ValueError:
-        return text
-    return result.stdout if same else text
+def _format(root: Path, linter: _Linter, rel: str, text: str) -> str:
+    """`text` as the project's formatter formats `rel`; unchanged when it cannot."""
+    assert isinstance(linter.engine, FormatsText)
+    result = run_blocking(linter.engine.format_text(root, linter.tool, rel, text))
+    return linter.engine.formatted(result, text)
 
 
-def _eslint_problems(root: Path, linter: _Linter, rel: str, text: str) -> list[str] | str:
-    """ESLint's problems for `text` at `rel`, or its first error line when it
-    fails. Under an eslintrc config (ESLint 8) a file `eslint .` does not
-    lint has none (`--stdin-filename` would lint it whatever its extension),
-    and ESLint 8 takes no `--no-warn-ignored` (its "File ignored" warning is
-    no problem)."""
-    if not eslint_adapter.flat_config(root, linter.major) and not eslint_adapter.eslintrc_lints(
-        root, rel
-    ):
+def _problems(root: Path, linter: _Linter, rel: str, text: str) -> list[str] | str:
+    """The linter's problems for `text` at `rel`, or its first error line when it fails."""
+    assert isinstance(linter.engine, LintsText)
+    command = linter.engine.lint_text(root, linter.tool, rel, text)
+    if command is None:
         return []
-    argv = (
-        str(linter.executable),
-        "--format",
-        "json",
-        *eslint_adapter.quiet_ignored(root, linter.major),
-        "--stdin",
-        "--stdin-filename",
-        rel,
-    )
-    result = run_blocking(Command(argv, root, linter.timeout_s, stdin=text.encode()))
-    try:
-        report = json.loads(result.stdout) if result.exit_code in (0, 1) else None
-    except ValueError:
-        report = None
-    if not isinstance(report, list):
-        return _first_line(result)
-    problems = []
-    for entry in report:
-        if not isinstance(entry, dict) or eslint_adapter.only_ignored(entry):
-            continue
-        for message in entry.get("messages", []):
-            rule = message.get("ruleId") or "parse"
-            problems.append(f"{rule}: {message.get('message', '')}")
-    return problems
+    result = run_blocking(command)
+    problems = linter.engine.text_problems(result)
+    return _first_line(result) if problems is None else problems
 
 
 def judge(root: Path, home: str, text: str, old: str | None) -> Verdict:
@@ -235,17 +207,17 @@ def judge(root: Path, home: str, text: str, old: str | None) -> Verdict:
     unknown: dict[str, str] = {}
     problems: list[str] = []
     for linter in _linters(root):
-        if linter.name == "biome":
-            if old is None or _biome_format(root, linter, home, old) == old:
-                text = _biome_format(root, linter, home, text)
+        if isinstance(linter.engine, FormatsText):
+            if old is None or _format(root, linter, home, old) == old:
+                text = _format(root, linter, home, text)
             continue
-        after = _eslint_problems(root, linter, home, text)
-        before = [] if old is None else _eslint_problems(root, linter, home, old)
+        after = _problems(root, linter, home, text)
+        before = [] if old is None else _problems(root, linter, home, old)
         if isinstance(after, str) or isinstance(before, str):
             unknown[linter.name] = after if isinstance(after, str) else str(before)
             continue
         added = Counter(after) - Counter(before)
-        problems += [f"ESLint {p}" for p in added.elements()]
+        problems += [f"{linter.title} {p}" for p in added.elements()]
     return Verdict(home, text, tuple(problems), unknown)
 
 

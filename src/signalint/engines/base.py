@@ -95,6 +95,17 @@ class EngineSpec:
     - `replaces`: engines this one makes redundant when both are enabled
       (vue-tsc checks tsc's program and its components): the replaced
       engine is not run (`Config.enabled_engines`, `Config.replaced_by`).
+    - `hook_suffixes`: for an engine whose configuration decides what it
+      lints (its `relevant` accepts any text file), the suffixes a git
+      hook's file must have for it to take the file (`hook_files`); empty:
+      its `relevant` decides.
+    - `checks_buffer`: a whole-program engine the language server runs on
+      an unsaved buffer in its shadow copy (`lsp/backend.py`); the others
+      answer on save.
+    - `warm_driver`: the module (dotted name) whose `DRIVER` keeps the
+      engine warm (`warm/registry.py`, D23); empty: always run cold.
+    - `cache_files`: names of the caches the engine may leave in a project
+      when asked to (`.eslintcache`), which no run needs to read.
     """
 
     name: str
@@ -113,6 +124,10 @@ class EngineSpec:
     cache_dirs: tuple[str, ...] = ()
     majors: tuple[int, ...] = ()
     replaces: tuple[str, ...] = ()
+    hook_suffixes: tuple[str, ...] = ()
+    checks_buffer: bool = False
+    warm_driver: str = ""
+    cache_files: tuple[str, ...] = ()
 
     def reads(self, version: str) -> bool:
         """Whether the adapter knows `version` (one of `majors`); an
@@ -284,6 +299,45 @@ class ReportsLinted(Protocol):
 
     def linted(self, result: ProcessResult, ctx: EngineContext) -> set[str]:
         """Project-relative paths the run linted. Raises EngineOutputError on garbage."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TextTool:
+    """A resolved engine asked about one text on stdin: its executable, its
+    deadline and its major version (None: unknown, taken as the newest)."""
+
+    executable: Path
+    timeout_s: float
+    major: int | None = None
+
+
+@runtime_checkable
+class FormatsText(Protocol):
+    """An engine that formats a text given on stdin (the settings file `init`
+    writes is formatted the project's way)."""
+
+    def format_text(self, root: Path, tool: TextTool, rel: str, text: str) -> Command:
+        """The command that prints `text`, formatted as the file `rel` would be."""
+        ...
+
+    def formatted(self, result: ProcessResult, text: str) -> str:
+        """The formatted text of `result`, or `text` unchanged when it cannot tell."""
+        ...
+
+
+@runtime_checkable
+class LintsText(Protocol):
+    """An engine that lints a text given on stdin as the file `rel`."""
+
+    def lint_text(self, root: Path, tool: TextTool, rel: str, text: str) -> Command | None:
+        """The command that lints `text` as `rel`; None when the project's
+        configuration does not lint `rel` (no problems)."""
+        ...
+
+    def text_problems(self, result: ProcessResult) -> list[str] | None:
+        """`rule: message` for each problem; None when the run failed or
+        printed no report it can read."""
         ...
 
 

@@ -55,6 +55,7 @@ SPEC = EngineSpec(
     docs_url="https://docs.basedpyright.com/",
     whole_program=True,
     watch_patterns=(*pyright.BASEDPYRIGHT.config_names, "baseline.json"),
+    warm_driver="signalint.warm.basedpyright",
 )
 
 

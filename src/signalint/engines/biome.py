@@ -79,6 +79,7 @@ from signalint.engines.base import (
     EngineOutputError,
     EngineSpec,
     Provision,
+    TextTool,
 )
 from signalint.engines.biome_fixes import SAFE_FIX_RULES
 from signalint.engines.positions import SourceText
@@ -236,11 +237,28 @@ SPEC = EngineSpec(
     fix_command="biome lint --write",
     options={"includeFormatter": False},
     watch_patterns=(*CONFIG_NAMES, *ROOT_ONLY_FILES),
+    hook_suffixes=paths.JS_SUFFIXES,
 )
 
 
 class BiomeEngine(EngineDefaults):
     spec = SPEC
+
+    def format_text(self, root: Path, tool: TextTool, rel: str, text: str) -> Command:
+        """`biome format` of `text` on stdin as the file `rel`."""
+        argv = (str(tool.executable), "format", f"--stdin-file-path={rel}", "--colors=off")
+        return Command(argv, root, tool.timeout_s, stdin=text.encode())
+
+    def formatted(self, result: ProcessResult, text: str) -> str:
+        """The formatted JSON `format_text` printed, when it holds the same
+        value as `text`; else `text`."""
+        if result.exit_code != 0 or not result.stdout.strip():
+            return text
+        try:
+            same = json.loads(result.stdout) == json.loads(text)
+        except ValueError:
+            return text
+        return result.stdout if same else text
 
     def detect(self, root: Path) -> str | None:
         return paths.root_file(root, CONFIG_NAMES)

@@ -62,6 +62,7 @@ from signalint.engines.base import (
     EngineOutputError,
     EngineSpec,
     Provision,
+    TextTool,
     version_major,
 )
 from signalint.model import Issue, Severity
@@ -246,11 +247,20 @@ SPEC = EngineSpec(
     docs_url="https://eslint.org/",
     fix_command="eslint --fix",
     watch_patterns=("eslint.config.*", ".eslintrc*", ESLINTRC_IGNORE),
+    hook_suffixes=paths.JS_SUFFIXES,
+    warm_driver="signalint.warm.eslint",
+    cache_files=(".eslintcache",),
 )
 
 
 class EslintEngine(EngineDefaults):
     spec = SPEC
+
+    def lint_text(self, root: Path, tool: TextTool, rel: str, text: str) -> Command | None:
+        return lint_text(root, tool, rel, text)
+
+    def text_problems(self, result: ProcessResult) -> list[str] | None:
+        return text_problems(result)
 
     def detect(self, root: Path) -> str | None:
         """A flat config at the root; or, where the project's own ESLint is 8
@@ -348,6 +358,44 @@ def quiet_ignored(root: Path, major: int | None) -> tuple[str, ...]:
     if (major is not None and major <= 8) or not flat_config(root, major):
         return ()
     return ("--no-warn-ignored",)
+
+
+def lint_text(root: Path, tool: TextTool, rel: str, text: str) -> Command | None:
+    """ESLint over `text` on stdin as the file `rel`. Under an eslintrc
+    config (ESLint 8) a file `eslint .` does not lint has no problems (None:
+    `--stdin-filename` would lint it whatever its extension), and ESLint 8
+    takes no `--no-warn-ignored` (its "File ignored" warning is no problem)."""
+    if not flat_config(root, tool.major) and not eslintrc_lints(root, rel):
+        return None
+    argv = (
+        str(tool.executable),
+        "--format",
+        "json",
+        *quiet_ignored(root, tool.major),
+        "--stdin",
+        "--stdin-filename",
+        rel,
+    )
+    return Command(argv, root, tool.timeout_s, stdin=text.encode())
+
+
+def text_problems(result: ProcessResult) -> list[str] | None:
+    """`rule: message` of each problem `lint_text`'s run reports; None when
+    it failed or printed no JSON report."""
+    try:
+        report = json.loads(result.stdout) if result.exit_code in (0, 1) else None
+    except ValueError:
+        report = None
+    if not isinstance(report, list):
+        return None
+    problems = []
+    for entry in report:
+        if not isinstance(entry, dict) or only_ignored(entry):
+            continue
+        for message in entry.get("messages", []):
+            rule = message.get("ruleId") or "parse"
+            problems.append(f"{rule}: {message.get('message', '')}")
+    return problems
 
 
 def _quiet_ignored(ctx: EngineContext) -> tuple[str, ...]:

@@ -184,6 +184,7 @@ SPEC = EngineSpec(
     whole_program=True,
     watch_patterns=CONFIG_NAMES,
     cache_dirs=(".mypy_cache",),
+    warm_driver="signalint.warm.mypy",
 )
 
 

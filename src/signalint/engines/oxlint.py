@@ -93,6 +93,7 @@ SPEC = EngineSpec(
     fix_command="oxlint --fix",
     watch_patterns=(".oxlintrc*", "oxlint.config.ts", *ROOT_ONLY_FILES),
     fallback=True,
+    warm_driver="signalint.warm.oxlint",
 )
 
 

@@ -313,6 +313,8 @@ SPEC = EngineSpec(
     docs_url="https://microsoft.github.io/pyright/",
     whole_program=True,
     watch_patterns=CONFIG_NAMES,
+    checks_buffer=True,
+    warm_driver="signalint.warm.pyright",
 )
 
 

@@ -39,3 +39,8 @@ ENGINES: dict[str, Engine] = {
 def engine_cache_dirs() -> frozenset[str]:
     """Directory names the engines write into a project with their defaults."""
     return frozenset(d for engine in ENGINES.values() for d in engine.spec.cache_dirs)
+
+
+def engine_cache_files() -> frozenset[str]:
+    """File names of the caches the engines may leave in a project when asked to."""
+    return frozenset(f for engine in ENGINES.values() for f in engine.spec.cache_files)

@@ -150,6 +150,7 @@ SPEC = EngineSpec(
     watch_patterns=CONFIG_NAMES,
     fallback=True,
     cache_dirs=(".ruff_cache",),
+    hook_suffixes=(".py", ".pyi"),
 )
 
 

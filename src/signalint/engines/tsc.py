@@ -123,6 +123,8 @@ SPEC = EngineSpec(
     whole_program=True,
     watch_patterns=("tsconfig*.json", "jsconfig*.json"),
     per_package=True,
+    checks_buffer=True,
+    warm_driver="signalint.warm.tsc",
 )
 
 

@@ -140,6 +140,7 @@ SPEC = EngineSpec(
     docs_url="https://docs.astral.sh/ty/",
     whole_program=True,
     watch_patterns=CONFIG_NAMES,
+    warm_driver="signalint.warm.ty",
 )
 
 

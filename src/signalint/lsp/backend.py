@@ -49,11 +49,12 @@ from signalint.shadow import shadow_copy
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 from signalint.warm.pool import open_pool
 
-# The whole-program engines that check a buffer in the shadow copy. mypy
+# The whole-program engines that check a buffer in the shadow copy (their
+# spec's `checks_buffer`: tsc and Pyright). mypy
 # does not: its warm worker is a second `dmypy`-sized process per copy and
 # its cold start in a fresh copy takes longer than a save (issue 38: mypy
 # answers on save).
-BUFFER_PROGRAMS: Final = frozenset({"tsc", "pyright"})
+BUFFER_PROGRAMS: Final = frozenset(n for n, e in ENGINES.items() if e.spec.checks_buffer)
 # How long closing waits for a daemon it was the last client of to be gone.
 LEAVE_DAEMON_S: Final = 2.0
 

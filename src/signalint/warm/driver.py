@@ -1,7 +1,7 @@
 """What a warm driver is: the contract between the pool and one engine's driver.
 
-`warm.pool` asks a `Driver` (one module per engine in this package, listed
-in `warm.registry`) for the `WorkerKey` of a command and to `open` a
+`warm.pool` asks a `Driver` (one module in each warm engine's package, named
+by its spec's `warm_driver`, `warm.registry`) for the `WorkerKey` of a command and to `open` a
 `Session`; a session answers the cold command's `ProcessResult`, or raises
 `WorkerFailed`. `exchange`, `greeted` and `warm_result` are the line
 protocol Signalint's own workers share. The pool's guarantees around every
@@ -133,3 +133,30 @@ async def exchange(child: Child, request: Mapping[str, object] | None, who: str)
     if not isinstance(answer, dict):
         raise WorkerFailed(f"{who} answered what is not a JSON object: {line[:120]!r}")
     return answer
+
+
+class Either:
+    """Drivers of one engine for different versions of it: a command goes to
+    the first whose `key` takes it (each declines the versions it does not
+    serve)."""
+
+    def __init__(self, *choices: Driver) -> None:
+        self.engine = choices[0].engine
+        self._choices = choices
+
+    def _taken(self, ctx: EngineContext, command: Command) -> tuple[Driver, WorkerKey] | None:
+        for index, driver in enumerate(self._choices):
+            key = driver.key(ctx, command)
+            if key is not None:
+                return driver, WorkerKey(f"{index}:{key.slot}", key.state)
+        return None
+
+    def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
+        taken = self._taken(ctx, command)
+        return None if taken is None else taken[1]
+
+    async def open(self, ctx: EngineContext, command: Command, log: Path) -> Session:
+        taken = self._taken(ctx, command)
+        if taken is None:
+            raise WorkerFailed("no driver serves this command any longer")
+        return await taken[0].open(ctx, command, log)

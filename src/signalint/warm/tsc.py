@@ -43,7 +43,15 @@ from signalint.engines.tsc import build_plan, select_config
 from signalint.engines.tsc_build import typescript_package
 from signalint.engines.tsc_program import config_chain
 from signalint.process import Child, Command, ProcessResult
-from signalint.warm.driver import WorkerFailed, WorkerKey, exchange, greeted, warm_result
+from signalint.warm.driver import (
+    Either,
+    WorkerFailed,
+    WorkerKey,
+    exchange,
+    greeted,
+    warm_result,
+)
+from signalint.warm.tsc_native import NativeTscDriver
 
 WORKER = Path(__file__).with_name("tsc_worker.cjs")
 # The TypeScript majors whose compiler API the worker drives.
@@ -204,4 +212,6 @@ def _stdout(data: Mapping[str, object], last: tuple[int, str]) -> str | None:
     return before[:head] + middle + before[len(before) - tail :]
 
 
-DRIVER = TscDriver()
+# TypeScript 5 and 6 through the compiler API (this module), 7 through its
+# native API (`tsc_native`): the spec's `warm_driver` names this module.
+DRIVER = Either(TscDriver(), NativeTscDriver())
