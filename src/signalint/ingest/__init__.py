@@ -58,14 +58,14 @@ class Batch:
     files: tuple[str, ...]
 
 
-# format name -> module under signalint.ingest defining `parse(text, root, base) -> Batch`
+# format name -> the module defining `parse(text, root, base) -> Batch`
 FORMATS: Final[dict[str, str]] = {
-    "ruff": "ruff",
-    "mypy": "mypy",
-    "clippy": "clippy",
-    "golangci": "golangci",
-    "eslint": "eslint",
-    "sarif": "sarif",
+    "ruff": "signalint.ingest.ruff",
+    "mypy": "signalint.ingest.mypy",
+    "clippy": "signalint.ingest.clippy",
+    "golangci": "signalint.ingest.golangci",
+    "eslint": "signalint.ingest.eslint",
+    "sarif": "signalint.ingest.sarif",
 }
 
 Parser = Callable[[str, Path, Path | None], Batch]
@@ -89,7 +89,7 @@ def parse_report(format_name: str, text: str, root: Path, base: Path | None = No
             f"{size} bytes; at most {MAX_REPORT_BYTES} bytes are accepted "
             "(split the report, or report fewer files at once)",
         )
-    parser: Parser = importlib.import_module(f"signalint.ingest.{module}").parse
+    parser: Parser = importlib.import_module(module).parse
     batch = parser(text, root, base)
     if len(batch.issues) > MAX_BATCH:
         raise ReportError(
