@@ -41,7 +41,7 @@ from signalint.config import Config
 from signalint.context import Context
 from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.report import check_payload
+from signalint.report import Additions, check_payload
 from signalint.request import CheckRequest, ProgressScope, Since, no_progress, resolve
 from signalint.ripple import Ripple
 from signalint.snapshot import Snapshot
@@ -132,13 +132,16 @@ class Checked:
         result = self.result if only is None else only.result
         from signalint.package_summary import summarize
 
+        added = Additions(
+            filtered_out=self.filtered_out,
+            warnings=extras,
+            workspace=summarize(self.run, result),
+            baseline=None if only is None else only.block,
+        )
         payload = check_payload(
             result,
             self.clustering if only is None else only.clustering,
-            filtered_out=self.filtered_out,
-            extras=extras,
-            workspace=summarize(self.run, result),
-            baseline=None if only is None else only.block,
+            added=added,
             words=words,
         )
         if self.daemon_note is not None:  # said where every answer has room for it
@@ -324,7 +327,7 @@ def _record(
     plain = check_payload(
         result,
         snapshot.clustering,
-        filtered_out=snapshot.reported_filtered_out,
+        added=Additions(filtered_out=snapshot.reported_filtered_out),
         compact=compact,
         words=words,
     )

@@ -561,24 +561,23 @@ def render(
     if form == "sarif":
         from signalint.formats import sarif
 
+        states = merged.states
         return sarif.render(
             merged.result,
             versions=merged.versions,
             workspace=merged.workspace,
-            baseline_states=merged.states,
-            baseline_fallback=merged.fallback,
+            baseline=None if states is None else sarif.Baseline(states, merged.fallback or {}),
         )
     from signalint.formats.commands import command_words
     from signalint.formats.json_format import dump
-    from signalint.report import check_payload
+    from signalint.report import Additions, check_payload
 
+    added = Additions(merged.filtered_out, workspace=merged.workspace, baseline=merged.baseline)
     payload = check_payload(
         merged.result,
         merged.clustering,
         compact=compact,
-        filtered_out=merged.filtered_out,
-        workspace=merged.workspace,
-        baseline=merged.baseline,
+        added=added,
         words=command_words if words is None else words,
     )
     return dump(payload)

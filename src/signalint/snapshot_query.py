@@ -13,7 +13,7 @@ import json
 from datetime import UTC, datetime
 
 from signalint.payloads import IssuePage, SnapshotSummary, laid_out
-from signalint.report import check_payload
+from signalint.report import Additions, check_payload
 from signalint.snapshot import Snapshot
 from signalint.steps import Words
 
@@ -44,7 +44,7 @@ def snapshot_summary(snap: Snapshot, words: Words) -> SnapshotSummary:
     payload = check_payload(
         snap.result,
         snap.clustering,
-        filtered_out=snap.reported_filtered_out,
+        added=Additions(filtered_out=snap.reported_filtered_out),
         words=words,
     )
     created = datetime.fromtimestamp(snap.result.created_at, tz=UTC)
