@@ -91,17 +91,13 @@ def _shard_block(
     with its state) and the shard's `baseline` block."""
     from signalint.shard_report import block
 
-    only = checked.only_new
     return block(
         checked.run,
-        checked.result if only is None else only.result,
         checked.targets,
         checked.filtered_out,
         workspace,
         with_issues=with_issues,
-        baseline=None if only is None else only.block,
-        found=None if only is None else only.found,
-        states=None if only is None else only.states,
+        only=checked.only_new,
     )
 
 
