@@ -22,19 +22,25 @@ process's `StoreMemory`. Writes that are off the answer's path run behind
 
 from __future__ import annotations
 
+import asyncio
+import json
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from signalint.engines.base import Engine
+from signalint.engines.base import Engine, ProgramKey
+from signalint.engines.runner import Job
 from signalint.model import Issue
 from signalint.project import settle
+from signalint.project.outside import Boundary
 from signalint.storage.entries import (
     CHECKED,
+    KEY_VERSION,
     NO_ANCHORS,
     NOT_CHECKED,
+    PLATFORM,
     Anchors,
     ProgramRecord,
     RecordDraft,
@@ -68,6 +74,29 @@ class Writes:
         self.marks.update(other.marks)
         self.records.update(other.records)
         self.values.update(other.values)
+
+
+@dataclass(frozen=True, slots=True)
+class FileLookup:
+    """What the stores hold for a file-local engine's files (`lookup_files`):
+    each readable file's content key, the entries found by key, and for the
+    files without one, their membership keys and the marks found."""
+
+    keys: dict[str, str]
+    found: dict[str, tuple[Issue, ...] | None]
+    marks: dict[str, str]
+    verdicts: dict[str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramLookup:
+    """What the stores hold for a program (`lookup_program`): its record
+    when one is fresh (D2), the newest record of its inputs' previous
+    content, and the inputs whose content changed since then."""
+
+    fresh: ProgramRecord | None = None
+    stale: ProgramRecord | None = None
+    changed: frozenset[str] = frozenset()
 
 
 def now(work: Callable[[], None]) -> None:
@@ -241,7 +270,96 @@ class CheckStore:
         self._marks.update(marks)
         return marks
 
+    def lookup_files(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str
+    ) -> FileLookup:
+        """Everything the stores hold for `files` under `base`, in one
+        lookup: their entries, and for the misses, their membership marks."""
+        keys = self.file_keys(engine, root, files, base)
+        found = self.entries(list(keys.values()), group=base)
+        misses = [f for f in files if keys.get(f) not in found]
+        if not misses:
+            return FileLookup(keys, found, {}, {})
+        marks = self.membership_keys(engine, root, misses, base)
+        verdicts = self.marks(list(marks.values()), group=base)
+        return FileLookup(keys, found, marks, verdicts)
+
+    def keys_after_run(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str, marks: bool
+    ) -> tuple[dict[str, str], dict[str, str] | None]:
+        """The content keys of `files` (and with `marks`, their membership
+        keys) from a detached view: run in a worker thread after a run that
+        no lookup preceded."""
+        detached = self.detached()
+        keys = detached.file_keys(engine, root, files, base)
+        return keys, detached.membership_keys(engine, root, files, base) if marks else None
+
     # Program records (whole-program engines).
+
+    def program_key(self, engine: str, key: ProgramKey, job: Job) -> str:
+        """The record key of `engine`'s program as `job` runs it: its version
+        and options, `key` (config files by content, other text), the
+        program's directory against the anchors, and the links out of the
+        root the walk met (an engine whose own walk follows one reads it)."""
+        configs = self.digests(job.root, list(key.configs))
+        return digest(
+            KEY_VERSION,
+            PLATFORM,
+            "program",
+            engine,
+            # The program's directory, against the check's root (`Anchors`): two
+            # checkouts of one project share records, two programs never do.
+            self.anchors.portable(str(job.root)),
+            job.version,
+            json.dumps(job.options, sort_keys=True),
+            key.extra,
+            *(f"{c}={configs.get(c, '-')}" for c in key.configs),
+            # A record made before a link appeared must not answer for the
+            # program now (its cold run is withheld).
+            *(f"link={rel}" for rel in sorted(job.edge().links)),
+        )
+
+    async def lookup_program(
+        self,
+        key: str,
+        root: Path,
+        candidates: Sequence[str],
+        edge: Boundary,
+        threaded: bool = False,
+    ) -> ProgramLookup:
+        """The program's fresh record, if one is: every input hashes as
+        recorded, no candidate file (project-relative, of the walk) is new,
+        and no input now resolves outside the root. The first record's inputs
+        are hashed in a worker thread when `threaded` (a warm answer is then
+        on its way); a fresh record is remembered."""
+        prefix = f"{root}/"
+        known = set(candidates)  # walked: inside the root
+        digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
+        stale: ProgramRecord | None = None
+        changed: frozenset[str] = frozenset()
+        for record in self.records(key):
+            outside = [f for f in candidates if prefix + f not in record.inputs]
+            wanted = [p for p in record.inputs if p not in digests]
+            if threaded:
+                digests.update(await asyncio.to_thread(self.absolute_digests, wanted))
+                threaded = False
+            else:
+                digests.update(self.absolute_digests(wanted))
+            now_digests = {p: digests[p] for p in record.inputs if p in digests}
+            if (
+                outside != record.outside
+                or now_digests != record.inputs
+                or edge.hidden_inputs(record.inputs, known)
+            ):
+                changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
+                # The newest record (the first is the one this process
+                # remembers): the stored one may be older.
+                if stale is None:
+                    stale = record
+                continue
+            self.confirm(key, record)
+            return ProgramLookup(record, stale, changed)
+        return ProgramLookup(None, stale, changed)
 
     def load_records(self, keys: Sequence[str]) -> None:
         """Read the records of several programs in one batch (a workspace's
@@ -297,8 +415,9 @@ class CheckStore:
 
     # Writing.
 
-    def keep(self, writes: Iterable[Writes]) -> None:
-        """Keep what a check's runs found, in one batch per kind.
+    def keep(self, writes: Iterable[Writes]) -> RemoteCounts | None:
+        """Keep what a check's runs found, in one batch per kind; what the
+        remote tier did for the check (`remote_counts`).
 
         Entries and marks are written now, in one call: the next check
         needs them and they are small. A program record is made from its
@@ -349,6 +468,7 @@ class CheckStore:
                     self._send_pack(group, items)
 
             self.later(write)
+        return self.remote_counts()
 
     def _scoped(self, group: str) -> str:
         return f"{group}\x1f{self._pack_scope}" if group and self._pack_scope else group
@@ -400,4 +520,4 @@ class CheckStore:
         return ProgramRecord(inputs, draft.outside, draft.checked, draft.issues)
 
 
-__all__ = ["CheckStore", "Later", "Writes", "now"]
+__all__ = ["CheckStore", "FileLookup", "Later", "ProgramLookup", "Writes", "now"]
