@@ -174,12 +174,12 @@ class Plan:
     tools: Toolchain
     packages: tuple[Package, ...] | None
     tasks: tuple[Task, ...]
-    division: Division | None = None
-    owned: tuple[str, ...] = ()
-    parts: frozenset[str] = frozenset()
+    division: Division | None
+    owned: tuple[str, ...]
+    parts: frozenset[str]
     # The project's edge: the links out of the root the walks met, and
     # whether a reported file is outside it (`project.outside`).
-    boundary: Boundary | None = None
+    boundary: Boundary
 
 
 @dataclass(frozen=True, slots=True)
@@ -684,7 +684,7 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     request = planned.request
     scope = request.scope
     outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
-    boundary = planned.boundary or Boundary(request.root)
+    boundary = planned.boundary
     outcomes = [_noting_outside(o, boundary) for o in outcomes]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
     kept = _sorted_issues(planned, outcomes, whole_program, boundary)

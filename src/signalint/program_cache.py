@@ -22,8 +22,9 @@ the program (none is stored, the stale one stays), tells no edit's
 dependents, and is not kept as the command's answer (`answers.unkept`):
 the program's other inputs were not read here.
 
-Reading goes through the check's `CheckStore`; what a run found is
-returned as `Writes` (a record draft, and the engine's own values), which
+Reading goes through the check's `CheckStore`, asked once
+(`CheckStore.lookup_program`: the fresh record, the stale one, what
+changed); what a run found is returned as `Writes` (a record draft, and the engine's own values), which
 the runner keeps once the check's answer is assembled.
 """
 

@@ -1,10 +1,12 @@
 """What one check reads from and keeps in the result stores (D1, D2).
 
 The runner (`check.plan`) makes one `CheckStore` per check when the check
-may reuse results, and hands it to the engines' cached runs
-(`file_cache`, `program_cache`): they compute keys, ask it for what those
-keys hold and give it what to keep. They never touch a database, a codec
-or the process's memos themselves; this is the one place that does.
+may reuse results, and hands it down to the engines' cached runs
+(`file_cache`, `program_cache`): each asks it once what it may reuse
+(`lookup_files`; `program_key` and `lookup_program`), a value that holds
+the keys and what they hold, and returns what to keep, which the runner
+gives `keep` once. They never touch a database, a codec or the process's
+memos themselves; this is the one place that does.
 
 Results go through `results`, a `tier.ResultTier`: the local SQLite store,
 with the remote tier behind it when one is configured (`remote`). Every
@@ -357,7 +359,9 @@ class CheckStore:
                 if stale is None:
                     stale = record
                 continue
-            self.confirm(key, record)
+            # Proven fresh: remembered.
+            record.loaded = False
+            self.memory.programs.put(key, record)
             return ProgramLookup(record, stale, changed)
         return ProgramLookup(None, stale, changed)
 
@@ -369,7 +373,7 @@ class CheckStore:
             self.memory.made(key)
         missing = [k for k in keys if programs.get(k) is None]
         for key, blob in self.results.get_many(missing).items():
-            record = self._load(blob)
+            record = ProgramRecord.read(blob, self.anchors)
             if record is not None:
                 record.loaded = True
                 programs.put(key, record)
@@ -393,20 +397,9 @@ class CheckStore:
             blob = found.get(key)
         else:
             blob = self.results.get_many([key]).get(key)
-        record = None if blob is None else self._load(blob)
+        record = None if blob is None else ProgramRecord.read(blob, self.anchors)
         if record is not None:
             yield record
-
-    def _load(self, blob: bytes) -> ProgramRecord | None:
-        try:
-            return ProgramRecord.load(blob, self.anchors)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return None  # signed but unreadable (another encoding): a miss
-
-    def confirm(self, key: str, record: ProgramRecord) -> None:
-        """`record` was proven fresh: remember it."""
-        record.loaded = False
-        self.memory.programs.put(key, record)
 
     # Raw values (an engine's own memory, `engines.base.Memory`).
 
