@@ -220,28 +220,15 @@ class _Shape:
     reported: Callable[[str], bool]
 
 
-def _open_store(request: RunRequest, context: Context) -> CheckStore | None:
-    """The check's view of the result stores, None without a cache. Packs:
-    the whole project's, or a shard's own (its files are the same each
-    run); a check of some paths keeps none (its batches are partial)."""
-    if not request.use_cache:
-        return None
-    anchors = Anchors({"root": str(request.root), "engines": str(managed_dir())})
-    packs = None if not request.scope.whole_project else ""
-    if packs is not None and request.shard is not None:
-        packs = f"shard {request.shard.label}"
-    config = request.config
-    return context.store(
-        request.cache_home, config.cache_max_rows, config.remote_cache, anchors, packs
-    )
+def _walk(request: RunRequest, context: Context) -> _Shape:
+    """Walk the scope once, and take the part of it this check runs.
 
-
-def _walk(request: RunRequest, context: Context) -> _Walked:
-    """Walk the scope once. Nothing from outside the root: the walks tell
-    the boundary the links out of it they meet; every job drops what an
-    engine says about them. An old tree's and a shadow copy's links into
-    the project they stand for are their own (`RunRequest.borrowed_from`,
-    `resolve.origin_of`)."""
+    Nothing from outside the root: the walks tell the boundary the links
+    out of it they meet; every job drops what an engine says about them.
+    An old tree's and a shadow copy's links into the project they stand
+    for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`). A
+    shard runs its files, its packages and the programs it owns.
+    """
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
     origin = origin_of(root)
@@ -254,32 +241,27 @@ def _walk(request: RunRequest, context: Context) -> _Walked:
         root, config.ignore, memo, files if scope.whole_project else None, boundary
     )
     ignored = config_matcher(tuple(config.ignore))
-    return _Walked(files, frozenset(files), ignored, listing, boundary)
-
-
-def _shape(request: RunRequest, walked: _Walked) -> _Shape:
-    """The part of the walk this check runs: a shard runs its files, its
-    packages and the programs it owns."""
+    walked = _Walked(files, frozenset(files), ignored, listing, boundary)
     workspace, packages = request.workspace, request.packages
     division: Division | None = None
-    owned, owned_packages = walked.files, packages
+    owned, owned_packages = files, packages
     if request.shard is not None:
         division = divide(
             request.shard,
             workspace.packages if workspace is not None else (),
-            walked.files,
+            files,
             (p.name for p in packages or ()),
         )
-        owned = [f for f in walked.files if division.owns_file(f)]
+        owned = [f for f in files if division.owns_file(f)]
         if packages is not None:
             owned_packages = tuple(p for p in packages if division.owns_package(p))
-    programs_in, ignored, files = request.reported_programs, walked.ignored, walked.walked
+    programs_in, found = request.reported_programs, walked.walked
 
     def reported(rel_path: str) -> bool:
         """Whether issues in this project file would be reported: in scope, not
         ignored. A whole-program engine covers only such files (D17)."""
         # The walk already applied the ignore rules to the files it found.
-        return programs_in.contains(rel_path) and (rel_path in files or not ignored(rel_path))
+        return programs_in.contains(rel_path) and (rel_path in found or not ignored(rel_path))
 
     return _Shape(request, walked, division, owned, owned_packages, reported)
 
@@ -292,13 +274,22 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         # The project's own, outside its tree; an older Signalint's copies
         # and wrappers inside the tree go.
         work.remove_legacy(request.state_dir)
-    store = _open_store(request, context)
+    store = None
+    if request.use_cache:
+        anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
+        # Packs: the whole project's, or a shard's own (its files are the same
+        # each run); a check of some paths keeps none (its batches are partial).
+        packs = None if not request.scope.whole_project else ""
+        if packs is not None and request.shard is not None:
+            packs = f"shard {request.shard.label}"
+        remote = config.remote_cache
+        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
     enabled = [ENGINES[name] for name in config.enabled_engines]
     tools = request.tools or toolchain(root, enabled)
     book = Unremembered() if store is None else store
     versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
-    walked = _walk(request, context)
-    shape = _shape(request, walked)
+    shape = _walk(request, context)
+    walked = shape.walked
     tasks: list[Task] = []
     parts: set[str] = set()
     for engine in enabled:
@@ -607,10 +598,6 @@ def _noting_outside(outcome: EngineOutcome, boundary: Boundary) -> EngineOutcome
     return dataclasses.replace(outcome, message=message)
 
 
-def _owns(division: Division | None, rel_path: str) -> bool:
-    return division is None or division.owns_file(rel_path)
-
-
 @dataclass(slots=True)
 class _Kept:
     """A check's issues sorted by where they go: reported (`seen`, by id),
@@ -671,7 +658,11 @@ def _sorted_issues(
                     if issue.issue_id in introduced:
                         kept.new_outside.append(issue)
                 continue
-            if outcome.engine in divided and not _owns(division, issue.file):
+            if (
+                outcome.engine in divided
+                and division is not None
+                and not division.owns_file(issue.file)
+            ):
                 elsewhere[issue.issue_id] = issue
                 continue
             seen[issue.issue_id] = issue

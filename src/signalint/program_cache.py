@@ -24,8 +24,9 @@ the program's other inputs were not read here.
 
 Reading goes through the check's `CheckStore`, asked once
 (`CheckStore.lookup_program`: the fresh record, the stale one, what
-changed); what a run found is returned as `Writes` (a record draft, and the engine's own values), which
-the runner keeps once the check's answer is assembled.
+changed); what a run found is returned as `Writes` (a record draft, and
+the engine's own values), which the runner keeps once the check's answer
+is assembled.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from signalint.engines.base import Engine, Program, WholeProgram
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
 from signalint.model import EngineOutcome, Failure, Issue
 from signalint.project.outside import withheld_gap
-from signalint.storage.check_store import CheckStore, Later, ProgramLookup, Writes, now
+from signalint.storage.check_store import CheckStore, Later, ProgramLookup, ProgramOf, Writes, now
 from signalint.storage.entries import ProgramRecord, RecordDraft
 
 # A cold directory older than this belongs to a run that was killed before
@@ -131,12 +132,14 @@ def _take_back(task: asyncio.Task[EngineRun | None]) -> None:
         take_back()
 
 
-def _record_key(engine: Engine, store: CheckStore, job: Job) -> str | None:
+def _program_of(engine: Engine, job: Job) -> ProgramOf | None:
+    """The engine's name for its program as `job` runs it; None when it
+    cannot name one (it then always runs)."""
     resolved = job.executable(engine)
     if resolved.path is None or not isinstance(engine, WholeProgram):
         return None
     key = engine.program_key(job.context(resolved.path))
-    return None if key is None else store.program_key(engine.name, key, job)
+    return None if key is None else ProgramOf(engine.name, key)
 
 
 def prefetch(
@@ -148,10 +151,11 @@ def prefetch(
     database once per package. Returns the requests with their record keys
     filled in, in order.
     """
-    keyed = [
-        dataclasses.replace(request, record_key=_record_key(engine, store, request.job))
-        for request in requests
-    ]
+    keyed: list[ProgramRequest] = []
+    for request in requests:
+        program = _program_of(engine, request.job)
+        key = None if program is None else store.program_key(program, request.job)
+        keyed.append(dataclasses.replace(request, record_key=key))
     store.load_records([r.record_key for r in keyed if r.record_key])
     return keyed
 
@@ -187,16 +191,16 @@ class _Candidates:
 async def _run(
     engine: Engine, store: CheckStore | None, request: ProgramRequest
 ) -> tuple[EngineOutcome, Writes]:
-    record_key = request.record_key
-    if store is not None and record_key is None:
-        record_key = _record_key(engine, store, request.job)
+    program: str | ProgramOf | None = request.record_key
+    if store is not None and program is None:
+        program = _program_of(engine, request.job)
     # The walked candidates, and those whose issues are reported: the
     # files a run covers are counted among these (`files_checked`).
     files = _Candidates.of(engine, request)
     early: asyncio.Task[EngineRun | None] | None = None
     started_ns = time.time_ns()  # no later than the run: an early ask starts it
     found = ProgramLookup()
-    if record_key is not None and store is not None:
+    if program is not None and store is not None:
         if request.job.warm is not None:
             # A worker that runs already is asked while the inputs are
             # hashed (in a thread): after an edit the record is stale,
@@ -204,10 +208,8 @@ async def _run(
             # the answer unread (the worker's state is the same).
             early = asyncio.ensure_future(run_live(engine, request.job, files.only))
             early.add_done_callback(_unread)
-        edge = request.job.edge()
-        found = await store.lookup_program(
-            record_key, request.root, files.files, edge, threaded=early is not None
-        )
+        threaded = early is not None
+        found = await store.lookup_program(program, request.job, files.files, threaded)
         if found.fresh is not None:
             if early is not None:
                 early.add_done_callback(_take_back)
@@ -216,20 +218,20 @@ async def _run(
         started_ns = time.time_ns()
     first = None if early is None else await early
     job = request.job
-    run, program = await run_program(engine, job, store, found.changed, first, files.only)
+    run, ran = await run_program(engine, job, store, found.changed, first, files.only)
     if run.scoped is not None:
         answers.unkept()
-    done, checked_now = _outcome(engine, run, program, files, job, store is not None)
+    done, checked_now = _outcome(engine, run, ran, files, job, store is not None)
     if store is None:
         return done, Writes()
-    writes = Writes(values=dict(program.remember))
-    if record_key is not None and done.status == "ok" and program.inputs:
-        read = set(program.inputs)
+    writes = Writes(values=dict(ran.remember))
+    if found.key is not None and done.status == "ok" and ran.inputs:
+        read = set(ran.inputs)
         prefix = f"{request.root}/"
-        writes.records[record_key] = RecordDraft(
-            inputs=program.inputs,
+        writes.records[found.key] = RecordDraft(
+            inputs=ran.inputs,
             outside=[f for f in files.files if prefix + f not in read],
-            checked=None if program.checked is None else list(checked_now),
+            checked=None if ran.checked is None else list(checked_now),
             issues=done.issues,
             started_ns=started_ns,
         )

@@ -36,7 +36,6 @@ from signalint.engines.base import Engine, ProgramKey
 from signalint.engines.runner import Job
 from signalint.model import Issue
 from signalint.project import settle
-from signalint.project.outside import Boundary
 from signalint.storage.entries import (
     CHECKED,
     KEY_VERSION,
@@ -91,11 +90,21 @@ class FileLookup:
 
 
 @dataclass(frozen=True, slots=True)
+class ProgramOf:
+    """A whole-program engine's program as the engine names it
+    (`WholeProgram.program_key`), before the store keys its record."""
+
+    engine: str
+    key: ProgramKey
+
+
+@dataclass(frozen=True, slots=True)
 class ProgramLookup:
     """What the stores hold for a program (`lookup_program`): its record
-    when one is fresh (D2), the newest record of its inputs' previous
-    content, and the inputs whose content changed since then."""
+    key, its record when one is fresh (D2), the newest record of its inputs'
+    previous content, and the inputs whose content changed since then."""
 
+    key: str | None = None
     fresh: ProgramRecord | None = None
     stale: ProgramRecord | None = None
     changed: frozenset[str] = frozenset()
@@ -174,13 +183,7 @@ class CheckStore:
         """What the remote tier did since this view was made (None without one)."""
         if self.remote is None or self._remote_before is None:
             return None
-        counts = self.remote.counts.since(self._remote_before)
-        # The entries its writers took and have not lost: those still being
-        # written behind the answer count, ones refused or failed never do
-        # (program records, sent behind the answer, count once sent: a write
-        # is never counted before the writers took it).
-        counts.writes = self.remote.accepted - self._accepted_before
-        return counts
+        return self.remote.since(self._remote_before, self._accepted_before)
 
     def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
         """sha256 hex of each readable file's content, by the given relative path."""
@@ -188,8 +191,7 @@ class CheckStore:
 
     def absolute_digests(self, paths: Sequence[str]) -> dict[str, str]:
         """As `digests`, for absolute paths."""
-        found = self.local.digests(Path("/"), [p.lstrip("/") for p in paths])
-        return {"/" + p: d for p, d in found.items()}
+        return self.local.absolute_digests(paths)
 
     def version_for(self, exe_key: str) -> str | None:
         """An executable's version as remembered (this process, then the state directory)."""
@@ -298,17 +300,18 @@ class CheckStore:
 
     # Program records (whole-program engines).
 
-    def program_key(self, engine: str, key: ProgramKey, job: Job) -> str:
+    def program_key(self, program: ProgramOf, job: Job) -> str:
         """The record key of `engine`'s program as `job` runs it: its version
         and options, `key` (config files by content, other text), the
         program's directory against the anchors, and the links out of the
         root the walk met (an engine whose own walk follows one reads it)."""
+        key = program.key
         configs = self.digests(job.root, list(key.configs))
         return digest(
             KEY_VERSION,
             PLATFORM,
             "program",
-            engine,
+            program.engine,
             # The program's directory, against the check's root (`Anchors`): two
             # checkouts of one project share records, two programs never do.
             self.anchors.portable(str(job.root)),
@@ -323,17 +326,19 @@ class CheckStore:
 
     async def lookup_program(
         self,
-        key: str,
-        root: Path,
+        program: str | ProgramOf,
+        job: Job,
         candidates: Sequence[str],
-        edge: Boundary,
         threaded: bool = False,
     ) -> ProgramLookup:
-        """The program's fresh record, if one is: every input hashes as
-        recorded, no candidate file (project-relative, of the walk) is new,
-        and no input now resolves outside the root. The first record's inputs
-        are hashed in a worker thread when `threaded` (a warm answer is then
-        on its way); a fresh record is remembered."""
+        """The record of `program` (its record key, or the engine's name for
+        it: keyed here) as `job` runs it, and whether it is fresh: every
+        input hashes as recorded, no candidate file (project-relative, of
+        the walk) is new, and no input now resolves outside the root. The
+        first record's inputs are hashed in a worker thread when `threaded`
+        (a warm answer is then on its way); a fresh record is remembered."""
+        key = program if isinstance(program, str) else self.program_key(program, job)
+        root, edge = job.root, job.edge()
         prefix = f"{root}/"
         known = set(candidates)  # walked: inside the root
         digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
@@ -343,10 +348,10 @@ class CheckStore:
             outside = [f for f in candidates if prefix + f not in record.inputs]
             wanted = [p for p in record.inputs if p not in digests]
             if threaded:
-                digests.update(await asyncio.to_thread(self.absolute_digests, wanted))
+                digests.update(await asyncio.to_thread(self.local.absolute_digests, wanted))
                 threaded = False
             else:
-                digests.update(self.absolute_digests(wanted))
+                digests.update(self.local.absolute_digests(wanted))
             now_digests = {p: digests[p] for p in record.inputs if p in digests}
             if (
                 outside != record.outside
@@ -362,8 +367,8 @@ class CheckStore:
             # Proven fresh: remembered.
             record.loaded = False
             self.memory.programs.put(key, record)
-            return ProgramLookup(record, stale, changed)
-        return ProgramLookup(None, stale, changed)
+            return ProgramLookup(key, record, stale, changed)
+        return ProgramLookup(key, None, stale, changed)
 
     def load_records(self, keys: Sequence[str]) -> None:
         """Read the records of several programs in one batch (a workspace's
@@ -457,11 +462,24 @@ class CheckStore:
                 else:
                     self.results.put_many(dumped)
                 self.local.put_many(values)
-                for group, items in packs.items():
-                    self._send_pack(group, items)
+                # Each group's pack, unless this state directory sent the same one.
+                remote = self.remote
+                for group, (entries, marks) in packs.items():
+                    if remote is None or not entries:
+                        continue
+                    marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
+                    sent = digest(*sorted(entries), "marks", *sorted(marks)).encode()
+                    if self.local.get_many([marker]).get(marker) == sent:
+                        continue
+                    if remote.packed.get(group) != frozenset(entries).union(marks):
+                        items = {k: encode_entry(v) for k, v in entries.items()}
+                        remote.put_pack(group, {**items, **marks})  # read as it is
+                    self.local.put_many({marker: sent})
 
             self.later(write)
-        return self.remote_counts()
+        if self.remote is None or self._remote_before is None:
+            return None
+        return self.remote.since(self._remote_before, self._accepted_before)
 
     def _scoped(self, group: str) -> str:
         return f"{group}\x1f{self._pack_scope}" if group and self._pack_scope else group
@@ -477,21 +495,6 @@ class CheckStore:
             marks = {k: CHECKED if known[k] else NOT_CHECKED for k in asked if k in known}
             packs[group] = ({k: decoded[k] for k in keys if k in decoded}, marks)
         return packs
-
-    def _send_pack(self, group: str, pack: _Pack) -> None:
-        """Send a group's pack unless this state directory sent the same one."""
-        remote = self.remote
-        entries, marks = pack
-        if remote is None or not entries:
-            return
-        marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
-        sent = digest(*sorted(entries), "marks", *sorted(marks)).encode()
-        if self.local.get_many([marker]).get(marker) == sent:
-            return
-        if remote.packed.get(group) != frozenset(entries).union(marks):  # read as it is
-            items = {k: encode_entry(v) for k, v in entries.items()}
-            remote.put_pack(group, {**items, **marks})
-        self.local.put_many({marker: sent})
 
     def _records(self, drafts: dict[str, RecordDraft]) -> dict[str, ProgramRecord]:
         """The records of the drafts that can be made, remembered in this process."""
@@ -513,4 +516,4 @@ class CheckStore:
         return ProgramRecord(inputs, draft.outside, draft.checked, draft.issues)
 
 
-__all__ = ["CheckStore", "FileLookup", "Later", "ProgramLookup", "Writes", "now"]
+__all__ = ["CheckStore", "FileLookup", "Later", "ProgramLookup", "ProgramOf", "Writes", "now"]
