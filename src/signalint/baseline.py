@@ -74,7 +74,7 @@ from signalint.context import Context
 from signalint.matching import persisting
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.request import RunRequest, Since, resolve_revision
-from signalint.workspaces import Workspace, owned
+from signalint.workspaces import Package, Workspace, owned
 from signalint.workspaces import plan as plan_workspace
 
 CHANGED_LINES: Final = "changed-lines"
@@ -207,78 +207,24 @@ async def baseline(
 
 @dataclass(frozen=True, slots=True)
 class _AtRevision:
-    """What a baseline checks in the revision's tree: its scope, the tree's
-    own workspace, and (in a workspace) the affected packages' programs, or
-    the programs of its scope (`RunRequest.program_scope`)."""
+    """What a baseline checks in the revision's tree: the targets there
+    (`present`), the tree's own workspace, and (in a workspace) the affected
+    packages' programs, or the programs of its scope
+    (`RunRequest.program_scope`); and the packages whose issues are taken
+    from the current check (`reused`)."""
 
-    scope: Scope
+    present: tuple[str, ...]
     workspace: Workspace | None
-    programs: tuple[str, ...] | None = None
-    program_scope: Scope | None = None
+    programs: tuple[str, ...] | None
+    program_scope: Scope | None
+    reused: tuple[Package, ...]
 
 
-def _request_at(
-    old: old_tree.OldTree, request: RunRequest, current: CheckRun, what: _AtRevision
-) -> RunRequest:
-    """The request that checks `what` in `old` as the current check ran."""
-    return RunRequest(
-        old.root,
-        request.config,
-        what.scope,
-        workspace=what.workspace,
-        programs=what.programs,
-        program_scope=what.program_scope,
-        # Engine state inside the tree at REV, where the current check's
-        # is inside the project (whatever `SIGNALINT_STATE_DIR` says);
-        # what holds source files beside the copy, as the current
-        # check's is beside the project (tsc's build wrappers resolve
-        # packages from the copy's own node_modules links).
-        state=state_dir(old.root, env={}),
-        work=old.work,
-        cache_dir=request.state_dir,
-        warm=False,
-        tools=current.toolchain,  # the binaries the current check ran (D22)
-        # A shard's files and programs keep their shard at the revision
-        # (paths and programs hash alike there); a workspace's packages
-        # were dealt by their current sizes, so its revision is checked
-        # for the shard's packages as chosen above.
-        shard=request.shard if current.workspace is None else None,
-        # The working tree's links (its virtual environment and
-        # dependencies) are the old tree's own; nothing else outside is.
-        borrowed_from=request.root,
-    )
-
-
-def _failed_at_revision(
-    old: old_tree.OldTree, current: CheckRun, outcomes: Mapping[str, EngineOutcome]
-) -> tuple[tuple[str, ...], tuple[Fallback, ...]]:
-    """The engines that did not run ok at the revision, and those of them
-    that have something to split now (they ran in the current check, or
-    reported issues there), with their reasons; the old tree's paths in
-    those read as the project's own."""
-    reasons = {name: o.message or o.status for name, o in outcomes.items() if o.status != "ok"}
-    with_issues = {i.engine for i in current.result.issues}
-    now = current.result.outcomes
-    fallback = tuple(
-        Fallback(name, reasons[name].replace(str(old.root) + os.sep, ""))
-        for name in sorted(reasons)
-        if name in with_issues or (name in now and now[name].status != "disabled")
-    )
-    return tuple(sorted(reasons)), fallback
-
-
-async def _baseline_in(
-    old: old_tree.OldTree,
-    request: RunRequest,
-    current: CheckRun,
-    rev: str,
-    context: Context | None,
-) -> Baseline:
-    """`baseline` in the copy `old` of the revision's tree."""
+def _what_at_revision(old: old_tree.OldTree, request: RunRequest, current: CheckRun) -> _AtRevision:
+    """Only the packages a change can affect are checked at the revision;
+    what the others have there is what the current check found."""
     targets = request.scope.targets
     program_targets = None if request.program_scope is None else request.program_scope.targets
-    # Only the packages a change can affect are checked at the revision;
-    # what the others have there is what the current check found.
     workspace = current.workspace
     affected = None
     if workspace is not None and current.packages:
@@ -300,39 +246,83 @@ async def _baseline_in(
         if old_workspace is None or {p.name for p in old_workspace.packages} != names:
             # The packages themselves changed: check the whole old tree.
             affected, reused = None, ()
+    return _AtRevision(
+        present,
+        old_workspace,
+        programs=None if affected is None else tuple(p.name for p in checked),
+        program_scope=(
+            Scope(tuple(program_targets))
+            if program_targets is not None and affected is None
+            else None
+        ),
+        reused=tuple(reused),
+    )
+
+
+async def _baseline_in(
+    old: old_tree.OldTree,
+    request: RunRequest,
+    current: CheckRun,
+    rev: str,
+    context: Context | None,
+) -> Baseline:
+    """`baseline` in the copy `old` of the revision's tree."""
+    what = _what_at_revision(old, request, current)
     issues: tuple[Issue, ...] = ()
     outcomes: Mapping[str, EngineOutcome] = {}
-    if present:
-        at_rev = _request_at(
-            old,
-            request,
-            current,
-            _AtRevision(
-                Scope(present),
-                old_workspace,
-                programs=None if affected is None else tuple(p.name for p in checked),
-                program_scope=(
-                    Scope(tuple(program_targets))
-                    if program_targets is not None and affected is None
-                    else None
-                ),
-            ),
+    if what.present:
+        at_rev = RunRequest(
+            old.root,
+            request.config,
+            Scope(what.present),
+            workspace=what.workspace,
+            programs=what.programs,
+            program_scope=what.program_scope,
+            # Engine state inside the tree at REV, where the current check's
+            # is inside the project (whatever `SIGNALINT_STATE_DIR` says);
+            # what holds source files beside the copy, as the current
+            # check's is beside the project (tsc's build wrappers resolve
+            # packages from the copy's own node_modules links).
+            state=state_dir(old.root, env={}),
+            work=old.work,
+            cache_dir=request.state_dir,
+            warm=False,
+            tools=current.toolchain,  # the binaries the current check ran (D22)
+            # A shard's files and programs keep their shard at the revision
+            # (paths and programs hash alike there); a workspace's packages
+            # were dealt by their current sizes, so its revision is checked
+            # for the shard's packages as chosen above.
+            shard=request.shard if current.workspace is None else None,
+            # The working tree's links (its virtual environment and
+            # dependencies) are the old tree's own; nothing else outside is.
+            borrowed_from=request.root,
         )
         old_run = await run_check(at_rev, context or Context())
         issues, outcomes = old_run.result.issues, old_run.result.outcomes
-    if reused and workspace is not None:
+    workspace = current.workspace
+    if what.reused and workspace is not None:
         by_package = owned(workspace.packages, current.result.issues)
-        issues += tuple(i for p in reused for i in by_package.get(p.name, []))
-    failed, fallback = _failed_at_revision(old, current, outcomes)
+        issues += tuple(i for p in what.reused for i in by_package.get(p.name, []))
+    reasons = {name: o.message or o.status for name, o in outcomes.items() if o.status != "ok"}
+    # The engines that failed at the revision and have something to split
+    # now (they ran in the current check, or reported issues there); the old
+    # tree's paths in their messages read as the project's own.
+    with_issues = {i.engine for i in current.result.issues}
+    now = current.result.outcomes
+    fallback = tuple(
+        Fallback(name, reasons[name].replace(str(old.root) + os.sep, ""))
+        for name in sorted(reasons)
+        if name in with_issues or (name in now and now[name].status != "disabled")
+    )
     lines = await changed_lines(request.root, old.commit) if fallback else {}
     return Baseline(
         rev,
         old.commit,
         old.tree,
         issues,
-        present,
-        tuple(p.name for p in reused),
-        failed,
+        what.present,
+        tuple(p.name for p in what.reused),
+        tuple(sorted(reasons)),
         fallback,
         lines,
         old.borrowed,
