@@ -125,9 +125,8 @@ def test_a_filtered_check_emits_one_count_and_points_to_check_project() -> None:
 
 
 def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:
-    payload = payload_for(
-        [make()], added=Additions(warnings={"loopWarning": {"k": 1}, "fileRuleChurnWarning": None})
-    )
+    warnings: Any = {"loopWarning": {"k": 1}, "fileRuleChurnWarning": None}
+    payload = payload_for([make()], added=Additions(warnings=warnings))
     keys = list(payload)
     assert keys.index("truncated") < keys.index("loopWarning") < keys.index("checkId")
     assert "fileRuleChurnWarning" not in payload
