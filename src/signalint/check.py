@@ -610,16 +610,29 @@ class _Kept:
     filtered_out: int = 0
     new_outside: list[Issue] = dataclasses.field(default_factory=list)
     outside: list[Issue] = dataclasses.field(default_factory=list)
+    ripple: Ripple = dataclasses.field(default_factory=Ripple)
 
 
 def _sorted_issues(
     planned: Plan, outcomes: Sequence[EngineOutcome], whole_program: set[str], boundary: Boundary
 ) -> _Kept:
     """Each outcome's issues, kept by the ignore rules and the root's edge,
-    within the reported programs (whole-program engines) or the scope."""
+    within the reported programs (whole-program engines) or the scope; and
+    the edit's ripple (`ripple.ripple`): the issues whole-program engines
+    reported outside the scope, and those of their previous runs that are
+    gone from a file the ignore rules keep, outside the scope (and not
+    still reported by another program: a workspace's packages read the
+    same dependency files)."""
     request = planned.request
     scope, programs_in = request.scope, request.reported_programs
     kept = _Kept()
+    compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
+    gone_kept = [
+        issue
+        for o in compared
+        for issue in o.gone
+        if not programs_in.contains(issue.file) and _keep(issue, planned.ignored, planned.walked)
+    ]
     seen, elsewhere = kept.seen, kept.elsewhere
     # Per file (many issues share a file): kept by the ignore rules, within
     # the reported programs, within the scope.
@@ -637,7 +650,7 @@ def _sorted_issues(
     for outcome in outcomes:
         introduced = outcome.introduced or frozenset()
         program_wide = outcome.engine in whole_program
-        compared = program_wide and outcome.introduced is not None
+        knows_previous = program_wide and outcome.introduced is not None
         for issue in outcome.issues:
             verdict = verdicts.get(issue.file)
             if verdict is None:
@@ -653,7 +666,7 @@ def _sorted_issues(
                 continue
             if not verdict[1 if program_wide else 2]:
                 kept.filtered_out += 1
-                if compared:
+                if knows_previous:
                     kept.outside.append(issue)
                     if issue.issue_id in introduced:
                         kept.new_outside.append(issue)
@@ -666,6 +679,11 @@ def _sorted_issues(
                 elsewhere[issue.issue_id] = issue
                 continue
             seen[issue.issue_id] = issue
+    if compared:
+        still = {issue.issue_id for issue in kept.outside}
+        gone = [issue for issue in gone_kept if issue.issue_id not in still]
+        engines = (o.engine for o in compared)
+        kept.ripple = ripple(kept.new_outside, gone, kept.outside, engines)
     return kept
 
 
@@ -675,13 +693,12 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     request = planned.request
     scope = request.scope
     outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
-    boundary = planned.boundary
-    outcomes = [_noting_outside(o, boundary) for o in outcomes]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
+    boundary = planned.boundary
+    # The issues first: a note on an outcome changes none of them.
     kept = _sorted_issues(planned, outcomes, whole_program, boundary)
     seen, elsewhere, filtered_out = kept.seen, kept.elsewhere, kept.filtered_out
-    new_outside, outside = kept.new_outside, kept.outside
-    changed = _ripple(planned, outcomes, whole_program, new_outside, outside)
+    outcomes = [_noting_outside(o, boundary) for o in outcomes]
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
     result = CheckResult(
@@ -710,33 +727,5 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         all_packages=request.packages or (),
         parts=planned.parts,
         elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
-        ripple=changed,
+        ripple=kept.ripple,
     )
-
-
-def _ripple(
-    planned: Plan,
-    outcomes: Sequence[EngineOutcome],
-    whole_program: set[str],
-    new_outside: list[Issue],
-    outside: list[Issue],
-) -> Ripple:
-    """The edit's ripple (`ripple.ripple`): the issues whole-program engines
-    reported outside the scope, and those of their previous runs that are
-    gone from a file the ignore rules keep, outside the scope (and not
-    still reported by another program: a workspace's packages read the
-    same dependency files)."""
-    compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
-    if not compared:
-        return Ripple()
-    programs_in = planned.request.reported_programs
-    still = {issue.issue_id for issue in outside}
-    gone = [
-        issue
-        for o in compared
-        for issue in o.gone
-        if issue.issue_id not in still
-        and not programs_in.contains(issue.file)
-        and _keep(issue, planned.ignored, planned.walked)
-    ]
-    return ripple(new_outside, gone, outside, (o.engine for o in compared))
