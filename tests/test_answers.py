@@ -65,13 +65,12 @@ def test_a_stat_taken_when_a_file_was_read_is_the_one_kept(
         return real(path)
 
     monkeypatch.setattr(answers, "_stat", counted)
-    started = time.time_ns()
     with answers.recording() as recorded:
         answers.noted([str(read)], [os.stat(read)])
         answers.note([str(other)])
         read.write_text("b")  # a same-size write after the read, mtime put back
         os.utime(read, ns=(1, 1))
-    assert answers.keep(tmp_path, args, env, recorded, started, ("out", "", 0))
+    assert answers.keep(tmp_path, args, env, recorded, ("out", "", 0))
     assert stats == [str(other)]
     assert answers.replay(tmp_path, args, env) is None  # ctime moved: not as read
     capsys.readouterr()
@@ -92,7 +91,7 @@ def test_an_answer_that_depends_on_files_it_did_not_note_is_not_kept(
             answers.note([str(read)])
             if unkept:
                 answers.unkept()
-        kept = answers.keep(tmp_path, args, env, recorded, time.time_ns(), ("out", "", 0))
+        kept = answers.keep(tmp_path, args, env, recorded, ("out", "", 0))
         assert kept is not unkept
 
 

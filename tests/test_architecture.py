@@ -657,3 +657,83 @@ def test_a_document_row_missing_a_line_is_named() -> None:
     assert re.search(
         "differ", document_faults(document.replace("| top", "| up"), read_floors(_PLANT_FLOORS))[0]
     )
+
+
+# Functions stay small: at most 6 parameters (self and cls not counted) and
+# at most 80 lines (from `def` to the last line of the body). Only a
+# front end's option parsing may take more: a command function that mirrors
+# its command's options, one parameter per option, as click hands them over.
+
+MAX_PARAMETERS = 6
+MAX_LINES = 80
+
+SIZE_EXEMPT: Mapping[str, str] = {
+    "cli/check.py:check": "click's command: one parameter per option of `signalint check`",
+    "cli/check.py:_check": "the `check` options, parsed into the Selection and Report values",
+    "cli/init.py:init": "click's command: one parameter per option of `signalint init`",
+}
+
+
+def _definitions(tree: ast.Module) -> Iterable[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(qualified name, node) of every function and method, nested ones too."""
+    for name, node in _functions(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield (f"{name}.{node.name}" if name else node.name), node
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    args = node.args
+    named = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    named += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return named[1:] if named[:1] in (["self"], ["cls"]) else named
+
+
+def size_faults(sources: Mapping[str, str], exempt: Mapping[str, str]) -> list[str]:
+    faults: list[str] = []
+    for rel, text in sorted(sources.items()):
+        for name, node in _definitions(_parsed(rel, text)):
+            if f"{rel}:{name}" in exempt:
+                continue
+            count = len(_parameters(node))
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            if count > MAX_PARAMETERS:
+                faults.append(
+                    f"{rel}:{node.lineno} {name} takes {count} parameters (at most "
+                    f"{MAX_PARAMETERS}): group those that travel together in a frozen dataclass"
+                )
+            if lines > MAX_LINES:
+                faults.append(
+                    f"{rel}:{node.lineno} {name} is {lines} lines long (at most {MAX_LINES}): "
+                    "give its steps functions named for what they do"
+                )
+    return faults
+
+
+def test_functions_are_small() -> None:
+    sources = _sources()
+    defined = {f"{r}:{n}" for r, t in sources.items() for n, _ in _definitions(_parsed(r, t))}
+    assert set(SIZE_EXEMPT) <= defined, f"exempt but gone: {set(SIZE_EXEMPT) - defined}"
+    faults = size_faults(sources, SIZE_EXEMPT)
+    assert not faults, _said(faults)
+
+
+def test_a_planted_long_function_and_a_wide_one_are_named() -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(80))
+    planted = (
+        f"def long() -> None:\n{body}\n\n"
+        "class Wide:\n    def many(self, a, b, c, d, e, f, *g) -> None:\n        pass\n\n"
+        "def six(a, b, c, /, d, *, e, **f) -> None:\n    pass\n"
+    )
+    faults = size_faults(_plant({"ground.py": planted}), {})
+    assert faults == [
+        "ground.py:1 long is 81 lines long (at most 80): give its steps functions named "
+        "for what they do",
+        "ground.py:85 Wide.many takes 7 parameters (at most 6): group those that travel "
+        "together in a frozen dataclass",
+    ]
+    assert (
+        size_faults(
+            _plant({"ground.py": planted}), {"ground.py:long": "x", "ground.py:Wide.many": "y"}
+        )
+        == []
+    )

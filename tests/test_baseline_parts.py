@@ -16,6 +16,7 @@ from signalint.baseline import Baseline, Fallback, Since
 from signalint.changes import changed_lines, parse_changed_lines
 from signalint.cluster import cluster
 from signalint.formats import sarif, text
+from signalint.report import Additions
 from signalint.server import checking
 from signalint.server.errors import ToolRefusal
 
@@ -214,7 +215,7 @@ def test_the_text_header_names_the_fallback_engine_its_failure_and_a_cut_borrowi
     found = issue("src/b.js", 2, engine="eslint", rule="no-var")
     checked = result([found], engines={"eslint": "ok"})
     lines = ["".join(span for span, _ in line) for line in text.build_lines(
-        checked, cluster([found]), baseline=BLOCK
+        checked, cluster([found]), Additions(baseline=BLOCK)
     )]  # fmt: skip
     assert (
         "  eslint failed at main: its issues are new only on lines changed since then "
@@ -229,7 +230,7 @@ def test_sarif_marks_the_run_and_results_of_a_fallback_engine() -> None:
     checked = result([lint, types], engines={"eslint": "ok", "tsc": "ok"})
     fallback = {"eslint": {"rule": "changed-lines", "reason": "eslint exited with code 2"}}
     states = {lint.issue_id: "new", types.issue_id: "unchanged"}
-    log = sarif.build_log(checked, None, states, baseline_fallback=fallback)
+    log = sarif.build_log(checked, None, sarif.Baseline(states, fallback))
     runs = {run["tool"]["driver"]["name"]: run for run in log["runs"]}
     assert runs["eslint"]["properties"]["signalintBaselineFallback"] == fallback["eslint"]
     (result_entry,) = runs["eslint"]["results"]

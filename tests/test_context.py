@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 from signalint.context import Context
-from signalint.model import Issue
+from signalint.model import Issue, Reported
 from tests.factories import issue
 
 
@@ -41,9 +41,9 @@ def test_an_identical_kept_list_reuses_its_merge_and_a_new_one_does_not() -> Non
 
 def test_an_issue_memo_gives_the_same_issue_for_the_same_diagnostic() -> None:
     memo = Context().issue_memo
-    first = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad.")
-    again = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad.")
-    other = memo.issue("tsc", "src/a.ts", 3, 7, "TS2322", "warning", "Type 'x' is bad.")
+    first = memo.issue(Reported("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad."))
+    again = memo.issue(Reported("tsc", "src/a.ts", 3, 7, "TS2322", "error", "Type 'x' is bad."))
+    other = memo.issue(Reported("tsc", "src/a.ts", 3, 7, "TS2322", "warning", "Type 'x' is bad."))
     assert again is first
     assert other is not first and other.severity == "warning"
     assert (

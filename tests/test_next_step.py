@@ -7,7 +7,7 @@ import json
 from signalint.cluster import cluster
 from signalint.formats import json_format
 from signalint.formats.commands import command_words
-from signalint.report import check_payload, left_out_step, next_step
+from signalint.report import Standing, check_payload, left_out_step, next_step
 from signalint.server.words import tool_words
 from signalint.snapshot_query import snapshot_summary
 from tests.factories import issue, snapshot
@@ -38,17 +38,17 @@ def test_nothing_left_out_still_gives_a_next_step_by_status() -> None:
     assert left_out_step("abcd", 0, 0, tool_words) is None
     for front_end in (command_words, tool_words):
         steps = {
-            next_step("abcd", 0, 0, front_end, status="clean"),
-            next_step("abcd", 0, 0, front_end, status="issues_found"),
-            next_step("abcd", 0, 0, front_end, status="error"),
-            next_step("abcd", 0, 0, front_end, status="error", nothing_checked=True),
+            next_step("abcd", 0, 0, front_end, Standing("clean")),
+            next_step("abcd", 0, 0, front_end, Standing("issues_found")),
+            next_step("abcd", 0, 0, front_end, Standing("error")),
+            next_step("abcd", 0, 0, front_end, Standing("error", nothing_checked=True)),
         }
         assert len(steps) == 4 and all(steps)  # four situations, four distinct answers
     assert "`signalint show abcd`" in next_step("abcd", 0, 0, command_words)
     assert "get_issue_detail" in next_step("abcd", 0, 0, tool_words)
-    assert "engine" in next_step("abcd", 0, 0, tool_words, status="error")
+    assert "engine" in next_step("abcd", 0, 0, tool_words, Standing("error"))
     # What was left out comes first, whatever the status.
-    assert "list_issues" in next_step("abcd", 1, 0, tool_words, status="error")
+    assert "list_issues" in next_step("abcd", 1, 0, tool_words, Standing("error"))
 
 
 def test_counts_of_one_and_two_agree_with_their_verbs() -> None:

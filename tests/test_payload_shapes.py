@@ -16,7 +16,7 @@ from signalint import payloads
 from signalint.cluster import cluster
 from signalint.delta import compare
 from signalint.loops import LoopTracker
-from signalint.report import check_payload, flat_entry, issue_detail, issue_entry
+from signalint.report import Additions, check_payload, flat_entry, issue_detail, issue_entry
 from signalint.server.words import tool_words
 from signalint.snapshot_query import list_issues, snapshot_summary
 from signalint.watching import WatchState
@@ -81,7 +81,9 @@ def test_a_watch_entry_is_the_one_entry_with_the_full_id() -> None:
 def test_built_payloads_carry_exactly_the_keys_of_their_types(summarize: bool) -> None:
     found = [RICH, issue("src/a.ts", 1), issue("src/a.ts", 2)]
     snap = snapshot(found, targets=("src",))
-    payload = check_payload(snap.result, snap.clustering, filtered_out=0, words=tool_words)
+    payload = check_payload(
+        snap.result, snap.clustering, added=Additions(filtered_out=0), words=tool_words
+    )
     assert_shape(payload, payloads.CheckPayload)
     for engine in payload["engines"].values():
         assert_shape(engine, payloads.EngineEntry)

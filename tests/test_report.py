@@ -7,7 +7,7 @@ from typing import Any
 
 from signalint.cluster import cluster
 from signalint.model import CheckResult, EngineOutcome, Issue
-from signalint.report import check_payload, fails_priority, issue_detail
+from signalint.report import Additions, check_payload, fails_priority, issue_detail
 from signalint.server.words import tool_words
 
 FULL_KEYS = [
@@ -86,8 +86,8 @@ def test_full_payload_has_schema_fields_in_order() -> None:
 
 def test_compact_payload_renames_keys_and_drops_project_root() -> None:
     issues = [make(f"s{i}", file=f"f{i}.ts") for i in range(3)]
-    full = payload_for(issues, filtered_out=2)
-    compact = payload_for(issues, compact=True, filtered_out=2)
+    full = payload_for(issues, added=Additions(filtered_out=2))
+    compact = payload_for(issues, compact=True, added=Additions(filtered_out=2))
     assert "projectRoot" not in compact
     for long, short in [
         ("schemaVersion", "v"),
@@ -115,17 +115,18 @@ def test_next_step_names_list_issues_only_when_flat_records_are_omitted() -> Non
 
 
 def test_a_filtered_check_emits_one_count_and_points_to_check_project() -> None:
-    payload = payload_for([make()], filtered_out=4)
+    payload = payload_for([make()], added=Additions(filtered_out=4))
     assert payload["filteredOutIssueCount"] == 4 and "filteredOutCount" not in payload
     assert list(payload).count("filteredOutIssueCount") == 1
     assert "check_project" in payload["nextStep"]
-    unfiltered = payload_for([make()], filtered_out=0)
+    unfiltered = payload_for([make()], added=Additions(filtered_out=0))
     assert unfiltered["filteredOutIssueCount"] == 0 and "filteredOutCount" not in unfiltered
     assert "check_project" not in unfiltered["nextStep"]
 
 
 def test_extras_sit_before_check_id_and_none_values_are_dropped() -> None:
-    payload = payload_for([make()], extras={"loopWarning": {"k": 1}, "fileRuleChurnWarning": None})
+    warnings: Any = {"loopWarning": {"k": 1}, "fileRuleChurnWarning": None}
+    payload = payload_for([make()], added=Additions(warnings=warnings))
     keys = list(payload)
     assert keys.index("truncated") < keys.index("loopWarning") < keys.index("checkId")
     assert "fileRuleChurnWarning" not in payload

@@ -441,7 +441,7 @@ def _shard_output(
         parts=frozenset(engines),
         elsewhere=tuple(elsewhere),
     )
-    shard = block(run, result, targets, None, None, with_issues=form == "json")
+    shard = block(run, targets, None, None, with_issues=form == "json")
     if form == "sarif":
         return sarif.render(result, shard=shard)
     payload = json.loads(json_format.render(result, cluster(result.issues)))

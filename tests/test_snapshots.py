@@ -13,7 +13,13 @@ from signalint.model import EngineOutcome
 from signalint.report import check_payload
 from signalint.server.words import tool_words
 from signalint.snapshot import Snapshot, find_references
-from signalint.snapshot_query import STALE_CHECK, CursorError, list_issues, snapshot_summary
+from signalint.snapshot_query import (
+    STALE_CHECK,
+    CursorError,
+    IssueFilter,
+    list_issues,
+    snapshot_summary,
+)
 from signalint.storage.snapshot_codec import RowMemo, decode_snapshot, encode_snapshot
 from signalint.storage.snapshots import SnapshotStore
 from tests.factories import issue, snapshot
@@ -147,12 +153,12 @@ def test_list_issues_filters() -> None:
         issue(file="lib/c.ts", rule="eqeqeq", engine="eslint"),
     ]
     snap = snapshot(issues, engines={"oxlint": "ok", "eslint": "ok"})
-    assert list_issues(snap, file="src")["total"] == 2
-    assert list_issues(snap, file="src/a.ts")["total"] == 1
-    assert list_issues(snap, file="sr")["total"] == 0
-    assert list_issues(snap, rule="eqeqeq")["total"] == 1
-    assert list_issues(snap, severity="warning")["total"] == 1
-    assert list_issues(snap, engine="eslint")["issues"][0]["file"] == "lib/c.ts"
+    assert list_issues(snap, where=IssueFilter(file="src"))["total"] == 2
+    assert list_issues(snap, where=IssueFilter(file="src/a.ts"))["total"] == 1
+    assert list_issues(snap, where=IssueFilter(file="sr"))["total"] == 0
+    assert list_issues(snap, where=IssueFilter(rule="eqeqeq"))["total"] == 1
+    assert list_issues(snap, where=IssueFilter(severity="warning"))["total"] == 1
+    assert list_issues(snap, where=IssueFilter(engine="eslint"))["issues"][0]["file"] == "lib/c.ts"
 
 
 def test_a_cursor_from_another_check_or_filter_is_refused() -> None:
@@ -163,7 +169,7 @@ def test_a_cursor_from_another_check_or_filter_is_refused() -> None:
     with pytest.raises(CursorError):
         list_issues(other, cursor=cursor, limit=2)
     with pytest.raises(CursorError):
-        list_issues(first, cursor=cursor, limit=2, rule="no-unused-vars")
+        list_issues(first, cursor=cursor, limit=2, where=IssueFilter(rule="no-unused-vars"))
     with pytest.raises(CursorError):
         list_issues(first, cursor="!!not-base64!!")
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from signalint.cli.main import main
 from signalint.cli.stats import stats as stats_command
 from signalint.cluster import cluster
-from signalint.history import LOG_NAME, Session, metrics_record, payload_bytes, stats
+from signalint.history import LOG_NAME, Metrics, Session, payload_bytes, stats
 from signalint.report import check_payload
 from signalint.server.words import tool_words
 from tests.factories import issue, result
@@ -47,7 +47,7 @@ def record(session: Session, n: int, issues: list[Any], **metrics: Any) -> None:
         result(issues, check_id=f"c{n}"),
         kind="project",
         targets=["."],
-        metrics=metrics_record(**metrics),
+        metrics=Metrics(**metrics).record(),
     )
 
 
@@ -124,8 +124,10 @@ def test_stats_count_distinct_loop_signatures(tmp_path: Path) -> None:
 def test_stats_read_the_backup_dedupe_overlap_and_count_malformed_lines(tmp_path: Path) -> None:
     state = tmp_path / ".signalint"
     state.mkdir()
-    line = json.dumps({"type": "check", "checkId": "dup", "metrics": metrics_record(latency_ms=5)})
-    other = json.dumps({"type": "check", "checkId": "x", "metrics": metrics_record(latency_ms=7)})
+    line = json.dumps(
+        {"type": "check", "checkId": "dup", "metrics": Metrics(latency_ms=5).record()}
+    )
+    other = json.dumps({"type": "check", "checkId": "x", "metrics": Metrics(latency_ms=7).record()})
     (state / (LOG_NAME + ".1")).write_text(f"{line}\nnot json\n")
     (state / LOG_NAME).write_text(
         f'{line}\n{other}\n{{"type":"check"}}\n{{"type":"state","seq":2}}\n{{"trunc'

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint.formats.sarif import build_log
+from signalint.formats.sarif import Baseline, build_log
 from signalint.matching import persisting
 from signalint.model import CheckResult, Issue, Scope
 from signalint.workspaces import (
@@ -241,7 +241,7 @@ def test_a_moved_issue_persists_and_a_new_one_does_not() -> None:
 def test_sarif_marks_each_result_with_its_baseline_state() -> None:
     new, old = issue("a.ts", 1), issue("b.ts", 2)
     result = CheckResult("c", "f", "/p", {}, (new, old), 0.0)
-    log = build_log(result, None, {new.issue_id: "new", old.issue_id: "unchanged"})
+    log = build_log(result, None, Baseline({new.issue_id: "new", old.issue_id: "unchanged"}))
     states = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r["baselineState"]
         for r in log["runs"][0]["results"]

@@ -98,9 +98,11 @@ class Recording:
     """What the command being recorded read (`note`) and the retained checks
     its answer names (`retain`): each snapshot file with its time to live."""
 
-    __slots__ = ("keepable", "read", "retained", "seen")
+    __slots__ = ("keepable", "read", "retained", "seen", "started_ns")
 
     def __init__(self) -> None:
+        # When the command started: a path written since cannot be trusted.
+        self.started_ns = time.time_ns()
         # False when the answer depends on more than what was read (`unkept`).
         self.keepable = True
         self.read: set[str] = set()
@@ -336,12 +338,11 @@ def keeping(work: Callable[[], tuple[int, Path | None]], event: str = "") -> int
     args = invocation
     if args is None or kept_command(args) is None:
         return work()[0]
-    started_ns = time.time_ns()
     with recording() as recorded, captured() as said:
         code, root = work()
     if root is not None:
         answer = (said.stdout, said.stderr, code)
-        keep(root, args, os.environ, recorded, started_ns, answer, event)
+        keep(root, args, os.environ, recorded, answer, event)
     return code
 
 
@@ -350,17 +351,16 @@ def keep(
     args: Sequence[str],
     env: Mapping[str, str],
     recorded: Recording,
-    started_ns: int,
     answer: tuple[str, str, int],
     event: str = "",
 ) -> bool:
     """Keep `answer` (stdout, stderr, exit code) of `args` (a hook's: to
     `event`) for `replay`, with the stat of every path `recorded` read and
     the retained checks it names; False when a path was written too
-    recently to be trusted (nothing is kept)."""
+    recently to be trusted (since the recording started: nothing is kept)."""
     if kept_command(args) is None or not recorded.read or not recorded.keepable:
         return False
-    trusted_before = min(started_ns, time.time_ns()) - SETTLE_NS
+    trusted_before = min(recorded.started_ns, time.time_ns()) - SETTLE_NS
     paths: dict[str, list[int] | None] = {}
     taken = recorded.seen
     for path in recorded.read:

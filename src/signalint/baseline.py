@@ -74,7 +74,7 @@ from signalint.context import Context
 from signalint.matching import persisting
 from signalint.model import CheckResult, EngineOutcome, Issue, Scope
 from signalint.request import RunRequest, Since, resolve_revision
-from signalint.workspaces import owned
+from signalint.workspaces import Package, Workspace, owned
 from signalint.workspaces import plan as plan_workspace
 
 CHANGED_LINES: Final = "changed-lines"
@@ -205,19 +205,26 @@ async def baseline(
         return await _baseline_in(old, request, current, rev, context)
 
 
-async def _baseline_in(
-    old: old_tree.OldTree,
-    request: RunRequest,
-    current: CheckRun,
-    rev: str,
-    context: Context | None,
-) -> Baseline:
-    """`baseline` in the copy `old` of the revision's tree."""
-    state = request.state_dir
+@dataclass(frozen=True, slots=True)
+class _AtRevision:
+    """What a baseline checks in the revision's tree: the targets there
+    (`present`), the tree's own workspace, and (in a workspace) the affected
+    packages' programs, or the programs of its scope
+    (`RunRequest.program_scope`); and the packages whose issues are taken
+    from the current check (`reused`)."""
+
+    present: tuple[str, ...]
+    workspace: Workspace | None
+    programs: tuple[str, ...] | None
+    program_scope: Scope | None
+    reused: tuple[Package, ...]
+
+
+def _what_at_revision(old: old_tree.OldTree, request: RunRequest, current: CheckRun) -> _AtRevision:
+    """Only the packages a change can affect are checked at the revision;
+    what the others have there is what the current check found."""
     targets = request.scope.targets
     program_targets = None if request.program_scope is None else request.program_scope.targets
-    # Only the packages a change can affect are checked at the revision;
-    # what the others have there is what the current check found.
     workspace = current.workspace
     affected = None
     if workspace is not None and current.packages:
@@ -239,20 +246,38 @@ async def _baseline_in(
         if old_workspace is None or {p.name for p in old_workspace.packages} != names:
             # The packages themselves changed: check the whole old tree.
             affected, reused = None, ()
+    return _AtRevision(
+        present,
+        old_workspace,
+        programs=None if affected is None else tuple(p.name for p in checked),
+        program_scope=(
+            Scope(tuple(program_targets))
+            if program_targets is not None and affected is None
+            else None
+        ),
+        reused=tuple(reused),
+    )
+
+
+async def _baseline_in(
+    old: old_tree.OldTree,
+    request: RunRequest,
+    current: CheckRun,
+    rev: str,
+    context: Context | None,
+) -> Baseline:
+    """`baseline` in the copy `old` of the revision's tree."""
+    what = _what_at_revision(old, request, current)
     issues: tuple[Issue, ...] = ()
     outcomes: Mapping[str, EngineOutcome] = {}
-    if present:
+    if what.present:
         at_rev = RunRequest(
             old.root,
             request.config,
-            Scope(present),
-            workspace=old_workspace,
-            programs=None if affected is None else tuple(p.name for p in checked),
-            program_scope=(
-                Scope(tuple(program_targets))
-                if program_targets is not None and affected is None
-                else None
-            ),
+            Scope(what.present),
+            workspace=what.workspace,
+            programs=what.programs,
+            program_scope=what.program_scope,
             # Engine state inside the tree at REV, where the current check's
             # is inside the project (whatever `SIGNALINT_STATE_DIR` says);
             # what holds source files beside the copy, as the current
@@ -260,23 +285,24 @@ async def _baseline_in(
             # packages from the copy's own node_modules links).
             state=state_dir(old.root, env={}),
             work=old.work,
-            cache_dir=state,
+            cache_dir=request.state_dir,
             warm=False,
             tools=current.toolchain,  # the binaries the current check ran (D22)
             # A shard's files and programs keep their shard at the revision
             # (paths and programs hash alike there); a workspace's packages
             # were dealt by their current sizes, so its revision is checked
             # for the shard's packages as chosen above.
-            shard=request.shard if workspace is None else None,
+            shard=request.shard if current.workspace is None else None,
             # The working tree's links (its virtual environment and
             # dependencies) are the old tree's own; nothing else outside is.
             borrowed_from=request.root,
         )
         old_run = await run_check(at_rev, context or Context())
         issues, outcomes = old_run.result.issues, old_run.result.outcomes
-    if reused and workspace is not None:
+    workspace = current.workspace
+    if what.reused and workspace is not None:
         by_package = owned(workspace.packages, current.result.issues)
-        issues += tuple(i for p in reused for i in by_package.get(p.name, []))
+        issues += tuple(i for p in what.reused for i in by_package.get(p.name, []))
     reasons = {name: o.message or o.status for name, o in outcomes.items() if o.status != "ok"}
     # The engines that failed at the revision and have something to split
     # now (they ran in the current check, or reported issues there); the old
@@ -294,8 +320,8 @@ async def _baseline_in(
         old.commit,
         old.tree,
         issues,
-        present,
-        tuple(p.name for p in reused),
+        what.present,
+        tuple(p.name for p in what.reused),
         tuple(sorted(reasons)),
         fallback,
         lines,

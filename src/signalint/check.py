@@ -175,12 +175,12 @@ class Plan:
     tools: Toolchain
     packages: tuple[Package, ...] | None
     tasks: tuple[Task, ...]
-    division: Division | None = None
-    owned: tuple[str, ...] = ()
-    parts: frozenset[str] = frozenset()
+    division: Division | None
+    owned: tuple[str, ...]
+    parts: frozenset[str]
     # The project's edge: the links out of the root the walks met, and
     # whether a reported file is outside it (`project.outside`).
-    boundary: Boundary | None = None
+    boundary: Boundary
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,40 +193,45 @@ class TaskResult:
     package_runs: tuple[PackageRun, ...] = ()
 
 
-async def plan(request: RunRequest, context: Context) -> Plan:
-    """Choose the packages, resolve the engines, walk once, and make one
-    task per enabled engine."""
+@dataclass(frozen=True, slots=True)
+class _Walked:
+    """The project as one check walks it: the files found (`files`, and as a
+    set), the config's ignore rules, every project file for the programs'
+    candidates (`listing`), and the root's edge the walks told."""
+
+    files: list[str]
+    walked: frozenset[str]
+    ignored: Callable[[str], bool]
+    listing: ProjectFiles
+    boundary: Boundary
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a check's tasks are made for: the request, its walk, the part of
+    it this check runs (a shard's `division`, its `owned` files and
+    packages; everything without one), and which files' issues are
+    reported (`reported`)."""
+
+    request: RunRequest
+    walked: _Walked
+    division: Division | None
+    owned: list[str]
+    owned_packages: tuple[Package, ...] | None
+    reported: Callable[[str], bool]
+
+
+def _walk(request: RunRequest, context: Context) -> _Shape:
+    """Walk the scope once, and take the part of it this check runs.
+
+    Nothing from outside the root: the walks tell the boundary the links
+    out of it they meet; every job drops what an engine says about them.
+    An old tree's and a shadow copy's links into the project they stand
+    for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`). A
+    shard runs its files, its packages and the programs it owns.
+    """
     root, config, scope = request.root, request.config, request.scope
     memo = context.walk_memo(root)
-    if request.work is None and work.prepare(request.work_dir, root):
-        # The project's own, outside its tree; an older Signalint's copies
-        # and wrappers inside the tree go.
-        work.remove_legacy(request.state_dir)
-    store = None
-    if request.use_cache:
-        anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
-        # Packs: the whole project's, or a shard's own (its files are the same
-        # each run); a check of some paths keeps none (its batches are partial).
-        packs = None if not scope.whole_project else ""
-        if packs is not None and request.shard is not None:
-            packs = f"shard {request.shard.label}"
-        remote = config.remote_cache
-        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
-    programs_in = request.reported_programs
-    workspace, packages = request.workspace, request.packages
-    stand_ins = _stand_ins(config, packages)
-    enabled = [
-        engine
-        for name, engine in ENGINES.items()
-        if name in config.enabled_engines or name in stand_ins
-    ]
-    tools = request.tools or toolchain(root, enabled)
-    book = Unremembered() if store is None else store
-    versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
-    # Nothing from outside the root: the walks tell the boundary the links
-    # out of it they meet; every job drops what an engine says about them.
-    # An old tree's and a shadow copy's links into the project they stand
-    # for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`).
     origin = origin_of(root)
     trusted = tuple(p for p in (request.borrowed_from, origin) if p is not None and p != root)
     walked_set: set[str] = set()
@@ -237,8 +242,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         root, config.ignore, memo, files if scope.whole_project else None, boundary
     )
     ignored = config_matcher(tuple(config.ignore))
-    walked = frozenset(files)
-    # A shard runs its part only: its files, its packages, the programs it owns.
+    walked = _Walked(files, frozenset(files), ignored, listing, boundary)
+    workspace, packages = request.workspace, request.packages
     division: Division | None = None
     owned, owned_packages = files, packages
     if request.shard is not None:
@@ -251,15 +256,48 @@ async def plan(request: RunRequest, context: Context) -> Plan:
         owned = [f for f in files if division.owns_file(f)]
         if packages is not None:
             owned_packages = tuple(p for p in packages if division.owns_package(p))
-    parts: set[str] = set()
+    programs_in, found = request.reported_programs, walked.walked
 
     def reported(rel_path: str) -> bool:
         """Whether issues in this project file would be reported: in scope, not
         ignored. A whole-program engine covers only such files (D17)."""
         # The walk already applied the ignore rules to the files it found.
-        return programs_in.contains(rel_path) and (rel_path in walked or not ignored(rel_path))
+        return programs_in.contains(rel_path) and (rel_path in found or not ignored(rel_path))
 
+    return _Shape(request, walked, division, owned, owned_packages, reported)
+
+
+async def plan(request: RunRequest, context: Context) -> Plan:
+    """Choose the packages, resolve the engines, walk once, and make one
+    task per enabled engine."""
+    root, config = request.root, request.config
+    if request.work is None and work.prepare(request.work_dir, root):
+        # The project's own, outside its tree; an older Signalint's copies
+        # and wrappers inside the tree go.
+        work.remove_legacy(request.state_dir)
+    store = None
+    if request.use_cache:
+        anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
+        # Packs: the whole project's, or a shard's own (its files are the same
+        # each run); a check of some paths keeps none (its batches are partial).
+        packs = None if not request.scope.whole_project else ""
+        if packs is not None and request.shard is not None:
+            packs = f"shard {request.shard.label}"
+        remote = config.remote_cache
+        store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
+    stand_ins = _stand_ins(config, request.packages)
+    enabled = [
+        engine
+        for name, engine in ENGINES.items()
+        if name in config.enabled_engines or name in stand_ins
+    ]
+    tools = request.tools or toolchain(root, enabled)
+    book = Unremembered() if store is None else store
+    versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
+    shape = _walk(request, context)
+    walked = shape.walked
     tasks: list[Task] = []
+    parts: set[str] = set()
     for engine in enabled:
         name = engine.name
         job = Job(
@@ -268,7 +306,7 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             timeout_s=config.timeouts_ms[name] / 1000,
             state_dir=request.state_dir,
             work_dir=request.work_dir,
-            target=scope.targets[0],
+            target=request.scope.targets[0],
             progress=request.progress,
             # The executable and interpreter every run of this engine uses (D22).
             resolved=tools.engines.get(name),
@@ -276,81 +314,103 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             version=versions.get(name, "unknown"),
             # `--no-cache` is the cold reference: every engine runs cold.
             warm=context.warm if request.warm and request.use_cache else None,
-            boundary=boundary,
+            boundary=walked.boundary,
         )
-        if not engine.spec.whole_program:
-            expected = scope.whole_project and division is None and engine.detect(root) is not None
-            tasks.append(FileTask(engine, job, owned, expected))
-            if owned:
-                parts.add(name)
-            continue
-        # A workspace check of paths outside every package runs the root's
-        # program as without a workspace.
-        if not (engine.spec.per_package and packages):
-            if division is not None and not division.owns_program(name, job.target):
-                home = division.program_shard(name, job.target)
-                tasks.append(ElsewhereTask(engine, home, division.shard.count))
-                continue
+        task = _task(engine, job, shape, context, stand_ins.get(name, ()))
+        if isinstance(task, PackagesTask) and name in stand_ins and not task.requests:
+            continue  # every package it would check is checked by its replacement
+        tasks.append(task)
+        if _has_work(task):
             parts.add(name)
-            program = ProgramRequest(
-                job,
-                project_files=listing.all,
-                in_scope=reported,
-                issue_memo=context.issue_memo,
+    return Plan(
+        request,
+        walked.files,
+        walked.walked,
+        walked.ignored,
+        store,
+        tools,
+        shape.owned_packages,
+        tuple(tasks),
+        shape.division,
+        tuple(shape.owned),
+        frozenset(parts),
+        walked.boundary,
+    )
+
+
+def _has_work(task: Task) -> bool:
+    """Whether a task has work in this check (a shard's `parts`)."""
+    if isinstance(task, FileTask):
+        return bool(task.files)
+    if isinstance(task, PackagesTask):
+        return bool(task.packages)
+    return isinstance(task, ProgramTask)
+
+
+def _task(
+    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+) -> Task:
+    """The task of one enabled engine: its files, the root's program, or
+    each package's program (none where one of its `replacements` checks
+    the package)."""
+    request, division = shape.request, shape.division
+    scope, root = request.scope, request.root
+    if not engine.spec.whole_program:
+        expected = scope.whole_project and division is None and engine.detect(root) is not None
+        return FileTask(engine, job, shape.owned, expected)
+    job = dataclasses.replace(job, issue_memo=context.issue_memo)
+    # A workspace check of paths outside every package runs the root's
+    # program as without a workspace.
+    if not (engine.spec.per_package and request.packages):
+        if division is not None and not division.owns_program(engine.name, job.target):
+            home = division.program_shard(engine.name, job.target)
+            return ElsewhereTask(engine, home, division.shard.count)
+        program = ProgramRequest(
+            job,
+            project_files=shape.walked.listing.all,
+            in_scope=shape.reported,
+            later=context.in_background,
+            files_only=request.files_only,
+        )
+        return ProgramTask(engine, program)
+    return _packages_task(engine, job, shape, context, replacements)
+
+
+def _packages_task(
+    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+) -> PackagesTask:
+    """A per-package engine's task: each owned package's own program, or
+    why it has nothing to run there."""
+    name, request, listing = engine.name, shape.request, shape.walked.listing
+    skipped: list[PackageRun] = []
+    requests: list[ProgramRequest] = []
+    owned_packages = shape.owned_packages
+    assert owned_packages is not None  # a division keeps a workspace's packages
+    for package in owned_packages:
+        if engine.detect(request.root / package.path) is None:
+            note = f"no {name} configuration in {package.path}/"
+            skipped.append(PackageRun(package, name, None, note))
+            continue
+        by = next((r.name for r in replacements if r.detect(request.root / package.path)), None)
+        if by is not None:
+            note = f"{package.path}/ is checked by {by}, which replaces {name}"
+            skipped.append(PackageRun(package, name, None, note))
+            continue
+        # Its candidates are the package's files only, so a file added to
+        # another package leaves this package's record fresh; its inputs
+        # (which include the sources of the packages it needs) decide
+        # freshness as for any program.
+        requests.append(
+            ProgramRequest(
+                dataclasses.replace(job, target=package.path),
+                project_files=functools.partial(listing.under, package.path),
+                in_scope=functools.partial(_in_package, package.path + "/", shape.reported),
                 later=context.in_background,
                 files_only=request.files_only,
             )
-            tasks.append(ProgramTask(engine, program))
-            continue
-        skipped: list[PackageRun] = []
-        requests: list[ProgramRequest] = []
-        assert owned_packages is not None  # a division keeps a workspace's packages
-        for package in owned_packages:
-            if engine.detect(root / package.path) is None:
-                note = f"no {name} configuration in {package.path}/"
-                skipped.append(PackageRun(package, name, None, note))
-                continue
-            by = next(
-                (r.name for r in stand_ins.get(name, ()) if r.detect(root / package.path)), None
-            )
-            if by is not None:
-                note = f"{package.path}/ is checked by {by}, which replaces {name}"
-                skipped.append(PackageRun(package, name, None, note))
-                continue
-            # Its candidates are the package's files only, so a file added to
-            # another package leaves this package's record fresh; its inputs
-            # (which include the sources of the packages it needs) decide
-            # freshness as for any program.
-            requests.append(
-                ProgramRequest(
-                    dataclasses.replace(job, target=package.path),
-                    project_files=functools.partial(listing.under, package.path),
-                    in_scope=functools.partial(_in_package, package.path + "/", reported),
-                    issue_memo=context.issue_memo,
-                    later=context.in_background,
-                    files_only=request.files_only,
-                )
-            )
-        if name in stand_ins and not requests:
-            continue  # every package it would check is checked by its replacement
-        if owned_packages:
-            parts.add(name)
-        needs = workspace.needs if workspace is not None else {}
-        tasks.append(PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs))
-    return Plan(
-        request,
-        files,
-        walked,
-        ignored,
-        store,
-        tools,
-        owned_packages,
-        tuple(tasks),
-        division,
-        tuple(owned),
-        frozenset(parts),
-        boundary,
-    )
+        )
+    needs = request.workspace.needs if request.workspace is not None else {}
+    return PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs)
 
 
 async def execute(task: Task, store: CheckStore | None) -> TaskResult:
@@ -553,8 +613,7 @@ async def run_check(request: RunRequest, context: Context | None = None) -> Chec
     run = _assemble(planned, results, context)
     store = planned.store
     if store is not None:
-        store.keep(r.writes for r in results)
-        remote = store.remote_counts()
+        remote = store.keep(r.writes for r in results)
         if remote is not None:
             result = dataclasses.replace(run.result, remote_cache=remote.as_json())
             run = dataclasses.replace(run, result=result)
@@ -575,24 +634,45 @@ def _noting_outside(outcome: EngineOutcome, boundary: Boundary) -> EngineOutcome
     return dataclasses.replace(outcome, message=message)
 
 
-def _owns(division: Division | None, rel_path: str) -> bool:
-    return division is None or division.owns_file(rel_path)
+@dataclass(slots=True)
+class _Kept:
+    """A check's issues sorted by where they go: reported (`seen`, by id),
+    another shard's (`elsewhere`), or filtered out (counted; those of
+    whole-program engines that know their previous run kept for the
+    ripple: `outside`, and what is new there, `new_outside`)."""
+
+    seen: dict[str, Issue] = dataclasses.field(default_factory=dict)
+    elsewhere: dict[str, Issue] = dataclasses.field(default_factory=dict)
+    filtered_out: int = 0
+    new_outside: list[Issue] = dataclasses.field(default_factory=list)
+    outside: list[Issue] = dataclasses.field(default_factory=list)
+    ripple: Ripple = dataclasses.field(default_factory=Ripple)
 
 
-def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:
-    """The check's answer from its tasks' results: coverage settled, issues
-    filtered to the scope, merged (D20) and fingerprinted."""
+def _sorted_issues(
+    planned: Plan, outcomes: Sequence[EngineOutcome], whole_program: set[str], boundary: Boundary
+) -> _Kept:
+    """Each outcome's issues, kept by the ignore rules and the root's edge,
+    within the reported programs (whole-program engines) or the scope; and
+    the edit's ripple (`ripple.ripple`): the issues whole-program engines
+    reported outside the scope, and those of their previous runs that are
+    gone from a file the ignore rules keep, outside the scope (and not
+    still reported by another program: a workspace's packages read the
+    same dependency files)."""
     request = planned.request
     scope, programs_in = request.scope, request.reported_programs
-    outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
-    boundary = planned.boundary or Boundary(request.root)
-    outcomes = [_noting_outside(o, boundary) for o in outcomes]
-    whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
+    kept = _Kept()
+    compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
+    gone_kept = [
+        issue
+        for o in compared
+        for issue in o.gone
+        if not programs_in.contains(issue.file) and _keep(issue, planned.ignored, planned.walked)
+    ]
+    seen, elsewhere = kept.seen, kept.elsewhere
     # Per file (many issues share a file): kept by the ignore rules, within
     # the reported programs, within the scope.
     verdicts: dict[str, tuple[bool, bool, bool]] = {}
-    seen: dict[str, Issue] = {}
-    filtered_out = 0
     # A shard keeps a per-package program's issue only in a file it owns:
     # two shards' programs can read (and report) the same dependency file.
     division = planned.division
@@ -601,15 +681,12 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         if division is None
         else {t.engine.name for t in planned.tasks if isinstance(t, PackagesTask)}
     )
-    elsewhere: dict[str, Issue] = {}
     # Out of scope, from whole-program engines that know their previous run:
     # what is new there, and everything there (`ripple`).
-    new_outside: list[Issue] = []
-    outside: list[Issue] = []
     for outcome in outcomes:
         introduced = outcome.introduced or frozenset()
         program_wide = outcome.engine in whole_program
-        compared = program_wide and outcome.introduced is not None
+        knows_previous = program_wide and outcome.introduced is not None
         for issue in outcome.issues:
             verdict = verdicts.get(issue.file)
             if verdict is None:
@@ -624,17 +701,40 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
             if not verdict[0] or issue.issue_id in seen:
                 continue
             if not verdict[1 if program_wide else 2]:
-                filtered_out += 1
-                if compared:
-                    outside.append(issue)
+                kept.filtered_out += 1
+                if knows_previous:
+                    kept.outside.append(issue)
                     if issue.issue_id in introduced:
-                        new_outside.append(issue)
+                        kept.new_outside.append(issue)
                 continue
-            if outcome.engine in divided and not _owns(division, issue.file):
+            if (
+                outcome.engine in divided
+                and division is not None
+                and not division.owns_file(issue.file)
+            ):
                 elsewhere[issue.issue_id] = issue
                 continue
             seen[issue.issue_id] = issue
-    changed = _ripple(planned, outcomes, whole_program, new_outside, outside)
+    if compared:
+        still = {issue.issue_id for issue in kept.outside}
+        gone = [issue for issue in gone_kept if issue.issue_id not in still]
+        engines = (o.engine for o in compared)
+        kept.ripple = ripple(kept.new_outside, gone, kept.outside, engines)
+    return kept
+
+
+def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) -> CheckRun:
+    """The check's answer from its tasks' results: coverage settled, issues
+    filtered to the scope, merged (D20) and fingerprinted."""
+    request = planned.request
+    scope = request.scope
+    outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
+    whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
+    boundary = planned.boundary
+    # The issues first: a note on an outcome changes none of them.
+    kept = _sorted_issues(planned, outcomes, whole_program, boundary)
+    seen, elsewhere, filtered_out = kept.seen, kept.elsewhere, kept.filtered_out
+    outcomes = [_noting_outside(o, boundary) for o in outcomes]
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
     result = CheckResult(
@@ -663,33 +763,5 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
         all_packages=request.packages or (),
         parts=planned.parts,
         elsewhere=tuple(sorted(elsewhere.values(), key=Issue.sort_key)),
-        ripple=changed,
+        ripple=kept.ripple,
     )
-
-
-def _ripple(
-    planned: Plan,
-    outcomes: Sequence[EngineOutcome],
-    whole_program: set[str],
-    new_outside: list[Issue],
-    outside: list[Issue],
-) -> Ripple:
-    """The edit's ripple (`ripple.ripple`): the issues whole-program engines
-    reported outside the scope, and those of their previous runs that are
-    gone from a file the ignore rules keep, outside the scope (and not
-    still reported by another program: a workspace's packages read the
-    same dependency files)."""
-    compared = [o for o in outcomes if o.engine in whole_program and o.introduced is not None]
-    if not compared:
-        return Ripple()
-    programs_in = planned.request.reported_programs
-    still = {issue.issue_id for issue in outside}
-    gone = [
-        issue
-        for o in compared
-        for issue in o.gone
-        if issue.issue_id not in still
-        and not programs_in.contains(issue.file)
-        and _keep(issue, planned.ignored, planned.walked)
-    ]
-    return ripple(new_outside, gone, outside, (o.engine for o in compared))

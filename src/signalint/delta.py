@@ -121,22 +121,59 @@ def _listing(check_id: str, issues: list[tuple[Issue, str]], words: Words) -> st
     return f"list {them(len(issues))} {words(Step('list', check_id, example))}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Sides:
+    """The issues of two checks sorted by who could see them: introduced
+    and resolved where both looked, unobserved (a baseline issue the
+    current check did not look for) and newly observed (a current issue
+    where the baseline did not look), each with its reason; how many
+    persist, and whether the current check covers the baseline's."""
+
+    introduced: list[Issue]
+    resolved: list[Issue]
+    unobserved: list[tuple[Issue, str]]
+    newly: list[tuple[Issue, str]]
+    persisting: int
+    complete: bool
+
+    def counts(self) -> DeltaCounts:
+        return {
+            "introduced": len(self.introduced),
+            "resolved": len(self.resolved),
+            "unobserved": len(self.unobserved),
+            "newlyObserved": len(self.newly),
+            "persisting": self.persisting,
+        }
+
+
+def _sides(baseline: Snapshot, current: Snapshot, ripple: Ripple | None) -> _Sides:
+    """Pair off the two checks' issues and sort the rest by coverage (`ripple`:
+    the current check's, its files observed too)."""
+    old = dict(baseline.by_id)
+    new = dict(current.by_id)
+    if ripple is not None:
+        new.update((i.issue_id, i) for i in ripple.present)
+    persisting = pair_off(old, new)
+    # Gone from the current check: resolved only where the current check looked.
+    resolved, unobserved = _split_by_coverage(old.values(), current, ripple)
+    # New in the current check: introduced only where the baseline looked.
+    introduced, newly = _split_by_coverage(new.values(), baseline)
+    if ripple is not None:
+        persisting += _stand_in(ripple, baseline, introduced, resolved, newly)
+    complete = not unobserved and _covers(baseline, current)
+    return _Sides(introduced, resolved, unobserved, newly, persisting, complete)
+
+
 def _next_step(
-    counts: DeltaCounts,
-    complete: bool,
-    baseline: Snapshot,
-    current: Snapshot,
-    unobserved: list[tuple[Issue, str]],
-    newly: list[tuple[Issue, str]],
-    words: Words,
-    introduced: int,
-    elsewhere: int = 0,
+    sides: _Sides, baseline: Snapshot, current: Snapshot, words: Words, elsewhere: int = 0
 ) -> str:
     # The word "clean" appears only in the last line, reached only with
     # complete coverage, nothing introduced and no issue left (D7), in the
     # checked files or, `elsewhere`, in the other files the edit changed.
     # `introduced` counts those in the checked files (a ripple's are said
     # by `_elsewhere_step`).
+    introduced = sum(1 for i in sides.introduced if not _outside(current, i))
+    unobserved, newly, complete = sides.unobserved, sides.newly, sides.complete
     parts: list[str] = []
     if introduced:
         parts.append(
@@ -163,11 +200,11 @@ def _next_step(
         )
     if parts:
         return " ".join(parts)
-    if counts["introduced"]:
-        return f"{count(counts['resolved'], 'issue')} resolved."
+    if sides.introduced:
+        return f"{count(len(sides.resolved), 'issue')} resolved."
     if current.result.issues or elsewhere:
         return (
-            f"Nothing introduced; {counts['resolved']} resolved, "
+            f"Nothing introduced; {len(sides.resolved)} resolved, "
             f"{len(current.result.issues) + elsewhere} still present."
         )
     return "Clean: nothing introduced, and the current check found no issues with full coverage."
@@ -232,28 +269,10 @@ def compare(
     listed first, at most `elsewhere.listed` of them (the rest counted,
     `truncated`, and `nextStep` says how to list them).
     """
-    old = dict(baseline.by_id)
-    new = dict(current.by_id)
     ripple = None if elsewhere is None else elsewhere.ripple
-    if ripple is not None:
-        new.update((i.issue_id, i) for i in ripple.present)
-    persisting = pair_off(old, new)
-
-    # Gone from the current check: resolved only where the current check looked.
-    resolved, unobserved = _split_by_coverage(old.values(), current, ripple)
-    # New in the current check: introduced only where the baseline looked.
-    introduced, newly = _split_by_coverage(new.values(), baseline)
-    if ripple is not None:
-        persisting += _stand_in(ripple, baseline, introduced, resolved, newly)
-
-    counts: DeltaCounts = {
-        "introduced": len(introduced),
-        "resolved": len(resolved),
-        "unobserved": len(unobserved),
-        "newlyObserved": len(newly),
-        "persisting": persisting,
-    }
-    complete = not unobserved and _covers(baseline, current)
+    sides = _sides(baseline, current, ripple)
+    introduced, resolved = sides.introduced, sides.resolved
+    unobserved, newly = sides.unobserved, sides.newly
     errors_introduced = sum(1 for i in introduced if i.severity == "error")
     errors_resolved = sum(1 for i in resolved if i.severity == "error")
     shown = LIST_LIMIT if elsewhere is None else elsewhere.listed
@@ -261,11 +280,8 @@ def compare(
     listed_resolved = _listed(resolved, current, shown)
     step = ""
     if words is not None:
-        here = sum(1 for i in introduced if not _outside(current, i))
         still = 0 if ripple is None else len(ripple.now)
-        step = _next_step(
-            counts, complete, baseline, current, unobserved, newly, words, here, still
-        )
+        step = _next_step(sides, baseline, current, words, still)
         if elsewhere is not None:
             step = _elsewhere_step(introduced, resolved, current, elsewhere, words) + step
     return {
@@ -275,11 +291,11 @@ def compare(
         "resolved": [_entry(baseline, i) for i in listed_resolved],
         "unobserved": _summary(unobserved) if summarize else _entries(baseline, unobserved),
         "newlyObserved": _summary(newly) if summarize else _entries(current, newly),
-        "counts": counts,
+        "counts": sides.counts(),
         "errorsIntroduced": errors_introduced,
         "errorsResolved": errors_resolved,
         "netDelta": errors_introduced - errors_resolved,
-        "coverageComplete": complete,
+        "coverageComplete": sides.complete,
         "truncated": len(listed_introduced) < len(introduced)
         or len(listed_resolved) < len(resolved)
         or (not summarize and any(len(listed) > LIST_LIMIT for listed in (unobserved, newly))),

@@ -56,24 +56,23 @@ async def run_file_engine(
         # derive the keys afterwards, off the event loop (a detached view: a
         # store object's memo is not shared across threads).
         run = await run_engine(engine, job, relevant)
-        detached = store.detached()
-        keys = await asyncio.to_thread(detached.file_keys, engine, root, relevant, base)
-        if run.linted is not None:
-            marks = await asyncio.to_thread(detached.membership_keys, engine, root, relevant, base)
+        with_marks = run.linted is not None
+        keys, marks = await asyncio.to_thread(
+            store.keys_after_run, engine, root, relevant, base, with_marks
+        )
         misses = relevant
     else:
-        keys = store.file_keys(engine, root, relevant, base)
-        found = store.entries(list(keys.values()), group=base)
-        misses = [f for f in relevant if keys.get(f) not in found]
+        found = store.lookup_files(engine, root, relevant, base)
+        keys = found.keys
+        misses = [f for f in relevant if keys.get(f) not in found.found]
         for f in relevant:
             key = keys.get(f)
-            entry = found.get(key) if key is not None else None
+            entry = found.found.get(key) if key is not None else None
             if entry is not None:
                 issues.extend(entry)
                 cached += 1
         if misses:
-            marks = store.membership_keys(engine, root, misses, base)
-            verdicts = store.marks(list(marks.values()), group=base)
+            marks, verdicts = found.marks, found.verdicts
             unchecked = {f for f in misses if verdicts.get(marks[f]) is False}
             if unchecked:
                 writes.entries.update({keys[f]: None for f in unchecked if f in keys})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,9 @@ __all__ = [
     "LOG_NAME",
     "CheckKind",
     "LoopTracker",
+    "Metrics",
     "Session",
     "Warnings",
-    "metrics_record",
     "payload_bytes",
     "stats",
 ]
@@ -223,39 +224,43 @@ def payload_size(payload: Mapping[str, object]) -> int:
     return len(compact_json(payload).encode("utf-8"))
 
 
-def metrics_record(
-    *,
-    latency_ms: float | None,
-    cache_hits: int = 0,
-    cache_misses: int = 0,
-    payload_before: int = 0,
-    payload_after: int = 0,
-    remote: Mapping[str, int] | None = None,
-    warm_answers: int = 0,
-    fallbacks: int = 0,
-    restarts: int = 0,
-    daemon_fallback: bool = False,
-) -> dict[str, Any]:
-    """The `metrics` object of a check record, as `stats` reads it; `remote`
-    is what the shared result store did (`remoteCache`), when one is set.
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """What a check record measures, as `stats` reads it: `remote` is what
+    the shared result store did (`remoteCache`), when one is set;
     `warm_answers` and `fallbacks` count the check's engines answered by a
     warm worker and by the cold path after a worker failed (their outcomes'
     `served`); `restarts` the warm workers replaced during the check."""
-    metrics: dict[str, Any] = {
-        "latencyMs": None if latency_ms is None else round(latency_ms, 3),
-        "cacheHits": cache_hits,
-        "cacheMisses": cache_misses,
-        "payloadBytesBefore": payload_before,
-        "payloadBytesAfter": payload_after,
-        "warmAnswers": warm_answers,
-        "warmFallbacks": fallbacks,
-        "warmRestarts": restarts,
-        # 1 when the project's daemon failed and the check ran in-process, cold.
-        "daemonFallbacks": int(daemon_fallback),
-    }
-    if remote is not None:
-        metrics["remoteCache"] = dict(remote)
-    return metrics
+
+    latency_ms: float | None
+    cache_hits: int = 0
+    cache_misses: int = 0
+    payload_before: int = 0
+    payload_after: int = 0
+    remote: Mapping[str, int] | None = None
+    warm_answers: int = 0
+    fallbacks: int = 0
+    restarts: int = 0
+    daemon_fallback: bool = False
+
+    def record(self) -> dict[str, Any]:
+        """The `metrics` object of a check record."""
+        latency_ms = self.latency_ms
+        metrics: dict[str, Any] = {
+            "latencyMs": None if latency_ms is None else round(latency_ms, 3),
+            "cacheHits": self.cache_hits,
+            "cacheMisses": self.cache_misses,
+            "payloadBytesBefore": self.payload_before,
+            "payloadBytesAfter": self.payload_after,
+            "warmAnswers": self.warm_answers,
+            "warmFallbacks": self.fallbacks,
+            "warmRestarts": self.restarts,
+            # 1 when the project's daemon failed and the check ran in-process, cold.
+            "daemonFallbacks": int(self.daemon_fallback),
+        }
+        if self.remote is not None:
+            metrics["remoteCache"] = dict(self.remote)
+        return metrics
 
 
 def _number(value: object) -> float | None:
@@ -328,7 +333,7 @@ def stats(state_dir: Path) -> dict[str, Any]:
         ),
         "malformedLinesSkipped": malformed,
         # Summed over the checks: engines answered warm, by the cold path
-        # after a worker failed, and workers restarted (`metrics_record`).
+        # after a worker failed, and workers restarted (`Metrics`).
         **warm,
         # Summed over the checks that had a shared store; None: none had.
         "remoteCache": remote,

@@ -131,6 +131,20 @@ class Issue:
         return (self.file, self.line, self.col, self.rule, self.issue_id)
 
 
+@dataclass(frozen=True, slots=True)
+class Reported:
+    """What an engine reported at one place, as a plain issue is made of
+    it (no end position, docs or fix): the key of `IssueMemo`."""
+
+    engine: str
+    file: str
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    message: str
+
+
 class IssueMemo:
     """Issues already made, by their constructor arguments (bounded).
 
@@ -142,31 +156,22 @@ class IssueMemo:
 
     def __init__(self, capacity: int = 200_000) -> None:
         self.capacity = capacity
-        self._made: dict[tuple[object, ...], Issue] = {}
+        self._made: dict[Reported, Issue] = {}
 
-    def issue(
-        self,
-        engine: str,
-        file: str,
-        line: int,
-        col: int,
-        rule: str,
-        severity: Severity,
-        message: str,
-    ) -> Issue:
-        key = (engine, file, line, col, rule, severity, message)
-        found = self._made.get(key)
+    def issue(self, reported: Reported) -> Issue:
+        """The issue `reported` makes, the same object as last time."""
+        found = self._made.get(reported)
         if found is None:
             if len(self._made) >= self.capacity:
                 self._made.clear()  # only a memo
-            found = self._made[key] = Issue(
-                engine=engine,
-                file=file,
-                line=line,
-                col=col,
-                rule=rule,
-                severity=severity,
-                message=message,
+            found = self._made[reported] = Issue(
+                engine=reported.engine,
+                file=reported.file,
+                line=reported.line,
+                col=reported.col,
+                rule=reported.rule,
+                severity=reported.severity,
+                message=reported.message,
             )
         return found
 

@@ -128,13 +128,9 @@ async def _drain(stream: asyncio.StreamReader) -> None:
         pass
 
 
-async def run(command: Command, *, output_limit: int | None = None) -> ProcessResult:
-    """Run `command` to completion, timeout, overflow or cancellation.
-
-    Cancellation (asyncio.CancelledError) kills the process group, waits for
-    the child, and re-raises.
-    """
-    started = time.monotonic()
+async def _start(command: Command) -> asyncio.subprocess.Process | ProcessResult:
+    """The child `command` starts, in a session of its own; or the result of
+    a start that failed (a missing executable is a result, not an error)."""
     env = {**os.environ, **command.env} if command.env else None
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
@@ -151,7 +147,7 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
         # Shielded: a cancellation that lands while the child is starting
         # must still find the child, or its process group would survive
         # (asyncio's own clean-up kills only the direct child).
-        proc = await asyncio.shield(spawn)
+        return await asyncio.shield(spawn)
     except FileNotFoundError:
         return ProcessResult(command.argv, None, "", "", 0.0, missing=True)
     except OSError as exc:
@@ -163,6 +159,17 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
             await asyncio.wait_for(started_proc.communicate(), timeout=10)
         raise
 
+
+async def run(command: Command, *, output_limit: int | None = None) -> ProcessResult:
+    """Run `command` to completion, timeout, overflow or cancellation.
+
+    Cancellation (asyncio.CancelledError) kills the process group, waits for
+    the child, and re-raises.
+    """
+    started = time.monotonic()
+    proc = await _start(command)
+    if isinstance(proc, ProcessResult):
+        return proc
     _RUNNING.add(proc.pid)
     out, err = bytearray(), bytearray()
     budget = [output_limit or DEFAULT_OUTPUT_LIMIT]

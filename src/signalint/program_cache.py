@@ -22,9 +22,11 @@ the program (none is stored, the stale one stays), tells no edit's
 dependents, and is not kept as the command's answer (`answers.unkept`):
 the program's other inputs were not read here.
 
-Reading goes through the check's `CheckStore`; what a run found is
-returned as `Writes` (a record draft, and the engine's own values), which
-the runner keeps once the check's answer is assembled.
+Reading goes through the check's `CheckStore`, asked once
+(`CheckStore.lookup_program`: the fresh record, the stale one, what
+changed); what a run found is returned as `Writes` (a record draft, and
+the engine's own values), which the runner keeps once the check's answer
+is assembled.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
-import json
 import shutil
 import tempfile
 import time
@@ -42,13 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from signalint import answers, work
-from signalint.engines.base import Engine, WholeProgram
-from signalint.engines.resolve import Resolved
+from signalint.engines.base import Engine, Program, WholeProgram
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
-from signalint.model import EngineOutcome, Failure, Issue, IssueMemo
+from signalint.model import EngineOutcome, Failure, Issue
 from signalint.project.outside import withheld_gap
-from signalint.storage.check_store import CheckStore, Later, Writes, now
-from signalint.storage.entries import KEY_VERSION, PLATFORM, ProgramRecord, RecordDraft, digest
+from signalint.storage.check_store import CheckStore, Later, ProgramLookup, ProgramOf, Writes, now
+from signalint.storage.entries import ProgramRecord, RecordDraft
 
 # A cold directory older than this belongs to a run that was killed before
 # it could remove it (no engine deadline comes close).
@@ -63,7 +63,6 @@ class ProgramRequest:
     `project_files` lists the walked project files (called only when
     needed: a scoped check must still see every candidate input);
     `in_scope` says whether a project file's issues are reported.
-    `issue_memo` keeps issues the engine made before (`model.IssueMemo`);
     `later` runs clean-up off the answer's path. `files_only`: when the
     scope is not the whole program, a worker kept warm may answer for the
     files in scope alone (module docstring).
@@ -74,7 +73,6 @@ class ProgramRequest:
     in_scope: Callable[[str], bool]
     # The record key when the caller already computed it (`prefetch`).
     record_key: str | None = None
-    issue_memo: IssueMemo | None = None
     later: Later = now
     files_only: bool = False
 
@@ -134,33 +132,14 @@ def _take_back(task: asyncio.Task[EngineRun | None]) -> None:
         take_back()
 
 
-def _record_key(
-    engine: Engine, store: CheckStore, request: ProgramRequest, resolved: Resolved
-) -> str | None:
+def _program_of(engine: Engine, job: Job) -> ProgramOf | None:
+    """The engine's name for its program as `job` runs it; None when it
+    cannot name one (it then always runs)."""
+    resolved = job.executable(engine)
     if resolved.path is None or not isinstance(engine, WholeProgram):
         return None
-    key = engine.program_key(request.job.context(resolved.path))
-    if key is None:
-        return None
-    configs = store.digests(request.root, list(key.configs))
-    job = request.job
-    return digest(
-        KEY_VERSION,
-        PLATFORM,
-        "program",
-        engine.name,
-        # The program's directory, against the check's root (`Anchors`): two
-        # checkouts of one project share records, two programs never do.
-        store.anchors.portable(str(request.root)),
-        job.version,
-        json.dumps(job.options, sort_keys=True),
-        key.extra,
-        *(f"{c}={configs.get(c, '-')}" for c in key.configs),
-        # The links out of the root the walk met: an engine whose own walk
-        # follows one (Pyright) reads it, so a record made before it appeared
-        # must not answer for the program now (its cold run is withheld).
-        *(f"link={rel}" for rel in sorted(job.edge().links)),
-    )
+    key = engine.program_key(job.context(resolved.path))
+    return None if key is None else ProgramOf(engine.name, key)
 
 
 def prefetch(
@@ -174,94 +153,117 @@ def prefetch(
     """
     keyed: list[ProgramRequest] = []
     for request in requests:
-        resolved = request.job.executable(engine)
-        key = _record_key(engine, store, request, resolved)
+        program = _program_of(engine, request.job)
+        key = None if program is None else store.program_key(program, request.job)
         keyed.append(dataclasses.replace(request, record_key=key))
     store.load_records([r.record_key for r in keyed if r.record_key])
     return keyed
 
 
+@dataclass(frozen=True, slots=True)
+class _Candidates:
+    """A program's walked candidate files (project-relative, sorted), those
+    whose issues are reported (absolute), and the files a worker kept warm
+    may answer for alone (`ProgramRequest.files_only`), or None."""
+
+    files: list[str]
+    reported: set[str]
+    only: frozenset[str] | None
+
+    @classmethod
+    def of(cls, engine: Engine, request: ProgramRequest) -> _Candidates:
+        prefix = f"{request.root}/"
+        candidates = sorted(f for f in request.project_files() if engine.relevant(f))
+        reported = {prefix + f for f in candidates if request.in_scope(f)}
+        only = None
+        # A scoped answer reads no program: with links out of the root about,
+        # the whole answer must say whether the engine read one.
+        if (
+            request.files_only
+            and request.job.warm is not None
+            and len(reported) < len(candidates)
+            and not request.job.edge().links
+        ):
+            only = frozenset(reported)
+        return cls(candidates, reported, only)
+
+
 async def _run(
     engine: Engine, store: CheckStore | None, request: ProgramRequest
 ) -> tuple[EngineOutcome, Writes]:
-    resolved = request.job.executable(engine)
-    record_key = request.record_key
-    if store is not None and record_key is None:
-        record_key = _record_key(engine, store, request, resolved)
-    writes = Writes()
-    prefix = f"{request.root}/"
+    program: str | ProgramOf | None = request.record_key
+    if store is not None and program is None:
+        program = _program_of(engine, request.job)
     # The walked candidates, and those whose issues are reported: the
     # files a run covers are counted among these (`files_checked`).
-    candidates = sorted(f for f in request.project_files() if engine.relevant(f))
-    reported = {prefix + f for f in candidates if request.in_scope(f)}
-    edge = request.job.edge()
-    known = set(candidates)  # walked: inside the root
-    only = None
-    # A scoped answer reads no program: with links out of the root about,
-    # the whole answer must say whether the engine read one.
-    if (
-        request.files_only
-        and request.job.warm is not None
-        and len(reported) < len(candidates)
-        and not edge.links
-    ):
-        only = frozenset(reported)
-    changed: frozenset[str] = frozenset()  # inputs whose content changed since the record
-    stale: ProgramRecord | None = None  # the record of the inputs' previous content
+    files = _Candidates.of(engine, request)
     early: asyncio.Task[EngineRun | None] | None = None
     started_ns = time.time_ns()  # no later than the run: an early ask starts it
-    if record_key is not None and store is not None:
-        digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
-        for record in store.records(record_key):
-            outside = [f for f in candidates if prefix + f not in record.inputs]
-            wanted = [p for p in record.inputs if p not in digests]
-            if early is None and request.job.warm is not None:
-                # A worker that runs already is asked while the inputs are
-                # hashed (in a thread): after an edit the record is stale,
-                # and the answer is then on its way. A fresh record leaves
-                # the answer unread (the worker's state is the same).
-                early = asyncio.ensure_future(
-                    run_live(engine, request.job, request.issue_memo, only)
-                )
-                early.add_done_callback(_unread)
-                digests.update(await asyncio.to_thread(store.absolute_digests, wanted))
-            else:
-                digests.update(store.absolute_digests(wanted))
-            now_digests = {p: digests[p] for p in record.inputs if p in digests}
-            if (
-                outside != record.outside
-                or now_digests != record.inputs
-                or edge.hidden_inputs(record.inputs, known)
-            ):
-                changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
-                # The newest record (the first is the one this process
-                # remembers): the stored one may be older.
-                if stale is None:
-                    stale = record
-                continue
-            store.confirm(record_key, record)
+    found = ProgramLookup()
+    if program is not None and store is not None:
+        if request.job.warm is not None:
+            # A worker that runs already is asked while the inputs are
+            # hashed (in a thread): after an edit the record is stale,
+            # and the answer is then on its way. A fresh record leaves
+            # the answer unread (the worker's state is the same).
+            early = asyncio.ensure_future(run_live(engine, request.job, files.only))
+            early.add_done_callback(_unread)
+        threaded = early is not None
+        found = await store.lookup_program(program, request.job, files.files, threaded)
+        if found.fresh is not None:
             if early is not None:
                 early.add_done_callback(_take_back)
-            checked = record.checked if record.checked is not None else record.inputs
-            covered = len(reported.intersection(checked))
-            hit = EngineOutcome(
-                engine.name, "ok", record.issues, files_checked=covered, cache_hits=1
-            )
-            if stale is not None:
-                # Back to an older content (an edit undone): the newest run,
-                # stale now, is what this answer changes.
-                introduced, gone = _changes(stale, record.issues)
-                hit = dataclasses.replace(hit, introduced=introduced, gone=gone)
-            return hit, writes
+            return _reused(engine, found, files), Writes()
     if early is None:
         started_ns = time.time_ns()
     first = None if early is None else await early
-    run, program = await run_program(
-        engine, request.job, store, changed, request.issue_memo, first, only
-    )
-    outcome = run.outcome
+    job = request.job
+    run, ran = await run_program(engine, job, store, found.changed, first, files.only)
     if run.scoped is not None:
         answers.unkept()
+    done, checked_now = _outcome(engine, run, ran, files, job, store is not None)
+    if store is None:
+        return done, Writes()
+    writes = Writes(values=dict(ran.remember))
+    if found.key is not None and done.status == "ok" and ran.inputs:
+        read = set(ran.inputs)
+        prefix = f"{request.root}/"
+        writes.records[found.key] = RecordDraft(
+            inputs=ran.inputs,
+            outside=[f for f in files.files if prefix + f not in read],
+            checked=None if ran.checked is None else list(checked_now),
+            issues=done.issues,
+            started_ns=started_ns,
+        )
+    if done.status == "ok" and run.scoped is None and found.stale is not None:
+        introduced, gone = _changes(found.stale, run.outcome.issues)
+        done = dataclasses.replace(done, introduced=introduced, gone=gone)
+    return done, writes
+
+
+def _reused(engine: Engine, found: ProgramLookup, files: _Candidates) -> EngineOutcome:
+    """The outcome a fresh record answers; after an edit undone (a stale
+    record newer than it), with what the answer changes."""
+    record = found.fresh
+    assert record is not None
+    checked = record.checked if record.checked is not None else record.inputs
+    covered = len(files.reported.intersection(checked))
+    hit = EngineOutcome(engine.name, "ok", record.issues, files_checked=covered, cache_hits=1)
+    if found.stale is None:
+        return hit
+    # Back to an older content (an edit undone): the newest run, stale now,
+    # is what this answer changes.
+    introduced, gone = _changes(found.stale, record.issues)
+    return dataclasses.replace(hit, introduced=introduced, gone=gone)
+
+
+def _outcome(
+    engine: Engine, run: EngineRun, program: Program, files: _Candidates, job: Job, cached: bool
+) -> tuple[EngineOutcome, Collection[str]]:
+    """The outcome of a run of the program (not yet compared with a stale
+    record; `cached`: with a store, not cold), and the files whose issues
+    it covered."""
+    outcome = run.outcome
     status, message, gap = outcome.status, outcome.message, program.gap
     if gap is None and program.retry:
         gap = f"{engine.name} could not confirm which inputs its own saved state covers"
@@ -269,14 +271,14 @@ async def _run(
     issues = outcome.issues
     # The engine read files that resolve outside the root (its own walk, an
     # import): any of its diagnostics could quote them (project.outside).
-    hidden = edge.hidden_inputs(program.inputs, known)
+    hidden = job.edge().hidden_inputs(program.inputs, set(files.files))
     if hidden:
         gap = "; ".join(g for g in (gap, withheld_gap(engine.name, hidden)) if g)
         issues = ()
         # What the engine kept of the run (mypy's cache, tsc's build info)
         # holds what it read: gone with the answer (a cold run's goes anyway).
-        if store is not None:
-            shutil.rmtree(request.job.state_dir / engine.name, ignore_errors=True)
+        if cached:
+            shutil.rmtree(job.state_dir / engine.name, ignore_errors=True)
     if gap is not None:
         status, message, failure = "error", gap, Failure("incomplete")
     checked_now: Collection[str] = program.inputs if program.checked is None else program.checked
@@ -284,34 +286,20 @@ async def _run(
         checked_now = run.scoped
     if hidden:
         checked_now = ()  # no file's diagnostics are reported
-    if store is not None:
-        writes.values.update(program.remember)
-    if record_key is not None and store is not None and status == "ok" and program.inputs:
-        read = set(program.inputs)
-        writes.records[record_key] = RecordDraft(
-            inputs=program.inputs,
-            outside=[f for f in candidates if prefix + f not in read],
-            checked=None if program.checked is None else list(checked_now),
-            issues=issues,
-            started_ns=started_ns,
-        )
     done = EngineOutcome(
         engine=outcome.engine,
         status=status,
         issues=issues,
         message=message,
         duration_ms=outcome.duration_ms,
-        files_checked=len(reported.intersection(checked_now)),
-        cache_misses=1 if store is not None else 0,
+        files_checked=len(files.reported.intersection(checked_now)),
+        cache_misses=1 if cached else 0,
         coverage_gap=gap,
         failure=failure,
         served=outcome.served,
         scoped=run.scoped is not None,
     )
-    if status == "ok" and run.scoped is None and stale is not None:
-        introduced, gone = _changes(stale, outcome.issues)
-        done = dataclasses.replace(done, introduced=introduced, gone=gone)
-    return done, writes
+    return done, checked_now
 
 
 def _changes(

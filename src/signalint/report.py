@@ -14,6 +14,7 @@ starts from it, so a key is named and its value derived once.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Literal, overload
 
 from signalint import SCHEMA_VERSION
@@ -177,27 +178,40 @@ def left_out_step(
     return " ".join(parts) if parts else None
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """How a check stands, as its `nextStep` reads it: its status, whether
+    it checked nothing at all, and the engines kept warm that answered for
+    the requested paths alone."""
+
+    status: str = "issues_found"
+    nothing_checked: bool = False
+    scoped: Sequence[str] = ()
+
+    @classmethod
+    def of(cls, result: CheckResult) -> Standing:
+        return cls(result.status, result.code is not None, result.scoped_engines)
+
+
 def next_step(
     check_id: str,
     omitted: int,
     filtered_out: int,
     words: Words,
-    *,
-    status: str = "issues_found",
-    nothing_checked: bool = False,
-    scoped: Sequence[str] = (),
+    standing: Standing = Standing(),
 ) -> str:
     """The check payload's `nextStep`, present in every answer.
 
     What the summary left out (`left_out_step`) when it left something out;
-    otherwise what to do with a complete answer, by `status` (a check that
-    checked nothing, an engine failure, issues, or none), worded by `words`
-    as `left_out_step` is.
+    otherwise what to do with a complete answer, by how the check stands
+    (one that checked nothing, an engine failure, issues, or none), worded
+    by `words` as `left_out_step` is.
     """
-    step = left_out_step(check_id, omitted, filtered_out, words, scoped)
+    step = left_out_step(check_id, omitted, filtered_out, words, standing.scoped)
     if step is not None:
         return step
-    if nothing_checked:
+    status = standing.status
+    if standing.nothing_checked:
         return "Nothing was checked (see message); fix that before trusting a result."
     if status == "error":
         return "An engine did not run ok (see engines): fix it, then check again."
@@ -211,16 +225,29 @@ def next_step(
 _CHECK_ORDER: Final = tuple(CheckPayload.__annotations__)
 
 
+@dataclass(frozen=True, slots=True)
+class Additions:
+    """What an answer adds to a check's result, each where given: how many
+    diagnostics the scope filtered out, the loop and churn warnings, the
+    per-package summary (`package_summary.summarize`) and what a check of
+    only the new issues compared with (its baseline block)."""
+
+    filtered_out: int | None = None
+    warnings: CheckWarnings | None = None
+    workspace: Mapping[str, object] | None = None
+    baseline: Mapping[str, object] | None = None
+
+
+NOTHING_ADDED: Final = Additions()
+
+
 @overload
 def check_payload(
     result: CheckResult,
     clustering: Clustering,
     *,
     compact: Literal[False] = False,
-    filtered_out: int | None = None,
-    extras: CheckWarnings | None = None,
-    workspace: Mapping[str, object] | None = None,
-    baseline: Mapping[str, object] | None = None,
+    added: Additions = NOTHING_ADDED,
     words: Words,
 ) -> CheckPayload: ...
 
@@ -231,10 +258,7 @@ def check_payload(
     clustering: Clustering,
     *,
     compact: bool,
-    filtered_out: int | None = None,
-    extras: CheckWarnings | None = None,
-    workspace: Mapping[str, object] | None = None,
-    baseline: Mapping[str, object] | None = None,
+    added: Additions = NOTHING_ADDED,
     words: Words,
 ) -> Mapping[str, Any]: ...
 
@@ -244,20 +268,18 @@ def check_payload(
     clustering: Clustering,
     *,
     compact: bool = False,
-    filtered_out: int | None = None,
-    extras: CheckWarnings | None = None,
-    workspace: Mapping[str, object] | None = None,
-    baseline: Mapping[str, object] | None = None,
+    added: Additions = NOTHING_ADDED,
     words: Words,
 ) -> Mapping[str, Any]:
     """The schema 1.4 check response for `result`, summarized by `clustering`.
 
     `totalIssues` is `clustering.total` (the issues that were summarized, so
-    a file check passes its filtered clustering). `filtered_out` adds
+    a file check passes its filtered clustering). `added` (`Additions`):
+    `filtered_out` adds
     `filteredOutIssueCount` (even when 0; which checks report one is
     `snapshots.Snapshot.reported_filtered_out`); the reference's equal alias
     `filteredOutCount` is not repeated. `nextStep` is always present
-    (`next_step`). `extras` holds the warning
+    (`next_step`). `warnings` holds the warning
     objects (`loopWarning`, `fileRuleChurnWarning`; None when inactive, then
     left out); they go between `truncated` and `checkId`, after
     `coverageWarning` (present when some engine checked no file while others
@@ -283,35 +305,34 @@ def check_payload(
         "nextStep": next_step(
             result.check_id,
             clustering.omitted,
-            filtered_out or 0,
+            added.filtered_out or 0,
             words,
-            status=result.status,
-            nothing_checked=result.code is not None,
-            scoped=result.scoped_engines,
+            Standing.of(result),
         ),
         "truncated": clustering.truncated,
         "checkId": result.check_id,
         "fingerprint": result.fingerprint,
     }
-    if filtered_out is not None:
-        payload["filteredOutIssueCount"] = filtered_out
+    if added.filtered_out is not None:
+        payload["filteredOutIssueCount"] = added.filtered_out
     warning = result.coverage_warning
     if warning is not None:
         payload["coverageWarning"] = warning
     # Inactive warnings are omitted, never null.
-    loop = (extras or {}).get("loopWarning")
+    extras = added.warnings or {}
+    loop = extras.get("loopWarning")
     if loop is not None:
         payload["loopWarning"] = loop
-    churn = (extras or {}).get("fileRuleChurnWarning")
+    churn = extras.get("fileRuleChurnWarning")
     if churn is not None:
         payload["fileRuleChurnWarning"] = churn
     if result.code is not None:
         payload["code"] = result.code
         payload["message"] = nothing_checked_message(result)
-    if workspace is not None:
-        payload["workspace"] = dict(workspace)
-    if baseline is not None:
-        payload["baseline"] = dict(baseline)
+    if added.workspace is not None:
+        payload["workspace"] = dict(added.workspace)
+    if added.baseline is not None:
+        payload["baseline"] = dict(added.baseline)
     if result.remote_cache is not None:
         payload["remoteCache"] = dict(result.remote_cache)
     ordered = laid_out(payload, _CHECK_ORDER)

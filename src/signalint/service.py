@@ -41,7 +41,7 @@ from signalint.config import Config
 from signalint.context import Context
 from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.report import check_payload
+from signalint.report import Additions, check_payload
 from signalint.request import CheckRequest, ProgressScope, Since, no_progress, resolve
 from signalint.ripple import Ripple
 from signalint.snapshot import Snapshot
@@ -132,13 +132,16 @@ class Checked:
         result = self.result if only is None else only.result
         from signalint.package_summary import summarize
 
+        added = Additions(
+            filtered_out=self.filtered_out,
+            warnings=extras,
+            workspace=summarize(self.run, result),
+            baseline=None if only is None else only.block,
+        )
         payload = check_payload(
             result,
             self.clustering if only is None else only.clustering,
-            filtered_out=self.filtered_out,
-            extras=extras,
-            workspace=summarize(self.run, result),
-            baseline=None if only is None else only.block,
+            added=added,
             words=words,
         )
         if self.daemon_note is not None:  # said where every answer has room for it
@@ -256,16 +259,7 @@ def keep(checked: Checked, request: CheckRequest, services: Services) -> Checked
     if services.words is None:
         raise ValueError("words: a check recorded in history needs the front end's words")
     context = services.context or Context()
-    warnings = _record(
-        services.history,
-        checked.snapshot,
-        checked.latency_ms,
-        request.compact,
-        services.words,
-        context,
-        checked.restarts,
-        checked.daemon_note is not None,
-    )
+    warnings = _record(services.history, checked, request.compact, services.words, context)
     return dataclasses.replace(checked, warnings=warnings)
 
 
@@ -306,16 +300,11 @@ async def changed_paths(root: Path, config: Config) -> list[str]:
 
 
 def _record(
-    history: Session,
-    snapshot: Snapshot,
-    latency_ms: float,
-    compact: bool,
-    words: Words,
-    context: Context,
-    restarts: int,
-    daemon_fallback: bool,
+    history: Session, checked: Checked, compact: bool, words: Words, context: Context
 ) -> Warnings:
-    from signalint.history import details_bytes, metrics_record, payload_size
+    from signalint.history import Metrics, details_bytes, payload_size
+
+    snapshot = checked.snapshot
     from signalint.loops import signatures
 
     result = snapshot.result
@@ -324,7 +313,7 @@ def _record(
     plain = check_payload(
         result,
         snapshot.clustering,
-        filtered_out=snapshot.reported_filtered_out,
+        added=Additions(filtered_out=snapshot.reported_filtered_out),
         compact=compact,
         words=words,
     )
@@ -334,8 +323,8 @@ def _record(
     )
     after = payload_size(plain)
     outcomes = result.outcomes.values()
-    metrics = metrics_record(
-        latency_ms=latency_ms,
+    metrics = Metrics(
+        latency_ms=checked.latency_ms,
         cache_hits=sum(o.cache_hits for o in outcomes),
         cache_misses=sum(o.cache_misses for o in outcomes),
         payload_before=before,
@@ -343,9 +332,9 @@ def _record(
         remote=result.remote_cache,
         warm_answers=sum(o.served == "warm" for o in outcomes),
         fallbacks=sum(o.served == "fallback" for o in outcomes),
-        restarts=restarts,
-        daemon_fallback=daemon_fallback,
-    )
+        restarts=checked.restarts,
+        daemon_fallback=checked.daemon_note is not None,
+    ).record()
     found = context.derived(issues, "signatures", lambda: signatures(issues))
     kind = snapshot.kind
     assert kind != "lsp", "only checks are recorded in the session history"

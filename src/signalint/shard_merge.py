@@ -467,12 +467,13 @@ def _baseline_block(
     }
 
 
-def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple[Format, Merged]:
-    """The whole check rebuilt from its shards' outputs (module docstring)."""
-    form = check_set(outputs, wanted)
-    outputs = sorted(outputs, key=lambda o: o.index)
-    outcomes = _outcomes(outputs)
-    since = "baseline" in outputs[0].block
+def _gathered(
+    outputs: Sequence[ShardOutput], form: Format, since: bool
+) -> tuple[dict[str, Issue], dict[str, str], set[str]]:
+    """Every shard's issues once, by id (with a revision, `since`: their
+    SARIF states, and the ids of the unchanged issues the JSON names). An
+    issue a shard reported in another's files (`elsewhere`) is taken only
+    when no shard reported it itself."""
     unique: dict[str, Issue] = {}
     states: dict[str, str] = {}
     for out in outputs:
@@ -497,13 +498,11 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
             unique[issue.issue_id] = issue
             if state is not None:
                 states[issue.issue_id] = state
-    issues = tuple(sorted(unique.values(), key=Issue.sort_key))
-    filtered = [out.block["filteredOut"] for out in outputs]
-    root = (
-        str(outputs[0].document.get("projectRoot", ""))
-        if form == "json"
-        else _sarif_root(outputs[0])
-    )
+    return unique, states, unchanged_ids
+
+
+def _remote_counts(outputs: Sequence[ShardOutput]) -> dict[str, int] | None:
+    """What the shards' shared result store did, summed (None: none had one)."""
     remote: dict[str, int] | None = None
     for out in outputs:
         counts_of = out.block.get("remoteCache")
@@ -511,6 +510,23 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
             remote = remote or {}
             for key, value in counts_of.items():
                 remote[key] = remote.get(key, 0) + value
+    return remote
+
+
+def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple[Format, Merged]:
+    """The whole check rebuilt from its shards' outputs (module docstring)."""
+    form = check_set(outputs, wanted)
+    outputs = sorted(outputs, key=lambda o: o.index)
+    outcomes = _outcomes(outputs)
+    since = "baseline" in outputs[0].block
+    unique, states, unchanged_ids = _gathered(outputs, form, since)
+    issues = tuple(sorted(unique.values(), key=Issue.sort_key))
+    filtered = [out.block["filteredOut"] for out in outputs]
+    root = (
+        str(outputs[0].document.get("projectRoot", ""))
+        if form == "json"
+        else _sarif_root(outputs[0])
+    )
     result = CheckResult(
         check_id=ids.new_check_id(),
         fingerprint=ids.fingerprint(unique),
@@ -520,7 +536,7 @@ def merge(outputs: Sequence[ShardOutput], wanted: Format | None = None) -> tuple
         created_at=time.time(),
         files_in_scope=sum(int(out.block["filesInScope"]) for out in outputs),
         whole_project=bool(outputs[0].block["wholeProject"]),
-        remote_cache=remote,
+        remote_cache=_remote_counts(outputs),
     )
     # What the report counts: with a revision, only the new issues.
     judged = result
@@ -561,24 +577,23 @@ def render(
     if form == "sarif":
         from signalint.formats import sarif
 
+        states = merged.states
         return sarif.render(
             merged.result,
             versions=merged.versions,
             workspace=merged.workspace,
-            baseline_states=merged.states,
-            baseline_fallback=merged.fallback,
+            baseline=None if states is None else sarif.Baseline(states, merged.fallback or {}),
         )
     from signalint.formats.commands import command_words
     from signalint.formats.json_format import dump
-    from signalint.report import check_payload
+    from signalint.report import Additions, check_payload
 
+    added = Additions(merged.filtered_out, workspace=merged.workspace, baseline=merged.baseline)
     payload = check_payload(
         merged.result,
         merged.clustering,
         compact=compact,
-        filtered_out=merged.filtered_out,
-        workspace=merged.workspace,
-        baseline=merged.baseline,
+        added=added,
         words=command_words if words is None else words,
     )
     return dump(payload)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, cast, get_args
 from signalint.check import CheckRun
 from signalint.model import (
     FAILURE_KINDS,
-    CheckResult,
     EngineOutcome,
     Failure,
     Issue,
@@ -38,7 +37,7 @@ from signalint.model import (
 )
 
 if TYPE_CHECKING:
-    from signalint.baseline import Baseline
+    from signalint.baseline import OnlyNew
 
 # Bumped when the block changes shape; `merge` refuses other versions.
 BLOCK_VERSION = 1
@@ -95,24 +94,22 @@ def outcome_record(outcome: EngineOutcome) -> dict[str, Any]:
 
 def block(
     run: CheckRun,
-    result: CheckResult,
     targets: Sequence[str],
     filtered_out: int | None,
     workspace: Mapping[str, object] | None,
     *,
     with_issues: bool,
-    baseline: Mapping[str, object] | None = None,
-    found: Baseline | None = None,
-    states: Mapping[str, str] | None = None,
+    only: OnlyNew | None = None,
 ) -> dict[str, Any]:
     """The shard block of a shard's check (`run.shard` must be set).
 
-    A check of what is new since a revision passes its `baseline` block
-    and what it found there (`baseline.Baseline`), and `states`, each of
-    its issues' SARIF `baselineState`: `elsewhere` issues then carry theirs
-    in `elsewhereStates`, the ids of its unchanged issues are listed
-    (`unchangedIssueIds`: the JSON lists only the new ones), and `result`
+    A check of what is new since a revision passes what it found there
+    (`baseline.OnlyNew`: its `baseline` block, and each of its issues'
+    SARIF `baselineState`): `elsewhere` issues then carry theirs in
+    `elsewhereStates`, the ids of its unchanged issues are listed
+    (`unchangedIssueIds`: the JSON lists only the new ones), and the block
     holds the new issues only."""
+    result = run.result if only is None else only.result
     shard = run.shard
     if shard is None:
         raise ValueError("a shard block describes a shard's check")
@@ -133,13 +130,13 @@ def block(
     if with_issues:
         out["issues"] = [issue_record(i) for i in result.issues]
     out["elsewhere"] = [issue_record(i) for i in run.elsewhere]
-    if baseline is not None and found is not None:
+    if only is not None:
         from signalint.baseline import split
 
-        parts = split(run.elsewhere, found)
-        out["baseline"] = dict(baseline)
+        parts = split(run.elsewhere, only.found)
+        out["baseline"] = dict(only.block)
         out["unchangedIssueIds"] = sorted(
-            i for i, state in (states or {}).items() if state == "unchanged"
+            i for i, state in only.states.items() if state == "unchanged"
         )
         out["elsewhereStates"] = {
             **{i.issue_id: "new" for i in parts.new},

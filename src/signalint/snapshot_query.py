@@ -10,10 +10,13 @@ import base64
 import binascii
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Final
 
+from signalint.model import Issue
 from signalint.payloads import IssuePage, SnapshotSummary, laid_out
-from signalint.report import check_payload
+from signalint.report import Additions, check_payload
 from signalint.snapshot import Snapshot
 from signalint.steps import Words
 
@@ -44,7 +47,7 @@ def snapshot_summary(snap: Snapshot, words: Words) -> SnapshotSummary:
     payload = check_payload(
         snap.result,
         snap.clustering,
-        filtered_out=snap.reported_filtered_out,
+        added=Additions(filtered_out=snap.reported_filtered_out),
         words=words,
     )
     created = datetime.fromtimestamp(snap.result.created_at, tz=UTC)
@@ -109,20 +112,35 @@ def _in_path(file: str, path: str) -> bool:
     return path in ("", ".") or file == path or file.startswith(path + "/")
 
 
-def list_issues(
-    snap: Snapshot,
-    *,
-    cursor: str | None = None,
-    limit: int = 100,
-    file: str | None = None,
-    rule: str | None = None,
-    severity: str | None = None,
-    engine: str | None = None,
-) -> IssuePage:
-    """One page of every issue of `snap` (D6), optionally filtered.
+@dataclass(frozen=True, slots=True)
+class IssueFilter:
+    """Which issues a listing keeps: `file` matches a path or any file under
+    a directory; `rule`, `severity` and `engine` match exactly; None
+    matches every issue."""
 
-    `file` matches a path or any file under a directory; `rule`, `severity`
-    and `engine` match exactly. Issues are in `Issue.sort_key()` order.
+    file: str | None = None
+    rule: str | None = None
+    severity: str | None = None
+    engine: str | None = None
+
+    def matches(self, issue: Issue) -> bool:
+        return (
+            (self.file is None or _in_path(issue.file, self.file))
+            and (self.rule is None or issue.rule == self.rule)
+            and (self.severity is None or issue.severity == self.severity)
+            and (self.engine is None or issue.engine == self.engine)
+        )
+
+
+EVERY_ISSUE: Final = IssueFilter()
+
+
+def list_issues(
+    snap: Snapshot, *, cursor: str | None = None, limit: int = 100, where: IssueFilter = EVERY_ISSUE
+) -> IssuePage:
+    """One page of every issue of `snap` (D6), optionally filtered (`where`).
+
+    Issues are in `Issue.sort_key()` order.
     Returns `{checkId, total, issues: [issue_detail...], nextCursor?}` where
     `total` counts all matches and `nextCursor` (opaque) is present only
     when more follow. Raises `CursorError` for a cursor from another check
@@ -130,16 +148,10 @@ def list_issues(
     """
     if not 1 <= limit <= MAX_LIST_LIMIT:
         raise ValueError(f"limit must be between 1 and {MAX_LIST_LIMIT}")
-    key = _listing_key(snap.check_id, (file, rule, severity, engine))
+    filters = (where.file, where.rule, where.severity, where.engine)
+    key = _listing_key(snap.check_id, filters)
     offset = _decode_cursor(cursor, key) if cursor else 0
-    matches = [
-        issue
-        for issue in snap.result.issues
-        if (file is None or _in_path(issue.file, file))
-        and (rule is None or issue.rule == rule)
-        and (severity is None or issue.severity == severity)
-        and (engine is None or issue.engine == engine)
-    ]
+    matches = [issue for issue in snap.result.issues if where.matches(issue)]
     page = matches[offset : offset + limit]
     answer: IssuePage = {
         "checkId": snap.check_id,

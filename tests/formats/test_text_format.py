@@ -12,6 +12,7 @@ import pytest
 from signalint.cluster import cluster
 from signalint.formats import text
 from signalint.model import EngineOutcome, Issue
+from signalint.report import Additions
 
 from .builders import issue, mixed_issues, result
 
@@ -153,7 +154,7 @@ def test_the_footer_names_the_check_id_and_show() -> None:
 
 def test_filtered_diagnostics_are_counted_with_the_command_that_shows_them() -> None:
     issues = [issue()]
-    output = text.render(result(issues), cluster(issues), color=False, filtered_out=3)
+    output = text.render(result(issues), cluster(issues), color=False, added=Additions(3))
     assert "3 diagnostics were filtered out (outside the requested paths)" in output
     assert "`signalint check` without paths" in output
 
@@ -194,7 +195,7 @@ def test_plain_rendering_does_not_import_rich() -> None:
 @pytest.mark.parametrize(("n", "words"), [(1, "1 single issue"), (2, "2 single issues")])
 def test_counts_of_one_and_two_read_in_the_singular_and_the_plural(n: int, words: str) -> None:
     issues = [issue(rule=f"r{k}", file=f"f{k}.ts") for k in range(n)]
-    output = text.render(result(issues), cluster(issues), color=False, filtered_out=n)
+    output = text.render(result(issues), cluster(issues), color=False, added=Additions(n))
     assert f"  {words}\n" in output
     verb = "was" if n == 1 else "were"
     noun = "diagnostic" if n == 1 else "diagnostics"

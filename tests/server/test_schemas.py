@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 
 from signalint.cluster import cluster
 from signalint.formats.commands import command_words
-from signalint.report import check_payload, issue_detail
+from signalint.report import Additions, check_payload, issue_detail
 from signalint.server import outputs
 from signalint.server.words import tool_words
 
@@ -89,7 +89,7 @@ def test_every_check_answer_has_a_next_step_and_one_filtered_count(
             checked,
             cluster(found),
             compact=compact,
-            filtered_out=filtered_out,
+            added=Additions(filtered_out=filtered_out),
             words=front_end,
         )
     )

@@ -44,7 +44,7 @@ from signalint.engines.tsc import ENGINE as TSC
 from signalint.model import CheckResult, EngineOutcome, Scope
 from signalint.process import Command, ProcessResult
 from signalint.request import RunRequest
-from signalint.storage.check_store import CheckStore
+from signalint.storage.results import ResultCache
 from signalint.warm.driver import WorkerFailed, exchange
 from signalint.warm.pool import WarmPool
 from signalint.warm.tsc import TscDriver, TscSession, _stdout
@@ -638,7 +638,7 @@ def test_an_edit_while_the_inputs_are_hashed_keeps_no_record_of_the_early_answer
     # a record would pair the new content with the old issues. The run
     # started when the early ask did, so the edit counts as during the run.
     project, pool, context = warm_project(tmp_path)
-    real_digests, real_ask = CheckStore.absolute_digests, TscSession.ask
+    real_digests, real_ask = ResultCache.absolute_digests, TscSession.ask
     answered: list[float] = []  # when each ask to the worker started, once answered
     raced: list[float] = []  # when the raced check started
 
@@ -648,8 +648,8 @@ def test_an_edit_while_the_inputs_are_hashed_keeps_no_record_of_the_early_answer
         answered.append(started)
         return result
 
-    def edited_while_hashing(store: CheckStore, paths: Sequence[str]) -> dict[str, str]:
-        monkeypatch.setattr(CheckStore, "absolute_digests", real_digests)
+    def edited_while_hashing(store: ResultCache, paths: Sequence[str]) -> dict[str, str]:
+        monkeypatch.setattr(ResultCache, "absolute_digests", real_digests)
         deadline = time.monotonic() + 60
         while not any(t >= raced[0] for t in answered) and time.monotonic() < deadline:
             time.sleep(0.01)  # the raced check's early ask has answered
@@ -666,7 +666,7 @@ def test_an_edit_while_the_inputs_are_hashed_keeps_no_record_of_the_early_answer
             await check(project.root, context, use_cache=True)
             apply(project, "retype")
             raced.append(time.monotonic())
-            monkeypatch.setattr(CheckStore, "absolute_digests", edited_while_hashing)
+            monkeypatch.setattr(ResultCache, "absolute_digests", edited_while_hashing)
             await check(project.root, context, use_cache=True)  # the answer before the edit
             assert any(t >= raced[0] for t in answered)
             await assert_check_equals_cold(project.root, context)

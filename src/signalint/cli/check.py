@@ -30,7 +30,7 @@ from signalint.formats import json_format
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult
 from signalint.project.roots import discover_root
-from signalint.report import compact_keys, nothing_checked_message
+from signalint.report import Additions, compact_keys, nothing_checked_message
 from signalint.shards import Shard, ShardError, parse
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
 
@@ -91,17 +91,13 @@ def _shard_block(
     with its state) and the shard's `baseline` block."""
     from signalint.shard_report import block
 
-    only = checked.only_new
     return block(
         checked.run,
-        checked.result if only is None else only.result,
         checked.targets,
         checked.filtered_out,
         workspace,
         with_issues=with_issues,
-        baseline=None if only is None else only.block,
-        found=None if only is None else only.found,
-        states=None if only is None else only.states,
+        only=checked.only_new,
     )
 
 
@@ -436,14 +432,15 @@ def _check(
         if shard is not None:
             options["shard"] = _shard_block(checked, workspace, with_issues=False)
         if states is not None:
-            options["baseline_states"] = states
-            options["baseline_fallback"] = fallback
+            from signalint.formats.sarif import Baseline
+
+            options["baseline"] = Baseline(states, fallback or {})
             result = everything  # SARIF lists every issue, each with its baselineState
     elif output_format == "text":
         stream = sys.stdout if report.destination is None else None
         colour = output.wants_colour(report.color, stream)
-        options = {"color": colour, "filtered_out": checked.filtered_out or 0}
-        options.update(workspace=workspace, baseline=found)
+        added = Additions(checked.filtered_out or 0, workspace=workspace, baseline=found)
+        options = {"color": colour, "added": added}
     if output_format != "json":
         text = formats.render(output_format, result, clustering, **options)
     output.emit(text, report.destination)

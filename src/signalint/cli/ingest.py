@@ -79,7 +79,7 @@ def ingest(
     from signalint.config import load_config
     from signalint.live import batch_snapshot
     from signalint.project.roots import discover_root
-    from signalint.report import fails_priority
+    from signalint.report import Additions, fails_priority
     from signalint.storage.snapshots import SnapshotStore, live_snapshot_dir
 
     root = discover_root()
@@ -94,11 +94,13 @@ def ingest(
     result, clustering = snap.result, snap.clustering
     options: dict[str, object] = {}
     if output_format == "json":
-        options = {"compact": config.compact, "filtered_out": snap.reported_filtered_out}
+        added = Additions(filtered_out=snap.reported_filtered_out)
+        options = {"compact": config.compact, "added": added}
     elif output_format == "sarif":
         options = {"versions": {batch.source: None}}
     elif output_format == "text":
-        options = {"stream": sys.stdout, "filtered_out": snap.reported_filtered_out or 0}
+        added = Additions(filtered_out=snap.reported_filtered_out or 0)
+        options = {"stream": sys.stdout, "added": added}
     sys.stdout.write(formats.render(output_format, result, clustering, **options))
     sys.stdout.flush()
     if fail_on_priority is not None:

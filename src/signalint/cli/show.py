@@ -25,6 +25,7 @@ from signalint.formats import text
 from signalint.formats.commands import command_words
 from signalint.formats.text import Line
 from signalint.model import Issue
+from signalint.report import Additions
 from signalint.snapshot import Snapshot
 from signalint.snapshot_query import snapshot_summary
 from signalint.storage.snapshots import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
@@ -65,7 +66,7 @@ def _check_lines(snap: Snapshot) -> list[Line]:
     kind = f"{snap.kind} check of {', '.join(snap.targets)}"
     header: Line = [(f"Check {snap.check_id} ({kind})", "bold")]
     filtered = snap.reported_filtered_out or 0
-    return [header, *text.build_lines(snap.result, snap.clustering, filtered_out=filtered)]
+    return [header, *text.build_lines(snap.result, snap.clustering, Additions(filtered))]
 
 
 def _issue_lines(found: Found) -> list[Line]:

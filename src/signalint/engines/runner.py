@@ -213,6 +213,9 @@ class Job:
     # The check's project edge (`project.outside`): what an engine says
     # about a file outside the root is dropped; None: one for `root`.
     boundary: Boundary | None = field(default=None, compare=False)
+    # Issues a whole-program engine made before, given to its adapter
+    # (`model.IssueMemo`, the process's); None: each is made anew.
+    issue_memo: IssueMemo | None = field(default=None, compare=False)
 
     def edge(self) -> Boundary:
         """The check's `Boundary`, or a new one for `root`."""
@@ -246,10 +249,7 @@ class _NotLive(Exception):
 
 
 async def run_live(
-    engine: Engine,
-    job: Job,
-    issue_memo: IssueMemo | None = None,
-    only: frozenset[str] | None = None,
+    engine: Engine, job: Job, only: frozenset[str] | None = None
 ) -> EngineRun | None:
     """`run_engine` for a whole-program engine when every command it runs is
     answered by a warm worker that runs already (`Warm.answer`, `live`);
@@ -258,7 +258,7 @@ async def run_live(
         return None
     quiet = dataclasses.replace(job, progress=None)  # reported once, by the run that counts
     try:
-        run = await run_engine(engine, quiet, issue_memo=issue_memo, live=True, only=only)
+        run = await run_engine(engine, quiet, live=True, only=only)
     except _NotLive:
         return None
     if job.progress:
@@ -273,7 +273,6 @@ async def run_engine(
     files: Sequence[str] = (),
     *,
     known_checked: AbstractSet[str] = frozenset(),
-    issue_memo: IssueMemo | None = None,
     live: bool = False,
     only: frozenset[str] | None = None,
 ) -> EngineRun:
@@ -283,158 +282,212 @@ async def run_engine(
     check (its selection run is skipped for them). `live`: see `run_live`.
     `only` (absolute paths): a warm worker may answer a whole-program
     engine's command for these files alone (`Warm.answer`); the run then
-    says which it covered (`EngineRun.scoped`).
+    says which it covered (`EngineRun.scoped`). A whole-program job's
+    `issue_memo` is given to its adapter.
     """
-    started = time.monotonic()
-    relevant = [f for f in files if engine.relevant(f)]
-    results: list[process.ProcessResult] = []
-    linted: set[str] | None = None
-    served: list[Served] = []
-    scoped: list[frozenset[str]] = []
-    unread: list[Callable[[], None]] = []
+    runs = _Runs(engine, job, [f for f in files if engine.relevant(f)], live, only)
+    if not engine.spec.whole_program and not runs.relevant:
+        return runs.outcome("ok")
+    resolved = job.executable(engine)
+    if resolved.path is None:
+        return runs.outcome(
+            "disabled",
+            message=f"{engine.name} is enabled but not installed; install it with "
+            f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
+            failure=Failure("missing", install_hint(engine.name)),
+        )
+    if job.progress:
+        job.progress(engine.name, "start")
+    runs.ctx = job.context(resolved.path, job.issue_memo)
+    runs.executable = resolved.path
+    if not engine.spec.whole_program and isinstance(engine, SelectsFiles):
+        failed = await runs.select(engine, known_checked)
+        if failed is not None:
+            return failed
+        if not runs.relevant:
+            return runs.outcome("ok")
+    commands = await runs.commands()
+    if isinstance(commands, EngineRun):
+        return commands
+    return await runs.lint(commands)
+
+
+class _Runs:
+    """One `run_engine` call's runs of its engine: each process result, the
+    files it is known to have checked, how each command was served, and the
+    outcome made of them (`outcome`)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        job: Job,
+        relevant: list[str],
+        live: bool,
+        only: frozenset[str] | None,
+    ) -> None:
+        self.engine, self.job, self.relevant = engine, job, relevant
+        self.live, self.only = live, only
+        self.started = time.monotonic()
+        self.results: list[process.ProcessResult] = []
+        self.linted: set[str] | None = None
+        self.served: list[Served] = []
+        self.scoped: list[frozenset[str]] = []
+        self.unread: list[Callable[[], None]] = []
+        self.ctx: EngineContext | None = None  # set once the executable is resolved
+        self.executable: Path | None = None
 
     def outcome(
+        self,
         status: str,
         issues: Sequence[Issue] = (),
         message: str | None = None,
         failure: Failure | None = None,
     ) -> EngineRun:
-        if job.progress:
-            job.progress(engine.name, "done")
+        """The run's outcome, now: what was found, how long it took, what it covered."""
+        name, linted = self.engine.name, self.linted
+        if self.job.progress:
+            self.job.progress(name, "done")
         done = EngineOutcome(
-            engine=engine.name,
+            engine=name,
             status=status,  # type: ignore[arg-type]
             issues=tuple(issues),
             message=message,
-            duration_ms=(time.monotonic() - started) * 1000,
-            files_checked=len(relevant) if linted is None else len(linted),
+            duration_ms=(time.monotonic() - self.started) * 1000,
+            files_checked=len(self.relevant) if linted is None else len(linted),
             failure=failure,
-            served=served_all(served),
+            served=served_all(self.served),
         )
         covered = None if linted is None else frozenset(linted)
-        return EngineRun(
-            done, tuple(results), covered, scoped[0] if scoped else None, tuple(unread)
-        )
+        scoped = self.scoped[0] if self.scoped else None
+        return EngineRun(done, tuple(self.results), covered, scoped, tuple(self.unread))
 
-    if not engine.spec.whole_program and not relevant:
-        return outcome("ok")
-    resolved = job.executable(engine)
-    missing = Failure("missing", install_hint(engine.name))
-    if resolved.path is None:
-        return outcome(
-            "disabled",
-            message=f"{engine.name} is enabled but not installed; install it with "
-            f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
-            failure=missing,
-        )
-    if job.progress:
-        job.progress(engine.name, "start")
-    ctx = job.context(resolved.path, issue_memo)
-    root = job.root
-
-    async def attempt(command: Command, warm: bool = False) -> process.ProcessResult | EngineRun:
+    async def attempt(
+        self, command: Command, warm: bool = False
+    ) -> process.ProcessResult | EngineRun:
         """Run `command` (through a warm worker if `warm` and the job has
         one that serves it): its result when the output may be parsed,
         else the failed run."""
+        engine, job, ctx = self.engine, self.job, self.ctx
+        assert ctx is not None
         answer = None
         if warm and job.warm:
-            answer = await job.warm.answer(engine.name, ctx, command, live=live, only=only)
-        if live and (answer is None or answer.result is None):
+            answer = await job.warm.answer(
+                engine.name, ctx, command, live=self.live, only=self.only
+            )
+        if self.live and (answer is None or answer.result is None):
             raise _NotLive  # nothing was started
         if answer is not None and answer.result is not None:
             result = answer.result
             if answer.scoped is not None:
-                scoped.append(answer.scoped)
+                self.scoped.append(answer.scoped)
             if answer.unread is not None:
-                unread.append(answer.unread)
+                self.unread.append(answer.unread)
         else:
             result = await process.run(command)
-        served.append("cold" if answer is None else answer.served)
-        results.append(result)
+        self.served.append("cold" if answer is None else answer.served)
+        self.results.append(result)
         if result.missing:
-            return outcome(
+            return self.outcome(
                 "disabled",
-                message=f"{engine.name} executable vanished: {resolved.path}",
-                failure=missing,
+                message=f"{engine.name} executable vanished: {self.executable}",
+                failure=Failure("missing", install_hint(engine.name)),
             )
-        problem = _failure(engine, result, command, root)
+        problem = _failure(engine, result, command, job.root)
         if problem:
-            return outcome("error", message=problem[0], failure=problem[1])
+            return self.outcome("error", message=problem[0], failure=problem[1])
         return result
 
     def output_error(
-        exc: EngineOutputError, prefix: str, kind: FailureKind = "bad_output"
+        self, exc: EngineOutputError, prefix: str, kind: FailureKind = "bad_output"
     ) -> EngineRun:
         sample = excerpt(exc.excerpt)
         detail = f" (output: {sample})" if sample and sample not in exc.message else ""
-        return outcome("error", message=f"{prefix}: {exc.message}{detail}", failure=Failure(kind))
+        message = f"{prefix}: {exc.message}{detail}"
+        return self.outcome("error", message=message, failure=Failure(kind))
 
-    if not engine.spec.whole_program and isinstance(engine, SelectsFiles):
+    async def select(
+        self, engine: SelectsFiles, known_checked: AbstractSet[str]
+    ) -> EngineRun | None:
+        """Keep of the relevant files those the engine's own selection run
+        says it checks (`known_checked` are known to be); the failed run, if
+        the selection failed."""
+        ctx = self.ctx
+        assert ctx is not None
         fixed = engine.selection(ctx, []).argv
-        chosen = {f for f in relevant if f in known_checked}
-        for batch in batches([f for f in relevant if f not in chosen], fixed):
-            selection = await attempt(engine.selection(ctx, batch))
+        chosen = {f for f in self.relevant if f in known_checked}
+        for batch in batches([f for f in self.relevant if f not in chosen], fixed):
+            selection = await self.attempt(engine.selection(ctx, batch))
             if isinstance(selection, EngineRun):
                 return selection
             try:
                 chosen |= engine.selected(selection, ctx)
             except EngineOutputError as exc:
-                return output_error(exc, f"{engine.name} file selection")
-        linted = set()  # grows as the lint runs succeed
-        relevant = [f for f in relevant if f in chosen]
-        if not relevant:
-            return outcome("ok")
-    probe_result = None
-    try:
-        probe_command = engine.probe(ctx)
-        if probe_command is not None:
-            probed = await attempt(probe_command)
-            if isinstance(probed, EngineRun):
-                return probed
-            probe_result = probed
-        if engine.spec.whole_program:
-            commands = [engine.command(ctx, [], probe_result)]
-        else:
-            fixed = engine.command(ctx, [], probe_result).argv
-            commands = [
-                engine.command(ctx, batch, probe_result) for batch in batches(relevant, fixed)
-            ]
-    except EngineConfigError as exc:
-        return outcome("error", message=str(exc), failure=Failure("config_error"))
+                return self.output_error(exc, f"{self.engine.name} file selection")
+        self.linted = set()  # grows as the lint runs succeed
+        self.relevant = [f for f in self.relevant if f in chosen]
+        return None
 
-    reports = not engine.spec.whole_program and isinstance(engine, ReportsLinted)
-    if reports:
-        linted = set()
-    issues: list[Issue] = []
-    # Cold, warm and live answers all pass here: nothing an engine says about
-    # a file outside the root goes further (project.outside).
-    edge = job.edge()
-    checked: list[str] = []
-    for command in commands:
-        result = await attempt(command, warm=True)
-        if isinstance(engine, Reruns) and not isinstance(result, EngineRun):
-            again = engine.rerun(result, ctx, command)
-            result = result if again is None else await attempt(again)
-        if isinstance(result, EngineRun):
-            return result
-        abnormal = result.exit_code not in command.ok_exit_codes
-        prefix = f"{engine.name} exited with code {result.exit_code}" if abnormal else engine.name
+    async def commands(self) -> list[Command] | EngineRun:
+        """The engine's commands over the relevant files, in batches, after
+        its probe when it has one; the failed run, if that failed."""
+        engine, ctx = self.engine, self.ctx
+        assert ctx is not None
+        probe_result = None
         try:
-            parsed = engine.parse(result, ctx)
-            if reports and isinstance(engine, ReportsLinted):
-                checked.extend(f for f in engine.linted(result, ctx) if not edge.outside(f))
-        except EngineOutputError as exc:
-            # Unreadable output after an abnormal exit: the exit is the failure.
-            return output_error(exc, prefix, "crashed" if abnormal else "bad_output")
-        if abnormal:
-            said = first_line(result.stderr) or first_line(result.stdout)
-            message = prefix + (f": {excerpt(said)}" if said else "")
-            return outcome("error", message=message, failure=Failure("crashed"))
-        outside = {f for f in {i.file for i in parsed} if edge.outside(f)}
-        issues.extend([i for i in parsed if i.file not in outside] if outside else parsed)
-    if linted is not None:
-        linted.update(checked if reports else relevant)
-    return outcome("ok", issues)
+            probe_command = engine.probe(ctx)
+            if probe_command is not None:
+                probed = await self.attempt(probe_command)
+                if isinstance(probed, EngineRun):
+                    return probed
+                probe_result = probed
+            if engine.spec.whole_program:
+                return [engine.command(ctx, [], probe_result)]
+            fixed = engine.command(ctx, [], probe_result).argv
+            return [
+                engine.command(ctx, batch, probe_result) for batch in batches(self.relevant, fixed)
+            ]
+        except EngineConfigError as exc:
+            return self.outcome("error", message=str(exc), failure=Failure("config_error"))
+
+    async def lint(self, commands: list[Command]) -> EngineRun:
+        """Run `commands` and parse their issues: the engine's outcome."""
+        engine, ctx = self.engine, self.ctx
+        assert ctx is not None
+        reports = not engine.spec.whole_program and isinstance(engine, ReportsLinted)
+        if reports:
+            self.linted = set()
+        issues: list[Issue] = []
+        # Cold, warm and live answers all pass here: nothing an engine says about
+        # a file outside the root goes further (project.outside).
+        edge = self.job.edge()
+        checked: list[str] = []
+        for command in commands:
+            result = await self.attempt(command, warm=True)
+            if isinstance(engine, Reruns) and not isinstance(result, EngineRun):
+                again = engine.rerun(result, ctx, command)
+                result = result if again is None else await self.attempt(again)
+            if isinstance(result, EngineRun):
+                return result
+            abnormal = result.exit_code not in command.ok_exit_codes
+            prefix = (
+                f"{engine.name} exited with code {result.exit_code}" if abnormal else engine.name
+            )
+            try:
+                parsed = engine.parse(result, ctx)
+                if reports and isinstance(engine, ReportsLinted):
+                    checked.extend(f for f in engine.linted(result, ctx) if not edge.outside(f))
+            except EngineOutputError as exc:
+                # Unreadable output after an abnormal exit: the exit is the failure.
+                return self.output_error(exc, prefix, "crashed" if abnormal else "bad_output")
+            if abnormal:
+                said = first_line(result.stderr) or first_line(result.stdout)
+                message = prefix + (f": {excerpt(said)}" if said else "")
+                return self.outcome("error", message=message, failure=Failure("crashed"))
+            outside = {f for f in {i.file for i in parsed} if edge.outside(f)}
+            issues.extend([i for i in parsed if i.file not in outside] if outside else parsed)
+        if self.linted is not None:
+            self.linted.update(checked if reports else self.relevant)
+        return self.outcome("ok", issues)
 
 
 async def run_program(
@@ -442,7 +495,6 @@ async def run_program(
     job: Job,
     memory: Memory | None,
     changed: frozenset[str],
-    issue_memo: IssueMemo | None = None,
     first: EngineRun | None = None,
     only: frozenset[str] | None = None,
 ) -> tuple[EngineRun, Program]:
@@ -459,7 +511,7 @@ async def run_program(
         if attempt == 0 and first is not None:
             run = first
         else:
-            run = await run_engine(engine, job, issue_memo=issue_memo, only=only)
+            run = await run_engine(engine, job, only=only)
         if (
             run.outcome.status != "ok"
             or not run.results

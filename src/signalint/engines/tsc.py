@@ -29,7 +29,7 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Final
 
@@ -54,7 +54,7 @@ from signalint.engines.tsc_build import (
     typescript_package,
 )
 from signalint.engines.tsc_program import build_program, config_chain
-from signalint.model import Issue, IssueMemo, Severity
+from signalint.model import Issue, IssueMemo, Reported, Severity
 from signalint.process import Command, ProcessResult, node_stack_flag
 from signalint.project.markers import has_js_ts_markers, has_python_markers
 
@@ -529,30 +529,19 @@ def program_files(stdout: str) -> list[str]:
 _last_files: tuple[str, tuple[str, ...]] | None = None
 
 
+@dataclass(slots=True, eq=False)
 class _Pending:
     """A diagnostic whose continuation lines may still follow (build mode);
     read whole, it is not changed again and makes its issue once."""
 
-    __slots__ = ("_made", "about_options", "col", "file", "line", "message", "rule", "severity")
-
-    def __init__(
-        self,
-        file: str | None,
-        line: int,
-        col: int,
-        rule: str,
-        severity: Severity,
-        message: list[str],
-        about_options: bool,
-    ) -> None:
-        self.file = file
-        self.about_options = about_options
-        self.line = line
-        self.col = col
-        self.rule = rule
-        self.severity = severity
-        self.message = message  # continuation lines are added
-        self._made: tuple[str, Issue] | None = None
+    file: str | None
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    message: list[str]  # continuation lines are added
+    about_options: bool
+    _made: tuple[str, Issue] | None = field(default=None, init=False)
 
     def issue(self, engine: str, memo: IssueMemo | None) -> Issue:
         assert self.file is not None
@@ -561,9 +550,10 @@ class _Pending:
             if made is not None and made[0] == engine:
                 return made[1]
             message = "\n".join(self.message)
-            issue = memo.issue(
+            said = Reported(
                 engine, self.file, self.line, self.col, self.rule, self.severity, message
             )
+            issue = memo.issue(said)
             self._made = (engine, issue)
             return issue
         return Issue(

@@ -256,6 +256,72 @@ def typescript_major(executable: Path) -> int | None:
     return int(head) if head.isdigit() else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """Where a project's wrappers and their outputs go (`plan_build`): the
+    wrapper tree `top`, the project's mirror in it `base`, the project's
+    root, the TypeScript major the wrappers are written for, and the links
+    out of the root (absolute) every wrapper excludes."""
+
+    top: str
+    base: str
+    root: str
+    major: int
+    outside: tuple[str, ...]
+
+    @property
+    def empty_root(self) -> str:
+        """A type root that always exists and holds nothing."""
+        return os.path.join(self.base, _NO_TYPES)
+
+    def wrapper_of(self, config_abs: str) -> str:
+        rel = os.path.relpath(config_abs, self.root)
+        if rel.startswith(".."):
+            digest = hashlib.sha256(config_abs.encode()).hexdigest()[:12]
+            return os.path.join(self.base, _EXT, digest, os.path.basename(config_abs))
+        return os.path.join(self.base, rel)
+
+    def outputs(self, wrapper: str) -> tuple[str, str]:
+        """The wrapper's output directory and its build info file."""
+        out_key = os.path.relpath(wrapper, self.base)
+        out_dir = os.path.join(self.base, _OUT, os.path.dirname(out_key) or ".")
+        return os.path.normpath(out_dir), os.path.join(self.base, _OUT, out_key + ".tsbuildinfo")
+
+
+def _config_graph(
+    start: str,
+) -> tuple[list[str], dict[str, _Merged], dict[str, list[tuple[str, dict[str, object]]]]]:
+    """The configs reachable from `start` through references, breadth first
+    (at most `paths.MAX_CONFIG_CHAIN`): their order, each one's merged
+    options, and each one's references as listed."""
+    order: list[str] = []
+    graph: dict[str, list[tuple[str, dict[str, object]]]] = {}
+    merged: dict[str, _Merged] = {}
+    queue = [start]
+    while queue and len(order) < paths.MAX_CONFIG_CHAIN:
+        current = queue.pop(0)
+        if current in merged:
+            continue
+        order.append(current)
+        merged[current] = _merge(current, set())
+        listed = references(current)
+        graph[current] = listed
+        queue += [target for target, _ in listed if os.path.isfile(target)]
+    return order, merged, graph
+
+
+def _modules_links(tree: _Tree, project_dir: str) -> dict[str, str]:
+    """Links in the wrapper tree to each node_modules from the project's
+    directory upward: tsc looks for them where the user's config would."""
+    links: dict[str, str] = {}
+    for directory in _ancestors(project_dir):
+        modules = os.path.join(directory, "node_modules")
+        if os.path.isdir(modules) and not _inside(modules, tree.top):
+            mirrored = _mirror(tree.top, directory)
+            links[os.path.normpath(os.path.join(mirrored, "node_modules"))] = modules
+    return links
+
+
 def plan_build(
     root: Path,
     config: str,
@@ -276,31 +342,16 @@ def plan_build(
     # package reuses what a check of the whole graph built, and vice versa.
     top = os.path.abspath(work_dir / "tsc" / BUILD_DIR)
     root_s = os.path.abspath(root)
-    base = _mirror(top, root_s)
-    major = ts_major if ts_major is not None else 7
+    tree = _Tree(
+        top=top,
+        base=_mirror(top, root_s),
+        root=root_s,
+        major=ts_major if ts_major is not None else 7,
+        outside=tuple(os.path.join(root_s, link.rstrip("/")) for link in outside),
+    )
     start = os.path.normpath(os.path.join(root_s, config))
-    order: list[str] = []
-    graph: dict[str, list[tuple[str, dict[str, object]]]] = {}
-    merged: dict[str, _Merged] = {}
-    queue = [start]
-    while queue and len(order) < paths.MAX_CONFIG_CHAIN:
-        current = queue.pop(0)
-        if current in merged:
-            continue
-        order.append(current)
-        merged[current] = _merge(current, set())
-        listed = references(current)
-        graph[current] = listed
-        queue += [target for target, _ in listed if os.path.isfile(target)]
+    order, merged, graph = _config_graph(start)
     referenced = {target for pairs in graph.values() for target, _ in pairs}
-
-    def wrapper_of(config_abs: str) -> str:
-        rel = os.path.relpath(config_abs, root_s)
-        if rel.startswith(".."):
-            digest = hashlib.sha256(config_abs.encode()).hexdigest()[:12]
-            return os.path.join(base, _EXT, digest, os.path.basename(config_abs))
-        return os.path.join(base, rel)
-
     projects: list[Project] = []
     contents: dict[str, str] = {}
     spellings: dict[str, str] = {}
@@ -310,50 +361,33 @@ def plan_build(
     # project's up to the file system's root, with links where they have one.
     for current in order:
         info = merged[current]
-        project_dir = os.path.dirname(current)
         linkable = not os.path.relpath(current, root_s).startswith("..")
         if linkable and "types" in info.options and "typeRoots" not in info.options:
-            for directory in _ancestors(project_dir):
-                modules = os.path.join(directory, "node_modules")
-                if os.path.isdir(modules) and not _inside(modules, top):
-                    mirrored = _mirror(top, directory)
-                    links[os.path.normpath(os.path.join(mirrored, "node_modules"))] = modules
+            links.update(_modules_links(tree, os.path.dirname(current)))
         for spelled, written in _anchored_types(info, os.path.dirname(current)):
             if isinstance(spelled, str) and isinstance(written, str) and _RELATIVE.match(written):
                 spellings[spelled] = written
-        wrapper = wrapper_of(current)
-        out_key = os.path.relpath(wrapper, base)
-        out_dir = os.path.join(base, _OUT, os.path.dirname(out_key) or ".")
-        wrapper_data = _wrapper(
-            info,
-            current,
-            out_dir=os.path.normpath(out_dir),
-            buildinfo=os.path.join(base, _OUT, out_key + ".tsbuildinfo"),
-            referenced=current in referenced,
-            major=major,
-            empty_root=os.path.join(base, _NO_TYPES),
-            linked=linkable,
-            outside=[os.path.join(root_s, link.rstrip("/")) for link in outside],
-        )
+        wrapper = tree.wrapper_of(current)
+        wrapper_data = _wrapper(info, current, tree, current in referenced, linkable)
         refs: list[dict[str, object]] = []
         for target, extra in graph[current]:
             entry = dict(extra)
             # A missing target keeps its real path: tsc then reports it as
             # the project's own `tsc -b` would.
-            entry["path"] = wrapper_of(target) if target in merged else target
+            entry["path"] = tree.wrapper_of(target) if target in merged else target
             refs.append(entry)
         if refs:
             wrapper_data["references"] = refs
         contents[wrapper] = json.dumps(wrapper_data, indent=2) + "\n"
-        buildinfo = os.path.join(base, _OUT, out_key + ".tsbuildinfo")
+        buildinfo = tree.outputs(wrapper)[1]
         projects.append(Project(current, wrapper, info.has_sources(), buildinfo))
     return BuildPlan(
         root=root_s,
-        base=base,
-        root_wrapper=wrapper_of(start),
+        base=tree.base,
+        root_wrapper=tree.wrapper_of(start),
         projects=tuple(projects),
         contents=contents,
-        rel_base=_relative(base, root_s),
+        rel_base=_relative(tree.base, root_s),
         spellings=spellings,
         links=links,
         top=top,
@@ -492,29 +526,40 @@ def _absolute(value: object, directory: str, project_dir: str) -> str | None:
 
 
 def _wrapper(
-    info: _Merged,
-    config: str,
-    *,
-    out_dir: str,
-    buildinfo: str,
-    referenced: bool,
-    major: int,
-    empty_root: str,
-    linked: bool,
-    outside: Sequence[str] = (),
+    info: _Merged, config: str, tree: _Tree, referenced: bool, linked: bool
 ) -> dict[str, object]:
+    """The wrapper of `config` (absolute) in `tree`: the user's config
+    extended with where its outputs go and its paths spelled absolute;
+    `referenced`: another config of the graph references it; `linked`: it
+    is inside the root, so the tree mirrors its node_modules."""
     project_dir = os.path.dirname(config)
+    out_dir, buildinfo = tree.outputs(tree.wrapper_of(config))
     options: dict[str, object] = {
         name: _substitute(value, project_dir)
         for name, (value, _) in info.options.items()
         if _templated(value)
     }
-    options.update(outDir=out_dir, tsBuildInfoFile=buildinfo)
+    options.update(_emit_options(info, out_dir, buildinfo, referenced))
+    if "rootDir" not in info.options and (info.flag("composite") or tree.major >= 6):
+        # Both default to the config's directory, which is now the wrapper's.
+        options["rootDir"] = project_dir
+    if "typeRoots" not in info.options:
+        options.update(_type_options(info, project_dir, tree.empty_root, linked))
+    wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
+    wrapper.update(_file_lists(info, project_dir, tree.outside))
+    return wrapper
+
+
+def _emit_options(
+    info: _Merged, out_dir: str, buildinfo: str, referenced: bool
+) -> dict[str, object]:
+    """Where the build writes: outputs and build info in the wrapper tree,
+    declarations only where dependents read them, nothing else."""
+    options: dict[str, object] = {"outDir": out_dir, "tsBuildInfoFile": buildinfo}
     out_file = info.options.get("outFile")
     if out_file is not None and isinstance(out_file[0], str):
         options["outFile"] = os.path.join(out_dir, os.path.basename(out_file[0]))
-    composite = info.flag("composite")
-    declarations = composite or info.flag("declaration")
+    declarations = info.flag("composite") or info.flag("declaration")
     if declarations:
         # Only then: elsewhere tsc rejects the option (TS5069).
         options["declarationDir"] = out_dir
@@ -524,40 +569,53 @@ def _wrapper(
             options["emitDeclarationOnly"] = True
     else:
         options["noEmit"] = True
-    if "rootDir" not in info.options and (composite or major >= 6):
-        # Both default to the config's directory, which is now the wrapper's.
-        options["rootDir"] = project_dir
-    if "typeRoots" not in info.options:
-        anchored = _anchored_types(info, project_dir)
-        if anchored:
-            options["types"] = [spelled for spelled, _ in anchored]
-        # With `types` in a linked tree the wrapper sets no typeRoots: tsc
-        # looks the listed libraries up as natively (type roots, then
-        # node_modules with package `exports`), from the wrapper's directory,
-        # which sees the project's node_modules through `BuildPlan.links`.
-        if not ("types" in info.options and linked):
-            roots = _type_roots(project_dir)
-            if "types" in info.options:
-                # Listed libraries may be packages (`vitest/globals`): tsc
-                # finds them in node_modules upward from the config, and an
-                # explicit typeRoots stops that search, so those directories
-                # are roots too (package `exports` are not read there). Only
-                # with `types`: it turns off including every root's
-                # subfolders, which would take in every package.
-                roots += _node_modules_upward(project_dir)
-            if anchored:
-                # tsc joins an entry to each existing type root, and joining
-                # an absolute path gives that path: one root that always
-                # exists and holds nothing else.
-                roots.append(empty_root)
-            options["typeRoots"] = roots
-    wrapper: dict[str, object] = {"extends": config, "compilerOptions": options}
+    return options
+
+
+def _type_options(
+    info: _Merged, project_dir: str, empty_root: str, linked: bool
+) -> dict[str, object]:
+    """`types` and `typeRoots` as the user's config means them, read from
+    the wrapper's directory (a config without typeRoots of its own)."""
+    options: dict[str, object] = {}
+    anchored = _anchored_types(info, project_dir)
+    if anchored:
+        options["types"] = [spelled for spelled, _ in anchored]
+    # With `types` in a linked tree the wrapper sets no typeRoots: tsc
+    # looks the listed libraries up as natively (type roots, then
+    # node_modules with package `exports`), from the wrapper's directory,
+    # which sees the project's node_modules through `BuildPlan.links`.
+    if "types" in info.options and linked:
+        return options
+    roots = _type_roots(project_dir)
+    if "types" in info.options:
+        # Listed libraries may be packages (`vitest/globals`): tsc
+        # finds them in node_modules upward from the config, and an
+        # explicit typeRoots stops that search, so those directories
+        # are roots too (package `exports` are not read there). Only
+        # with `types`: it turns off including every root's
+        # subfolders, which would take in every package.
+        roots += _node_modules_upward(project_dir)
+    if anchored:
+        # tsc joins an entry to each existing type root, and joining
+        # an absolute path gives that path: one root that always
+        # exists and holds nothing else.
+        roots.append(empty_root)
+    options["typeRoots"] = roots
+    return options
+
+
+def _file_lists(info: _Merged, project_dir: str, outside: Sequence[str]) -> dict[str, object]:
+    """The wrapper's `include`, `files` and `exclude`: the user's, spelled
+    absolute, or tsc's defaults against the user's directory; and the links
+    out of the root (`outside`, absolute) excluded."""
+    lists: dict[str, object] = {}
     for key in ("include", "files", "exclude"):
         entry = info.lists.get(key)
         if entry is not None and _templated(entry[0]):
-            wrapper[key] = _substitute(entry[0], project_dir)
+            lists[key] = _substitute(entry[0], project_dir)
     if "include" not in info.lists and "files" not in info.lists:
-        wrapper["include"] = [os.path.join(project_dir, "**", "*")]
+        lists["include"] = [os.path.join(project_dir, "**", "*")]
     if "exclude" not in info.lists:
         excluded = [os.path.join(project_dir, name) for name in _DEFAULT_EXCLUDES]
         for name in ("outDir", "declarationDir"):
@@ -566,18 +624,18 @@ def _wrapper(
                 found = _absolute(entry[0], entry[1], project_dir)
                 if found is not None and found not in excluded:
                     excluded.append(found)
-        wrapper["exclude"] = excluded
+        lists["exclude"] = excluded
     if outside:
         # Links out of the root (absolute): the user's own `exclude`, each
         # pattern against the config that wrote it, and those links.
         entry = info.lists.get("exclude")
-        if "exclude" in wrapper or entry is None:
-            kept = list(wrapper.get("exclude") or [])  # type: ignore[call-overload]
+        if "exclude" in lists or entry is None:
+            kept = list(lists.get("exclude") or [])  # type: ignore[call-overload]
         else:
             written = entry[0] if isinstance(entry[0], list) else []
             kept = [_absolute(p, entry[1], project_dir) for p in written]
-        wrapper["exclude"] = [p for p in kept if isinstance(p, str)] + list(outside)
-    return wrapper
+        lists["exclude"] = [p for p in kept if isinstance(p, str)] + list(outside)
+    return lists
 
 
 def _anchored_types(info: _Merged, project_dir: str) -> list[tuple[object, object]]:

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from signalint.cluster import Clustering
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult
-from signalint.payloads import CheckWarnings
-from signalint.report import check_payload
+from signalint.report import NOTHING_ADDED, Additions, check_payload
 
 
 def render(
@@ -21,26 +20,20 @@ def render(
     clustering: Clustering,
     *,
     compact: bool = False,
-    filtered_out: int | None = None,
-    extras: CheckWarnings | None = None,
-    workspace: Mapping[str, object] | None = None,
-    baseline: Mapping[str, object] | None = None,
+    added: Additions = NOTHING_ADDED,
 ) -> str:
     """The payload as JSON with 2-space indentation, ending in a newline.
 
-    `workspace` (the per-package summary, `package_summary.summarize`) and
-    `baseline` (what `--new-from-rev` compared with) are added under those
-    keys when given. Other options are passed to `check_payload` unchanged. Non-ASCII text is kept
-    as is (the CLI writes UTF-8), which keeps paths and messages readable.
+    `added` (`report.Additions`: the per-package summary, what
+    `--new-from-rev` compared with, ...) and `compact` are passed to
+    `check_payload` unchanged. Non-ASCII text is kept as is (the CLI
+    writes UTF-8), which keeps paths and messages readable.
     """
     payload = check_payload(
         result,
         clustering,
         compact=compact,
-        filtered_out=filtered_out,
-        extras=extras,
-        workspace=workspace,
-        baseline=baseline,
+        added=added,
         words=command_words,  # this writer serves the CLI: nextStep names commands
     )
     return dump(payload)

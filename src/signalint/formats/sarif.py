@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -169,23 +170,31 @@ def _add_packages(
                 entry.setdefault("properties", {})["package"] = name
 
 
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """What a check of only the new issues says in SARIF: each issue's
+    `baselineState` by issue id (`new`, `unchanged`), and the engines whose
+    states come from the changed-lines rule, each with `{rule, reason}`."""
+
+    states: Mapping[str, str]
+    fallback: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+
+
 def build_log(
     result: CheckResult,
     versions: Mapping[str, str | None] | None = None,
-    baseline_states: Mapping[str, str] | None = None,
+    baseline: Baseline | None = None,
     *,
     workspace: Mapping[str, Any] | None = None,
-    baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
     shard: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The SARIF log as a dict. Engines are runs in name order; issues keep
     `Issue.sort_key()` order. Engines found only in issues (e.g. ingested
-    editor diagnostics) get a run without an outcome. `baseline_states`
-    maps issue ids to their SARIF `baselineState` (`new`, `unchanged`:
-    `check --new-from-rev`); issues it does not name get none. `workspace`
-    is the JSON `workspace` block of a workspace check (`_add_packages`).
-    `baseline_fallback` maps the engines whose states come from the
-    changed-lines rule to `{rule, reason}` (module docstring). `shard` is
+    editor diagnostics) get a run without an outcome. `baseline`
+    gives issues their SARIF `baselineState` (`check --new-from-rev`);
+    issues it does not name get none; its `fallback` names the engines whose
+    states come from the changed-lines rule (module docstring). `workspace`
+    is the JSON `workspace` block of a workspace check (`_add_packages`). `shard` is
     the shard block of a shard's check (`shard_report.block`)."""
     by_engine: dict[str, list[Issue]] = {name: [] for name in result.outcomes}
     for issue in sorted(result.issues, key=Issue.sort_key):
@@ -201,7 +210,7 @@ def build_log(
         if engine in ENGINES:
             driver["informationUri"] = ENGINES[engine].spec.docs_url
         driver["rules"] = rules
-        fallback = (baseline_fallback or {}).get(engine)
+        fallback = None if baseline is None else baseline.fallback.get(engine)
         rule = str(fallback["rule"]) if fallback is not None else None
         properties: dict[str, Any] = {
             "signalintCheckId": result.check_id,
@@ -219,7 +228,7 @@ def build_log(
                     _result(
                         issue,
                         rule_index[issue.rule],
-                        (baseline_states or {}).get(issue.issue_id),
+                        None if baseline is None else baseline.states.get(issue.issue_id),
                         rule,
                     )
                     for issue in issues
@@ -239,25 +248,16 @@ def render(
     clustering: Clustering | None = None,
     *,
     versions: Mapping[str, str | None] | None = None,
-    baseline_states: Mapping[str, str] | None = None,
+    baseline: Baseline | None = None,
     workspace: Mapping[str, Any] | None = None,
-    baseline_fallback: Mapping[str, Mapping[str, object]] | None = None,
     shard: Mapping[str, Any] | None = None,
 ) -> str:
     """The SARIF log as JSON (indent 2), ending in a newline.
 
     `versions` maps engine names to the versions that ran (None: unknown);
-    `baseline_states`, `workspace`, `baseline_fallback` and `shard` see
-    `build_log`.
+    `baseline`, `workspace` and `shard` see `build_log`.
     `clustering` is accepted for a uniform signature and unused: SARIF lists
     every issue, uncapped.
     """
-    log = build_log(
-        result,
-        versions,
-        baseline_states,
-        workspace=workspace,
-        baseline_fallback=baseline_fallback,
-        shard=shard,
-    )
+    log = build_log(result, versions, baseline, workspace=workspace, shard=shard)
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

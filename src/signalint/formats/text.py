@@ -36,7 +36,7 @@ from signalint import ids
 from signalint.cluster import Cluster, Clustering, cluster, issue_priority
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult, EngineOutcome, Issue
-from signalint.report import left_out_step, nothing_checked_message
+from signalint.report import NOTHING_ADDED, Additions, left_out_step, nothing_checked_message
 from signalint.wording import count as _plural
 
 if TYPE_CHECKING:
@@ -256,21 +256,72 @@ def _cluster_part(item: Cluster, members: list[Issue], short_ids: dict[str, str]
     return lines
 
 
+def _baseline_lines(baseline: Mapping[str, Any]) -> list[Line]:
+    """What `--new-from-rev` left out: the unchanged issues, the engines that
+    failed at the baseline, and a borrowing cut at its limit."""
+    lines: list[Line] = [
+        [
+            (f"only new since {baseline['rev']} ({str(baseline['commit'])[:12]}): ", "bold"),
+            (
+                f"{_plural(baseline['new'], 'new issue')}, "
+                f"{baseline['unchanged']} unchanged not listed",
+                "",
+            ),
+        ]
+    ]
+    for entry in baseline.get("fallback") or ():
+        reason = next((t.strip() for t in str(entry["reason"]).splitlines() if t.strip()), "")
+        lines.append(
+            [
+                (f"  {entry['engine']} failed at {baseline['rev']}", "yellow"),
+                (
+                    f": its issues are new only on lines changed since then ({entry['rule']}); "
+                    f"it said: {reason}",
+                    "",
+                ),
+            ]
+        )
+    if baseline.get("borrowedAllIgnoredFiles") is False:
+        lines.append(
+            [
+                (
+                    f"  only {baseline['borrowedIgnoredFiles']} ignored files were copied "
+                    f"into the tree at {baseline['rev']} (the limit)",
+                    "yellow",
+                )
+            ]
+        )
+    return lines
+
+
+def _engine_error_lines(result: CheckResult) -> list[Line]:
+    """Each failed engine with its coverage gap and message, whole."""
+    failed = [(n, o) for n, o in sorted(result.outcomes.items()) if o.status == "error"]
+    lines: list[Line] = [[], [("Engine errors", "bold underline")]] if failed else []
+    for name, outcome in failed:
+        lines.append([(f"  {name}:", "bold red")])
+        gap = f"coverage gap: {outcome.coverage_gap}" if outcome.coverage_gap else ""
+        for text in (gap, outcome.message or ""):
+            lines += [[(f"    {raw}", "")] for raw in text.strip().splitlines()]
+    return lines
+
+
 def build_lines(
-    result: CheckResult,
-    clustering: Clustering,
-    *,
-    filtered_out: int = 0,
-    workspace: Mapping[str, Any] | None = None,
-    baseline: Mapping[str, Any] | None = None,
+    result: CheckResult, clustering: Clustering, added: Additions = NOTHING_ADDED
 ) -> list[Line]:
     """The document as styled spans (exposed for tests and other writers).
 
     Renders every issue of `result` (see the module docstring);
     `clustering` is the summary the other formats show, whose ids and
-    counts this document agrees with. `filtered_out` counts diagnostics
-    dropped for lying outside the requested paths.
+    counts this document agrees with. `added` (`report.Additions`): its
+    `filtered_out` counts diagnostics dropped for lying outside the
+    requested paths; `workspace` adds one line per package after the
+    engines (the JSON's `workspace` block); `baseline` says what
+    `--new-from-rev` left out.
     """
+    filtered_out = added.filtered_out or 0
+    workspace: Mapping[str, Any] | None = added.workspace
+    baseline: Mapping[str, Any] | None = added.baseline
     issues = result.issues
     everything = cluster(issues, max_clusters=len(issues), max_flat=len(issues))
     short_ids = everything.short_ids
@@ -288,38 +339,7 @@ def build_lines(
     if workspace is not None:
         lines += _package_lines(workspace)
     if baseline is not None:
-        lines.append(
-            [
-                (f"only new since {baseline['rev']} ({str(baseline['commit'])[:12]}): ", "bold"),
-                (
-                    f"{_plural(baseline['new'], 'new issue')}, "
-                    f"{baseline['unchanged']} unchanged not listed",
-                    "",
-                ),
-            ]
-        )
-        for entry in baseline.get("fallback") or ():
-            reason = next((t.strip() for t in str(entry["reason"]).splitlines() if t.strip()), "")
-            lines.append(
-                [
-                    (f"  {entry['engine']} failed at {baseline['rev']}", "yellow"),
-                    (
-                        f": its issues are new only on lines changed since then ({entry['rule']}); "
-                        f"it said: {reason}",
-                        "",
-                    ),
-                ]
-            )
-        if baseline.get("borrowedAllIgnoredFiles") is False:
-            lines.append(
-                [
-                    (
-                        f"  only {baseline['borrowedIgnoredFiles']} ignored files were copied "
-                        f"into the tree at {baseline['rev']} (the limit)",
-                        "yellow",
-                    )
-                ]
-            )
+        lines += _baseline_lines(baseline)
     if result.code is not None:
         lines.append([(nothing_checked_message(result), "red")])
 
@@ -338,14 +358,7 @@ def build_lines(
             short_ids,
         )
 
-    failed = [(n, o) for n, o in sorted(result.outcomes.items()) if o.status == "error"]
-    if failed:
-        lines += [[], [("Engine errors", "bold underline")]]
-    for name, outcome in failed:
-        lines.append([(f"  {name}:", "bold red")])
-        gap = f"coverage gap: {outcome.coverage_gap}" if outcome.coverage_gap else ""
-        for text in (gap, outcome.message or ""):
-            lines += [[(f"    {raw}", "")] for raw in text.strip().splitlines()]
+    lines += _engine_error_lines(result)
 
     footer = [
         f"Expand any id with `signalint show <id>` (this check: {result.check_id}); "
@@ -398,20 +411,13 @@ def render(
     *,
     color: bool | None = None,
     stream: TextIO | None = None,
-    filtered_out: int = 0,
-    workspace: Mapping[str, Any] | None = None,
-    baseline: Mapping[str, Any] | None = None,
+    added: Additions = NOTHING_ADDED,
 ) -> str:
-    """The document, ending in a newline.
-
-    `workspace` adds one line per package after the engines (the JSON's
-    `workspace` block); `baseline` says what `--new-from-rev` left out.
+    """The document, ending in a newline (`added`: see `build_lines`).
 
     `color=None` decides by `wants_colour(stream)`: ANSI styles only when the
     output goes to a terminal. Pass `color=False` for plain text.
     """
-    lines = build_lines(
-        result, clustering, filtered_out=filtered_out, workspace=workspace, baseline=baseline
-    )
+    lines = build_lines(result, clustering, added)
     use_colour = wants_colour(stream) if color is None else color
     return render_lines(lines, use_colour)

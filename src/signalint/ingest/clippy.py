@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from signalint.ingest import Batch, ReportError
-from signalint.ingest.common import Maker, expect, lines, number
+from signalint.ingest.common import Entry, Maker, expect, lines, number
 
 _CLIPPY_DOCS = "https://rust-lang.github.io/rust-clippy/master/index.html#"
 _RUSTC_DOCS = "https://doc.rust-lang.org/error_codes/"
@@ -74,14 +74,16 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
             if isinstance(child, dict) and child.get("message")
         ]
         maker.add(
-            file,
-            start_line,
-            maker.places.codepoint_col(file, start_line, start_col),
-            rule or level,
-            "error" if level.startswith("error") else "warning",
-            str(message.get("message") or ""),
-            end=(end_line, maker.places.codepoint_col(file, end_line, end_col)),
-            docs_url=_docs(rule) if rule else None,
-            help="\n".join(notes) or None,
+            Entry(
+                file,
+                start_line,
+                maker.places.codepoint_col(file, start_line, start_col),
+                rule or level,
+                "error" if level.startswith("error") else "warning",
+                str(message.get("message") or ""),
+                end=(end_line, maker.places.codepoint_col(file, end_line, end_col)),
+                docs_url=_docs(rule) if rule else None,
+                help="\n".join(notes) or None,
+            )
         )
     return maker.batch()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,24 @@ def number(value: Any, where: str, default: int | None = None) -> int:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One diagnostic as a report gives it: its project-relative file,
+    position (`end` as (line, col), when given), rule, severity and
+    message, and what helps to fix it."""
+
+    file: str
+    line: int
+    col: int
+    rule: str
+    severity: Severity
+    message: str
+    end: tuple[int, int] | None = None
+    fixable: bool = False
+    docs_url: str | None = None
+    help: str | None = None
+
+
 class Maker:
     """Issues of one report, with paths contained and positions clamped."""
 
@@ -71,35 +90,26 @@ class Maker:
         self.files.setdefault(found, None)
         return found
 
-    def add(
-        self,
-        file: str,
-        line: int,
-        col: int,
-        rule: str,
-        severity: Severity,
-        message: str,
-        *,
-        end: tuple[int, int] | None = None,
-        fixable: bool = False,
-        docs_url: str | None = None,
-        help: str | None = None,
-    ) -> None:
-        line, col, end_line, end_col = self.places.span(file, (line, col), end)
+    def add(self, entry: Entry) -> None:
+        """Keep `entry` (its file already contained, `file`), its position
+        clamped to the file's lines."""
+        line, col, end_line, end_col = self.places.span(
+            entry.file, (entry.line, entry.col), entry.end
+        )
         self.issues.append(
             Issue(
                 engine=self.tool,
-                file=file,
+                file=entry.file,
                 line=line,
                 col=col,
-                rule=rule or self.tool,
-                severity=severity,
-                message=message,
-                fixable=fixable,
+                rule=entry.rule or self.tool,
+                severity=entry.severity,
+                message=entry.message,
+                fixable=entry.fixable,
                 end_line=end_line,
                 end_col=end_col,
-                docs_url=docs_url or None,
-                help=help or None,
+                docs_url=entry.docs_url or None,
+                help=entry.help or None,
             )
         )
 

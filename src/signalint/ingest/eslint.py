@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from signalint.ingest import Batch
-from signalint.ingest.common import Maker, expect, load, number
+from signalint.ingest.common import Entry, Maker, expect, load, number
 
 
 def _docs(report: Any) -> dict[str, str]:
@@ -51,14 +51,16 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
                     number(message.get("endColumn"), f"{at}.endColumn", 1),
                 )
             maker.add(
-                file,
-                number(message.get("line"), f"{at}.line", 1),
-                number(message.get("column"), f"{at}.column", 1),
-                str(rule),
-                "error" if message.get("severity") == 2 else "warning",
-                str(message.get("message") or ""),
-                end=end,
-                fixable=isinstance(message.get("fix"), dict),
-                docs_url=docs.get(str(rule)),
+                Entry(
+                    file,
+                    number(message.get("line"), f"{at}.line", 1),
+                    number(message.get("column"), f"{at}.column", 1),
+                    str(rule),
+                    "error" if message.get("severity") == 2 else "warning",
+                    str(message.get("message") or ""),
+                    end=end,
+                    fixable=isinstance(message.get("fix"), dict),
+                    docs_url=docs.get(str(rule)),
+                )
             )
     return maker.batch()

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from signalint.ingest import Batch, ReportError
-from signalint.ingest.common import Maker, expect, load, number
+from signalint.ingest.common import Entry, Maker, expect, load, number
 
 _MILD = frozenset({"warning", "warn", "info", "information", "hint", "low", "minor", "medium"})
 
@@ -45,11 +45,13 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
         col = _byte_col(maker, file, line, number(pos.get("Column"), f"{where}.Pos.Column", 1))
         severity = str(issue.get("Severity") or "").lower()
         maker.add(
-            file,
-            line,
-            col,
-            str(issue.get("FromLinter") or "golangci-lint"),
-            "warning" if severity in _MILD else "error",
-            str(issue.get("Text") or ""),
+            Entry(
+                file,
+                line,
+                col,
+                str(issue.get("FromLinter") or "golangci-lint"),
+                "warning" if severity in _MILD else "error",
+                str(issue.get("Text") or ""),
+            )
         )
     return maker.batch()

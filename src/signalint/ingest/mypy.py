@@ -14,7 +14,7 @@ from pathlib import Path
 
 from signalint.engines.mypy import docs_url
 from signalint.ingest import Batch
-from signalint.ingest.common import Maker, expect, lines
+from signalint.ingest.common import Entry, Maker, expect, lines
 
 
 def _column(value: object) -> int:
@@ -41,14 +41,16 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
         code = diag.get("code")
         severity = diag.get("severity")
         maker.add(
-            file,
-            line,
-            col,
-            str(code) if code else ("note" if severity == "note" else "error"),
-            "error" if severity == "error" else "warning",
-            str(diag.get("message") or ""),
-            end=end,
-            docs_url=docs_url(str(code)) if code else None,
-            help=str(diag["hint"]) if diag.get("hint") else None,
+            Entry(
+                file,
+                line,
+                col,
+                str(code) if code else ("note" if severity == "note" else "error"),
+                "error" if severity == "error" else "warning",
+                str(diag.get("message") or ""),
+                end=end,
+                docs_url=docs_url(str(code)) if code else None,
+                help=str(diag["hint"]) if diag.get("hint") else None,
+            )
         )
     return maker.batch()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from signalint.ingest import Batch
-from signalint.ingest.common import Maker, expect, load, number
+from signalint.ingest.common import Entry, Maker, expect, load, number
 
 SYNTAX_RULE = "invalid-syntax"
 
@@ -43,15 +43,17 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
                 end = (end[0], maker.places.codepoint_col(file, *end))
         fix = diag.get("fix")
         maker.add(
-            file,
-            line,
-            col,
-            str(diag.get("code") or SYNTAX_RULE),
-            "warning" if diag.get("severity") == "warning" else "error",
-            message,
-            end=end,
-            fixable=isinstance(fix, dict) and fix.get("applicability") == "safe",
-            docs_url=diag.get("url") if isinstance(diag.get("url"), str) else None,
-            help=str(fix["message"]) if isinstance(fix, dict) and fix.get("message") else None,
+            Entry(
+                file,
+                line,
+                col,
+                str(diag.get("code") or SYNTAX_RULE),
+                "warning" if diag.get("severity") == "warning" else "error",
+                message,
+                end=end,
+                fixable=isinstance(fix, dict) and fix.get("applicability") == "safe",
+                docs_url=diag.get("url") if isinstance(diag.get("url"), str) else None,
+                help=str(fix["message"]) if isinstance(fix, dict) and fix.get("message") else None,
+            )
         )
     return maker.batch()

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from signalint.ingest import Batch, ReportError
-from signalint.ingest.common import Maker, expect, load, number
+from signalint.ingest.common import Entry, Maker, expect, load, number
 
 _NAME = re.compile(r"[^A-Za-z0-9._@/+-]+")
 
@@ -118,14 +118,16 @@ def parse(text: str, root: Path, base: Path | None = None) -> Batch:
             text_value = message.get("text") if isinstance(message, dict) else None
             help_uri = rule_meta.get("helpUri")
             maker.add(
-                file,
-                line,
-                col,
-                rule,
-                "error" if level == "error" else "warning",
-                str(text_value or rule),
-                end=end,
-                fixable=bool(result.get("fixes")),
-                docs_url=help_uri if isinstance(help_uri, str) else None,
+                Entry(
+                    file,
+                    line,
+                    col,
+                    rule,
+                    "error" if level == "error" else "warning",
+                    str(text_value or rule),
+                    end=end,
+                    fixable=bool(result.get("fixes")),
+                    docs_url=help_uri if isinstance(help_uri, str) else None,
+                )
             )
     return maker.batch()

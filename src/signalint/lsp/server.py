@@ -495,21 +495,40 @@ def make_server() -> tuple[LanguageServer, Session]:
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
         session.open_backend()
-        caps = server.client_capabilities.workspace
-        watch = caps.did_change_watched_files if caps is not None else None
-        if watch is not None and watch.dynamic_registration:
-            options = types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
-            )
-            registration = types.Registration(
-                id="signalint-watch",
-                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                register_options=options,
-            )
-            server.client_register_capability(
-                types.RegistrationParams(registrations=[registration])
-            )
+        _watch_files(server)
         session.schedule_project(delay_s=0)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(params: Any) -> None:
+        await session.close()
+
+    _follow_documents(server, session)
+    _answer_diagnostics_and_fixes(server, session)
+    return server, session
+
+
+def _watch_files(server: LanguageServer) -> None:
+    """Ask the client to tell the files `PATTERNS` match as they change,
+    where it can register that at run time."""
+    caps = server.client_capabilities.workspace
+    watch = caps.did_change_watched_files if caps is not None else None
+    if watch is None or not watch.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
+    )
+    registration = types.Registration(
+        id="signalint-watch",
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=options,
+    )
+    server.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+
+def _follow_documents(server: LanguageServer, session: Session) -> None:
+    """The notifications that tell the session what the editor and the
+    files hold: documents opened, changed, saved and closed, watched files,
+    and settings."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -538,6 +557,11 @@ def make_server() -> tuple[LanguageServer, Session]:
     def did_change_watched(params: types.DidChangeWatchedFilesParams) -> None:
         session.watched(params.changes)
 
+
+def _answer_diagnostics_and_fixes(server: LanguageServer, session: Session) -> None:
+    """The requests the session answers: diagnostics pulled per document
+    and for the workspace, and code actions with their resolution."""
+
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
@@ -563,12 +587,6 @@ def make_server() -> tuple[LanguageServer, Session]:
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(action: types.CodeAction) -> types.CodeAction:
         return await session.resolve(action)
-
-    @server.feature(types.SHUTDOWN)
-    async def shutdown(params: Any) -> None:
-        await session.close()
-
-    return server, session
 
 
 __all__ = ["DEBOUNCE_S", "FIX_ALL", "Session", "make_server"]

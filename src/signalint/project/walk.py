@@ -7,6 +7,7 @@ import os
 import posixpath
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -91,6 +92,7 @@ def walk(
     root_s = os.path.realpath(root)
     config = compile_rules("", list(ignore))
     out: set[str] = set()
+    walker = _Walk(root_s, [config] if config is not None else [], out, memo, boundary)
     for target in targets:
         rel = safe_relative(Path(root_s), target)
         full = os.path.join(root_s, rel)
@@ -99,7 +101,7 @@ def walk(
             rel = posixpath.normpath(os.path.relpath(os.path.realpath(full), root_s))
             if not ALWAYS_SKIPPED.intersection(rel.split("/")):
                 rules = ancestor_rules(root_s, rel)
-                _walk_tree(root_s, rel, rules, config, out, memo, boundary)
+                walker.tree(rel, rules)
         elif os.path.isfile(full) and not ALWAYS_SKIPPED.intersection(rel.split("/")[:-1]):
             out.add(rel)
     return sorted(out)
@@ -143,82 +145,91 @@ class ProjectFiles:
         return self._known[start:end]
 
 
-def _walk_tree(
-    root: str,
-    start: str,
-    rules: list[Rules],
-    config: Rules | None,
-    out: set[str],
-    memo: WalkMemo | None = None,
-    boundary: Boundary | None = None,
-) -> None:
-    # Iterative, scandir-based, and ignored directories are pruned before
-    # being opened: 20,000-file trees must walk in a fraction of a second.
-    configs = [config] if config is not None else []
-    stack: list[tuple[str, list[Rules]]] = [(start, rules)]
-    now = time.time_ns()
-    while stack:
-        rel_dir, inherited = stack.pop()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        key = (rel_dir, *(r.stamp for r in configs), *(r.stamp for r in inherited))
-        directory = os.path.join(root, prefix)
-        answers.note((directory, os.path.join(directory, ".gitignore")))
-        if memo is not None:
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """One walk of the project under `root` (its real path): the config's
+    ignore rules (`configs`), the files found (`out`, filled in), the memo
+    of earlier listings, and the root's edge, told each link out of it."""
+
+    root: str
+    configs: list[Rules]
+    out: set[str]
+    memo: WalkMemo | None = None
+    boundary: Boundary | None = None
+
+    def tree(self, start: str, rules: list[Rules]) -> None:
+        """Add the files under `start` (project-relative), with `rules` the
+        ignore rules of its ancestors."""
+        # Iterative, scandir-based, and ignored directories are pruned before
+        # being opened: 20,000-file trees must walk in a fraction of a second.
+        root, out, memo, boundary = self.root, self.out, self.memo, self.boundary
+        configs = self.configs
+        stack: list[tuple[str, list[Rules]]] = [(start, rules)]
+        now = time.time_ns()
+        while stack:
+            rel_dir, inherited = stack.pop()
+            prefix = "" if rel_dir == "." else rel_dir + "/"
+            key = (rel_dir, *(r.stamp for r in configs), *(r.stamp for r in inherited))
+            directory = os.path.join(root, prefix)
+            answers.note((directory, os.path.join(directory, ".gitignore")))
+            if memo is not None:
+                try:
+                    dir_st = os.stat(os.path.join(root, prefix))
+                    ignore_st = _stat_or_none(os.path.join(root, prefix, ".gitignore"))
+                except OSError:
+                    continue
+                dir_stamp = file_stamp(dir_st)
+                ignore_stamp = file_stamp(ignore_st) if ignore_st is not None else "-"
+                known = memo.get(key, dir_stamp, ignore_stamp)
+                if known is not None:
+                    files, subdirs = known
+                    out.update(files)
+                    if subdirs:
+                        local = local_rules(root, prefix, inherited, ignore_st is not None)
+                        stack.extend((d, local) for d in subdirs)
+                    continue
             try:
-                dir_st = os.stat(os.path.join(root, prefix))
-                ignore_st = _stat_or_none(os.path.join(root, prefix, ".gitignore"))
+                with os.scandir(os.path.join(root, prefix)) as it:
+                    entries = list(it)
             except OSError:
-                continue
-            dir_stamp = file_stamp(dir_st)
-            ignore_stamp = file_stamp(ignore_st) if ignore_st is not None else "-"
-            known = memo.get(key, dir_stamp, ignore_stamp)
-            if known is not None:
-                files, subdirs = known
-                out.update(files)
-                if subdirs:
-                    local = local_rules(root, prefix, inherited, ignore_st is not None)
-                    stack.extend((d, local) for d in subdirs)
-                continue
-        try:
-            with os.scandir(os.path.join(root, prefix)) as it:
-                entries = list(it)
-        except OSError:
-            continue  # unreadable or vanished directory: nothing to report from it
-        local = local_rules(root, prefix, inherited, any(e.name == ".gitignore" for e in entries))
-        files = []
-        subdirs = []
-        linked = False
-        for entry in entries:
-            rel = prefix + entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name in ALWAYS_SKIPPED:
+                continue  # unreadable or vanished directory: nothing to report from it
+            local = local_rules(
+                root, prefix, inherited, any(e.name == ".gitignore" for e in entries)
+            )
+            files = []
+            subdirs = []
+            linked = False
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name in ALWAYS_SKIPPED:
+                        continue
+                    if not (verdict(configs, rel, True) or verdict(local, rel, True)):
+                        subdirs.append(rel)
                     continue
-                if not (verdict(configs, rel, True) or verdict(local, rel, True)):
-                    subdirs.append(rel)
-                continue
-            if entry.is_symlink():
-                linked = True
-                target = os.path.realpath(entry.path)
-                if not inside(target, root):
-                    # A link out of the root: never checked, named in coverage.
-                    is_dir = os.path.isdir(target)
-                    if (
-                        boundary is not None
-                        and os.path.exists(target)
-                        and not (verdict(configs, rel, is_dir) or verdict(local, rel, is_dir))
-                    ):
-                        boundary.note_link(rel, target, is_dir)
-                    continue
-                if not os.path.isfile(target):
-                    continue  # dangling, or a directory link inside the root
-            elif not entry.is_file(follow_symlinks=False):
-                continue  # sockets, fifos, devices
-            if not (verdict(configs, rel, False) or verdict(local, rel, False)):
-                files.append(rel)
-        out.update(files)
-        stack.extend((d, local) for d in subdirs)
-        if memo is not None and not linked and dir_st.st_mtime_ns < now - _RACY_NS:
-            memo.put(key, dir_stamp, ignore_stamp, files, subdirs)
+                if entry.is_symlink():
+                    linked = True
+                    target = os.path.realpath(entry.path)
+                    if not inside(target, root):
+                        # A link out of the root: never checked, named in coverage.
+                        is_dir = os.path.isdir(target)
+                        if (
+                            boundary is not None
+                            and os.path.exists(target)
+                            and not (verdict(configs, rel, is_dir) or verdict(local, rel, is_dir))
+                        ):
+                            boundary.note_link(rel, target, is_dir)
+                        continue
+                    if not os.path.isfile(target):
+                        continue  # dangling, or a directory link inside the root
+                elif not entry.is_file(follow_symlinks=False):
+                    continue  # sockets, fifos, devices
+                if not (verdict(configs, rel, False) or verdict(local, rel, False)):
+                    files.append(rel)
+            out.update(files)
+            stack.extend((d, local) for d in subdirs)
+            if memo is not None and not linked and dir_st.st_mtime_ns < now - _RACY_NS:
+                memo.put(key, dir_stamp, ignore_stamp, files, subdirs)
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:

@@ -43,6 +43,7 @@ from signalint.report import compact_keys
 from signalint.request import CheckKind, Since
 from signalint.ripple import Ripple
 from signalint.server.errors import (
+    Advice,
     ToolRefusal,
     classify_failure,
     field_refusal,
@@ -202,7 +203,7 @@ async def _changed(state: ServerState, config: Any) -> list[str]:
             "nothing_changed",
             "No file changed against HEAD (staged, unstaged or untracked): nothing to check.",
             field="changed",
-            nextStep="Call check_project without changed to check the whole project.",
+            advice=Advice("Call check_project without changed to check the whole project."),
         )
     return changed
 

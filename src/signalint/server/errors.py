@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
@@ -43,27 +44,35 @@ class ToolRefusal(Exception):
         super().__init__(self.summary)
 
 
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """What a client can do about a refused check: the next step, whether
+    asking again may succeed, and the engine that failed (None: not said)."""
+
+    next_step: str
+    retryable: bool | None = None
+    engine: str | None = None
+
+
 def refusal(
     code: str,
     message: str,
     *,
     status: Literal["error", "stale"] = "error",
     field: str | None = None,
-    engine: str | None = None,
-    retryable: bool | None = None,
-    nextStep: str | None = None,  # camelCase: named as the key it fills
-    projectRoot: str | None = None,
+    projectRoot: str | None = None,  # camelCase: named as the key it fills
+    advice: Advice | None = None,
 ) -> ToolRefusal:
     """A refusal with `code` and `message`; the other keys are added when not None."""
     data: Refusal = {"status": status, "code": code, "message": message}
     if field is not None:
         data["field"] = field
-    if engine is not None:
-        data["engine"] = engine
-    if retryable is not None:
-        data["retryable"] = retryable
-    if nextStep is not None:
-        data["nextStep"] = nextStep
+    if advice is not None:
+        if advice.engine is not None:
+            data["engine"] = advice.engine
+        if advice.retryable is not None:
+            data["retryable"] = advice.retryable
+        data["nextStep"] = advice.next_step
     if projectRoot is not None:
         data["projectRoot"] = projectRoot
     return ToolRefusal(data)
@@ -135,13 +144,7 @@ def _next_step(engine: str, failure: Failure) -> str:
 def failure_refusal(engine: str, failure: Failure, message: str) -> ToolRefusal:
     """The refusal for a typed engine failure; `message` must be sanitized already."""
     code, retryable = FAILURE_CODES[failure.kind]
-    return refusal(
-        code,
-        message,
-        engine=engine,
-        retryable=retryable,
-        nextStep=_next_step(engine, failure),
-    )
+    return refusal(code, message, advice=Advice(_next_step(engine, failure), retryable, engine))
 
 
 def classify_failure(exc: BaseException, root: Path) -> ToolRefusal:
@@ -153,4 +156,4 @@ def classify_failure(exc: BaseException, root: Path) -> ToolRefusal:
     message = sanitize(str(exc) or type(exc).__name__, root)
     if isinstance(exc, EngineFailure):
         return failure_refusal(exc.engine, exc.failure, message)
-    return refusal("engine_execution_failed", message, retryable=False, nextStep=_INSPECT)
+    return refusal("engine_execution_failed", message, advice=Advice(_INSPECT, retryable=False))

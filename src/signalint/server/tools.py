@@ -202,7 +202,7 @@ async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendPr
 
 
 async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshot_query import CursorError
+    from signalint.snapshot_query import CursorError, IssueFilter
     from signalint.snapshot_query import list_issues as page
 
     snap = state.retained(args["checkId"])
@@ -211,10 +211,9 @@ async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgre
             snap,
             cursor=args.get("cursor"),
             limit=args.get("limit", 100),
-            file=args.get("file"),
-            rule=args.get("rule"),
-            severity=args.get("severity"),
-            engine=args.get("engine"),
+            where=IssueFilter(
+                args.get("file"), args.get("rule"), args.get("severity"), args.get("engine")
+            ),
         )
     except CursorError as exc:
         raise field_refusal("cursor", str(exc)) from exc

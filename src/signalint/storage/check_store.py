@@ -1,10 +1,12 @@
 """What one check reads from and keeps in the result stores (D1, D2).
 
 The runner (`check.plan`) makes one `CheckStore` per check when the check
-may reuse results, and hands it to the engines' cached runs
-(`file_cache`, `program_cache`): they compute keys, ask it for what those
-keys hold and give it what to keep. They never touch a database, a codec
-or the process's memos themselves; this is the one place that does.
+may reuse results, and hands it down to the engines' cached runs
+(`file_cache`, `program_cache`): each asks it once what it may reuse
+(`lookup_files`; `program_key` and `lookup_program`), a value that holds
+the keys and what they hold, and returns what to keep, which the runner
+gives `keep` once. They never touch a database, a codec or the process's
+memos themselves; this is the one place that does.
 
 Results go through `results`, a `tier.ResultTier`: the local SQLite store,
 with the remote tier behind it when one is configured (`remote`). Every
@@ -22,19 +24,24 @@ process's `StoreMemory`. Writes that are off the answer's path run behind
 
 from __future__ import annotations
 
+import asyncio
+import json
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from signalint.engines.base import Engine
+from signalint.engines.base import Engine, ProgramKey
+from signalint.engines.runner import Job
 from signalint.model import Issue
 from signalint.project import settle
 from signalint.storage.entries import (
     CHECKED,
+    KEY_VERSION,
     NO_ANCHORS,
     NOT_CHECKED,
+    PLATFORM,
     Anchors,
     ProgramRecord,
     RecordDraft,
@@ -68,6 +75,39 @@ class Writes:
         self.marks.update(other.marks)
         self.records.update(other.records)
         self.values.update(other.values)
+
+
+@dataclass(frozen=True, slots=True)
+class FileLookup:
+    """What the stores hold for a file-local engine's files (`lookup_files`):
+    each readable file's content key, the entries found by key, and for the
+    files without one, their membership keys and the marks found."""
+
+    keys: dict[str, str]
+    found: dict[str, tuple[Issue, ...] | None]
+    marks: dict[str, str]
+    verdicts: dict[str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramOf:
+    """A whole-program engine's program as the engine names it
+    (`WholeProgram.program_key`), before the store keys its record."""
+
+    engine: str
+    key: ProgramKey
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramLookup:
+    """What the stores hold for a program (`lookup_program`): its record
+    key, its record when one is fresh (D2), the newest record of its inputs'
+    previous content, and the inputs whose content changed since then."""
+
+    key: str | None = None
+    fresh: ProgramRecord | None = None
+    stale: ProgramRecord | None = None
+    changed: frozenset[str] = frozenset()
 
 
 def now(work: Callable[[], None]) -> None:
@@ -143,13 +183,7 @@ class CheckStore:
         """What the remote tier did since this view was made (None without one)."""
         if self.remote is None or self._remote_before is None:
             return None
-        counts = self.remote.counts.since(self._remote_before)
-        # The entries its writers took and have not lost: those still being
-        # written behind the answer count, ones refused or failed never do
-        # (program records, sent behind the answer, count once sent: a write
-        # is never counted before the writers took it).
-        counts.writes = self.remote.accepted - self._accepted_before
-        return counts
+        return self.remote.since(self._remote_before, self._accepted_before)
 
     def digests(self, root: Path, rel_paths: Sequence[str]) -> dict[str, str]:
         """sha256 hex of each readable file's content, by the given relative path."""
@@ -157,8 +191,7 @@ class CheckStore:
 
     def absolute_digests(self, paths: Sequence[str]) -> dict[str, str]:
         """As `digests`, for absolute paths."""
-        found = self.local.digests(Path("/"), [p.lstrip("/") for p in paths])
-        return {"/" + p: d for p, d in found.items()}
+        return self.local.absolute_digests(paths)
 
     def version_for(self, exe_key: str) -> str | None:
         """An executable's version as remembered (this process, then the state directory)."""
@@ -241,7 +274,101 @@ class CheckStore:
         self._marks.update(marks)
         return marks
 
+    def lookup_files(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str
+    ) -> FileLookup:
+        """Everything the stores hold for `files` under `base`, in one
+        lookup: their entries, and for the misses, their membership marks."""
+        keys = self.file_keys(engine, root, files, base)
+        found = self.entries(list(keys.values()), group=base)
+        misses = [f for f in files if keys.get(f) not in found]
+        if not misses:
+            return FileLookup(keys, found, {}, {})
+        marks = self.membership_keys(engine, root, misses, base)
+        verdicts = self.marks(list(marks.values()), group=base)
+        return FileLookup(keys, found, marks, verdicts)
+
+    def keys_after_run(
+        self, engine: Engine, root: Path, files: Sequence[str], base: str, marks: bool
+    ) -> tuple[dict[str, str], dict[str, str] | None]:
+        """The content keys of `files` (and with `marks`, their membership
+        keys) from a detached view: run in a worker thread after a run that
+        no lookup preceded."""
+        detached = self.detached()
+        keys = detached.file_keys(engine, root, files, base)
+        return keys, detached.membership_keys(engine, root, files, base) if marks else None
+
     # Program records (whole-program engines).
+
+    def program_key(self, program: ProgramOf, job: Job) -> str:
+        """The record key of `engine`'s program as `job` runs it: its version
+        and options, `key` (config files by content, other text), the
+        program's directory against the anchors, and the links out of the
+        root the walk met (an engine whose own walk follows one reads it)."""
+        key = program.key
+        configs = self.digests(job.root, list(key.configs))
+        return digest(
+            KEY_VERSION,
+            PLATFORM,
+            "program",
+            program.engine,
+            # The program's directory, against the check's root (`Anchors`): two
+            # checkouts of one project share records, two programs never do.
+            self.anchors.portable(str(job.root)),
+            job.version,
+            json.dumps(job.options, sort_keys=True),
+            key.extra,
+            *(f"{c}={configs.get(c, '-')}" for c in key.configs),
+            # A record made before a link appeared must not answer for the
+            # program now (its cold run is withheld).
+            *(f"link={rel}" for rel in sorted(job.edge().links)),
+        )
+
+    async def lookup_program(
+        self,
+        program: str | ProgramOf,
+        job: Job,
+        candidates: Sequence[str],
+        threaded: bool = False,
+    ) -> ProgramLookup:
+        """The record of `program` (its record key, or the engine's name for
+        it: keyed here) as `job` runs it, and whether it is fresh: every
+        input hashes as recorded, no candidate file (project-relative, of
+        the walk) is new, and no input now resolves outside the root. The
+        first record's inputs are hashed in a worker thread when `threaded`
+        (a warm answer is then on its way); a fresh record is remembered."""
+        key = program if isinstance(program, str) else self.program_key(program, job)
+        root, edge = job.root, job.edge()
+        prefix = f"{root}/"
+        known = set(candidates)  # walked: inside the root
+        digests: dict[str, str] = {}  # the inputs' content now, hashed once for every record
+        stale: ProgramRecord | None = None
+        changed: frozenset[str] = frozenset()
+        for record in self.records(key):
+            outside = [f for f in candidates if prefix + f not in record.inputs]
+            wanted = [p for p in record.inputs if p not in digests]
+            if threaded:
+                digests.update(await asyncio.to_thread(self.local.absolute_digests, wanted))
+                threaded = False
+            else:
+                digests.update(self.local.absolute_digests(wanted))
+            now_digests = {p: digests[p] for p in record.inputs if p in digests}
+            if (
+                outside != record.outside
+                or now_digests != record.inputs
+                or edge.hidden_inputs(record.inputs, known)
+            ):
+                changed |= {f for f, d in record.inputs.items() if now_digests.get(f) != d}
+                # The newest record (the first is the one this process
+                # remembers): the stored one may be older.
+                if stale is None:
+                    stale = record
+                continue
+            # Proven fresh: remembered.
+            record.loaded = False
+            self.memory.programs.put(key, record)
+            return ProgramLookup(key, record, stale, changed)
+        return ProgramLookup(key, None, stale, changed)
 
     def load_records(self, keys: Sequence[str]) -> None:
         """Read the records of several programs in one batch (a workspace's
@@ -251,7 +378,7 @@ class CheckStore:
             self.memory.made(key)
         missing = [k for k in keys if programs.get(k) is None]
         for key, blob in self.results.get_many(missing).items():
-            record = self._load(blob)
+            record = ProgramRecord.read(blob, self.anchors)
             if record is not None:
                 record.loaded = True
                 programs.put(key, record)
@@ -275,20 +402,9 @@ class CheckStore:
             blob = found.get(key)
         else:
             blob = self.results.get_many([key]).get(key)
-        record = None if blob is None else self._load(blob)
+        record = None if blob is None else ProgramRecord.read(blob, self.anchors)
         if record is not None:
             yield record
-
-    def _load(self, blob: bytes) -> ProgramRecord | None:
-        try:
-            return ProgramRecord.load(blob, self.anchors)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return None  # signed but unreadable (another encoding): a miss
-
-    def confirm(self, key: str, record: ProgramRecord) -> None:
-        """`record` was proven fresh: remember it."""
-        record.loaded = False
-        self.memory.programs.put(key, record)
 
     # Raw values (an engine's own memory, `engines.base.Memory`).
 
@@ -297,8 +413,9 @@ class CheckStore:
 
     # Writing.
 
-    def keep(self, writes: Iterable[Writes]) -> None:
-        """Keep what a check's runs found, in one batch per kind.
+    def keep(self, writes: Iterable[Writes]) -> RemoteCounts | None:
+        """Keep what a check's runs found, in one batch per kind; what the
+        remote tier did for the check (`remote_counts`).
 
         Entries and marks are written now, in one call: the next check
         needs them and they are small. A program record is made from its
@@ -345,10 +462,24 @@ class CheckStore:
                 else:
                     self.results.put_many(dumped)
                 self.local.put_many(values)
-                for group, items in packs.items():
-                    self._send_pack(group, items)
+                # Each group's pack, unless this state directory sent the same one.
+                remote = self.remote
+                for group, (entries, marks) in packs.items():
+                    if remote is None or not entries:
+                        continue
+                    marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
+                    sent = digest(*sorted(entries), "marks", *sorted(marks)).encode()
+                    if self.local.get_many([marker]).get(marker) == sent:
+                        continue
+                    if remote.packed.get(group) != frozenset(entries).union(marks):
+                        items = {k: encode_entry(v) for k, v in entries.items()}
+                        remote.put_pack(group, {**items, **marks})  # read as it is
+                    self.local.put_many({marker: sent})
 
             self.later(write)
+        if self.remote is None or self._remote_before is None:
+            return None
+        return self.remote.since(self._remote_before, self._accepted_before)
 
     def _scoped(self, group: str) -> str:
         return f"{group}\x1f{self._pack_scope}" if group and self._pack_scope else group
@@ -364,21 +495,6 @@ class CheckStore:
             marks = {k: CHECKED if known[k] else NOT_CHECKED for k in asked if k in known}
             packs[group] = ({k: decoded[k] for k in keys if k in decoded}, marks)
         return packs
-
-    def _send_pack(self, group: str, pack: _Pack) -> None:
-        """Send a group's pack unless this state directory sent the same one."""
-        remote = self.remote
-        entries, marks = pack
-        if remote is None or not entries:
-            return
-        marker = digest("pack-sent", remote.label, remote.settings.namespace, group)
-        sent = digest(*sorted(entries), "marks", *sorted(marks)).encode()
-        if self.local.get_many([marker]).get(marker) == sent:
-            return
-        if remote.packed.get(group) != frozenset(entries).union(marks):  # read as it is
-            items = {k: encode_entry(v) for k, v in entries.items()}
-            remote.put_pack(group, {**items, **marks})
-        self.local.put_many({marker: sent})
 
     def _records(self, drafts: dict[str, RecordDraft]) -> dict[str, ProgramRecord]:
         """The records of the drafts that can be made, remembered in this process."""
@@ -400,4 +516,4 @@ class CheckStore:
         return ProgramRecord(inputs, draft.outside, draft.checked, draft.issues)
 
 
-__all__ = ["CheckStore", "Later", "Writes", "now"]
+__all__ = ["CheckStore", "FileLookup", "Later", "ProgramLookup", "ProgramOf", "Writes", "now"]

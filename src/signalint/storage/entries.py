@@ -145,6 +145,15 @@ class ProgramRecord:
         return json.dumps(record).encode()
 
     @classmethod
+    def read(cls, blob: bytes, anchors: Anchors = NO_ANCHORS) -> ProgramRecord | None:
+        """`load`, or None for a blob that is signed but unreadable (another
+        encoding): a miss."""
+        try:
+            return cls.load(blob, anchors)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    @classmethod
     def load(cls, blob: bytes, anchors: Anchors = NO_ANCHORS) -> ProgramRecord:
         """A record `dump` wrote, its paths made absolute again through `anchors`."""
         record = json.loads(blob)

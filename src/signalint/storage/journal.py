@@ -222,31 +222,8 @@ def _write_locked(
     if drifted:
         raise Drifted(drifted)
     tx_dir.mkdir()
-    entries: list[dict[str, Any]] = []
-    made: set[str] = set()
-    blob = bytearray()  # every original in one file: one fsync, not one per file
-    for write in writes:
-        target = root / write.file
-        mode = offset = None
-        if write.original is not None:
-            mode = os.lstat(target).st_mode & 0o7777
-            offset = len(blob)
-            blob += write.original
-        dirs = [d for d in _missing_dirs(root, write.file) if d not in made]
-        made.update(dirs)
-        entries.append(
-            {
-                "file": write.file,
-                "existed": write.original is not None,
-                "mode": mode,
-                "offset": offset,
-                "size": None if write.original is None else len(write.original),
-                "original": None if write.original is None else digest(write.original),
-                "patched": digest(write.patched),
-                "newDirs": dirs,
-            }
-        )
-    _write_synced(tx_dir / ORIGINALS, bytes(blob))
+    entries, blob = _plan_entries(root, writes)
+    _write_synced(tx_dir / ORIGINALS, blob)
     checkpoint(False)
     plan = {"format": _FORMAT, "transactionId": transaction_id, "entries": entries}
     _write_synced(tx_dir / (PLAN + ".tmp"), json.dumps(plan).encode())
@@ -292,6 +269,38 @@ def _write_locked(
     checkpoint(True)
     shutil.rmtree(tx_dir, ignore_errors=True)
     checkpoint(True)
+
+
+def _plan_entries(root: Path, writes: Sequence[Write]) -> tuple[list[dict[str, Any]], bytes]:
+    """The plan's entry of each write (its file's mode bits, the offset of
+    its original in the originals file, the digests of both contents, the
+    directories it makes) and every original in one blob: one fsync, not
+    one per file."""
+    entries: list[dict[str, Any]] = []
+    made: set[str] = set()
+    blob = bytearray()
+    for write in writes:
+        target = root / write.file
+        mode = offset = None
+        if write.original is not None:
+            mode = os.lstat(target).st_mode & 0o7777
+            offset = len(blob)
+            blob += write.original
+        dirs = [d for d in _missing_dirs(root, write.file) if d not in made]
+        made.update(dirs)
+        entries.append(
+            {
+                "file": write.file,
+                "existed": write.original is not None,
+                "mode": mode,
+                "offset": offset,
+                "size": None if write.original is None else len(write.original),
+                "original": None if write.original is None else digest(write.original),
+                "patched": digest(write.patched),
+                "newDirs": dirs,
+            }
+        )
+    return entries, bytes(blob)
 
 
 def _write_fd(fd: int, data: bytes) -> None:

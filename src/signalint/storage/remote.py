@@ -295,6 +295,17 @@ class RemoteTier:
 
     # Writing (behind the answer).
 
+    def since(self, before: RemoteCounts, accepted_before: int) -> RemoteCounts:
+        """What this tier did since `before` (its counts then) and
+        `accepted_before` (its accepted entries then). The writes are the
+        entries its writers took and have not lost: those still being
+        written behind the answer count, ones refused or failed never do
+        (program records, sent behind the answer, count once sent: a write
+        is never counted before the writers took it)."""
+        counts = self.counts.since(before)
+        counts.writes = self.accepted - accepted_before
+        return counts
+
     def put_many(self, items: Mapping[str, bytes], group: str = "") -> None:
         """Keep entries, each under its own name (written behind)."""
         if items and self.writable:

@@ -235,6 +235,11 @@ class ResultCache:
         assert found is not None  # only a settled read gives up
         return found
 
+    def absolute_digests(self, paths: Sequence[str]) -> dict[str, str]:
+        """As `digests`, for absolute paths."""
+        found = self.digests(Path("/"), [p.lstrip("/") for p in paths])
+        return {"/" + p: d for p, d in found.items()}
+
     def settled_digests(
         self, root: Path, rel_paths: Sequence[str], since_ns: int
     ) -> dict[str, str] | None:
