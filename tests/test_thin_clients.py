@@ -29,8 +29,6 @@ from tests.conftest import require_engine
 from tests.lsp.harness import Editor
 from tests.test_one_pool import env_for, hook_event
 
-pytestmark = [pytest.mark.real, pytest.mark.anyio]
-
 SIGNALINT = Path(sys.executable).with_name("signalint")
 # What a daemon-served front end must not import: the warm pool and its
 # engine drivers, the shadow copy a buffer is checked in.
@@ -79,6 +77,32 @@ def forbidden_in(record: Path) -> list[str]:
     return [m for m in held if m.startswith(FORBIDDEN)]
 
 
+def test_consecutive_answers_share_their_equal_issues() -> None:
+    """Two answers unpickled one after another (`values.unpack_answer`):
+    an issue of the second equal to one of the first is that object; a
+    changed one is new; nothing is shared outside a reading."""
+    import dataclasses
+    import pickle
+
+    from signalint.model import Issue, UnpickledIssues
+
+    same = Issue("tsc", "src/a.ts", 3, 4, "TS2322", "error", "not assignable", end_line=3)
+    moved = Issue("oxlint", "src/b.ts", 1, 1, "no-debugger", "warning", "debugger")
+    first = pickle.dumps([same, moved, same])
+    second = pickle.dumps([same, dataclasses.replace(moved, line=2)])
+    memo = UnpickledIssues()
+    with memo.reading():
+        one = pickle.loads(first)
+    with memo.reading():
+        two = pickle.loads(second)
+    assert one == [same, moved, same] and two[1].line == 2
+    assert two[0] is one[0] is one[2] and two[0] is not same
+    assert two[1] is not one[1] and two[1].issue_id != one[1].issue_id
+    assert pickle.loads(first)[0] is not one[0]  # outside a reading
+
+
+@pytest.mark.real
+@pytest.mark.anyio
 async def test_front_ends_served_by_the_daemon_never_import_the_core(tmp_path: Path) -> None:
     require_engine("oxlint")
     root = write_project(tmp_path / "p")
@@ -123,6 +147,17 @@ async def test_front_ends_served_by_the_daemon_never_import_the_core(tmp_path: P
         assert forbidden_in(lsp_record) == []
         assert forbidden_in(records["hook"]) == []
         assert forbidden_in(records["cli"]) == []
+        # Two answers of the daemon read here: the second's issues are the first's.
+        from signalint import service
+        from signalint.config import load_config
+
+        request = service.CheckRequest(root, load_config(root))
+        one = await client.check(request, kind="other", start=False)
+        two = await client.check(request, kind="other", start=False)
+        asked = client.ask(place(root, env), {"op": "status"})["requests"]
+        assert asked == status["requests"] + 2 and one.daemon_note is None
+        assert len(one.result.issues) == 3
+        assert all(a is b for a, b in zip(one.result.issues, two.result.issues, strict=True))
 
         # The control: an unsaved buffer is checked in the language server's
         # own shadow copy, so it loads both, and the record shows them.
