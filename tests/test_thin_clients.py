@@ -175,3 +175,27 @@ async def test_front_ends_served_by_the_daemon_never_import_the_core(tmp_path: P
         assert "signalint.shadow" in found, found
     finally:
         subprocess.run([str(SIGNALINT), "daemon", "stop"], cwd=root, env=env, capture_output=True)
+
+
+@pytest.mark.anyio
+async def test_the_daemon_forgets_clients_that_ended(tmp_path: Path) -> None:
+    """Each hook and CLI run is a client of its own: past `MAX_CLIENTS`,
+    the daemon forgets those whose process has ended, so a long-lived
+    daemon's list does not grow with every run."""
+    import io
+
+    from signalint.daemon import server
+
+    root = write_project(tmp_path / "p")
+    daemon = server.Daemon(root, place(root, env_for()), None, io.StringIO())
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    for n in range(server.MAX_CLIENTS):
+        daemon.seen({"client": {"kind": "hook", "pid": ended.pid}}, 1)
+        daemon.seen({"client": {"kind": "cli", "pid": 10_000_000 + n}}, 1)
+    daemon.seen({"client": {"kind": "mcp", "pid": os.getpid()}}, 1)
+    assert len(daemon.clients) <= server.MAX_CLIENTS
+    assert ("mcp", os.getpid()) in daemon.clients
+    assert [c["kind"] for c in daemon.attached()] == ["mcp"]
+    if daemon.pool is not None:
+        await daemon.pool.close()

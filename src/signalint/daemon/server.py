@@ -59,6 +59,9 @@ ON_DEMAND_GRACE_S = 2.0
 QUICK_END_S = 0.1
 # Quiet after a check's answer was written before the daemon tidies its memory.
 TIDY_DELAY_S = 0.05
+# Clients remembered before those whose process has ended are forgotten
+# (each hook and CLI run is a new process).
+MAX_CLIENTS = 256
 # Exit codes of the daemon process (read by `daemon start` from its log).
 ALREADY_RUNNING = 3
 CANNOT_LISTEN = 4
@@ -175,6 +178,8 @@ class Daemon:
         if not isinstance(pid, int) or pid <= 0:
             pid = peer
         self.clients[(kind, pid)] = time.monotonic()
+        if len(self.clients) > MAX_CLIENTS:
+            self.attached()  # forgets the clients whose process has ended
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
