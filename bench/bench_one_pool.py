@@ -9,21 +9,37 @@ The project: bench/bench_warm.py's strict TypeScript project (bench/synth.py,
 typescript-eslint's recommended rules, plus the managed Oxlint.
 
 The MCP server (`signalint-mcp`, raw JSON-RPC) runs `check_project`, which
-starts the project's daemon on demand (the daemon owns the warm workers),
-then `--edits` one-file edits each followed by `after_edit_check`; the
-post-edit hook (`signalint hooks run`, a Claude Code event for the same
-file) and a CLI check (`signalint check`) run through the same daemon.
-A sampler reads /proc every `--interval` seconds: the resident memory of
-the server's process tree (the daemon is its child, the workers the
-daemon's). Printed: every process of the tree at the end with its peak,
-the number of workers per engine (one pool: one each), the hook's and the
-CLI's peak (their rusage), and the ratio
+starts the project's daemon on demand (the daemon owns the warm workers).
+The language server (`signalint lsp`, raw LSP on its pipes) opens the leaf
+module and waits for its diagnostics, checked on disk through the same
+daemon. Then `--edits` one-file edits, each followed by the MCP server's
+`after_edit_check` and the language server's `didSave` (its diagnostics
+awaited); the post-edit hook (`signalint hooks run`, a Claude Code event
+for the same file) and a CLI check (`signalint check`) run through the
+same daemon; a last `check_project`, then a quiet second (the steady state).
+Only saved files are checked: an unsaved buffer is checked in a shadow
+copy whose workers are the language server's own (docs/architecture.md,
+"The language server"), another pool this bench does not open.
 
-    (server + daemon + hook, peaks) + workers (sum of their peaks)
-    ---------------------------------------------------------------
-                   workers alone (sum of their peaks)
+A sampler reads /proc every `--interval` seconds for every process of
+the MCP server's tree (the daemon is its child, the workers the daemon's),
+the language server's, the hook's and the CLI's: resident memory (RSS,
+and the kernel's high-water mark VmHWM) and, from /proc/PID/smaps_rollup,
+the proportional set size (PSS: a page shared by n processes counts 1/n
+in each, so a PSS sum counts the interpreter, Node's binary and the
+shared libraries once; an RSS sum counts them once per process).
 
-whose goal is <= 1.1. Figures are printed, never asserted.
+Printed: every process with its peak and its steady (end) RSS and PSS, the
+number of workers per engine (one pool: one each), and the ratios
+
+    (MCP server + language server + daemon + hook) + workers
+    --------------------------------------------------------
+                     workers alone
+
+for the peaks of RSS (each process's own peak, summed: an upper bound of
+any moment's sum), the steady RSS and the steady PSS, then the same with
+the CLI check added. The goal is <= 1.1. Figures are printed, never
+asserted.
 """
 
 from __future__ import annotations
@@ -34,50 +50,163 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import compile_bytecode
 from bench.bench_incremental import Server
-from bench.bench_memory import MIB, WORKERS, Proc, Sampler, descendants, label, mib, sampled
+from bench.bench_lsp_figures import Wire
+from bench.bench_memory import MIB, WORKERS, label, parents, resident
 from bench.bench_warm import Edits, ts_project
 
 GOAL = 1.1
 SIGNALINT = Path(sys.executable).with_name("signalint")
+ROLES = ("mcp server", "language server", "daemon", "hook", "cli", "worker", "other")
 
 
-def role(proc: Proc, server: int) -> str:
-    if proc.pid == server:
-        return "server"
+def pss(pid: int) -> int:
+    """The proportional set size of `pid` in bytes (0 when it is gone)."""
     try:
-        argv = Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode(errors="replace")
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+@dataclass
+class Seen:
+    pid: int
+    role: str
+    label: str
+    peak_rss: int = 0
+    peak_pss: int = 0
+    rss: int = 0  # the last sample
+    pss: int = 0
+
+
+@dataclass
+class Sampler:
+    """Samples the processes of several trees (module docstring)."""
+
+    interval: float
+    roots: dict[int, str] = field(default_factory=dict)  # pid -> its role
+    seen: dict[int, Seen] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def add(self, pid: int, role: str) -> None:
+        with self._lock:
+            self.roots[pid] = role
+        self.sample()
+
+    def start(self) -> Sampler:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def tree(self) -> dict[int, str]:
+        """pid -> the role of its root, for every live process of the trees."""
+        with self._lock:
+            roots = dict(self.roots)
+        by_parent: dict[int, list[int]] = {}
+        for child, parent in parents().items():
+            by_parent.setdefault(parent, []).append(child)
+        found: dict[int, str] = {}
+        for root, kind in roots.items():
+            found[root] = kind
+            queue = [root]
+            while queue:
+                for child in by_parent.get(queue.pop(), ()):
+                    if child not in found:
+                        found[child] = ""
+                        queue.append(child)
+        return found
+
+    def sample(self) -> None:
+        for pid, kind in self.tree().items():
+            rss, hwm = resident(pid)
+            if rss == 0:
+                continue
+            size = pss(pid)
+            with self._lock:
+                proc = self.seen.get(pid)
+                if proc is None or proc.label.startswith("other: "):
+                    shown = label(pid, -1)
+                    proc = self.seen[pid] = self.seen.get(pid) or Seen(pid, "", shown)
+                    proc.label = shown
+                    proc.role = kind or role_of(pid, shown)
+                proc.peak_rss = max(proc.peak_rss, rss, hwm)
+                proc.peak_pss = max(proc.peak_pss, size)
+                proc.rss, proc.pss = rss, size
+
+    def live(self) -> list[Seen]:
+        alive = self.tree()
+        return [proc for pid, proc in self.seen.items() if pid in alive]
+
+
+def role_of(pid: int, shown: str) -> str:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
     except OSError:
         argv = ""
-    if "signalint.daemon.server" in argv or proc.label.startswith("daemon"):
+    if "signalint.daemon.server" in argv:
         return "daemon"
-    if proc.label in WORKERS.values() or proc.label.startswith("tsc 7"):
+    if shown in WORKERS.values() or shown.startswith("tsc 7"):
         return "worker"
     return "other"
 
 
-def peak_of(argv: list[str], cwd: Path, stdin: str = "") -> tuple[int, int]:
-    """(exit code, peak resident bytes) of a command run to its end (its rusage)."""
+def run_sampled(
+    sampler: Sampler, kind: str, argv: list[str], cwd: Path, stdin: str = ""
+) -> tuple[int, Seen]:
+    """(exit code, what was seen of it) of a command run to its end: its
+    peak RSS from its rusage, its PSS as sampled while it ran."""
     proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+        argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    sampler.add(proc.pid, kind)
     assert proc.stdin is not None
     proc.stdin.write(stdin)
     proc.stdin.close()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, usage.ru_maxrss * 1024
+    with sampler._lock:
+        del sampler.roots[proc.pid]
+        seen = sampler.seen.pop(proc.pid, None) or Seen(proc.pid, kind, kind)
+    seen.role = kind
+    seen.peak_rss = max(seen.peak_rss, usage.ru_maxrss * 1024)
+    return proc.returncode, seen
+
+
+def mib(value: float) -> str:
+    return f"{value / MIB:7.1f}"
+
+
+def ratio_line(name: str, parts: dict[str, int], workers: int) -> None:
+    front = sum(parts.values())
+    shown = " + ".join(f"{value / MIB:.0f}" for value in parts.values())
+    ratio = (front + workers) / workers if workers else float("nan")
+    print(
+        f"  {name}: ({shown} + {workers / MIB:.0f}) / {workers / MIB:.0f} = "
+        f"{(front + workers) / MIB:.0f} / {workers / MIB:.0f} = {ratio:.2f}"
+    )
 
 
 def main() -> None:
@@ -91,89 +220,108 @@ def main() -> None:
         root = ts_project(Path(tmp) / "ts", args.files)
         leaf_path = root / "src" / f"file{args.files - 1:05d}.ts"
         text = leaf_path.read_text()
-        leaf = Edits(leaf_path, [text, text.replace("input * 2", "input * 3")], "//")
+        # Each edit adds or takes away a type error, so that every save
+        # changes the file's diagnostics (the language server publishes
+        # only what changed).
+        broken = f"{text}\nexport const planted: number = 'text';\n"
+        leaf = Edits(leaf_path, [text, broken], "//")
         rel = str(leaf_path.relative_to(root))
         print(f"# one pool: {args.files}-module TypeScript project, oxlint + tsc + eslint")
+        sampler = Sampler(args.interval)
         server = Server(root)
+        editor: Wire | None = None
         try:
             time.sleep(1.0)  # the SDK loads on a thread behind the answered handshake
-            with sampled(server.proc.pid, args.interval) as sampler:
-                server.call("check_project", {})
-                # The daemon the hook and the CLI use: the server's (one pool),
-                # or, on a build whose server keeps its own pool, one started here.
-                started = subprocess.run(
-                    [str(SIGNALINT), "daemon", "start"], cwd=root, capture_output=True, text=True
-                )
-                daemon = int(started.stdout.split("pid ")[1].split(")")[0].split(";")[0])
-                apart: Sampler | None = None
-                if daemon not in descendants(server.proc.pid):
-                    apart = Sampler(daemon, args.interval).start()
-                for _ in range(args.edits):
-                    leaf.next()
-                    server.call("after_edit_check", {"files": [rel]})
+            sampler.add(server.proc.pid, "mcp server")
+            sampler.start()
+            server.call("check_project", {})
+            editor = Wire(root)
+            sampler.add(editor.process.pid, "language server")
+            uri = editor.open(leaf_path, "typescript")
+            editor.published(uri)
+            editor.drain(1.0)  # what the first check published besides
+            # The daemon the hook and the CLI use: the MCP server's (one pool),
+            # or, on a build whose servers keep their own pools, one started here.
+            started = subprocess.run(
+                [str(SIGNALINT), "daemon", "start"], cwd=root, capture_output=True, text=True
+            )
+            daemon = int(started.stdout.split("pid ")[1].split(")")[0].split(";")[0])
+            if daemon not in sampler.tree():
+                sampler.add(daemon, "daemon")
+            for _ in range(args.edits):
                 leaf.next()
-                event = json.dumps(
-                    {
-                        "session_id": "bench",
-                        "cwd": str(root),
-                        "hook_event_name": "PostToolUse",
-                        "tool_name": "Write",
-                        "tool_input": {"file_path": str(leaf_path), "content": ""},
-                        "tool_response": {"filePath": str(leaf_path), "success": True},
-                    }
-                )
-                hook = [str(SIGNALINT), "hooks", "run", "--runtime", "claude"]
-                hook_code, hook_peak = peak_of(hook, root, event)
-                leaf.next()
-                cli_code, cli_peak = peak_of([str(SIGNALINT), "check", rel], root)
-                server.call("check_project", {})
-                time.sleep(args.interval * 4)
+                server.call("after_edit_check", {"files": [rel]})
+                editor.send({"method": "textDocument/didSave",
+                             "params": {"textDocument": {"uri": uri}}})  # fmt: skip
+                editor.published(uri)
+            leaf.next()
+            event = json.dumps(
+                {
+                    "session_id": "bench",
+                    "cwd": str(root),
+                    "hook_event_name": "PostToolUse",
+                    "tool_name": "Write",
+                    "tool_input": {"file_path": str(leaf_path), "content": ""},
+                    "tool_response": {"filePath": str(leaf_path), "success": True},
+                }
+            )
+            hook = [str(SIGNALINT), "hooks", "run", "--runtime", "claude"]
+            hook_code, hook_seen = run_sampled(sampler, "hook", hook, root, event)
+            leaf.next()
+            cli_code, cli_seen = run_sampled(sampler, "cli", [str(SIGNALINT), "check", rel], root)
+            server.call("check_project", {})
+            time.sleep(1.0)  # the steady state: each server's idle tidy has run
+            sampler.sample()
+            sampler.stop()
             kept = sampler.live()
-            pid = server.proc.pid
-            roles_now = {proc.pid: (role(proc, pid), label(proc.pid, pid)) for proc in kept}
-            if apart is not None:
-                apart.stop()
-                for proc in apart.live():
-                    roles_now[proc.pid] = (role(proc, pid), label(proc.pid, daemon))
-                    kept.append(proc)
+            if daemon in sampler.roots:
                 subprocess.run([str(SIGNALINT), "daemon", "stop"], cwd=root, capture_output=True)
         finally:
+            sampler.stop()
+            if editor is not None:
+                editor.stop()
             server.close()
-        print("\n## the server's tree at the end (peak over the sequence)")
-        roles: dict[str, list[Proc]] = {}
-        for proc in sorted(kept, key=lambda p: -p.peak):
-            kind, shown = roles_now[proc.pid]
-            roles.setdefault(kind, []).append(proc)
-            shown = "daemon" if kind == "daemon" else shown
-            print(f"  {mib(proc.peak)}  {shown} (pid {proc.pid})")
+        kept += [hook_seen, cli_seen]
+        print("\n## every process: peak RSS, steady RSS, peak PSS, steady PSS (MiB)")
+        print("   (the hook's and the CLI's peak RSS from their rusage; both end before the steady")
+        print("   state, in which their peaks stand)")
+        by_role: dict[str, list[Seen]] = {}
+        for proc in sorted(kept, key=lambda p: (ROLES.index(p.role), -p.peak_rss)):
+            by_role.setdefault(proc.role, []).append(proc)
+            shown = proc.role if proc.role != "worker" else proc.label
+            print(
+                f"  {mib(proc.peak_rss)} {mib(proc.rss)} {mib(proc.peak_pss)} {mib(proc.pss)}"
+                f"  {shown} (pid {proc.pid})"
+            )
         counts: dict[str, int] = {}
-        for proc in roles.get("worker", []):
+        for proc in by_role.get("worker", []):
             counts[proc.label] = counts.get(proc.label, 0) + 1
         print("\n## workers per engine (one pool: one each)")
         for name, n in sorted(counts.items()):
             print(f"  {n}  {name}")
-        print(f"\n## the hook (exit {hook_code}) and the CLI check (exit {cli_code}), peaks")
-        print(f"  hook  {mib(hook_peak)}\n  cli   {mib(cli_peak)}")
-        workers = sum(p.peak for p in roles.get("worker", []))
-        front = sum(p.peak for p in roles.get("server", []) + roles.get("daemon", []))
-        print("\n## ratio")
-        ratio = (front + hook_peak + workers) / workers if workers else float("nan")
-        print(
-            f"(server + daemon + hook + workers) / workers = "
-            f"({front / MIB:.0f} + {hook_peak / MIB:.0f} + {workers / MIB:.0f}) / "
-            f"{workers / MIB:.0f} = {ratio:.2f}  (goal <= {GOAL})"
-        )
-        total = front + hook_peak + workers
-        print(f"all of it: {total / MIB:.0f} MiB; per engine, the largest worker's peak:")
-        largest: dict[str, int] = {}
-        for proc in roles.get("worker", []):
-            largest[proc.label] = max(largest.get(proc.label, 0), proc.peak)
-        one_pool = sum(largest.values())
-        print(
-            f"all of it / one pool's workers = {total / MIB:.0f} / {one_pool / MIB:.0f} = "
-            f"{total / one_pool if one_pool else float('nan'):.2f}"
-        )
-        print(f"the server's tree's peak (one sample's sum) = {sampler.tree_peak / MIB:.0f} MiB")
+        print(f"\n## exits: hook {hook_code}, cli {cli_code}")
+
+        def total(kind: str, attr: str) -> int:
+            return sum(getattr(p, attr) for p in by_role.get(kind, []))
+
+        fronts = ("mcp server", "language server", "daemon", "hook")
+        print(f"\n## ratio: ({' + '.join(fronts)} + workers) / workers (goal <= {GOAL})")
+        # The hook ended before the steady state: its peak stands in it.
+        for name, attr, hook_attr in (
+            ("peak RSS  ", "peak_rss", "peak_rss"),
+            ("steady RSS", "rss", "peak_rss"),
+            ("peak PSS  ", "peak_pss", "peak_pss"),
+            ("steady PSS", "pss", "peak_pss"),
+        ):
+            parts = {k: total(k, hook_attr if k == "hook" else attr) for k in fronts}
+            ratio_line(name, parts, total("worker", attr))
+        print(f"\n## the same with the CLI check: ({' + '.join(fronts)} + cli + workers) / workers")
+        for name, attr in (("peak RSS  ", "peak_rss"), ("peak PSS  ", "peak_pss")):
+            parts = {k: total(k, attr) for k in (*fronts, "cli")}
+            ratio_line(name, parts, total("worker", attr))
+        others = by_role.get("other", [])
+        if others:
+            print(f"\n## not counted (other processes of the trees): {len(others)}")
 
 
 if __name__ == "__main__":

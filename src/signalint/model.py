@@ -7,7 +7,9 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -122,6 +124,12 @@ class Issue:
         object.__setattr__(issue, "fixable", self.fixable or fixable)
         return issue
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled as its field values, so that an unpickler reading answers
+        # one after another reuses the equal issues of the last one
+        # (`UnpickledIssues`).
+        return _unpickled_issue, tuple(getattr(self, name) for name in Issue.__slots__)
+
     @property
     def summary(self) -> str:
         """The message on one line, at most 120 characters."""
@@ -174,6 +182,61 @@ class IssueMemo:
                 message=reported.message,
             )
         return found
+
+
+class UnpickledIssues:
+    """Equal issues across values unpickled one after another, made one.
+
+    A front end the daemon answers unpickles a whole check per answer
+    (`daemon.values`); most of its issues equal the last answer's, which
+    the front end still holds (its retained snapshots, its published
+    diagnostics). Inside `reading()`, an issue equal to one of the last
+    reading's (or to one already read in this one) is that object, so
+    consecutive answers share their unchanged issues as an in-process
+    check's do (`IssueMemo`). Bound: the issues of the last reading, held
+    until the next one ends. Meant for one thread.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[Any, ...], Issue] = {}
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        now: dict[tuple[Any, ...], Issue] = {}
+        _reading.memos = (now, self._last)
+        try:
+            yield
+        finally:
+            _reading.memos = None
+            self._last = now
+
+
+class _Reading(threading.local):
+    memos: tuple[dict[tuple[Any, ...], Issue], dict[tuple[Any, ...], Issue]] | None = None
+
+
+_reading = _Reading()
+
+
+def _unpickled_issue(*values: Any) -> Issue:
+    """An issue from its pickled field values (`Issue.__reduce__`): the equal
+    one of the reading under way or the last, when `UnpickledIssues.reading`."""
+    memos = _reading.memos
+    if memos is not None:
+        now, last = memos
+        found = now.get(values)
+        if found is None:
+            found = last.get(values)
+            if found is not None:
+                now[values] = found
+        if found is not None:
+            return found
+    issue = object.__new__(Issue)
+    for name, value in zip(Issue.__slots__, values, strict=True):
+        object.__setattr__(issue, name, value)
+    if memos is not None:
+        memos[0][values] = issue
+    return issue
 
 
 _OPTIONAL_DEFAULTS: dict[str, Any] = {

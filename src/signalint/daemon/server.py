@@ -57,6 +57,11 @@ ON_DEMAND = "--on-demand"
 ON_DEMAND_GRACE_S = 2.0
 # How long the workers get to exit when the last client left.
 QUICK_END_S = 0.1
+# Quiet after a check's answer was written before the daemon tidies its memory.
+TIDY_DELAY_S = 0.05
+# Clients remembered before those whose process has ended are forgotten
+# (each hook and CLI run is a new process).
+MAX_CLIENTS = 256
 # Exit codes of the daemon process (read by `daemon start` from its log).
 ALREADY_RUNNING = 3
 CANNOT_LISTEN = 4
@@ -93,6 +98,24 @@ class Daemon:
         # it stops once no client is attached (`idle_watch`, `cmd_detach`).
         self.on_demand = on_demand
         self.quick_end = False
+        self._tidy: asyncio.TimerHandle | None = None
+
+    def hold_tidy(self) -> None:
+        """A check starts: no tidying while it runs."""
+        if self._tidy is not None:
+            self._tidy.cancel()
+            self._tidy = None
+
+    def tidy_later(self) -> None:
+        """A check's answer is written: after `TIDY_DELAY_S` of quiet, collect
+        the check's garbage and give free memory back to the system
+        (`runtime.tidy`), never on an answer's path; a check arriving
+        sooner cancels it."""
+        from signalint.runtime import tidy
+
+        self.hold_tidy()
+        if not self.busy:
+            self._tidy = self.loop.call_later(TIDY_DELAY_S, tidy)
 
     def say(self, text: str) -> None:
         stamp_ = time.strftime("%Y-%m-%d %H:%M:%S")
@@ -155,6 +178,8 @@ class Daemon:
         if not isinstance(pid, int) or pid <= 0:
             pid = peer
         self.clients[(kind, pid)] = time.monotonic()
+        if len(self.clients) > MAX_CLIENTS:
+            self.attached()  # forgets the clients whose process has ended
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -169,6 +194,8 @@ class Daemon:
             answer = await self.unless_gone(reader, self.answer(message, writer))
             if answer is not None:
                 await wire.write(writer, answer)
+            if message.get("op") == "check":
+                self.tidy_later()
         except (OSError, wire.WireError) as exc:
             self.say(f"a connection failed: {exc}")
         finally:
@@ -254,6 +281,7 @@ class Daemon:
             if self.stopping.is_set():
                 raise wire.WireError("stopping")
             self.busy = True
+            self.hold_tidy()
             started = time.monotonic()
             try:
                 progress = _progress_frames(writer) if writer is not None else None

@@ -22,6 +22,7 @@ import pickle
 import types
 from typing import Any
 
+from signalint.model import UnpickledIssues
 from signalint.request import CheckRequest, no_progress
 from signalint.service import Checked
 from signalint.targets import targets_of
@@ -39,6 +40,11 @@ def _mapping_proxy(value: types.MappingProxyType[Any, Any]) -> tuple[Any, tuple[
 # The configuration keeps read-only mappings (`types.MappingProxyType`),
 # which pickle does not know: they travel as the dict they show.
 copyreg.pickle(types.MappingProxyType, _mapping_proxy)
+
+
+# The answers this process reads share the issues equal to the last one's
+# (`model.UnpickledIssues`).
+_ISSUES = UnpickledIssues()
 
 
 class BadValue(Exception):
@@ -86,7 +92,8 @@ def pack_answer(checked: Checked) -> str:
 
 
 def unpack_answer(text: object) -> Checked:
-    checked: Checked = _unpack(text, Checked)
+    with _ISSUES.reading():
+        checked: Checked = _unpack(text, Checked)
     return checked
 
 

@@ -45,9 +45,11 @@ from signalint.daemon import client
 from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.model import Issue
 from signalint.request import ProgressScope, no_progress
-from signalint.shadow import shadow_copy
 from signalint.storage.snapshots import SnapshotStore, snapshot_dir
-from signalint.warm.pool import open_pool
+
+# The shadow copy and its warm pool (`signalint.shadow`, `signalint.warm`)
+# are imported where a buffer is first checked: a session whose checks the
+# daemon answers never loads them (tests/test_thin_clients.py).
 
 # The whole-program engines that check a buffer in the shadow copy (their
 # spec's `checks_buffer`: tsc and Pyright). mypy
@@ -140,6 +142,9 @@ class Backend:
                 target.write_bytes(data)
             return path, context
         await self._close_shadow()
+        from signalint.shadow import shadow_copy
+        from signalint.warm.pool import open_pool
+
         stack = ExitStack()
         path = stack.enter_context(
             shadow_copy(
@@ -191,6 +196,7 @@ class Backend:
         """`text` of `file` after the safe fixes of `engine` (every fixing
         engine of `issues` when None); None when nothing changes."""
         from signalint.fixes import suggest
+        from signalint.shadow import shadow_copy
 
         data = {file: text.encode("utf-8")}
         with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:

@@ -50,6 +50,11 @@ class Latest:
         if task is not None:
             task.cancel()
 
+    def busy(self) -> bool:
+        """Whether work other than the running task's own waits or runs."""
+        current = asyncio.current_task()
+        return any(task is not current for task in self._tasks.values())
+
     def pending(self, key: Hashable) -> asyncio.Task[None] | None:
         return self._tasks.get(key)
 

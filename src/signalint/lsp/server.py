@@ -66,6 +66,8 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 DEBOUNCE_S: Final = 0.15
+# Quiet after a check's diagnostics are published before the server tidies.
+TIDY_DELAY_S: Final = 0.05
 FIX_ALL: Final = "source.fixAll.signalint"
 PROJECT: Final = "project"
 _JS: Final = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -112,6 +114,25 @@ class Session:
         self.first_check = True
         self.ready = asyncio.Event()
         self.early: list[tuple[str, str, int]] = []  # documents opened before the backend
+        self._tidy: asyncio.TimerHandle | None = None
+
+    # -- memory -----------------------------------------------------------------
+
+    def _hold_tidy(self) -> None:
+        """A check starts: no tidying while it runs."""
+        if self._tidy is not None:
+            self._tidy.cancel()
+            self._tidy = None
+
+    def _tidy_later(self) -> None:
+        """A check's diagnostics are published: after `TIDY_DELAY_S` of quiet,
+        collect its garbage and give free memory back (`runtime.tidy`, as the
+        MCP server does when idle); a check starting sooner cancels it."""
+        from signalint.runtime import tidy
+
+        self._hold_tidy()
+        if not self.checks.busy():
+            self._tidy = asyncio.get_running_loop().call_later(TIDY_DELAY_S, tidy)
 
     # -- the backend ------------------------------------------------------------
 
@@ -131,9 +152,13 @@ class Session:
 
     def open_backend(self) -> Backend:
         from signalint.lsp.backend import Backend
+        from signalint.runtime import long_lived
 
         assert self.root is not None
         self.backend = Backend(self.root)
+        # A process that checks again and again: the collector set for it,
+        # what is loaded by now never scanned again (`runtime.long_lived`).
+        long_lived()
         self.stamp = Stamp(self.root)
         self.ready.set()
         early, self.early = self.early, []
@@ -163,6 +188,7 @@ class Session:
 
     async def check_disk(self) -> None:
         await self.ready.wait()
+        self._hold_tidy()
         backend = self.backend
         assert backend is not None and self.stamp is not None
         if self.stamp.changed():
@@ -194,6 +220,7 @@ class Session:
             if rel is None:
                 continue
             self.publish(uri, self.project.get(rel, []), doc, only_changed=True)
+        self._tidy_later()
 
     async def check_buffer(self, uri: str) -> None:
         await self.ready.wait()
@@ -202,6 +229,7 @@ class Session:
         if backend is None or doc is None or not doc.dirty:
             return
         text, version = doc.text, doc.version
+        self._hold_tidy()
         checked = await backend.check_buffer(doc.file, text, _language(doc.file))
         if self.documents.get(uri) is not doc or doc.version != version:
             return  # a newer change or a close came meanwhile
@@ -209,6 +237,7 @@ class Session:
         issues = [i for i in checked.result.issues if i.file == doc.file]
         self.buffer_issues[uri] = issues
         self.publish(uri, issues, doc, unseen=self._unseen(doc.file))
+        self._tidy_later()
 
     def _unseen(self, file: str) -> list[str]:
         from signalint.lsp.backend import unseen_engines
