@@ -10,13 +10,18 @@ What the server does, in order of a session:
   (`$/progress`, one report per engine finished) when the client offers it;
   then diagnostics are published for every file with issues.
 - `didOpen`: the file's diagnostics from the last check are published.
-- `didChange`: the buffer is checked after `DEBOUNCE_S` without a newer
-  change (a newer change cancels the older check) by the engines that check
-  a file on its own and by tsc and Pyright, in the backend's shadow copy
-  holding the buffer (`backend.buffer_engines`); mypy answers when it is
-  saved, and until then the buffer's diagnostics carry one Information
-  diagnostic naming the engines that have not seen the buffer
-  (`convert.unseen_notice`), never their older diagnostics beside the new.
+- `didChange`: the buffer is checked (a newer change cancels the older
+  check, all of its steps) in the backend's shadow copy holding the
+  buffer: at once by the engines that check a file on its own, published
+  with an Information diagnostic naming tsc or Pyright as pending
+  (`convert.unseen_notice`); `PROGRAM_DEBOUNCE_S` after the change by
+  every buffer engine (`backend.buffer_engines`), tsc and Pyright
+  answering for this file alone first; then, `DEPENDENTS_QUIET_S` later,
+  the other files whose tsc or Pyright diagnostics the unsaved buffers
+  change (`check_dependents`). mypy answers when it is saved, and until
+  then the buffer's diagnostics (and its dependents') carry the notice
+  naming the engines that have not seen it, never their older
+  diagnostics beside the new.
 - `didSave` (and a changed file the client watches): the project is
   checked again (debounced; a newer save cancels an older check) and every
   file with issues, or that had some, is published if what it shows
