@@ -399,7 +399,8 @@ def typescript(base: Path, files: int, runs: int) -> None:
     unsaved = unsaved_dependent(root, hub, dependent, [original, changed], runs)
     u = median(unsaved)
     print(f"   signalint lsp: median {u:.2f} s ({', '.join(f'{x:.2f}' for x in unsaved)})"
-          f" = {u / t:.3f} T = {u / w:.2f} x tsc --watch's answer to the save; {load()}")  # fmt: skip
+          f" = {u / t:.3f} T = {u / w:.2f} x tsc --watch's answer to the save;"
+          f" {load()}")  # fmt: skip
     set_engines(root, {"oxlint": True, "tsc": False, "biome": False, "eslint": False})
     keystrokes_linters(root, leaf, "typescript", extra, runs)
 

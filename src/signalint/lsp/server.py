@@ -77,8 +77,11 @@ DEBOUNCE_S: Final = 0.15  # disk checks: after a save or a watched change
 LINT_DEBOUNCE_S: Final = 0.0
 PROGRAM_DEBOUNCE_S: Final = 0.1
 # Quiet after a buffer's own answer before its dependents are checked
-# (every importer, by the whole-program engines of the buffers' copy).
-DEPENDENTS_QUIET_S: Final = 0.3
+# (every importer, by the whole-program engines of the buffers' copy): that
+# check's own work holds the event loop for a while on a large project, and
+# a keystroke arriving meanwhile waits for it (0.3 s made the linters' part
+# 380-540 ms on 3,000 TS modules, docs/benchmarks-history.md).
+DEPENDENTS_QUIET_S: Final = 1.0
 DEPENDENTS: Final = "dependents"
 FIX_ALL: Final = "source.fixAll.signalint"
 PROJECT: Final = "project"
