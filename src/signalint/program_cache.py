@@ -44,6 +44,7 @@ from pathlib import Path
 
 from signalint import answers, work
 from signalint.engines.base import Engine, Program, WholeProgram
+from signalint.engines.resolve import origin_of
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
 from signalint.model import EngineOutcome, Failure, Issue
 from signalint.project.outside import withheld_gap
@@ -178,10 +179,13 @@ class _Candidates:
         only = None
         # A scoped answer reads no program: with links out of the root about,
         # the whole answer must say whether the engine read one.
+        # A copy standing in for a project (the language server's shadow copy)
+        # walks only the files it holds: the engine's program is the project's.
+        stands_in = origin_of(request.root) != request.root
         if (
             request.files_only
             and request.job.warm is not None
-            and len(reported) < len(candidates)
+            and (len(reported) < len(candidates) or stands_in)
             and not request.job.edge().links
         ):
             only = frozenset(reported)

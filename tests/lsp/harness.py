@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from lsprotocol import types
@@ -31,6 +33,8 @@ class Editor:
         self.published_versions: dict[str, int | None] = {}
         self.progress: list[str] = []
         self.counts: Counter[str] = Counter()  # uri -> how many times published
+        # Every publication in order: (uri, version, diagnostics).
+        self.history: list[tuple[str, int | None, list[types.Diagnostic]]] = []
 
         @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)  # type: ignore[untyped-decorator]
         def create(params: types.WorkDoneProgressCreateParams) -> None:
@@ -47,6 +51,7 @@ class Editor:
             self.published[params.uri] = list(params.diagnostics)
             self.published_versions[params.uri] = params.version
             self.counts[params.uri] += 1
+            self.history.append((params.uri, params.version, list(params.diagnostics)))
             self.changed.set()
 
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)  # type: ignore[untyped-decorator]
@@ -91,13 +96,19 @@ class Editor:
         raise AssertionError("the server kept publishing")
 
     async def until(self, file: str, unsaved: bool, limit_s: float = 120) -> None:
-        """Wait until `file`'s diagnostics are of its current version, with the
-        unsaved notice (`unsaved`) or without it, then until publishing settles."""
+        """Wait until `file`'s diagnostics are of its current version, every
+        engine that checks a buffer having answered (the linters' answer
+        comes first, naming the others as pending), with the unsaved notice
+        (`unsaved`) or without it, then until publishing settles."""
         uri = self.uri(file)
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
             version = self.published_versions.get(uri)
-            if version == self.versions.get(file) and bool(self.notice(file)) == unsaved:
+            if (
+                version == self.versions.get(file)
+                and bool(self.notice(file)) == unsaved
+                and not self.pending(file)
+            ):
                 await self.settle()
                 return
             self.changed.clear()
@@ -141,9 +152,28 @@ class Editor:
 
     def keys(self, file: str) -> Counter[Key]:
         """The diagnostics published for `file`, as keys (the unsaved notice left out)."""
-        return Counter(
-            _key(d) for d in self.published.get(self.uri(file), []) if d.code != "unsaved"
-        )
+        return as_keys(self.published.get(self.uri(file), []))
+
+    def publications(self, file: str, version: int) -> list[list[types.Diagnostic]]:
+        """Every set published for `file` at `version`, in order."""
+        uri = self.uri(file)
+        return [found for u, v, found in self.history if u == uri and v == version]
+
+    async def until_true(self, test: Callable[[], bool], limit_s: float = 120) -> None:
+        """Wait until `test()` holds after a publication."""
+        deadline = time.monotonic() + limit_s
+        while not test():
+            if time.monotonic() > deadline:
+                raise AssertionError("what the test waited for was never published")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), timeout=1)
+
+    def pending(self, file: str) -> list[str]:
+        """The engines the notice names as checking the buffer now."""
+        found = [d for d in self.published.get(self.uri(file), []) if d.code == "unsaved"]
+        data = found[0].data if found else None
+        return list(data.get("pending", [])) if isinstance(data, dict) else []
 
     def notice(self, file: str) -> list[str]:
         found = [d for d in self.published.get(self.uri(file), []) if d.code == "unsaved"]
@@ -152,6 +182,19 @@ class Editor:
         data = found[0].data
         assert isinstance(data, dict)
         return list(data["unseen"])
+
+
+def as_keys(diagnostics: list[types.Diagnostic]) -> Counter[Key]:
+    """Published diagnostics as keys (the unsaved notice left out)."""
+    return Counter(_key(d) for d in diagnostics if d.code != "unsaved")
+
+
+def notice_of(diagnostics: list[types.Diagnostic]) -> dict[str, list[str]]:
+    """The unsaved notice's data among published diagnostics ({} without one)."""
+    for d in diagnostics:
+        if d.code == "unsaved" and isinstance(d.data, dict):
+            return {k: list(v) for k, v in d.data.items()}
+    return {}
 
 
 def _key(d: types.Diagnostic) -> Key:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from tests.conftest import require_engine
-from tests.lsp.harness import SIGNALINT, Editor, cli_keys
+from tests.lsp.harness import SIGNALINT, Editor, as_keys, cli_keys, notice_of
 
 pytestmark = pytest.mark.real
 
@@ -244,6 +244,67 @@ def test_a_check_publishes_only_what_changed(tmp_path: Path) -> None:
         await editor.settle()
         assert editor.counts[b] == 2 and editor.keys("b.py") == cli_keys(root, "b.py")
         assert editor.counts[a] == 1 and editor.keys("a.py") == cli_keys(root, "a.py")
+        await editor.stop()
+
+    asyncio.run(session())
+
+
+def test_a_keystroke_publishes_the_linters_first_then_the_type_checker_then_dependents(
+    demo_project: Path, tmp_path: Path
+) -> None:
+    """An unsaved change of an exported type: the linters' answer is
+    published first, its notice naming tsc as still checking (never their
+    diagnostics beside the older tsc ones); then every engine's, equal to
+    the cold check of that content; then the importer the change breaks,
+    before any save, equal to the cold check of the project after the save."""
+    root = demo_project
+    dependent = "src/order.ts"
+    (root / dependent).write_text(
+        'import type { Item } from "./cart";\n\n'
+        "export function cost(item: Item): number {\n  return item.price;\n}\n"
+    )
+    linters = {"oxlint": True, "tsc": False, "biome": True, "eslint": True}
+    twin_linters = _twin(root, tmp_path / "linters", linters)
+    twin = _twin(root, tmp_path / "all", {**linters, "tsc": True})
+    file = "src/cart.ts"
+    before = (root / file).read_text()
+    text = before.replace("price: number;", "price: string;") + "\nvar zz = 1;\n"
+    assert text != before + "\nvar zz = 1;\n"
+
+    async def session() -> None:
+        editor = Editor(root)
+        await editor.start()
+        await editor.settle(first=True)
+        on_disk = cli_keys(root, dependent)
+        assert editor.keys(dependent) == on_disk
+        assert not any(k[1] == ("tsc",) for k in on_disk), on_disk
+
+        editor.open(file)
+        await editor.until(file, unsaved=False)
+        editor.edit(file, text)
+        await editor.until(file, unsaved=False)
+        (twin_linters / file).write_text(text)
+        (twin / file).write_text(text)
+        first, *rest = editor.publications(file, 2)
+        assert notice_of(first) == {"unseen": ["tsc"], "pending": ["tsc"]}
+        assert as_keys(first) == cli_keys(twin_linters, file)
+        assert rest and notice_of(rest[-1]) == {}
+        assert as_keys(rest[-1]) == cli_keys(twin, file)
+
+        # The importer, from the buffer's program, before any save.
+        expected = cli_keys(twin, dependent)
+        broken = [k for k in expected if k[1] == ("tsc",) and "not assignable" in k[3]]
+        assert broken, expected
+        await editor.until_true(lambda: editor.keys(dependent) == expected)
+        assert editor.notice(dependent) == []
+        assert (root / file).read_text() == before  # nothing written in the project
+
+        editor.save(file, text)
+        await editor.until(file, unsaved=False)
+        await editor.settle()
+        assert editor.keys(dependent) == cli_keys(root, dependent) == expected
+        assert editor.keys(file) == cli_keys(root, file)
+        assert not editor.messages
         await editor.stop()
 
     asyncio.run(session())

@@ -2280,9 +2280,22 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
     cold_env = {**env, "SIGNALINT_DAEMON": "0"}
 
     async def published(uri: str, version: int, since: float) -> float:
-        """Seconds from `since` until `uri` is published at `version`, then settled."""
+        """Seconds from `since` until `uri` is published at `version` by every
+        engine that checks the buffer (the linters' earlier publication names
+        the type checker as pending), then settled."""
         deadline = time.monotonic() + LSP_LIMIT_S
-        while editor.published_versions.get(uri) != version or uri not in editor.published:
+
+        def pending() -> bool:
+            return any(
+                d.code == "unsaved" and isinstance(d.data, dict) and d.data.get("pending")
+                for d in editor.published.get(uri, [])
+            )
+
+        while (
+            editor.published_versions.get(uri) != version
+            or uri not in editor.published
+            or pending()
+        ):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{uri}: version {version} never published")
             editor.changed.clear()

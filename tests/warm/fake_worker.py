@@ -3,7 +3,8 @@
 It answers one JSON line per request with `{"stdout", "exit"}`, echoing the
 command's argv, and behaves as the file named by its first argument says at
 each request: `ok`, `crash` (exits), `hang` (never answers), `garbage` (an
-unreadable line), `big` (allocates ~200 MiB and keeps it). It exits when
+unreadable line), `big` (allocates ~200 MiB and keeps it), `slow` (answers
+after 0.5 s). It exits when
 its stdin closes, as every worker must.
 """
 
@@ -26,6 +27,8 @@ for line in sys.stdin:
         sys.exit(3)
     if mode == "hang":
         time.sleep(3600)
+    if mode == "slow":
+        time.sleep(0.5)
     if mode == "garbage":
         sys.stdout.write("not json\n")
     else:

@@ -195,6 +195,34 @@ def test_a_live_answer_comes_only_from_a_running_current_worker(
     assert pool.counts.started == 2 and pool.counts.restarts == 1
 
 
+def test_a_cancelled_ask_never_hands_its_answer_to_the_next(
+    pool: WarmPool, tmp_path: Path, control: Path
+) -> None:
+    """A check cancelled while its worker answers (a newer keystroke): the
+    worker is kept, and the next ask gets its own answer, not the dropped one."""
+
+    async def go() -> tuple[str, int, int]:
+        first = await pool.answer("fake", ctx(tmp_path), command(tmp_path, "warm"))
+        assert first is not None and first.served == "warm"
+        pid = pool.workers()[0].pid
+        control.write_text("slow")
+        asking = asyncio.ensure_future(
+            pool.answer("fake", ctx(tmp_path), command(tmp_path, "dropped"))
+        )
+        await asyncio.sleep(0.2)
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        control.write_text("ok")
+        answer = await pool.answer("fake", ctx(tmp_path), command(tmp_path, "next"))
+        assert answer is not None and answer.result is not None
+        return answer.result.stdout, pid, pool.workers()[0].pid
+
+    stdout, before, after = asyncio.run(go())
+    assert stdout == "fake next"
+    assert before == after and pool.counts.restarts == 0
+
+
 def test_a_hang_is_killed_and_cold_answers(pool: WarmPool, tmp_path: Path, control: Path) -> None:
     async def go() -> int:
         await pool.answer("fake", ctx(tmp_path), command(tmp_path, "a"))

@@ -73,6 +73,18 @@ def buffer_engines(config: Config, language: str | None = None) -> tuple[str, ..
     )
 
 
+def buffer_linters(config: Config, language: str | None = None) -> tuple[str, ...]:
+    """The engines of `buffer_engines` that check a file on its own: they
+    answer a keystroke first, before the whole-program engines."""
+    return tuple(n for n in buffer_engines(config, language) if not ENGINES[n].spec.whole_program)
+
+
+def buffer_programs(config: Config, language: str | None) -> tuple[str, ...]:
+    """The whole-program engines of `buffer_engines` for `language` (tsc,
+    Pyright): they answer a keystroke after the linters."""
+    return tuple(n for n in buffer_engines(config, language) if ENGINES[n].spec.whole_program)
+
+
 def unseen_engines(config: Config, language: str | None) -> tuple[str, ...]:
     """The enabled whole-program engines of `language` that do not check a
     buffer: they answer for it once it is saved."""
@@ -156,17 +168,35 @@ class Backend:
         return path, context
 
     async def check_buffer(
-        self, file: str, text: str, language: str | None = None
+        self,
+        file: str,
+        text: str,
+        engines: Sequence[str],
+        *,
+        files_only: bool = False,
     ) -> service.Checked:
-        """`file` (project-relative) holding `text`, by the engines of
-        `buffer_engines` for `language` (the other open buffers as the
-        copy holds them: their unsaved text until saved or closed)."""
-        config = _only(self.config, buffer_engines(self.config, language))
+        """`file` (project-relative) holding `text`, by `engines` (a part of
+        `buffer_engines`; the other open buffers as the copy holds them:
+        their unsaved text until saved or closed). `files_only`: the
+        whole-program engines' warm workers may answer for `file` alone
+        (`CheckRequest.files_only`: the TypeScript worker's `only`, Pyright's
+        pull of that file), not re-checking its dependents first."""
+        config = _only(self.config, engines)
         shadow, context = await self._copy_holding(file, text.encode("utf-8"))
-        request = service.CheckRequest(shadow, config, [file], kind="files")
+        request = service.CheckRequest(shadow, config, [file], kind="files", files_only=files_only)
         checked = await service.check(request, service.Services(context))
         self._store.put(checked.snapshot)
         return checked
+
+    async def check_copy(self, engines: Sequence[str]) -> service.Checked | None:
+        """The whole shadow copy as it holds the unsaved buffers now, by
+        `engines` (whole-program ones: what they say of the buffers'
+        dependents). None when no copy is held."""
+        if self._shadow is None:
+            return None
+        _, shadow, context = self._shadow
+        request = service.CheckRequest(shadow, _only(self.config, engines))
+        return await service.check(request, service.Services(context))
 
     def release(self, file: str) -> None:
         """`file` is saved or closed: the copy holds what is on disk again."""
@@ -220,4 +250,11 @@ class Backend:
         await asyncio.to_thread(client.leave, self.root, "lsp", LEAVE_DAEMON_S)
 
 
-__all__ = ["BUFFER_PROGRAMS", "Backend", "buffer_engines", "unseen_engines"]
+__all__ = [
+    "BUFFER_PROGRAMS",
+    "Backend",
+    "buffer_engines",
+    "buffer_linters",
+    "buffer_programs",
+    "unseen_engines",
+]

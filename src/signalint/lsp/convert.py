@@ -111,21 +111,35 @@ def diagnostic(
     )
 
 
-def unseen_notice(engines: Sequence[str]) -> types.Diagnostic:
-    """The diagnostic an unsaved buffer carries while whole-program
-    `engines` have not seen it: they answer when it is saved."""
-    names = ", ".join(engines)
-    one = len(engines) == 1
+def unseen_notice(
+    engines: Sequence[str], pending: Sequence[str] = (), buffers: Sequence[str] = ()
+) -> types.Diagnostic:
+    """The diagnostic a file carries while whole-program `engines` have
+    not seen the unsaved buffer: `pending` of them are checking it now and
+    answer shortly, the others answer when it is saved. `buffers` names
+    the unsaved files when the diagnostic is another file's (a dependent
+    published from the buffers' program)."""
+    what = "this unsaved buffer" if not buffers else "the unsaved " + ", ".join(buffers)
+    parts: list[str] = []
+    later = [e for e in engines if e not in pending]
+    for names, when in ((list(pending), "follow shortly"), (later, "come when it is saved")):
+        if not names:
+            continue
+        one = len(names) == 1
+        parts.append(
+            f"{', '.join(names)} {'has' if one else 'have'} not seen {what}: "
+            f"{'its' if one else 'their'} diagnostics {when}"
+        )
+    data: dict[str, Any] = {"unseen": list(engines)}
+    if pending:
+        data["pending"] = list(pending)
     return types.Diagnostic(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-        message=(
-            f"{names} {'has' if one else 'have'} not seen this unsaved buffer: "
-            f"{'its' if one else 'their'} diagnostics come when it is saved"
-        ),
+        message="; ".join(parts),
         severity=types.DiagnosticSeverity.Information,
         code="unsaved",
         source=SOURCE,
-        data={"unseen": list(engines)},
+        data=data,
     )
 
 

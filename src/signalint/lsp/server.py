@@ -10,13 +10,18 @@ What the server does, in order of a session:
   (`$/progress`, one report per engine finished) when the client offers it;
   then diagnostics are published for every file with issues.
 - `didOpen`: the file's diagnostics from the last check are published.
-- `didChange`: the buffer is checked after `DEBOUNCE_S` without a newer
-  change (a newer change cancels the older check) by the engines that check
-  a file on its own and by tsc and Pyright, in the backend's shadow copy
-  holding the buffer (`backend.buffer_engines`); mypy answers when it is
-  saved, and until then the buffer's diagnostics carry one Information
-  diagnostic naming the engines that have not seen the buffer
-  (`convert.unseen_notice`), never their older diagnostics beside the new.
+- `didChange`: the buffer is checked (a newer change cancels the older
+  check, all of its steps) in the backend's shadow copy holding the
+  buffer: at once by the engines that check a file on its own, published
+  with an Information diagnostic naming tsc or Pyright as pending
+  (`convert.unseen_notice`); `PROGRAM_DEBOUNCE_S` after the change by
+  every buffer engine (`backend.buffer_engines`), tsc and Pyright
+  answering for this file alone first; then, `DEPENDENTS_QUIET_S` later,
+  the other files whose tsc or Pyright diagnostics the unsaved buffers
+  change (`check_dependents`). mypy answers when it is saved, and until
+  then the buffer's diagnostics (and its dependents') carry the notice
+  naming the engines that have not seen it, never their older
+  diagnostics beside the new.
 - `didSave` (and a changed file the client watches): the project is
   checked again (debounced; a newer save cancels an older check) and every
   file with issues, or that had some, is published if what it shows
@@ -65,7 +70,19 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-DEBOUNCE_S: Final = 0.15
+DEBOUNCE_S: Final = 0.15  # disk checks: after a save or a watched change
+# A keystroke's buffer: the linters (the engines that check a file on its
+# own, a few ms warm) start at once, a newer change cancelling them; the
+# whole-program engines (tsc, Pyright) no sooner than this after it.
+LINT_DEBOUNCE_S: Final = 0.0
+PROGRAM_DEBOUNCE_S: Final = 0.1
+# Quiet after a buffer's own answer before its dependents are checked
+# (every importer, by the whole-program engines of the buffers' copy): that
+# check's own work holds the event loop for a while on a large project, and
+# a keystroke arriving meanwhile waits for it (0.3 s made the linters' part
+# 380-540 ms on 3,000 TS modules, docs/benchmarks-history.md).
+DEPENDENTS_QUIET_S: Final = 1.0
+DEPENDENTS: Final = "dependents"
 # Quiet after a check's diagnostics are published before the server tidies.
 TIDY_DELAY_S: Final = 0.05
 FIX_ALL: Final = "source.fixAll.signalint"
@@ -83,6 +100,25 @@ def _language(file: str) -> str | None:
     if file.endswith(_PY):
         return "python"
     return None
+
+
+def _by_file(result: CheckResult, engines: Sequence[str]) -> dict[str, dict[str, list[Issue]]]:
+    """engine -> file -> the issues `engines` reported in `result` (each
+    engine's own, before merging)."""
+    found: dict[str, dict[str, list[Issue]]] = {}
+    for name in engines:
+        outcome = result.outcomes.get(name)
+        files = found.setdefault(name, {})
+        for issue in outcome.issues if outcome is not None else ():
+            files.setdefault(issue.file, []).append(issue)
+    return found
+
+
+def _keys(issues: Sequence[Issue] | None) -> list[tuple[object, ...]]:
+    return sorted(
+        (i.issue_id, i.line, i.col, i.end_line, i.end_col, i.severity, i.message)
+        for i in issues or ()
+    )
 
 
 def _disk_lines(uri: str) -> list[str] | None:
@@ -108,6 +144,12 @@ class Session:
         self.published: dict[str, list[types.Diagnostic]] = {}  # uri -> what was sent
         self.sent_versions: dict[str, int | None] = {}  # uri -> the version it was sent with
         self.buffer_issues: dict[str, list[Issue]] = {}  # uri -> issues of its buffer
+        # uri -> issues of a file published from the unsaved buffers' program
+        # (a dependent of theirs), until they are saved or closed.
+        self.from_buffers: dict[str, list[Issue]] = {}
+        # engine -> file -> the issues each engine reported there in the
+        # last disk check (before merging: what a dependent's are made of).
+        self.disk_issues: dict[str, dict[str, list[Issue]]] = {}
         self.checks = Latest(DEBOUNCE_S)
         self.shown: dict[str, str] = {}  # engine -> the failure last shown
         self.progress = False
@@ -179,7 +221,7 @@ class Session:
         self.schedule_project(delay_s=0)
         for uri, doc in self.documents.items():
             if doc.dirty:  # their buffers are checked again by the engines now enabled
-                self.checks.schedule(uri, functools.partial(self.check_buffer, uri))
+                self.checks.schedule(uri, functools.partial(self.check_buffer, uri), 0)
 
     # -- checks -----------------------------------------------------------------
 
@@ -204,6 +246,10 @@ class Session:
         for issue in checked.result.issues:
             files.setdefault(issue.file, []).append(issue)
         self.project = files
+        self.disk_issues = _by_file(checked.result, list(checked.result.outcomes))
+        dirty = any(doc.dirty for doc in self.documents.values())
+        if not dirty:
+            self.from_buffers.clear()
         wanted: set[str] = set()
         for file in files:
             wanted.add(convert.uri_of(backend.root, file))
@@ -215,14 +261,37 @@ class Session:
             doc = self.documents.get(uri)
             if doc is not None and doc.dirty:
                 continue  # its buffer's diagnostics stand until it is saved
+            if uri in self.from_buffers:
+                continue  # the unsaved buffers' dependents: checked again below
             self.buffer_issues.pop(uri, None)
             rel = doc.file if doc is not None else self._file_of(uri)
             if rel is None:
                 continue
             self.publish(uri, self.project.get(rel, []), doc, only_changed=True)
         self._tidy_later()
+        if dirty:  # the dependents of what is unsaved, against this check
+            self.checks.schedule(DEPENDENTS, self.check_dependents, DEPENDENTS_QUIET_S)
+
+    def _program_engines(self) -> tuple[str, ...]:
+        from signalint.engines.registry import ENGINES
+        from signalint.lsp.backend import BUFFER_PROGRAMS
+
+        assert self.backend is not None
+        return tuple(
+            n
+            for n in self.backend.config.enabled_engines
+            if n in BUFFER_PROGRAMS and ENGINES[n].spec.whole_program
+        )
 
     async def check_buffer(self, uri: str) -> None:
+        """A keystroke's check (`changed`): the linters' answer published
+        first, its notice naming the whole-program engines still checking
+        the buffer; then every buffer engine's answer, the whole-program
+        engines answering for this file alone (its dependents come after,
+        `check_dependents`). A newer change cancels the whole of it."""
+        from signalint.lsp.backend import buffer_linters, buffer_programs
+
+        began = asyncio.get_running_loop().time()
         await self.ready.wait()
         backend = self.backend
         doc = self.documents.get(uri)
@@ -230,13 +299,95 @@ class Session:
             return
         text, version = doc.text, doc.version
         self._hold_tidy()
-        checked = await backend.check_buffer(doc.file, text, _language(doc.file))
+        language = _language(doc.file)
+        linters = buffer_linters(backend.config, language)
+        programs = buffer_programs(backend.config, language)
+        unseen = self._unseen(doc.file)
+        if programs:
+            if linters:
+                checked = await backend.check_buffer(doc.file, text, linters)
+                if self.documents.get(uri) is not doc or doc.version != version:
+                    return  # a newer change or a close came meanwhile
+                self._tell_failures(checked.result)
+                issues = [i for i in checked.result.issues if i.file == doc.file]
+                self.buffer_issues[uri] = issues
+                self.publish(uri, issues, doc, unseen=[*programs, *unseen], pending=programs)
+            wait = PROGRAM_DEBOUNCE_S - (asyncio.get_running_loop().time() - began)
+            if wait > 0:
+                await asyncio.sleep(wait)
+        checked = await backend.check_buffer(doc.file, text, (*linters, *programs), files_only=True)
         if self.documents.get(uri) is not doc or doc.version != version:
             return  # a newer change or a close came meanwhile
         self._tell_failures(checked.result)
         issues = [i for i in checked.result.issues if i.file == doc.file]
         self.buffer_issues[uri] = issues
-        self.publish(uri, issues, doc, unseen=self._unseen(doc.file))
+        self.publish(uri, issues, doc, unseen=unseen)
+        self._tidy_later()
+        if programs:
+            self.checks.schedule(DEPENDENTS, self.check_dependents, DEPENDENTS_QUIET_S)
+
+    async def check_dependents(self) -> None:
+        """The files the unsaved buffers' whole-program engines (tsc,
+        Pyright) now report otherwise than on disk, published as a cold
+        check of the buffers' content would show them: those engines'
+        issues from the shadow copy, the other buffer engines' from the
+        disk's check (the file itself is as on disk), merged as a check
+        merges them (D20); the engines that answer on save are named. A
+        file that went back to the disk's diagnostics gets them."""
+        from signalint.engines.registry import ENGINES
+        from signalint.lsp.backend import buffer_engines
+        from signalint.merge import merge_reports
+        from signalint.model import Issue
+
+        await self.ready.wait()
+        backend = self.backend
+        if backend is None:
+            return
+        dirty = {doc.file for doc in self.documents.values() if doc.dirty}
+        languages = {_language(f) for f in dirty}
+        programs = [n for n in self._program_engines() if ENGINES[n].spec.language in languages]
+        found: dict[str, list[Issue]] = {}
+        if dirty and programs:
+            whole = await backend.check_copy(programs)
+            if whole is None:
+                return
+            for name in programs:
+                outcome = whole.result.outcomes.get(name)
+                if outcome is None or outcome.status != "ok":
+                    return  # the failure is the buffer's own check's to show
+            now = _by_file(whole.result, programs)
+            changed: set[str] = set()
+            for name in programs:
+                before = self.disk_issues.get(name, {})
+                for file in set(now.get(name, {})) | set(before):
+                    if file not in dirty and _keys(now[name].get(file)) != _keys(before.get(file)):
+                        changed.add(file)
+            for file in sorted(changed):
+                kept = [
+                    issue
+                    for name in buffer_engines(backend.config, _language(file))
+                    for issue in (now if name in programs else self.disk_issues)
+                    .get(name, {})
+                    .get(file, [])
+                ]
+                merged = {issue.issue_id: issue for issue in merge_reports(kept)}
+                found[file] = sorted(merged.values(), key=Issue.sort_key)
+        buffers = sorted(dirty)
+        for uri in list(self.from_buffers):
+            rel = self._file_of(uri)
+            if rel is None or rel not in found:
+                del self.from_buffers[uri]
+                doc = self.documents.get(uri)
+                if rel is not None and (doc is None or not doc.dirty):
+                    self.publish(uri, self.project.get(rel, []), doc, only_changed=True)
+        for file, issues in found.items():
+            uri = convert.uri_of(backend.root, file)
+            doc = self.documents.get(uri)
+            if doc is not None and doc.dirty:
+                continue
+            self.from_buffers[uri] = issues
+            unseen = self._unseen(file)
+            self.publish(uri, issues, doc, unseen=unseen, buffers=buffers, only_changed=True)
         self._tidy_later()
 
     def _unseen(self, file: str) -> list[str]:
@@ -301,13 +452,19 @@ class Session:
     # -- publishing -------------------------------------------------------------
 
     def diagnostics(
-        self, uri: str, issues: Sequence[Issue], doc: Document | None, unseen: Sequence[str] = ()
+        self,
+        uri: str,
+        issues: Sequence[Issue],
+        doc: Document | None,
+        unseen: Sequence[str] = (),
+        pending: Sequence[str] = (),
+        buffers: Sequence[str] = (),
     ) -> list[types.Diagnostic]:
         lines = doc.lines if doc is not None else _disk_lines(uri) if issues else None
         encoding = str(self.server.server_capabilities.position_encoding or "utf-16")
         found = [convert.diagnostic(issue, uri, lines, encoding) for issue in issues]
         if unseen:
-            found.append(convert.unseen_notice(unseen))
+            found.append(convert.unseen_notice(unseen, pending, buffers))
         return found
 
     def publish(
@@ -317,11 +474,15 @@ class Session:
         doc: Document | None,
         unseen: Sequence[str] = (),
         *,
+        pending: Sequence[str] = (),
+        buffers: Sequence[str] = (),
         only_changed: bool = False,
     ) -> None:
-        """Send `uri`'s diagnostics; with `only_changed`, not when the client
-        already has these, of this version."""
-        found = self.diagnostics(uri, issues, doc, unseen)
+        """Send `uri`'s diagnostics, with the notice naming the `unseen`
+        engines (`pending`: checking the buffer now; `buffers`: the unsaved
+        files, when these are a dependent's); with `only_changed`, not when
+        the client already has these, of this version."""
+        found = self.diagnostics(uri, issues, doc, unseen, pending, buffers)
         if not found and uri not in self.published:
             return
         version = doc.version if doc is not None else None
@@ -371,7 +532,8 @@ class Session:
             return
         doc.set_text(text, version)
         doc.dirty = True
-        self.checks.schedule(uri, lambda: self.check_buffer(uri))
+        self.checks.cancel(DEPENDENTS)
+        self.checks.schedule(uri, functools.partial(self.check_buffer, uri), LINT_DEBOUNCE_S)
 
     def saved(self, uri: str, text: str | None) -> None:
         doc = self.documents.get(uri)
@@ -380,6 +542,7 @@ class Session:
                 doc.set_text(text, doc.version)
             doc.dirty = False
             self.checks.cancel(uri)
+            self.checks.cancel(DEPENDENTS)
             if self.backend is not None:
                 self.backend.release(doc.file)
         if doc is not None or self._file_of(uri) is not None:
@@ -392,6 +555,8 @@ class Session:
             return
         self.checks.cancel(uri)
         self.buffer_issues.pop(uri, None)
+        if doc.dirty:
+            self.checks.cancel(DEPENDENTS)
         if self.backend is not None:
             self.backend.release(doc.file)
         self.publish(uri, self.project.get(doc.file, []), None)
@@ -618,4 +783,11 @@ def _answer_diagnostics_and_fixes(server: LanguageServer, session: Session) -> N
         return await session.resolve(action)
 
 
-__all__ = ["DEBOUNCE_S", "FIX_ALL", "Session", "make_server"]
+__all__ = [
+    "DEBOUNCE_S",
+    "FIX_ALL",
+    "LINT_DEBOUNCE_S",
+    "PROGRAM_DEBOUNCE_S",
+    "Session",
+    "make_server",
+]

@@ -24,6 +24,8 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from signalint.project.paths import resolved
+
 # Dependencies: installed packages may be links anywhere (pnpm, `npm link`);
 # their diagnostics are never reported, and reading them is the engine's job.
 _DEPENDENCIES: Final = "node_modules"
@@ -87,7 +89,7 @@ class Boundary:
                 found = False
             else:
                 full = os.path.join(self.root, rel)
-                found = os.path.lexists(full) and not self.within(os.path.realpath(full))
+                found = os.path.lexists(full) and not self.within(resolved(full))
             if len(self._memo) > 100_000:
                 self._memo.clear()  # only a memo
             self._memo[rel] = found

@@ -37,6 +37,33 @@ class PathRefused(SignalintError, ValueError):
         return f"path {self.path!r} refused: {self.reason}"
 
 
+# Linux names the file an open descriptor stands for: one `open` and one
+# `readlink` resolve a path, where `os.path.realpath` lstats each component
+# (a shadow copy's walk resolves thousands of links per keystroke).
+_FD_NAMES = "/proc/self/fd/"
+_KERNEL_RESOLVES = hasattr(os, "O_PATH") and os.path.isdir(_FD_NAMES)
+
+
+def resolved(path: str) -> str:
+    """`os.path.realpath(path)`, asked of the kernel where it can say (an
+    `O_PATH` descriptor's name); a path it cannot open (missing, a dangling
+    link, a component not searchable) as `os.path.realpath` makes it."""
+    if _KERNEL_RESOLVES:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return os.path.realpath(path)
+        try:
+            found = os.readlink(f"{_FD_NAMES}{fd}")
+        except OSError:
+            found = ""
+        finally:
+            os.close(fd)
+        if found.startswith("/") and not found.endswith(" (deleted)"):
+            return found
+    return os.path.realpath(path)
+
+
 def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 

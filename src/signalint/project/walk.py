@@ -22,7 +22,7 @@ from signalint.project.ignores import (
     verdict,
 )
 from signalint.project.outside import Boundary
-from signalint.project.paths import inside, safe_relative
+from signalint.project.paths import inside, resolved, safe_relative
 
 # A directory modified this recently may change again within one timestamp
 # tick without its stat changing: its listing is used but not remembered.
@@ -209,7 +209,7 @@ class _Walk:
                     continue
                 if entry.is_symlink():
                     linked = True
-                    target = os.path.realpath(entry.path)
+                    target = resolved(entry.path)
                     if not inside(target, root):
                         # A link out of the root: never checked, named in coverage.
                         is_dir = os.path.isdir(target)

@@ -68,6 +68,16 @@ class Scopes(Protocol):
         ...
 
 
+@runtime_checkable
+class Interrupts(Protocol):
+    """A session whose worker can be told to drop the ask it is answering
+    (a language server's `$/cancelRequest`): the pool calls `interrupt`
+    when the check that asked was cancelled, then reads what the worker
+    still sends for it. An answer failing after that is no fault."""
+
+    def interrupt(self) -> None: ...
+
+
 class Driver(Protocol):
     """How one engine is kept warm (a module per engine in `warm/`)."""
 

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 import cattrs
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
@@ -162,6 +163,14 @@ class LspClient:
         if self.closed is not None:
             raise WorkerFailed(self.closed)
         self.client.protocol.notify(method, params)
+
+    def cancel_pending(self) -> None:
+        """Ask the server to drop every request still unanswered
+        (`$/cancelRequest`); each then answers (an error or its result)."""
+        if self.closed is not None:
+            return
+        for msg_id in list(self.client.protocol._request_futures):
+            self.client.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
 
     async def request(self, method: str, params: Any) -> Any:
         """The server's result for `method`; `WorkerFailed` when it answers

@@ -53,7 +53,14 @@ from signalint import process
 from signalint.config import Config, DaemonSettings, state_dir
 from signalint.engines.base import EngineContext
 from signalint.process import Command, ProcessResult
-from signalint.warm.driver import Driver, Scopes, Session, WorkerFailed, WorkerKey
+from signalint.warm.driver import (
+    Driver,
+    Interrupts,
+    Scopes,
+    Session,
+    WorkerFailed,
+    WorkerKey,
+)
 
 Served = Literal["warm", "fallback"]
 # `SIGNALINT_DAEMON=0`: no warm workers and no daemon; every engine runs cold.
@@ -207,9 +214,7 @@ class WarmPool:
                         continue
                 assert slot.session is not None
                 try:
-                    result, scoped = await asyncio.wait_for(
-                        _ask(slot.session, command, only), timeout=command.timeout_s
-                    )
+                    result, scoped = await self._ask_through(slot, command, only)
                 except TimeoutError:
                     # A hang: asking again would wait as long; cold answers now.
                     await self._stop(slot, lost=True)
@@ -239,9 +244,7 @@ class WarmPool:
             slot.used = time.monotonic()
             assert slot.session is not None
             try:
-                result, scoped = await asyncio.wait_for(
-                    _ask(slot.session, command, only), command.timeout_s
-                )
+                result, scoped = await self._ask_through(slot, command, only)
             except (TimeoutError, WorkerFailed):
                 await self._stop(slot, lost=True)  # the usual ask restarts it
                 return None
@@ -254,6 +257,40 @@ class WarmPool:
                 self.counts.warm -= 1
 
             return WarmAnswer(result, "warm", scoped, unread)
+
+    async def _ask_through(
+        self, slot: _Slot, command: Command, only: frozenset[str] | None
+    ) -> tuple[ProcessResult, frozenset[str] | None]:
+        """Ask `slot`'s worker under the command's timeout (the slot's lock
+        held). A caller cancelled meanwhile (a newer keystroke) still lets
+        the worker's answer be read, and dropped, before the lock is let
+        go: a worker on a line protocol would otherwise hand this answer
+        to the next ask. A session that can (`Interrupts`) is told to
+        stop first; cancelled again while waiting, the worker is stopped."""
+        session = slot.session
+        assert session is not None
+        asking = asyncio.ensure_future(
+            asyncio.wait_for(_ask(session, command, only), timeout=command.timeout_s)
+        )
+        try:
+            return await asyncio.shield(asking)
+        except asyncio.CancelledError:
+            if isinstance(session, Interrupts):
+                session.interrupt()
+            try:
+                await asyncio.wait([asking])
+            except asyncio.CancelledError:
+                asking.cancel()
+                session.child.kill()
+                slot.session = None
+                slot.lost = True
+                raise
+            problem = None if asking.cancelled() else asking.exception()
+            if isinstance(problem, TimeoutError) or (
+                problem is not None and not isinstance(session, Interrupts)
+            ):
+                await self._stop(slot, lost=True)
+            raise
 
     async def _open(
         self, slot: _Slot, driver: Driver, ctx: EngineContext, command: Command, key: WorkerKey

@@ -446,6 +446,12 @@ class PyrightSession:
         )
         return result, None if only is None else frozenset(checked)
 
+    def interrupt(self) -> None:
+        """The check that asked was cancelled (a newer keystroke): the pulls
+        still pending are cancelled (`$/cancelRequest`), so the server does
+        not check every importer for an answer nobody reads (`Interrupts`)."""
+        self._lsp.cancel_pending()
+
     async def close(self) -> None:
         try:
             if self._lsp.closed is None and self.child.alive:
