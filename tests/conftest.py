@@ -8,12 +8,14 @@ as a green run.
 Tiers: a test that starts a real engine (anything in the managed directory,
 or named like a registered engine, or `python -m` one), Node tooling (npx,
 the MCP Inspector), one of our console scripts (`signalint`, `signalint-mcp`)
-or `python -m signalint...` is marked `@pytest.mark.real`, and so is one that
-starts several interpreters (multiprocessing); `pytest -m "not real"` is the
-quick loop. The marks are explicit, and `_tier_guard` keeps them honest: an
-unmarked test that starts such a process through `subprocess`/asyncio, or
-asks for an installed engine, fails with the reason. Fakes (fault injection)
-live in the test's temporary directory and are allowed anywhere.
+or `python -m signalint...` (or the MCP server through `python -c`) is
+marked `@pytest.mark.real`, and so is one that starts several interpreters
+(multiprocessing); `pytest -m "not real"` is the quick loop (on pytest-xdist
+workers: `pytest_cmdline_main` below). The marks are explicit, and
+`_tier_guard` keeps them honest: an unmarked test that starts such a process
+through `subprocess`/asyncio, or asks for an installed engine, fails with the
+reason. Fakes (fault injection) live in the test's temporary directory and
+are allowed anywhere.
 """
 
 from __future__ import annotations
@@ -36,6 +38,40 @@ from signalint.project import settle
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "examples" / "demo"
+
+# The session keeps the bytecode of our modules and pytest's rewritten test
+# modules (in `__pycache__`, ignored by git) even where PYTHONDONTWRITEBYTECODE
+# is set, as bench/ and the real-world tier do: otherwise every run, and
+# every xdist worker, compiles `src/` and rewrites `tests/` again, about 7 s
+# of CPU each. Processes the tests start still inherit the variable.
+sys.dont_write_bytecode = False
+
+# The quick loop's marker expression (README).
+QUICK_LOOP = "not real"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The quick loop runs on every core: pytest-xdist workers, as `-n auto`
+    would start them, unless `-n`/`--dist` is given (`-n 0`: one process),
+    xdist is off (`-p no:xdist`), output is not captured (`-s`) or a debugger
+    is asked for. Any other selection, the whole suite first, stays in one
+    process: real tests start servers on free ports, put sockets under
+    `tmp_path` and time engines, as they always have."""
+    option = config.option
+    if (
+        hasattr(config, "workerinput")  # an xdist worker itself
+        or not config.pluginmanager.hasplugin("xdist")
+        or " ".join(str(option.markexpr or "").split()) != QUICK_LOOP
+        or option.numprocesses is not None
+        or option.dist != "no"
+        or option.capture == "no"
+        or option.usepdb
+        or option.trace
+        or option.collectonly
+    ):
+        return
+    option.numprocesses = "auto"
 
 
 def engines_bin() -> Path:
@@ -147,6 +183,9 @@ _REAL_DIRS = (
 )
 _VENV_BIN = Path(sys.executable).parent
 _NODE_TOOLS = frozenset({"node", "npm", "npx", "pnpm", "yarn", "bun"})
+# `signalint-mcp`'s entry module: a `python -c` program importing it starts
+# the server (`server.prerecord` starts it so).
+_MCP_SERVER_ENTRY = "signalint.server.entry"
 # Executables (and `python -m` modules) named like a registered engine.
 _ENGINE_NAMES = frozenset(e.spec.provision.bin_name for e in ENGINES.values())
 
@@ -177,8 +216,20 @@ def real_process_reason(args: Any, env: Any, tmp_root: Path) -> str | None:
     module = _module_run(argv[1:]) if where.name.startswith("python") else None
     if module == "signalint" or module in _ENGINE_NAMES:
         return f"python -m {module} in a new process"
+    code = _code_run(argv[1:]) if where.name.startswith("python") else None
+    if code is not None and _MCP_SERVER_ENTRY in code:
+        return "the MCP server (python -c, as `signalint init` prerecords it)"
     if where.name in _NODE_TOOLS:
         return f"Node tooling ({where})"
+    return None
+
+
+def _code_run(rest: Sequence[Any]) -> str | None:
+    """The program text of `python ... -c CODE`, if that is what runs."""
+    words = [os.fsdecode(word) for word in rest]
+    for word, following in itertools.pairwise(words):
+        if word == "-c":
+            return following
     return None
 
 

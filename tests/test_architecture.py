@@ -160,6 +160,13 @@ def _parsed(rel: str, text: str) -> ast.Module:
     return ast.parse(text, rel)
 
 
+@functools.lru_cache(maxsize=1024)
+def _import_nodes(rel: str, text: str) -> tuple[ast.AST, ...]:
+    """The nodes of `text` that may import (three checks walk the imports)."""
+    kinds = (ast.Import, ast.ImportFrom, ast.Call)
+    return tuple(n for _, n in _functions(_parsed(rel, text)) if isinstance(n, kinds))
+
+
 def _dotted(node: ast.AST) -> str:
     """ "a.b.c" for a name or an attribute chain of names, else ""."""
     if isinstance(node, ast.Name):
@@ -188,7 +195,7 @@ def imports(sources: Mapping[str, str]) -> list[Import]:
     for rel, text in sources.items():
         here = module_name(rel)
         package = here if rel.endswith("__init__.py") else here.rpartition(".")[0]
-        for node in ast.walk(_parsed(rel, text)):
+        for node in _import_nodes(rel, text):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -326,9 +333,10 @@ def circle_faults(sources: Mapping[str, str]) -> list[str]:
     return faults
 
 
-def _functions(tree: ast.Module) -> Iterable[tuple[str, ast.AST]]:
+@functools.lru_cache(maxsize=1024)
+def _functions(tree: ast.Module) -> tuple[tuple[str, ast.AST], ...]:
     """(qualified name, node) of every node, named by its enclosing
-    functions and classes ("" at module level)."""
+    functions and classes ("" at module level); walked once per tree."""
 
     def walk(node: ast.AST, name: str) -> Iterable[tuple[str, ast.AST]]:
         for child in ast.iter_child_nodes(node):
@@ -338,7 +346,7 @@ def _functions(tree: ast.Module) -> Iterable[tuple[str, ast.AST]]:
             else:
                 yield from walk(child, name)
 
-    return walk(tree, "")
+    return tuple(walk(tree, ""))
 
 
 def _mode(call: ast.Call, position: int) -> str | None:

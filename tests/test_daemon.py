@@ -288,14 +288,17 @@ def test_a_daemon_that_fails_twice_is_said_in_the_answer_and_the_check_runs_cold
 
 
 def test_a_long_state_directory_puts_the_socket_in_a_private_runtime_directory(
-    tmp_path: Path,
+    tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
-    env = {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
-    (tmp_path / "run").mkdir(mode=0o700)
+    # A short runtime directory, as /run/user/<uid> is: `tmp_path` itself
+    # may be too long for a socket (xdist adds `popen-gw0/` to it).
+    run = Path(tempfile.mkdtemp(prefix="signalint-run-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(run))
+    env = {"XDG_RUNTIME_DIR": str(run)}
     where = place(deep, env)
     assert len(os.fsencode(deep / ".signalint" / "daemon.sock")) > SOCKET_LIMIT
-    assert where.socket.parent == tmp_path / "run" / "signalint"
+    assert where.socket.parent == run / "signalint"
     assert len(os.fsencode(where.socket)) <= SOCKET_LIMIT
     assert where.note is not None and "too long for a Unix socket" in where.note
     assert (where.socket.parent.stat().st_mode & 0o777) == 0o700
@@ -303,7 +306,7 @@ def test_a_long_state_directory_puts_the_socket_in_a_private_runtime_directory(
     # Another state directory, another socket; the same one, the same socket.
     assert place(deep / "x", env).socket != where.socket == place(deep, env).socket
     # A runtime directory others may enter is refused.
-    (tmp_path / "run" / "signalint").chmod(0o755)
+    (run / "signalint").chmod(0o755)
     with pytest.raises(Exception, match="mode 0700"):
         place(deep, env)
 

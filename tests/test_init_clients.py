@@ -1,6 +1,7 @@
 """`signalint init` connecting MCP clients: the entries, the edits, the real hosts.
 
-Quick tests drive `init` in-process with a throwaway HOME. Real tests run
+Quick tests drive `init` in-process with a throwaway HOME (the server's
+handshake recorded there already, so no server starts). Real tests run
 the installed console script, then prove each written file the way its host
 would: parse it (JSONC or TOML), start exactly the command it names with its
 args, env and cwd, complete MCP `initialize`, `ping` (protocol) and the
@@ -52,6 +53,26 @@ def home(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def handshake_recorded(project: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's handshake answers already recorded for `project` under
+    `home`, so writing an entry starts no server (`server.prerecord` finds
+    every version recorded; starting the real server is the real tier's,
+    tests/server/test_prerecord.py). Settings files the test changes later
+    make another record key, and the server that starts then fails the test
+    (conftest's tier guard)."""
+    from signalint.server import front
+    from signalint.server.prerecord import handshake_versions
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    with monkeypatch.context() as inside:
+        inside.setenv("HOME", str(home))  # as `run` gives it to init
+        key, directory = front.record_key(project), front.cache_dir()
+    assert directory.is_relative_to(home), directory
+    answers = {version: {"protocolVersion": version} for version in handshake_versions()}
+    front.Recorded(key, answers, {"tools": []}).save(directory)
+
+
 def run(project: Path, home: Path, *args: str) -> Result:
     return CliRunner().invoke(
         init, list(args), env={"SIGNALINT_PROJECT_ROOT": str(project), "HOME": str(home)}
@@ -63,10 +84,12 @@ def entry_in(path: Path, name: str) -> Any:
     return settings_file.get(settings_file.load(path, client.fmt), (*client.container, SERVER_NAME))
 
 
+@pytest.mark.usefixtures("handshake_recorded")
 def test_project_entries_pin_the_root_and_user_entries_pin_none(project: Path, home: Path) -> None:
     for name, scope in PAIRS:
         result = run(project, home, "--client", name, "--scope", scope, "--yes")
         assert result.exit_code == 0, result.output
+        assert "Recorded the server's handshake" in result.output  # found recorded
         target = CLIENTS[name].target(scope, project, home)
         assert target is not None
         launch = launch_of(CLIENTS[name], entry_in(target, name))
@@ -76,6 +99,7 @@ def test_project_entries_pin_the_root_and_user_entries_pin_none(project: Path, h
         assert pinned == (str(project) if scope == "project" else None), (name, scope)
 
 
+@pytest.mark.usefixtures("handshake_recorded")
 def test_an_edit_keeps_comments_and_a_second_run_is_byte_identical(
     project: Path, home: Path
 ) -> None:
@@ -98,6 +122,7 @@ def test_an_edit_keeps_comments_and_a_second_run_is_byte_identical(
     assert settings.read_bytes() == first
 
 
+@pytest.mark.usefixtures("handshake_recorded")
 def test_codex_toml_keeps_its_comments_and_other_tables(project: Path, home: Path) -> None:
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
@@ -108,6 +133,7 @@ def test_codex_toml_keeps_its_comments_and_other_tables(project: Path, home: Pat
     assert "[mcp_servers.signalint]" in text
 
 
+@pytest.mark.usefixtures("handshake_recorded")
 def test_an_entry_with_the_users_own_env_is_kept_unless_forced(project: Path, home: Path) -> None:
     mcp = project / ".mcp.json"
     own = {"command": "/opt/signalint-mcp", "args": ["--x"], "env": {"MINE": "1"}}
