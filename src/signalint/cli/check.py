@@ -21,6 +21,7 @@ import click
 
 from signalint import answers, formats, runtime, service
 from signalint.cli import engine_choice, output, state_access
+from signalint.cli.path_option import PathOption
 from signalint.cli.progress import progress_line
 from signalint.cli.verdict import Verdict, errors_only
 from signalint.config import Config, load_config, state_dir
@@ -179,7 +180,7 @@ def _shard_block(
     "--output-file",
     "-o",
     "output_file",
-    type=click.Path(dir_okay=False),
+    type=PathOption(dir_okay=False),
     metavar="PATH",
     help="Write the report to PATH (replaced in one step: never half written) "
     "instead of stdout; messages still go to stderr.",
@@ -204,7 +205,7 @@ def _shard_block(
 @click.option(
     "--config",
     "config_file",
-    type=click.Path(exists=True, dir_okay=False),
+    type=PathOption(exists=True, dir_okay=False),
     metavar="PATH",
     help="Read the settings from PATH (a JSON file of signalint.config.json's keys, or a "
     "package.json / pyproject.toml holding them) instead of the project root's.",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from signalint.cli.path_option import PathOption
 from signalint.engines import install as installer
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
@@ -89,7 +90,7 @@ def _rows(root: Path) -> list[dict[str, str | None]]:
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON array instead of a table.")
 @click.option(
     "--root",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=PathOption(exists=True, file_okay=False, path_type=Path),
     default=".",
     show_default=True,
     help="Project root whose node_modules is searched first.",

@@ -6,13 +6,15 @@ from pathlib import Path
 
 import click
 
+from signalint.cli.path_option import PathOption
+
 
 @click.command("lsp")
 @click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default).")
 @click.option(
     "--socket",
     "socket_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=PathOption(dir_okay=False, path_type=Path),
     help="Listen on this Unix socket for one client instead.",
 )
 @click.option(

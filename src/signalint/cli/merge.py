@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 
 from signalint.cli.output import absolute, emit
+from signalint.cli.path_option import PathOption
 from signalint.formats.commands import command_words
 from signalint.report import fails_priority, nothing_checked_message
 from signalint.shard_merge import FORMATS, Format, Merged, merge, read, render
@@ -42,7 +43,7 @@ from signalint.steps import Step
     "--output",
     "-o",
     "output",
-    type=click.Path(dir_okay=False),
+    type=PathOption(dir_okay=False),
     metavar="PATH",
     help="Write the report to PATH (replaced in one step: never half written) instead of stdout.",
 )

@@ -51,6 +51,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -129,6 +130,20 @@ def _disk_lines(uri: str) -> list[str] | None:
         return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What a file's diagnostics say of the engines that have not seen its
+    content: `unseen` (named in the notice), `pending` (checking the buffer
+    now) and `buffers` (the unsaved files, when these are a dependent's)."""
+
+    unseen: tuple[str, ...] = ()
+    pending: tuple[str, ...] = ()
+    buffers: tuple[str, ...] = ()
+
+
+NO_NOTICE: Final = Notice()
 
 
 class Session:
@@ -311,7 +326,7 @@ class Session:
                 self._tell_failures(checked.result)
                 issues = [i for i in checked.result.issues if i.file == doc.file]
                 self.buffer_issues[uri] = issues
-                self.publish(uri, issues, doc, unseen=[*programs, *unseen], pending=programs)
+                self.publish(uri, issues, doc, Notice((*programs, *unseen), tuple(programs)))
             wait = PROGRAM_DEBOUNCE_S - (asyncio.get_running_loop().time() - began)
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -321,7 +336,7 @@ class Session:
         self._tell_failures(checked.result)
         issues = [i for i in checked.result.issues if i.file == doc.file]
         self.buffer_issues[uri] = issues
-        self.publish(uri, issues, doc, unseen=unseen)
+        self.publish(uri, issues, doc, Notice(tuple(unseen)))
         self._tidy_later()
         if programs:
             self.checks.schedule(DEPENDENTS, self.check_dependents, DEPENDENTS_QUIET_S)
@@ -387,7 +402,9 @@ class Session:
                 continue
             self.from_buffers[uri] = issues
             unseen = self._unseen(file)
-            self.publish(uri, issues, doc, unseen=unseen, buffers=buffers, only_changed=True)
+            self.publish(
+                uri, issues, doc, Notice(tuple(unseen), buffers=tuple(buffers)), only_changed=True
+            )
         self._tidy_later()
 
     def _unseen(self, file: str) -> list[str]:
@@ -452,19 +469,13 @@ class Session:
     # -- publishing -------------------------------------------------------------
 
     def diagnostics(
-        self,
-        uri: str,
-        issues: Sequence[Issue],
-        doc: Document | None,
-        unseen: Sequence[str] = (),
-        pending: Sequence[str] = (),
-        buffers: Sequence[str] = (),
+        self, uri: str, issues: Sequence[Issue], doc: Document | None, notice: Notice
     ) -> list[types.Diagnostic]:
         lines = doc.lines if doc is not None else _disk_lines(uri) if issues else None
         encoding = str(self.server.server_capabilities.position_encoding or "utf-16")
         found = [convert.diagnostic(issue, uri, lines, encoding) for issue in issues]
-        if unseen:
-            found.append(convert.unseen_notice(unseen, pending, buffers))
+        if notice.unseen:
+            found.append(convert.unseen_notice(notice.unseen, notice.pending, notice.buffers))
         return found
 
     def publish(
@@ -472,17 +483,14 @@ class Session:
         uri: str,
         issues: Sequence[Issue],
         doc: Document | None,
-        unseen: Sequence[str] = (),
+        notice: Notice = NO_NOTICE,
         *,
-        pending: Sequence[str] = (),
-        buffers: Sequence[str] = (),
         only_changed: bool = False,
     ) -> None:
-        """Send `uri`'s diagnostics, with the notice naming the `unseen`
-        engines (`pending`: checking the buffer now; `buffers`: the unsaved
-        files, when these are a dependent's); with `only_changed`, not when
-        the client already has these, of this version."""
-        found = self.diagnostics(uri, issues, doc, unseen, pending, buffers)
+        """Send `uri`'s diagnostics, with the `notice` of the engines that
+        have not seen it; with `only_changed`, not when the client already
+        has these, of this version."""
+        found = self.diagnostics(uri, issues, doc, notice)
         if not found and uri not in self.published:
             return
         version = doc.version if doc is not None else None
