@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+from signalint.cache import local_store as cache
+from signalint.cache.local_store import ResultCache
 from signalint.project import content
-from signalint.storage import results as cache
-from signalint.storage.results import ResultCache
 
 
 def timings_ms(action: Callable[[], object], runs: int) -> str:

@@ -31,13 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from signalint import service
-from signalint.config import load_config
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
-from signalint.fixes import suggest
+from signalint.features.engine_fixes import suggest
+from signalint.features.transactions import TransactionStore, make_patches, preview_payload, write
 from signalint.server.words import tool_words
-from signalint.transactions import TransactionStore, make_patches, preview_payload, write
+from signalint.service import check_service as service
+from signalint.settings.config import load_config
 
 FILES = 20
 PROJECT_FILES = 200

@@ -124,7 +124,7 @@ def reach(obj, seen):
     return total
 
 def held():
-    from signalint.context import Context
+    from signalint.cache.context import Context
     from signalint.server.state import ServerState
     found, seen = [], set()
     frozen = gc.get_freeze_count()
@@ -495,7 +495,7 @@ def engines_own(
     if not native:
         # TypeScript 6's builder recurses once per importer along the import
         # chain: on this project it overflows V8's default stack, as it does
-        # in a cold incremental run (engines/tsc.py `rerun`), so it gets the
+        # in a cold incremental run (engines/tsc/adapter.py `rerun`), so it gets the
         # deeper stack our worker has.
         script = root / "node_modules" / "typescript" / "bin" / "tsc"
         watch = ["node", node_stack_flag(), str(script), *watch[1:]]
@@ -627,8 +627,8 @@ def one_run(args: argparse.Namespace, tmp: Path) -> Figures:
     bare = interpreter_rss("pass")
     loaded = interpreter_rss(
         "import mcp.server.lowlevel, mcp.server.stdio\n"
-        "import signalint.server.app, signalint.server.tools, signalint.service\n"
-        "import signalint.check, signalint.report, signalint.warm.registry\n"
+        "import signalint.server.app, signalint.server.tools, signalint.service.check_service\n"
+        "import signalint.pipeline.check_run, signalint.pipeline.report, signalint.warm.registry\n"
         "signalint.warm.registry.drivers()"
     )
     server_peak = max(p.peak for p in sampler.procs.values() if p.label == "server")

@@ -12,10 +12,10 @@ ESLint from Signalint's managed engines. Each round edits one module's
 exported type (so the typed rules' answer in the module importing it
 changes) and asks for that importer alone:
 
-- cold: the cold command (`engines/eslint.py` `command()`) for that file;
+- cold: the cold command (`engines/eslint/adapter.py` `command()`) for that file;
 - warm: the same command answered by the warm pool's ESLint worker (the
   edited module is refreshed in its project service before the ask:
-  warm/eslint.py);
+  engines/eslint/warm.py);
 - warm, nothing changed: the same ask again (the program is reused);
 - the parts of a cold run: `node -e 0` (Node's start) and `eslint
   --version` (Node plus ESLint's CLI start, no config, no linting).
@@ -39,8 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from signalint import process
-from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
+from signalint.engines.eslint import adapter
 from signalint.engines.resolve import resolve
 from signalint.process import Command
 from signalint.warm.pool import WarmPool

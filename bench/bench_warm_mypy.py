@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.synth_python import generate
 from signalint import process
 from signalint.engines.base import EngineContext
-from signalint.engines.mypy import ENGINE
+from signalint.engines.mypy.adapter import ENGINE
 from signalint.engines.resolve import managed_venv
 from signalint.process import ProcessResult
 from signalint.warm.pool import WarmPool

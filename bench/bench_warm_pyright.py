@@ -1,4 +1,4 @@
-"""Pyright kept warm (`signalint.warm.pyright`) against `pyright` run cold.
+"""Pyright kept warm (`signalint.engines.pyright.warm`) against `pyright` run cold.
 
     .venv/bin/python bench/bench_warm_pyright.py [--files 300] [--runs 3]
 
@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.synth_python import generate
 from signalint import process
 from signalint.engines.base import EngineContext
-from signalint.engines.pyright import ENGINE
+from signalint.engines.pyright import warm as warm_pyright
+from signalint.engines.pyright.adapter import ENGINE
 from signalint.engines.resolve import managed_dir
-from signalint.warm import pyright as warm_pyright
 from signalint.warm.pool import WarmPool
 
 

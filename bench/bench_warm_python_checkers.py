@@ -1,4 +1,4 @@
-"""ty kept warm (`signalint.warm.ty`) against `ty check` run cold.
+"""ty kept warm (`signalint.engines.ty.warm`) against `ty check` run cold.
 
     .venv/bin/python bench/bench_warm_python_checkers.py [--files 800] [--runs 3]
 
@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.synth_python import generate
 from signalint import process
 from signalint.engines.base import EngineContext
-from signalint.engines.pyrefly import ENGINE as PYREFLY
+from signalint.engines.pyrefly.adapter import ENGINE as PYREFLY
 from signalint.engines.resolve import managed_venv
-from signalint.engines.ty import ENGINE
-from signalint.warm import ty as warm_ty
+from signalint.engines.ty import warm as warm_ty
+from signalint.engines.ty.adapter import ENGINE
 from signalint.warm.pool import WarmPool
 
 

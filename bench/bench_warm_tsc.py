@@ -33,11 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bench_references as references
 from bench.synth import generate
-from signalint import work
-from signalint.config import state_dir
 from signalint.engines.resolve import resolve
 from signalint.engines.runner import EngineRun, Job, run_engine
-from signalint.engines.tsc import ENGINE as TSC
+from signalint.engines.tsc.adapter import ENGINE as TSC
+from signalint.pipeline import work_dir as work
+from signalint.settings.config import state_dir
 from signalint.warm.pool import WarmPool
 
 DEFAULT_TS = Path.home() / ".cache" / "signalint" / "ts5"

@@ -1,4 +1,4 @@
-"""TypeScript 7 kept warm (warm/tsc_native.py) against cold native `tsc`.
+"""TypeScript 7 kept warm (engines/tsc/warm_native.py) against cold native `tsc`.
 
     .venv/bin/python bench/bench_warm_tsc_native.py [--files 3000] [--runs 3]
 
@@ -31,15 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synth import generate
 from signalint import process
-from signalint.check import run_check
-from signalint.config import load_config
-from signalint.context import Context
+from signalint.cache.context import Context
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import managed_dir
-from signalint.engines.tsc import ENGINE
-from signalint.request import RunRequest
+from signalint.engines.tsc.adapter import ENGINE
+from signalint.engines.tsc.warm_native import NativeTscDriver
+from signalint.pipeline.check_run import run_check
+from signalint.pipeline.request import RunRequest
+from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
-from signalint.warm.tsc_native import NativeTscDriver
 
 TSC = managed_dir() / "node_modules" / ".bin" / "tsc"
 EDITS = [

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_incremental import SIGNALINT, Server
 from signalint.engines.resolve import managed_dir
-from signalint.workspaces import discover
+from signalint.pipeline.workspaces import discover
 
 BIN = managed_dir() / "node_modules" / ".bin"
 OPTIONS = {

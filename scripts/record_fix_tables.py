@@ -5,7 +5,7 @@
 Oxlint: `oxlint --rules --format json` (rules whose fix kind is always a safe
 fix). Biome: `biome explain RULE` for every rule named in its configuration
 schema ("Fix: safe"). Writes src/signalint/engines/{oxlint,biome}_fixes.py;
-tests/test_fixes.py holds the recorded tables to the installed engines.
+tests/features/test_engine_fixes.py holds the recorded tables to the installed engines.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from signalint.engines import biome, oxlint
+from signalint.engines.biome import adapter as biome
+from signalint.engines.oxlint import adapter as oxlint
 from signalint.engines.resolve import managed_dir
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "signalint" / "engines"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from signalint.cluster import cluster
 from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus
-from signalint.snapshot import Snapshot, SnapshotKind
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.snapshot import Snapshot, SnapshotKind
 
 
 def issue(

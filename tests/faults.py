@@ -7,7 +7,7 @@ import os
 import signal
 from collections.abc import Callable
 
-from signalint.storage import journal
+from signalint.kept import fix_journal as journal
 
 
 class _CountedFault:

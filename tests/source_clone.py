@@ -1,7 +1,7 @@
 """A clone of this repository holding its working tree as it is now, committed.
 
 What a user pins is a commit; the tests that install Signalint from a git
-URL pinned to one (tests/test_release.py, tests/test_pre_commit_hook.py)
+URL pinned to one (tests/test_release.py, tests/cli/test_pre_commit_hook.py)
 must also run on uncommitted changes, so they install from such a clone.
 """
 

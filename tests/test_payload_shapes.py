@@ -13,13 +13,19 @@ from typing import Any
 import pytest
 
 from signalint import payloads
-from signalint.cluster import cluster
-from signalint.delta import compare
-from signalint.loops import LoopTracker
-from signalint.report import Additions, check_payload, flat_entry, issue_detail, issue_entry
+from signalint.features.delta import compare
+from signalint.features.loops import LoopTracker
+from signalint.features.snapshot_query import list_issues, snapshot_summary
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.report import (
+    Additions,
+    check_payload,
+    flat_entry,
+    issue_detail,
+    issue_entry,
+)
 from signalint.server.words import tool_words
-from signalint.snapshot_query import list_issues, snapshot_summary
-from signalint.watching import WatchState
+from signalint.service.watching import WatchState
 
 from .factories import issue, snapshot
 
@@ -69,7 +75,7 @@ def test_every_issue_shape_agrees_with_the_one_entry() -> None:
 
 
 def test_a_watch_entry_is_the_one_entry_with_the_full_id() -> None:
-    from signalint.check import CheckRun
+    from signalint.pipeline.check_run import CheckRun
 
     start = snapshot([RICH]).result
     state = WatchState(CheckRun(start, 0, 1), ["."])

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from signalint.engines.resolve import resolve
-from signalint.engines.tsc import ENGINE as TSC
-from signalint.engines.tsc_build import typescript_major
+from signalint.engines.tsc.adapter import ENGINE as TSC
+from signalint.engines.tsc.build import typescript_major
 
 from .conftest import require_engine
 

@@ -33,7 +33,7 @@ the kept answer and exits with its code: the same output, `checkId`
 included. Any difference, a missing or unreadable index, and it runs as
 usual (and keeps a new one).
 
-Trust in a stat is the rule of our file digests (`storage/results.py`): an
+Trust in a stat is the rule of our file digests (`cache/local_store.py`): an
 answer is kept only when no path it read was written within 2 s before the
 check started or while it ran, since a timestamp may not move for a write
 that close; any later write moves ctime. At most `KEEP` answers are kept per

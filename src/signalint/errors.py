@@ -10,7 +10,7 @@ location, path and reason, ...) so each front end can render them its way.
 entry point (`signalint.cli.main`) is the one place that catches the base:
 it prints the message on one line and returns the code, so no command shows
 a traceback for a problem the user can fix. The MCP server turns the same
-exceptions into refusals (`signalint.server.errors`).
+exceptions into refusals (`signalint.server.refusals`).
 
 An engine that fails during a check is *not* an exception: its failure is
 data on its `EngineOutcome` (`model.Failure`) and the other engines'

@@ -33,13 +33,13 @@ from typing import Any
 
 import pytest
 
-from signalint.check import CheckRun, run_check
 from signalint.cli.main import main
-from signalint.config import load_config
 from signalint.model import Scope
-from signalint.request import RunRequest
+from signalint.pipeline.check_run import CheckRun, run_check
+from signalint.pipeline.request import RunRequest
+from signalint.settings.config import load_config
+from tests.engines.eslint.test_eslint_warm import pinned_modules
 from tests.helpers import git
-from tests.warm.test_eslint_warm import pinned_modules
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("settled_inputs")]
 

@@ -14,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from signalint.config import load_config
-from signalint.engines import astro, components, svelte_check, vue_tsc
+from signalint.engines import components
+from signalint.engines.astro import adapter as astro
 from signalint.engines.base import EngineContext, EngineOutputError
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import install_commands
+from signalint.engines.svelte_check import adapter as svelte_check
+from signalint.engines.vue_tsc import adapter as vue_tsc
 from signalint.process import ProcessResult
+from signalint.settings.config import load_config
 
 RECORDED = Path(__file__).parent / "recorded" / "components"
 

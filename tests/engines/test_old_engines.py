@@ -30,21 +30,21 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from signalint.check import CheckRun, run_check
+from signalint.cache.context import Context
 from signalint.cli.init import init
-from signalint.config import load_config
-from signalint.context import Context
-from signalint.engines import eslint as eslint_adapter
 from signalint.engines.base import EngineContext, version_major
+from signalint.engines.eslint import adapter as eslint_adapter
+from signalint.engines.eslint.warm import EslintDriver
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import resolve
-from signalint.fixes import suggest
+from signalint.features.engine_fixes import suggest
 from signalint.model import Issue, Scope
-from signalint.request import RunRequest
-from signalint.warm.eslint import EslintDriver
+from signalint.pipeline.check_run import CheckRun, run_check
+from signalint.pipeline.request import RunRequest
+from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
+from tests.engines.eslint.test_eslint_warm import pinned_modules
 from tests.helpers import write_executable
-from tests.warm.test_eslint_warm import pinned_modules
 
 pytestmark = pytest.mark.real
 
@@ -228,7 +228,7 @@ def test_init_enables_eslint_8_with_eslintrc(tmp_path: Path, old_modules: Path) 
 def test_warm_eslint_declines_8_and_the_cold_path_answers(
     tmp_path: Path, old_modules: Path
 ) -> None:
-    """The warm ESLint worker does not serve ESLint 8 (warm/eslint.py):
+    """The warm ESLint worker does not serve ESLint 8 (engines/eslint/warm.py):
     its driver has no key for it, and a check with a warm pool is answered
     cold, equal to a check without one (D23)."""
     root = project(tmp_path, "eslint8-rc", old_modules, "eslint")

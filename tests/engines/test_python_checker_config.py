@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 
 from signalint.cli.init import detect
-from signalint.config import load_config
-from signalint.engines import basedpyright, pyrefly, pyright, ty
 from signalint.engines.base import EngineContext
-from signalint.engines.pyconfig import declared_dependencies
+from signalint.engines.basedpyright import adapter as basedpyright
+from signalint.engines.pyrefly import adapter as pyrefly
+from signalint.engines.pyright import adapter as pyright
+from signalint.engines.python_configs import declared_dependencies
+from signalint.engines.ty import adapter as ty
 from signalint.process import ProcessResult
+from signalint.settings.config import load_config
 
 PROJECT = '[project]\nname = "p"\nversion = "0"\n'
 

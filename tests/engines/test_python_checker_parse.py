@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from signalint.check import run_check
-from signalint.config import load_config
-from signalint.engines import basedpyright, pyrefly, ty
 from signalint.engines.base import Engine, EngineContext
+from signalint.engines.basedpyright import adapter as basedpyright
+from signalint.engines.pyrefly import adapter as pyrefly
+from signalint.engines.ty import adapter as ty
 from signalint.model import Issue
-from signalint.request import RunRequest
+from signalint.pipeline.check_run import run_check
+from signalint.pipeline.request import RunRequest
+from signalint.settings.config import load_config
 from tests.conftest import require_engine
 from tests.engines.recordings import context, fixture, recorded, recorded_argv
 

@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from signalint import process
-from signalint.check import CheckRun, run_check
 from signalint.cli.main import main
-from signalint.config import load_config
-from signalint.request import RunRequest
+from signalint.pipeline.check_run import CheckRun, run_check
+from signalint.pipeline.request import RunRequest
+from signalint.settings.config import load_config
 from tests.conftest import require_engine
 from tests.helpers import git, git_status
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint.context import Context
+from signalint.cache.context import Context
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
 from tests.helpers import write_executable

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from signalint.cluster import cluster
 from signalint.formats import github
 from signalint.model import EngineOutcome
+from signalint.pipeline.cluster import cluster
 
 from .builders import issue, mixed_issues, result
 

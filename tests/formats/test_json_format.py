@@ -7,10 +7,10 @@ import json
 import pytest
 
 from signalint import formats
-from signalint.cluster import cluster
 from signalint.formats import json_format
 from signalint.formats.commands import command_words
-from signalint.report import check_payload
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.report import check_payload
 
 from .builders import mixed_issues, result
 

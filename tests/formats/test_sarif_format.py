@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from signalint.cluster import cluster
 from signalint.formats import sarif
 from signalint.model import EngineOutcome
+from signalint.pipeline.cluster import cluster
 
 from .builders import issue, mixed_issues, result
 

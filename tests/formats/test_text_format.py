@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from signalint.cluster import cluster
 from signalint.formats import text
 from signalint.model import EngineOutcome, Issue
-from signalint.report import Additions
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.report import Additions
 
 from .builders import issue, mixed_issues, result
 
@@ -174,7 +174,7 @@ def test_colour_is_decided_by_the_stream_being_a_terminal() -> None:
 def test_plain_rendering_does_not_import_rich() -> None:
     code = (
         "import sys\n"
-        "from signalint.cluster import cluster\n"
+        "from signalint.pipeline.cluster import cluster\n"
         "from signalint.formats import text\n"
         "from tests.formats.builders import mixed_issues, result\n"
         "issues = mixed_issues()\n"

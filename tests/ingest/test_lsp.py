@@ -15,7 +15,7 @@ from signalint.ingest import (
     MAX_URI_CHARS,
     ReportError,
 )
-from signalint.ingest.lsp import parse, source_label
+from signalint.ingest.lsp_batch import parse, source_label
 
 A: dict[str, Any] = {"file": "a.ts", "message": "m"}
 

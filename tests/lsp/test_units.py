@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from signalint.config import load_config
 from signalint.lsp import convert, front
 from signalint.lsp.backend import buffer_engines, unseen_engines
 from signalint.lsp.server import make_server
 from signalint.lsp.tags import tags_of
 from signalint.model import Issue
+from signalint.settings.config import load_config
 
 CLIENTS: list[dict[str, Any]] = [
     {},

@@ -98,7 +98,7 @@ from diagnostics import (
     sample,
 )
 
-from signalint.settings_home import new_file_text
+from signalint.settings.init_home import new_file_text
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent.parent
@@ -768,7 +768,7 @@ def native_tsc_per_package(binary: Path, cwd: Path, env: dict[str, str]) -> tupl
     in any one run. Returns the merged result and the summed time.
     """
     sys.path.insert(0, str(CHECKOUT / "src"))
-    from signalint.workspaces import discover
+    from signalint.pipeline.workspaces import discover
 
     merged = Parsed()
     seconds = 0.0
@@ -1335,8 +1335,8 @@ def state_dir(project: Path) -> Path:
 
 def work_dirs(project: Path, env: dict[str, str]) -> list[Path]:
     """The project's work directory and the cold runs' directory
-    (`signalint.work`), as the checks run with `env` place them."""
-    from signalint.work import COLD_DIR, base_dir, project_key
+    (`signalint.pipeline.work_dir`), as the checks run with `env` place them."""
+    from signalint.pipeline.work_dir import COLD_DIR, base_dir, project_key
 
     base = base_dir(project, env)
     return [base / project_key(project), base / COLD_DIR]

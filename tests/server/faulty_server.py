@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from signalint.kept import fix_journal as journal
 from signalint.server.entry import main
-from signalint.storage import journal
 
 from ..faults import FailAt, journal_with
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from signalint.server import tools
 from signalint.server.catalog import Tool
-from signalint.server.checking import SendProgress
+from signalint.server.check_tools import SendProgress
 from signalint.server.entry import main
 from signalint.server.payload import Reply
 from signalint.server.state import ServerState

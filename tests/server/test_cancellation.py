@@ -17,7 +17,7 @@ import pytest
 
 from signalint.errors import EngineFailure
 from signalint.model import Failure
-from signalint.server.errors import classify_failure, sanitize
+from signalint.server.refusals import classify_failure, sanitize
 
 from ..helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
 from .conftest import connect

@@ -40,4 +40,7 @@ def test_listing_the_tools_imports_no_handler() -> None:
     ).stdout
     for heavy in ("tools", "live_tools", "fix_tools", "checking"):
         assert f"'signalint.server.{heavy}'" not in loaded
-    assert "'signalint.service'" not in loaded and "'signalint.check'" not in loaded
+    assert (
+        "'signalint.service.check_service'" not in loaded
+        and "'signalint.pipeline.check_run'" not in loaded
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from signalint.storage import journal
+from signalint.kept import fix_journal as journal
 
 from ..conftest import require_engine
 from ..faults import KillAt

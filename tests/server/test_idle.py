@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from signalint import runtime
+from signalint.pipeline import runtime
 from signalint.server.idle import Idle
 
 DELAY = 0.02

@@ -1,6 +1,6 @@
 """A secret outside the root appears in no MCP answer and no state file (issue 37).
 
-The project of tests/test_outside_root_e2e.py (every engine, the secret
+The project of tests/pipeline/test_outside_root_e2e.py (every engine, the secret
 linked in four ways) checked through the real `signalint-mcp`: the whole
 project, a directory, an edit's check, every issue listed; then nothing
 under the state directory (cache, snapshots, session log) holds the text.
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from signalint.config import state_dir
+from signalint.settings.config import state_dir
 from tests.conftest import require_engine
-from tests.test_outside_root_e2e import (
+from tests.pipeline.test_outside_root_e2e import (
     JS_SECRET,
     PY_SECRET,
     SECRET,

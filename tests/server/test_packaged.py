@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from signalint.config import load_config
 from signalint.server import front, packaged
 from signalint.server.front import Recorded
+from signalint.settings.config import load_config
 
 from .conftest import write_project
 from .test_front import HELLO, assert_light, probe_initialize, raw_session

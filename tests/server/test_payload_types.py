@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from signalint import payloads
-from signalint.report import COMPACT_KEYS
+from signalint.pipeline.report import COMPACT_KEYS
 from signalint.server import outputs
 from signalint.server.schemas import Schema
 

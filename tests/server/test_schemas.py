@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from signalint.cluster import cluster
 from signalint.formats.commands import command_words
-from signalint.report import Additions, check_payload, issue_detail
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.report import Additions, check_payload, issue_detail
 from signalint.server import outputs
 from signalint.server.words import tool_words
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from signalint.engines import eslint as adapter
 from signalint.engines.base import EngineContext
+from signalint.engines.eslint import adapter
 from signalint.engines.resolve import resolve
 from signalint.warm import pool as pool_module
 from signalint.warm.pool import WarmPool

@@ -27,8 +27,8 @@ def test_a_typescript_server_never_loads_the_python_drivers() -> None:
         "found = drivers()\n"
         "assert 'pyright' in found\n"
         "[found[name] for name in ('tsc', 'eslint', 'oxlint')]\n"
-        "print(sorted(m for m in ('pygls', 'lsprotocol', 'signalint.warm.pyright',"
-        " 'signalint.warm.mypy', 'signalint.warm.ty') if m in sys.modules))\n"
+        "print(sorted(m for m in ('pygls', 'lsprotocol', 'signalint.engines.pyright.warm',"
+        " 'signalint.engines.mypy.warm', 'signalint.engines.ty.warm') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

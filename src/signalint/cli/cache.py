@@ -1,6 +1,6 @@
 """`signalint cache clear|info`: inspect or empty the result cache, and the
 project's work directory (copies of old revisions, tsc's build wrappers:
-`signalint.work`)."""
+`signalint.pipeline.work_dir`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from pathlib import Path
 
 import click
 
-from signalint import answers, old_tree, work
+from signalint import answers
+from signalint.cache.local_store import ResultCache
 from signalint.cli.project_args import open_project
-from signalint.config import state_dir
-from signalint.storage.results import ResultCache
+from signalint.pipeline import old_tree
+from signalint.pipeline import work_dir as work
+from signalint.settings.config import state_dir
 from signalint.wording import count
 
 

@@ -19,28 +19,30 @@ from pathlib import Path
 
 import click
 
-from signalint import answers, formats, runtime, service
+from signalint import answers, formats
+from signalint.cache.context import Context
 from signalint.cli import engine_choice, output, state_access
 from signalint.cli.path_option import PathOption
 from signalint.cli.progress import progress_line
 from signalint.cli.verdict import Verdict, errors_only
-from signalint.config import Config, load_config, state_dir
-from signalint.context import Context
 from signalint.daemon import client
 from signalint.formats import json_format
 from signalint.formats.commands import command_words
+from signalint.kept.snapshot_store import SnapshotStore, snapshot_dir
 from signalint.model import CheckResult
+from signalint.pipeline import runtime
+from signalint.pipeline.report import Additions, compact_keys, nothing_checked_message
+from signalint.pipeline.shards import Shard, ShardError, parse
 from signalint.project.roots import discover_root
-from signalint.report import Additions, compact_keys, nothing_checked_message
-from signalint.shards import Shard, ShardError, parse
-from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+from signalint.service import check_service as service
+from signalint.settings.config import Config, load_config, state_dir
 
 # The largest count an option takes (`--max-warnings`): past any real report.
 MAX_COUNT = 1_000_000_000
 
 
 def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
-    """`--shard I/N`: shard I (from 1) of N (`signalint.shards`)."""
+    """`--shard I/N`: shard I (from 1) of N (`signalint.pipeline.shards`)."""
     if value is None:
         return None
     try:
@@ -90,7 +92,7 @@ def _shard_block(
     """What a shard's output carries for `signalint merge` (`shard_report`):
     with `--new-from-rev`, the new issues (the SARIF log has every issue
     with its state) and the shard's `baseline` block."""
-    from signalint.shard_report import block
+    from signalint.service.shard_report import block
 
     return block(
         checked.run,
@@ -361,7 +363,7 @@ def _check(
     if changed:
         # Outside a repository `git diff` compares files instead; ask first,
         # so the answer is git's "not a git repository", as --new-from-rev's.
-        from signalint.changes import git
+        from signalint.pipeline.changes import git
 
         runtime.run(git(root, "rev-parse", "--git-dir", what="--changed"))
         changed_paths = runtime.run(service.changed_paths(root, config))
@@ -409,7 +411,7 @@ def _check(
     if report.quiet:
         checked = _errors_only(checked)
     result, clustering = checked.result, checked.clustering
-    from signalint.package_summary import summarize
+    from signalint.service.package_summary import summarize
 
     states: Mapping[str, str] | None = None
     found: dict[str, object] | None = None

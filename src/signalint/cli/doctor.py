@@ -23,7 +23,12 @@ from typing import Final
 
 import click
 
-from signalint.config import (
+from signalint.engines.registry import ENGINES
+from signalint.engines.resolve import install_hint, resolve
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
+from signalint.project.walk import walk
+from signalint.settings.config import (
     DEFAULT_IGNORE,
     Config,
     ConfigError,
@@ -31,11 +36,6 @@ from signalint.config import (
     describe_source,
     load_config,
 )
-from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import install_hint, resolve
-from signalint.project.markers import MARKERS_HINT, project_languages
-from signalint.project.roots import discover_root
-from signalint.project.walk import walk
 from signalint.wording import count
 
 
@@ -114,7 +114,7 @@ def _engine_checks(
     root: Path, config: Config, files: list[str], names: list[str]
 ) -> dict[str, str | None]:
     """Per engine: None when its one-file check ran ok, else the first error line."""
-    from signalint import service
+    from signalint.service import check_service as service
 
     outcome: dict[str, str | None] = {}
     samples = _sample_files(files, names)
@@ -196,8 +196,8 @@ def _report_remote(config: Config) -> list[str]:
         return []
     import os
 
-    from signalint.storage.remote import open_remote
-    from signalint.storage.remote_url import url_label
+    from signalint.cache.remote import open_remote
+    from signalint.cache.remote_url import url_label
 
     mode = "read-only" if settings.read_only else "read-write"
     label = f"{url_label(settings.url)} (namespace {settings.namespace}, {mode})"

@@ -25,7 +25,7 @@ from types import MappingProxyType
 
 import click
 
-from signalint.config import ENGINE_NAMES, Config, EngineSetting
+from signalint.settings.config import ENGINE_NAMES, Config, EngineSetting
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,18 +37,18 @@ def fix(paths: tuple[str, ...], engine: str | None, dry_run: bool) -> int:
     ESLint, Oxlint, Biome and Ruff fix whole files in a shadow copy first;
     the diff is printed on stdout, then the files are written all-or-nothing.
     """
-    from signalint import service
-    from signalint.config import load_config
-    from signalint.fixes import suggest
-    from signalint.formats.commands import command_words
-    from signalint.project.roots import discover_root
-    from signalint.transactions import (
+    from signalint.features.engine_fixes import suggest
+    from signalint.features.transactions import (
         Prepared,
         TransactionRefused,
         new_transaction_id,
         preview_payload,
         write,
     )
+    from signalint.formats.commands import command_words
+    from signalint.project.roots import discover_root
+    from signalint.service import check_service as service
+    from signalint.settings.config import load_config
 
     root = discover_root()
     config = load_config(root)

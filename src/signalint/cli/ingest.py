@@ -76,11 +76,11 @@ def ingest(
     report has no issue (or none at --fail-on-priority), 1 when it has, 2
     when it cannot be used: truncated, over 16 MB, a path outside the project.
     """
-    from signalint.config import load_config
-    from signalint.live import batch_snapshot
+    from signalint.features.live import batch_snapshot
+    from signalint.kept.snapshot_store import SnapshotStore, live_snapshot_dir
+    from signalint.pipeline.report import Additions, fails_priority
     from signalint.project.roots import discover_root
-    from signalint.report import Additions, fails_priority
-    from signalint.storage.snapshots import SnapshotStore, live_snapshot_dir
+    from signalint.settings.config import load_config
 
     root = discover_root()
     config = load_config(root)

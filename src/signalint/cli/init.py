@@ -8,9 +8,9 @@ JS/TS, Ruff for Python) is also enabled for a language the project has
 markers for when no other linter of that language is configured (D21: a
 linter's default rules are not added beside the linter the project chose;
 `init` says how to turn it on). Prettier is reported, never run. An
-existing configuration (in any home of `signalint.config_files.HOMES`) is
+existing configuration (in any home of `signalint.settings.homes.HOMES`) is
 never overwritten. The settings go to the first home the project's own
-linters accept (`signalint.settings_home`: `signalint.config.json`, else
+linters accept (`signalint.settings.init_home`: `signalint.config.json`, else
 `.signalint.json`, else a `"signalint"` key in package.json), or where
 `--config-file` says. `.signalint/` is added to .gitignore either way.
 
@@ -36,8 +36,12 @@ from typing import Final
 
 import click
 
-from signalint import settings_home
-from signalint.config import (
+from signalint.engines.registry import ENGINES
+from signalint.engines.resolve import install_hint, resolve
+from signalint.project.markers import MARKERS_HINT, project_languages
+from signalint.project.roots import discover_root
+from signalint.settings import init_home as settings_home
+from signalint.settings.config import (
     DEFAULT_IGNORE,
     DEFAULT_TIMEOUTS_MS,
     PACKAGE_FILE,
@@ -47,10 +51,6 @@ from signalint.config import (
     describe_source,
     load_config,
 )
-from signalint.engines.registry import ENGINES
-from signalint.engines.resolve import install_hint, resolve
-from signalint.project.markers import MARKERS_HINT, project_languages
-from signalint.project.roots import discover_root
 
 # Lines that already keep our state directory out of git at the root.
 GITIGNORE_LINES: Final = frozenset({".signalint", ".signalint/", "/.signalint", "/.signalint/"})

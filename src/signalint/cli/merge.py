@@ -24,8 +24,8 @@ import click
 from signalint.cli.output import absolute, emit
 from signalint.cli.path_option import PathOption
 from signalint.formats.commands import command_words
-from signalint.report import fails_priority, nothing_checked_message
-from signalint.shard_merge import FORMATS, Format, Merged, merge, read, render
+from signalint.pipeline.report import fails_priority, nothing_checked_message
+from signalint.service.shard_join import FORMATS, Format, Merged, merge, read, render
 from signalint.steps import Step
 
 
@@ -76,7 +76,7 @@ def merge_command(
     outputs = []
     for name in files:
         if name == "-":
-            from signalint.shard_merge import parse
+            from signalint.service.shard_join import parse
 
             outputs.append(parse(sys.stdin.read(), "stdin"))
         else:
@@ -86,7 +86,7 @@ def merge_command(
     text = render(form, merged, compact=outputs[0].compact, words=words)
     emit(text, destination)
     result = merged.judged
-    from signalint.service import engine_problems
+    from signalint.service.check_service import engine_problems
 
     for line in engine_problems(result):
         click.echo(line, err=True)
@@ -105,11 +105,11 @@ def _keep(merged: Merged) -> bool:
     """Keep the merged check where `signalint show` run here finds it
     (the project found from the working directory); False when it cannot
     be written there."""
-    from signalint.config import load_config
-    from signalint.config_files import ConfigError
+    from signalint.kept.snapshot_store import SnapshotStore, snapshot_dir
+    from signalint.pipeline.snapshot import Snapshot
     from signalint.project.roots import RootError, discover_root
-    from signalint.snapshot import Snapshot
-    from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+    from signalint.settings.config import load_config
+    from signalint.settings.homes import ConfigError
 
     try:
         root = discover_root()

@@ -2,7 +2,7 @@
 
 The command a git hook runs (`.pre-commit-hooks.yaml`, docs/ci.md): it
 takes `check`'s options, passes over the files a hook should not block on
-(`signalint.hook_files`: ignored by the settings, or checked by no enabled
+(`signalint.pipeline.hook_files`: ignored by the settings, or checked by no enabled
 engine), and checks the rest as `signalint check FILES...` does, so the
 type checkers still check the program those files belong to. When nothing
 is left it says so on stderr and exits 0.
@@ -17,7 +17,7 @@ import click
 from signalint.cli import engine_choice, output
 from signalint.cli.check import Selection as CheckSelection
 from signalint.cli.check import check as check_command
-from signalint.hook_files import select
+from signalint.pipeline.hook_files import select
 from signalint.project.roots import discover_root
 
 HELP = """Check the files a git hook passes (pre-commit passes the staged ones).

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from signalint.config import Config, load_config
+from signalint.pipeline.targets import from_cwd, targets_of
 from signalint.project.roots import discover_root
-from signalint.targets import from_cwd, targets_of
+from signalint.settings.config import Config, load_config
 
 
 def open_project(paths: Sequence[str] = ()) -> tuple[Path, Config, tuple[str, ...]]:

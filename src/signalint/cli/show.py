@@ -20,15 +20,15 @@ from typing import Any
 import click
 
 from signalint.cli.project_args import open_project
-from signalint.config import Config
+from signalint.features.snapshot_query import snapshot_summary
 from signalint.formats import text
 from signalint.formats.commands import command_words
 from signalint.formats.text import Line
+from signalint.kept.snapshot_store import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
 from signalint.model import Issue
-from signalint.report import Additions
-from signalint.snapshot import Snapshot
-from signalint.snapshot_query import snapshot_summary
-from signalint.storage.snapshots import Found, SnapshotStore, live_snapshot_dir, snapshot_dir
+from signalint.pipeline.report import Additions
+from signalint.pipeline.snapshot import Snapshot
+from signalint.settings.config import Config
 from signalint.wording import count
 
 FORMATS = ("text", "json")
@@ -109,7 +109,7 @@ def _json(found: Found) -> Mapping[str, object]:
 
 
 def _find_in(snap: Snapshot, reference: str) -> Found | None:
-    from signalint.snapshot import find_references
+    from signalint.pipeline.snapshot import find_references
 
     key = reference.strip().lower()
     if key == snap.check_id.lower():

@@ -14,9 +14,9 @@ from typing import Any
 
 import click
 
-from signalint.config import state_dir
-from signalint.history import stats as collect_stats
+from signalint.features.history import stats as collect_stats
 from signalint.project.roots import discover_root
+from signalint.settings.config import state_dir
 from signalint.wording import count
 
 

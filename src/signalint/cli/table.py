@@ -97,8 +97,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 def recover_fix_transactions() -> None:
     """Undo a fix transaction a killed process left half applied (D9), before any command."""
+    from signalint.kept.fix_journal import recover_and_report
     from signalint.project.roots import RootError, find_root
-    from signalint.storage.journal import recover_and_report
 
     try:
         root = find_root(os.environ, os.getcwd())

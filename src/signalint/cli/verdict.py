@@ -23,9 +23,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from signalint import ids
-from signalint.cluster import Clustering, cluster
 from signalint.model import CheckResult
-from signalint.report import fails_priority
+from signalint.pipeline.cluster import Clustering, cluster
+from signalint.pipeline.report import fails_priority
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,19 +25,18 @@ from typing import Any, TypeVar
 import click
 from watchfiles import Change, awatch
 
-from signalint import service
-from signalint.check import CheckRun
+from signalint.cache.context import Context
 from signalint.cli.progress import progress_line
 from signalint.cli.project_args import open_project
-from signalint.config import Config, ConfigError, load_config, state_dir
-from signalint.context import Context
 from signalint.daemon import client
-from signalint.delta import LIST_LIMIT
+from signalint.features.delta import LIST_LIMIT
 from signalint.model import CheckResult
 from signalint.payloads import IssueEntry
+from signalint.pipeline.check_run import CheckRun
+from signalint.pipeline.runtime import long_lived
 from signalint.project.paths import PathRefused
-from signalint.runtime import long_lived
-from signalint.watching import (
+from signalint.service import check_service as service
+from signalint.service.watching import (
     Batch,
     Update,
     WatchState,
@@ -45,6 +44,7 @@ from signalint.watching import (
     program_groups,
     project_relative,
 )
+from signalint.settings.config import Config, ConfigError, load_config, state_dir
 from signalint.wording import count
 
 DEBOUNCE_MS = 200  # the longest a batch keeps gathering changes

@@ -176,7 +176,7 @@ async def check(
     `GitError`, `WorkspaceError`, ...)."""
     import dataclasses
 
-    from signalint import service
+    from signalint.service import check_service as service
 
     services = services if services is not None else service.Services()
     if not use_daemon or disabled(os.environ):

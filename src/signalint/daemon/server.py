@@ -42,13 +42,13 @@ from collections.abc import AsyncIterator, Coroutine, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from signalint.config import Config, ConfigError, DaemonSettings, load_config
-from signalint.context import Context
+from signalint.cache.context import Context
 from signalint.daemon import wire
 from signalint.daemon.connection import Refused, check_socket
 from signalint.daemon.place import Place, place, stamp
 from signalint.engines.runner import Progress
-from signalint.request import ProgressScope
+from signalint.pipeline.request import ProgressScope
+from signalint.settings.config import Config, ConfigError, DaemonSettings, load_config
 from signalint.warm.pool import WarmPool, open_pool
 
 # The daemon's argument when a front end starts it (`daemon.launch`).
@@ -111,7 +111,7 @@ class Daemon:
         the check's garbage and give free memory back to the system
         (`runtime.tidy`), never on an answer's path; a check arriving
         sooner cancels it."""
-        from signalint.runtime import tidy
+        from signalint.pipeline.runtime import tidy
 
         self.hold_tidy()
         if not self.busy:
@@ -265,8 +265,9 @@ class Daemon:
         """One check (`service.compute`) of the request value the message
         carries, on this daemon's loop and `Context`; its progress goes to
         `writer` as frames before the answer."""
-        from signalint import answers, service
+        from signalint import answers
         from signalint.daemon import values
+        from signalint.service import check_service as service
 
         if message.get("stamp") != self.stamp:
             self.say("a client runs other code than this daemon (reinstalled?)")
@@ -398,7 +399,7 @@ def _listen(where: Place) -> socket.socket:
 
 
 async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
-    from signalint import runtime
+    from signalint.pipeline import runtime
 
     where = place(root, os.environ)
     held = _lock(where)
@@ -414,7 +415,7 @@ async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
     # Load the check code now, so the first check does not pay for it
     # (`start` returns once this is done and the socket answers).
     import signalint.daemon.values
-    import signalint.service  # noqa: F401
+    import signalint.service.check_service  # noqa: F401
 
     try:
         listening = _listen(where)

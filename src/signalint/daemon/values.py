@@ -23,9 +23,9 @@ import types
 from typing import Any
 
 from signalint.model import UnpickledIssues
-from signalint.request import CheckRequest, no_progress
-from signalint.service import Checked
-from signalint.targets import targets_of
+from signalint.pipeline.request import CheckRequest, no_progress
+from signalint.pipeline.targets import targets_of
+from signalint.service.check_service import Checked
 
 
 def read_only(mapping: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:

@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from signalint.engines import paths
+from signalint.engines import adapter_paths as paths
 from signalint.engines.base import (
     EngineContext,
     EngineDefaults,
@@ -46,8 +46,8 @@ from signalint.engines.base import (
     ProgramKey,
 )
 from signalint.engines.node_env import installed_stamp
-from signalint.engines.tsc_build import resolve_extends
-from signalint.engines.tsc_program import config_chain
+from signalint.engines.tsc.build import resolve_extends
+from signalint.engines.tsc.program import config_chain
 from signalint.process import ProcessResult
 
 # Never walked for inputs or scope (installed packages have their own stamp).

@@ -35,7 +35,7 @@ from signalint import answers
 
 INSTALL_RECORDS = (".package-lock.json", ".modules.yaml", ".yarn-state.yml", ".yarn-integrity")
 # A directory or record written this recently may change again without its
-# stat changing (the rule of the file digests, `storage/results.py`).
+# stat changing (the rule of the file digests, `cache/local_store.py`).
 SETTLE_NS = 2_000_000_000
 # (node_modules directory, project root) -> the stats it was read at, and what it says.
 _seen: dict[tuple[str, str], tuple[tuple[tuple[int, int, int, int] | None, ...], bytes]] = {}

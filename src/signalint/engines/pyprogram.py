@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from signalint.engines import paths
+from signalint.engines import adapter_paths as paths
 
 SUFFIXES = (".py", ".pyi")
 IGNORE_FILES = (".gitignore", ".ignore")

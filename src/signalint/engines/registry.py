@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from signalint.engines import (
-    astro,
-    basedpyright,
-    biome,
-    eslint,
-    mypy,
-    oxlint,
-    pyrefly,
-    pyright,
-    ruff,
-    svelte_check,
-    tsc,
-    ty,
-    vue_tsc,
-)
+from signalint.engines.astro import adapter as astro
 from signalint.engines.base import Engine
+from signalint.engines.basedpyright import adapter as basedpyright
+from signalint.engines.biome import adapter as biome
+from signalint.engines.eslint import adapter as eslint
+from signalint.engines.mypy import adapter as mypy
+from signalint.engines.oxlint import adapter as oxlint
+from signalint.engines.pyrefly import adapter as pyrefly
+from signalint.engines.pyright import adapter as pyright
+from signalint.engines.ruff import adapter as ruff
+from signalint.engines.svelte_check import adapter as svelte_check
+from signalint.engines.tsc import adapter as tsc
+from signalint.engines.ty import adapter as ty
+from signalint.engines.vue_tsc import adapter as vue_tsc
 
 ENGINES: dict[str, Engine] = {
     "oxlint": oxlint.ENGINE,

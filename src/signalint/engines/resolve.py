@@ -12,7 +12,7 @@ engines install` fills with pinned versions, then PATH.
 
 A check resolves every enabled engine once, into a `Toolchain` (with the
 project's Python), and runs exactly that; a check of the same project at
-another git revision (`signalint.baseline`) is given the current check's
+another git revision (`signalint.service.baseline`) is given the current check's
 toolchain instead of resolving in its copy of the old tree, so both sides
 run the same binaries (D22).
 

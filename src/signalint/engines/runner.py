@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from signalint import process
-from signalint.config_files import timeout_setting
 from signalint.engines.base import (
     Engine,
     EngineConfigError,
@@ -50,6 +49,7 @@ from signalint.model import (
 )
 from signalint.process import Command
 from signalint.project.outside import Boundary
+from signalint.settings.homes import timeout_setting
 
 EXCERPT_CHARS = 300
 # Leave room for the environment and the engine's fixed arguments; a single
@@ -192,7 +192,7 @@ class Job:
     executable (`resolved`; looked up for `root` when None) and the
     project's Python (`python`; `project_python(root)` when None), and
     its version (`resolve.engine_version`). `work_dir` is where the engine
-    keeps what holds source files or links to them (`signalint.work`: outside
+    keeps what holds source files or links to them (`signalint.pipeline.work_dir`: outside
     the project); None: the state directory."""
 
     root: Path

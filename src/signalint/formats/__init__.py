@@ -12,8 +12,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from signalint.cluster import Clustering
     from signalint.model import CheckResult
+    from signalint.pipeline.cluster import Clustering
 
 FORMAT_MODULES: dict[str, str] = {
     "json": "signalint.formats.json_format",

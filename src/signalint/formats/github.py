@@ -7,8 +7,8 @@ annotation each without a file, so a CI log shows why coverage is partial.
 
 from __future__ import annotations
 
-from signalint.cluster import Clustering
 from signalint.model import CheckResult, Issue
+from signalint.pipeline.cluster import Clustering
 
 
 def escape_data(value: str) -> str:

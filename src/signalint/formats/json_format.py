@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from signalint.cluster import Clustering
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult
-from signalint.report import NOTHING_ADDED, Additions, check_payload
+from signalint.pipeline.cluster import Clustering
+from signalint.pipeline.report import NOTHING_ADDED, Additions, check_payload
 
 
 def render(

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from signalint.cluster import Clustering
 from signalint.engines.registry import ENGINES
 from signalint.model import CheckResult, EngineOutcome, Issue
+from signalint.pipeline.cluster import Clustering
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (
@@ -153,7 +153,7 @@ def _add_packages(
     table = _package_table(workspace)
     if not table:
         return
-    from signalint.workspaces import Package, owned
+    from signalint.pipeline.workspaces import Package, owned
 
     packages = [Package(name, entry["path"]) for name, entry in table.items()]
     owner = {

@@ -33,10 +33,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from signalint import ids
-from signalint.cluster import Cluster, Clustering, cluster, issue_priority
 from signalint.formats.commands import command_words
 from signalint.model import CheckResult, EngineOutcome, Issue
-from signalint.report import NOTHING_ADDED, Additions, left_out_step, nothing_checked_message
+from signalint.pipeline.cluster import Cluster, Clustering, cluster, issue_priority
+from signalint.pipeline.report import (
+    NOTHING_ADDED,
+    Additions,
+    left_out_step,
+    nothing_checked_message,
+)
 from signalint.wording import count as _plural
 
 if TYPE_CHECKING:

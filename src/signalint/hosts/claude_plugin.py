@@ -39,7 +39,7 @@ PLUGIN: Final = "signalint"
 
 
 def default_dir(root: Path) -> Path:
-    from signalint.config import state_dir
+    from signalint.settings.config import state_dir
 
     return state_dir(root) / "claude-marketplace"
 

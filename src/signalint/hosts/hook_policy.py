@@ -191,7 +191,7 @@ def _ripple_lines(checked: Any) -> list[str]:
     """What the edit did to the files that depend on the edited ones
     (`ripple.told`), first: the errors it broke or moved there, listed."""
     from signalint.formats.commands import command_words
-    from signalint.ripple import told
+    from signalint.pipeline.ripple import told
 
     ripple = getattr(checked, "ripple", None)
     if not ripple:
@@ -244,7 +244,7 @@ def stop(
     max_blocks: int,
 ) -> Decision:
     """The stop decision (module docstring)."""
-    from signalint.report import fails_priority
+    from signalint.pipeline.report import fails_priority
 
     result = checked.result
     key = counter_key(event)

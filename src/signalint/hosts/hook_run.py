@@ -82,9 +82,10 @@ def edited_targets(
 
 
 def _check(root: Path, config: Any, paths: list[str], kind: str) -> Any:
-    from signalint import runtime, service
     from signalint.daemon import client
-    from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+    from signalint.kept.snapshot_store import SnapshotStore, snapshot_dir
+    from signalint.pipeline import runtime
+    from signalint.service import check_service as service
 
     store = SnapshotStore(
         config.snapshot_max, config.snapshot_ttl_s, directory=snapshot_dir(root), background=True
@@ -117,8 +118,8 @@ def decide(
     (`Decision.repeatable`)."""
     if event.kind == "other":
         return Decision(), None
-    from signalint.config import load_config, state_dir
     from signalint.project.roots import discover_root
+    from signalint.settings.config import load_config, state_dir
 
     root = discover_root(cwd=cwd)
     config = load_config(root)

@@ -2,7 +2,7 @@
 
 Every input becomes one `Batch`: the issues it reports and every file it
 names. A batch names a file whose set it replaces in the live buffer
-(`signalint.live`), even when it reports nothing there (that clears it).
+(`signalint.features.live`), even when it reports nothing there (that clears it).
 
 Normalizers (one module per format, listed in `FORMATS`) are pure functions
 of the report's text and the project root: they start no process. Anything
@@ -60,12 +60,12 @@ class Batch:
 
 # format name -> the module defining `parse(text, root, base) -> Batch`
 FORMATS: Final[dict[str, str]] = {
-    "ruff": "signalint.ingest.ruff",
-    "mypy": "signalint.ingest.mypy",
+    "ruff": "signalint.ingest.ruff_report",
+    "mypy": "signalint.ingest.mypy_report",
     "clippy": "signalint.ingest.clippy",
     "golangci": "signalint.ingest.golangci",
-    "eslint": "signalint.ingest.eslint",
-    "sarif": "signalint.ingest.sarif",
+    "eslint": "signalint.ingest.eslint_report",
+    "sarif": "signalint.ingest.sarif_report",
 }
 
 Parser = Callable[[str, Path, Path | None], Batch]

@@ -9,7 +9,7 @@ The language server asks three things, and only through `Backend`:
   check a file on its own and by the whole-program engines of its language
   that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright), in a sparse
   shadow copy of the project where the files being edited hold their
-  buffers (`signalint.shadow`: those files copied, everything else a link
+  buffers (`signalint.pipeline.shadow`: those files copied, everything else a link
   into the project), nothing written in the project. The copy is the
   overlay: every engine reads the buffer there as it would read the saved
   file, through its own adapter and command, so the answer is the cold
@@ -38,18 +38,18 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Final
 
-from signalint import service
-from signalint.config import Config, load_config
-from signalint.context import Context
+from signalint.cache.context import Context
 from signalint.daemon import client
 from signalint.engines.registry import ENGINES, engine_cache_dirs
+from signalint.kept.snapshot_store import SnapshotStore, snapshot_dir
 from signalint.model import Issue
-from signalint.request import ProgressScope, no_progress
-from signalint.storage.snapshots import SnapshotStore, snapshot_dir
+from signalint.pipeline.request import ProgressScope, no_progress
+from signalint.service import check_service as service
+from signalint.settings.config import Config, load_config
 
-# The shadow copy and its warm pool (`signalint.shadow`, `signalint.warm`)
+# The shadow copy and its warm pool (`signalint.pipeline.shadow`, `signalint.warm`)
 # are imported where a buffer is first checked: a session whose checks the
-# daemon answers never loads them (tests/test_thin_clients.py).
+# daemon answers never loads them (tests/daemon/test_thin_clients.py).
 
 # The whole-program engines that check a buffer in the shadow copy (their
 # spec's `checks_buffer`: tsc and Pyright). mypy
@@ -154,7 +154,7 @@ class Backend:
                 target.write_bytes(data)
             return path, context
         await self._close_shadow()
-        from signalint.shadow import shadow_copy
+        from signalint.pipeline.shadow import shadow_copy
         from signalint.warm.pool import open_pool
 
         stack = ExitStack()
@@ -225,8 +225,8 @@ class Backend:
     ) -> str | None:
         """`text` of `file` after the safe fixes of `engine` (every fixing
         engine of `issues` when None); None when nothing changes."""
-        from signalint.fixes import suggest
-        from signalint.shadow import shadow_copy
+        from signalint.features.engine_fixes import suggest
+        from signalint.pipeline.shadow import shadow_copy
 
         data = {file: text.encode("utf-8")}
         with shadow_copy(self.root, data, only=[file], skip=engine_cache_dirs()) as shadow:

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from signalint.config import Config
 from signalint.lsp.convert import path_of
+from signalint.pipeline.targets import from_root
 from signalint.project.paths import PathRefused
-from signalint.targets import from_root
+from signalint.settings.config import Config
 
 # lsp.maxDocumentChars: the longest text of one open document.
 MAX_DOCUMENT_CHARS: Final = 8 * 1024 * 1024

@@ -185,7 +185,7 @@ class Session:
         """A check's diagnostics are published: after `TIDY_DELAY_S` of quiet,
         collect its garbage and give free memory back (`runtime.tidy`, as the
         MCP server does when idle); a check starting sooner cancels it."""
-        from signalint.runtime import tidy
+        from signalint.pipeline.runtime import tidy
 
         self._hold_tidy()
         if not self.checks.busy():
@@ -209,7 +209,7 @@ class Session:
 
     def open_backend(self) -> Backend:
         from signalint.lsp.backend import Backend
-        from signalint.runtime import long_lived
+        from signalint.pipeline.runtime import long_lived
 
         assert self.root is not None
         self.backend = Backend(self.root)
@@ -351,8 +351,8 @@ class Session:
         file that went back to the disk's diagnostics gets them."""
         from signalint.engines.registry import ENGINES
         from signalint.lsp.backend import buffer_engines
-        from signalint.merge import merge_reports
         from signalint.model import Issue
+        from signalint.pipeline.engine_merge import merge_reports
 
         await self.ready.wait()
         backend = self.backend
@@ -595,7 +595,7 @@ class Session:
         if doc is None or self.backend is None:
             return []
         from signalint.engines.registry import ENGINES
-        from signalint.fixes import AppliesFixes
+        from signalint.features.engine_fixes import AppliesFixes
 
         only = params.context.only
         found: list[types.CodeAction] = []

@@ -98,7 +98,7 @@ def build_server(state: ServerState, idle: Idle | None = None) -> Server[Any]:
         try:
             validate(spec.input_schema, arguments)
         except ArgumentError as exc:
-            from signalint.server.errors import field_refusal
+            from signalint.server.refusals import field_refusal
 
             refused = field_refusal(exc.field, exc.message)
             return render(state.mode, Reply(refused.data, refused.summary, error=True))
@@ -289,9 +289,9 @@ async def _serve(root: Path, max_request_bytes: int, start: Start) -> None:
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
 
-    from signalint.runtime import long_lived
+    from signalint.kept.fix_journal import recover_and_report
+    from signalint.pipeline.runtime import long_lived
     from signalint.server.transport import Oversized
-    from signalint.storage.journal import recover_and_report
 
     # An apply a killed process left half done is undone before serving (D9).
     def say(text: str) -> None:
@@ -409,7 +409,7 @@ async def _wind_down(state: ServerState, leaving: Leaving, say: Callable[[str], 
     import sys
     import threading
 
-    from signalint.shadow import REMOVAL_THREAD
+    from signalint.pipeline.shadow import REMOVAL_THREAD
 
     context = state.__dict__.get("context")
     waits: list[Awaitable[Any]] = []

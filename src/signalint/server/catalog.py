@@ -26,7 +26,7 @@ from signalint.server import live_schemas, outputs, schemas
 from signalint.server.schemas import Schema
 
 if TYPE_CHECKING:
-    from signalint.server.checking import SendProgress
+    from signalint.server.check_tools import SendProgress
     from signalint.server.payload import Reply
     from signalint.server.state import ServerState
 

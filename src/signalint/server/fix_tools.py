@@ -1,6 +1,6 @@
 """MCP handlers of the fix transactions: preview, apply, discard, suggest (D9).
 
-The transaction logic is `signalint.transactions` (paths, drift, store,
+The transaction logic is `signalint.features.transactions` (paths, drift, store,
 journal); here are the reference's answer shapes and codes, the baseline
 rules of apply, the post-check, and `verify` on a shadow copy.
 
@@ -15,14 +15,14 @@ import time
 from typing import Any, Final
 
 from signalint import ids
+from signalint.features.transactions import Prepared, TransactionRefused, TransactionStore
 from signalint.model import Issue
-from signalint.server.checking import SendProgress
-from signalint.server.errors import ToolRefusal, refusal
+from signalint.pipeline.snapshot import Snapshot
+from signalint.server.check_tools import SendProgress
 from signalint.server.payload import Reply
+from signalint.server.refusals import ToolRefusal, refusal
 from signalint.server.state import ServerState
 from signalint.server.words import tool_words
-from signalint.snapshot import Snapshot
-from signalint.transactions import Prepared, TransactionRefused, TransactionStore
 from signalint.wording import count
 
 NO_BASELINE: Final = "No baselineCheckId provided; baseline delta was not requested."
@@ -47,7 +47,7 @@ def _transactions(state: ServerState) -> TransactionStore:
 async def preview_diagnostic_fix(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.transactions import make_patches, preview_payload
+    from signalint.features.transactions import make_patches, preview_payload
 
     try:
         patches = make_patches(state.root, args["patches"])
@@ -63,12 +63,12 @@ async def preview_diagnostic_fix(
 async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> dict[str, Any]:
     """The delta the patch would cause: the files checked now, and in a shadow
     copy of the project with the patch applied (nothing written in the project)."""
-    from signalint import service
-    from signalint.config import ConfigError
     from signalint.daemon import client
-    from signalint.delta import compare
     from signalint.engines.registry import engine_cache_dirs
-    from signalint.shadow import shadow_copy
+    from signalint.features.delta import compare
+    from signalint.pipeline.shadow import shadow_copy
+    from signalint.service import check_service as service
+    from signalint.settings.config import ConfigError
 
     files = [p.file for p in prepared.patches]
     existing = [f for f in files if (state.root / f).exists()]
@@ -94,7 +94,7 @@ async def verify(state: ServerState, prepared: Prepared, send: SendProgress) -> 
     except ConfigError as exc:
         return {"status": "error", "message": f"verification did not run: {exc}"}
     except Exception as exc:  # verification is advisory: the preview stands without it
-        from signalint.server.errors import sanitize
+        from signalint.server.refusals import sanitize
 
         message = sanitize(str(exc) or type(exc).__name__, state.root)
         return {"status": "error", "message": f"verification did not run: {message}"}
@@ -141,7 +141,7 @@ def _baseline(state: ServerState, baseline_id: str, prepared: Prepared) -> Any:
 async def apply_diagnostic_fix(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.transactions import write
+    from signalint.features.transactions import write
 
     store = _transactions(state)
     tx_id = args["transactionId"]
@@ -187,8 +187,8 @@ async def apply_diagnostic_fix(
 async def _post_check(
     state: ServerState, files: list[str], baseline: Any, send: SendProgress
 ) -> dict[str, Any]:
-    from signalint.delta import compare
-    from signalint.server import checking
+    from signalint.features.delta import compare
+    from signalint.server import check_tools as checking
 
     try:
         answer = await checking.run(state, files, field="files", kind="files", send=send)
@@ -220,13 +220,13 @@ async def discard_diagnostic_fix(
 
 
 async def suggest_fix(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.fixes import FixRefused, suggest
-    from signalint.snapshot import find_references
-    from signalint.transactions import preview_payload
+    from signalint.features.engine_fixes import FixRefused, suggest
+    from signalint.features.transactions import preview_payload
+    from signalint.pipeline.snapshot import find_references
 
     issue_ids, cluster_id = args.get("issueIds"), args.get("clusterId")
     if (issue_ids is None) == (cluster_id is None):
-        from signalint.server.errors import field_refusal
+        from signalint.server.refusals import field_refusal
 
         raise field_refusal("issueIds", "give exactly one of issueIds or clusterId")
     snap = state.retained(args["checkId"])

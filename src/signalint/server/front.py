@@ -49,7 +49,7 @@ HEAVY_MODULES: Final = (
     "mcp.server.stdio",
     "mcp.shared.message",
     "signalint.server.app",
-    "signalint.storage.journal",
+    "signalint.kept.fix_journal",
 )
 # What decides the payload mode and compact keys (`server.state`): the
 # settings homes a project may have, and two variables.

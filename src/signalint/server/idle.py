@@ -55,7 +55,7 @@ class Idle:
         self._timer = None
         if self._busy:
             return
-        from signalint.runtime import tidy
+        from signalint.pipeline.runtime import tidy
 
         self._due = False
         tidy()

@@ -2,7 +2,7 @@
 
 Their input schemas are in `schemas`. The TypedDicts are the wire shapes
 (mypy checks the builders key by key); the output schemas advertise the
-same keys (tests/test_live.py holds them together, as
+same keys (tests/features/test_live.py holds them together, as
 tests/server/test_payload_types.py does for the check tools).
 """
 

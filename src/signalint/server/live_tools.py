@@ -14,14 +14,13 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-from signalint.cluster import cluster
+from signalint.features.live import CapacityError, Layer, batch_snapshot, view
 from signalint.ingest import Batch, ReportError, parse_report
-from signalint.ingest import lsp as lsp_format
+from signalint.ingest import lsp_batch as lsp_format
 from signalint.ingest.places import Places
-from signalint.live import CapacityError, Layer, batch_snapshot, view
-from signalint.report import cluster_entry, flat_entry, issue_detail
-from signalint.server.checking import SendProgress
-from signalint.server.errors import field_refusal
+from signalint.pipeline.cluster import cluster
+from signalint.pipeline.report import cluster_entry, flat_entry, issue_detail
+from signalint.server.check_tools import SendProgress
 from signalint.server.live_schemas import (
     ClearAnswer,
     EvictedSet,
@@ -29,6 +28,7 @@ from signalint.server.live_schemas import (
     LiveAnswer,
 )
 from signalint.server.payload import Reply
+from signalint.server.refusals import field_refusal
 from signalint.server.state import ServerState
 from signalint.wording import count as _plural
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from signalint.report import COMPACT_KEYS
+from signalint.pipeline.report import COMPACT_KEYS
 from signalint.server.schemas import Schema, union
 
 _STR: Final[Schema] = {"type": "string"}
@@ -97,9 +97,9 @@ CHECK_PROPERTIES: Final[dict[str, Schema]] = {
     "fingerprint": _STR,
     "code": _STR,
     "message": _STR,
-    # Workspace checks: per-package summary (signalint.package_summary).
+    # Workspace checks: per-package summary (signalint.service.package_summary).
     "workspace": {"type": "object"},
-    # newFromRev / newFromMergeBase: what the answer was compared with (signalint.baseline).
+    # newFromRev / newFromMergeBase: what the answer was compared with (signalint.service.baseline).
     "baseline": {"type": "object"},
     # remoteCache configured: what the shared result store did for this check
     # (hits, misses, writes, rejected, errors, roundTrips; integers).

@@ -77,7 +77,7 @@ def _id(description: str) -> Schema:
 _CHECK_ID = _id("checkId of an earlier check.")
 _FILES = _path_array("Project-relative files, e.g. src/app.ts.")
 
-# Only what is new since a git revision, as `check --new-from-rev` (signalint.baseline).
+# Only what is new since a git revision, as `check --new-from-rev` (signalint.service.baseline).
 _REVISION: Final[Schema] = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
 SINCE: Final[dict[str, Schema]] = {
     "newFromRev": {

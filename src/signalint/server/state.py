@@ -18,15 +18,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from signalint.config import PAYLOAD_MODES, Config, ConfigError, load_config
+from signalint.settings.config import PAYLOAD_MODES, Config, ConfigError, load_config
 
 if TYPE_CHECKING:
-    from signalint.context import Context
-    from signalint.history import Session
-    from signalint.live import LiveBuffer
-    from signalint.snapshot import Snapshot
-    from signalint.storage.snapshots import SnapshotStore
-    from signalint.transactions import TransactionStore
+    from signalint.cache.context import Context
+    from signalint.features.history import Session
+    from signalint.features.live import LiveBuffer
+    from signalint.features.transactions import TransactionStore
+    from signalint.kept.snapshot_store import SnapshotStore
+    from signalint.pipeline.snapshot import Snapshot
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -61,7 +61,7 @@ class ServerState:
         answer never waits for its snapshot file, and a leaving server waits
         for it until its exit deadline (`server.leaving`).
         """
-        from signalint.storage.snapshots import (
+        from signalint.kept.snapshot_store import (
             DEFAULT_MAX_COUNT,
             DEFAULT_TTL_S,
             SnapshotStore,
@@ -76,7 +76,7 @@ class ServerState:
     @cached_property
     def live_snapshots(self) -> SnapshotStore:
         """Snapshots of ingested batches, bounded apart from the checks' (D8, D19)."""
-        from signalint.storage.snapshots import SnapshotStore, live_snapshot_dir
+        from signalint.kept.snapshot_store import SnapshotStore, live_snapshot_dir
 
         store = self.snapshots
         return SnapshotStore(
@@ -91,7 +91,7 @@ class ServerState:
         """`snapshot(check_id)`, or the `stale` refusal naming `field`."""
         found = self.snapshot(check_id)
         if found is None:
-            from signalint.server.errors import stale
+            from signalint.server.refusals import stale
 
             raise stale(field, f"No retained check has checkId {check_id[:40]!r}")
         return found
@@ -99,7 +99,7 @@ class ServerState:
     @cached_property
     def live(self) -> LiveBuffer:
         """What each source last reported about each file (D8), in memory only."""
-        from signalint.live import DEFAULT_CAPACITY, LiveBuffer
+        from signalint.features.live import DEFAULT_CAPACITY, LiveBuffer
 
         config = self.startup_config
         return LiveBuffer(config.live_max_entries if config else DEFAULT_CAPACITY)
@@ -111,21 +111,21 @@ class ServerState:
         owns the one pool and answers the server's checks
         (`daemon.client.check`); a check the daemon could not answer runs
         here, cold."""
-        from signalint.context import Context
+        from signalint.cache.context import Context
 
         return Context()
 
     @cached_property
     def history(self) -> Session:
         """Loop and churn tracking, replayed from the session log on first use (D15)."""
-        from signalint.config import state_dir
-        from signalint.history import Session
+        from signalint.features.history import Session
+        from signalint.settings.config import state_dir
 
         return Session(state_dir(self.root))
 
     @cached_property
     def transactions(self) -> TransactionStore:
         """Staged fix transactions of this process (previews: 20, 15 minutes)."""
-        from signalint.transactions import TransactionStore
+        from signalint.features.transactions import TransactionStore
 
         return TransactionStore()

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any, Final
 
 from signalint.payloads import CheckPayload, Delta, DetailAnswer, Pong
-from signalint.server import checking
+from signalint.server import check_tools as checking
 from signalint.server.catalog import Tool
-from signalint.server.checking import SendProgress
-from signalint.server.errors import ToolRefusal, field_refusal, refusal, stale
+from signalint.server.check_tools import SendProgress
 from signalint.server.payload import Reply
+from signalint.server.refusals import ToolRefusal, field_refusal, refusal, stale
 from signalint.server.state import ServerState
 from signalint.server.words import tool_words
 from signalint.wording import count, them
@@ -84,7 +84,7 @@ async def check_files(state: ServerState, args: dict[str, Any], send: SendProgre
 
 
 async def after_edit_check(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.delta import Elsewhere, compare
+    from signalint.features.delta import Elsewhere, compare
 
     answer = await checking.run(state, args["files"], field="files", kind="files", send=send)
     wire, summary = _with_ripple(state, answer)
@@ -113,8 +113,8 @@ def _with_ripple(state: ServerState, answer: checking.CheckAnswer) -> tuple[dict
     moved there make the status `issues_found` (a file check never calls
     clean an edit that broke another file) and come first in `nextStep`
     and the summary, named by file; `dependents` has the detail."""
-    from signalint.report import compact_keys
-    from signalint.ripple import block, told
+    from signalint.pipeline.report import compact_keys
+    from signalint.pipeline.ripple import block, told
 
     ripple = answer.ripple
     summary = check_summary(answer.full)
@@ -143,7 +143,7 @@ def _delta_summary(delta: Delta) -> str:
 
 
 async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshot import find_references
+    from signalint.pipeline.snapshot import find_references
 
     cluster_id, issue_id = args.get("clusterId"), args.get("issueId")
     if (cluster_id is None) == (issue_id is None):
@@ -170,7 +170,7 @@ async def get_issue_detail(state: ServerState, args: dict[str, Any], send: SendP
 async def get_diagnostic_snapshot(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.snapshot_query import snapshot_summary
+    from signalint.features.snapshot_query import snapshot_summary
 
     summary = snapshot_summary(state.retained(args["checkId"]), tool_words)
     text = f"Snapshot {summary['checkId']} ({summary['source']}): {summary['status']}, "
@@ -181,7 +181,7 @@ async def get_diagnostic_snapshot(
 async def compare_diagnostics(
     state: ServerState, args: dict[str, Any], send: SendProgress
 ) -> Reply:
-    from signalint.delta import compare
+    from signalint.features.delta import compare
 
     baseline = state.retained(args["baselineCheckId"], "baselineCheckId")
     current = state.retained(args["currentCheckId"], "currentCheckId")
@@ -202,8 +202,8 @@ async def get_loop_status(state: ServerState, args: dict[str, Any], send: SendPr
 
 
 async def list_issues(state: ServerState, args: dict[str, Any], send: SendProgress) -> Reply:
-    from signalint.snapshot_query import CursorError, IssueFilter
-    from signalint.snapshot_query import list_issues as page
+    from signalint.features.snapshot_query import CursorError, IssueFilter
+    from signalint.features.snapshot_query import list_issues as page
 
     snap = state.retained(args["checkId"])
     try:

@@ -17,7 +17,7 @@
  * design: see `busy`).
  *
  * `global.gc` exists only when the driver starts Node with --expose-gc
- * (warm/eslint.py, warm/oxlint.py); without it this does nothing.
+ * (engines/eslint/warm.py, engines/oxlint/warm.py); without it this does nothing.
  * Nothing a worker answers depends on when its garbage is collected.
  *
  * A collection costs time in proportion to what is live: typed linting

@@ -50,9 +50,9 @@ from pathlib import Path
 from typing import Literal
 
 from signalint import process
-from signalint.config import Config, DaemonSettings, state_dir
 from signalint.engines.base import EngineContext
 from signalint.process import Command, ProcessResult
+from signalint.settings.config import Config, DaemonSettings, state_dir
 from signalint.warm.driver import (
     Driver,
     Interrupts,

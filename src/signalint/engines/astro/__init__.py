@@ -1,0 +1,1 @@
+"""Astro's `astro check`: its adapter."""

@@ -1,0 +1,3 @@
+"""basedpyright: its adapter and its warm driver (Pyright's, given
+basedpyright's adapter).
+"""

@@ -1,0 +1,1 @@
+"""Biome: its adapter and the safe fixes it knows."""

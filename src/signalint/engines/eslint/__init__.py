@@ -1,0 +1,3 @@
+"""ESLint: its adapter, its warm driver and the Node worker the driver
+starts.
+"""

@@ -1,0 +1,3 @@
+"""mypy: its adapter, its warm driver and the worker script (dmypy's server
+in a process of its own).
+"""

@@ -1,0 +1,1 @@
+"""Pyrefly: its adapter."""

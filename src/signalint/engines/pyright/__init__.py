@@ -1,0 +1,3 @@
+"""Pyright: its adapter and its warm driver (its language server,
+`warm/lsp_client.py`).
+"""

@@ -1,0 +1,1 @@
+"""Ruff: its adapter."""

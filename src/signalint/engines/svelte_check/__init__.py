@@ -1,0 +1,1 @@
+"""svelte-check: its adapter."""

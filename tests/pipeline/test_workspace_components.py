@@ -1,0 +1,151 @@
+"""A workspace of component packages, checked package by package for real.
+
+The fixture `tests/fixtures/workspace-components` (see its README) holds a
+plain TypeScript package (tsc), a Vue one (vue-tsc) and a Svelte one
+(svelte-check). Each checker runs in the packages it detects, as tsc does in
+a workspace; tsc, which the component checkers replace, still checks the
+package neither of them detects. Every package's diagnostics are compared
+with the native checker run in that package alone, with multiplicity, and
+an edit re-runs only the checkers of the packages it can affect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from signalint.cache.context import Context
+from signalint.pipeline.check_run import PackageRun
+from signalint.service import check_service as service
+from tests.conftest import require_engine
+from tests.engines.test_components import modules
+from tests.helpers import git
+from tests.pipeline.test_workspace_check import check
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "workspace-components"
+# Which engine checks which package, and the pinned packages it gets.
+CHECKER = {"@wsc/lib": "tsc", "@wsc/web": "vue-tsc", "@wsc/ui": "svelte-check"}
+FRAMEWORK = {"web": "vue", "ui": "svelte"}
+Found = Counter[tuple[str, int, int, str]]
+_TSC = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+),(?P<col>\d+)\): \w+ (?P<rule>TS\d+):")
+
+pytestmark = [pytest.mark.real, pytest.mark.usefixtures("settled_inputs")]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    require_engine("tsc")
+    root = tmp_path / "wsc"
+    shutil.copytree(FIXTURE, root)
+    for package, framework in FRAMEWORK.items():
+        where = root / "packages" / package / "node_modules"
+        shutil.copytree(modules(framework), where, symlinks=True, copy_function=os.link)
+        link = where / "@wsc" / "lib"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to("../../../lib", target_is_directory=True)
+    (root / ".gitignore").write_text("node_modules/\n.signalint/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "fixture")
+    monkeypatch.delenv("SIGNALINT_STATE_DIR", raising=False)
+    monkeypatch.delenv("SIGNALINT_MONOREPO_MODE", raising=False)
+    return Path(os.path.realpath(root))
+
+
+def runs(checked: service.Checked) -> dict[tuple[str, str], PackageRun]:
+    return {(r.engine, r.package.name): r for r in checked.run.package_runs}
+
+
+def ran(checked: service.Checked) -> set[tuple[str, str]]:
+    """(engine, package) pairs whose checker really ran (not from the cache)."""
+    return {k for k, r in runs(checked).items() if r.outcome and r.outcome.cache_misses}
+
+
+def native(root: Path, package: str) -> Found:
+    """The package's checker run alone in its directory, as the package runs it."""
+    home = root / "packages" / package
+    engine = CHECKER[f"@wsc/{package}"]
+    bin_dir = home / "node_modules" / ".bin"
+    argv = {
+        "tsc": [str(require_engine("tsc")), "-p", "tsconfig.json", "--noEmit", "--pretty", "false"],
+        "vue-tsc": [str(bin_dir / "vue-tsc"), "--noEmit", "--pretty", "false"],
+        "svelte-check": [str(bin_dir / "svelte-check"), "--output", "machine-verbose"],
+    }[engine]
+    done = subprocess.run(argv, cwd=home, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode in (1, 2), done.stdout[-2000:] + done.stderr[-2000:]
+    found: Found = Counter()
+    for line in done.stdout.splitlines():
+        if engine != "svelte-check" and (m := _TSC.match(line)):
+            file = os.path.normpath(f"packages/{package}/{m['file']}")
+            found[(file, int(m["line"]), int(m["col"]), m["rule"])] += 1
+        elif engine == "svelte-check" and line.split(" ", 1)[-1].startswith("{"):
+            data: dict[str, Any] = json.loads(line.split(" ", 1)[1])
+            code = data.get("code")
+            rule = f"TS{code}" if isinstance(code, int) else str(code)
+            start = data["start"]
+            file = f"packages/{package}/{data['filename']}"
+            found[(file, start["line"] + 1, start["character"] + 1, rule)] += 1
+    assert found, done.stdout[-2000:]
+    return found
+
+
+def test_each_package_is_checked_by_its_own_checker_as_natively(workspace: Path) -> None:
+    """Each package's issues equal its native checker's, with multiplicity;
+    a checker skips the packages it does not detect, and tsc those a
+    component checker covers (it is never run twice over a package)."""
+    checked = check(workspace)
+    by_run = runs(checked)
+    for name, engine in CHECKER.items():
+        run = by_run[(engine, name)]
+        assert run.outcome is not None and run.outcome.status == "ok", run
+        found = Counter((i.file, i.line, i.col, i.rule) for i in run.outcome.issues)
+        assert found == native(workspace, name.split("/")[1]), name
+        # Nothing else checked this package.
+        others = [r for (e, n), r in by_run.items() if n == name and e != engine]
+        assert all(r.outcome is None for r in others), others
+    assert "checked by vue-tsc" in (by_run[("tsc", "@wsc/web")].note or "")
+    assert "no svelte-check configuration" in (by_run[("svelte-check", "@wsc/web")].note or "")
+    assert set(checked.result.outcomes) == {"tsc", "vue-tsc", "svelte-check"}
+    issues = Counter((i.engine, i.file.split("/")[1]) for i in checked.result.issues)
+    assert issues[("tsc", "lib")] == 1
+    assert issues[("vue-tsc", "web")] >= 3 and issues[("svelte-check", "ui")] >= 3
+    files = {i.file for i in checked.result.issues}
+    assert "packages/web/src/components/Hello.vue" in files
+    assert "packages/ui/src/lib/Counter.svelte" in files
+    # A check of the Svelte package alone: tsc has no package left to check.
+    ui = check(workspace, paths=("packages/ui",))
+    assert "tsc" not in ui.result.outcomes
+    assert {i.engine for i in ui.result.issues} == {"svelte-check"}
+
+
+def test_an_edit_reruns_only_the_checkers_of_the_packages_it_affects(workspace: Path) -> None:
+    context = Context()
+    first = check(workspace, context)
+    assert ran(first) == {("tsc", "@wsc/lib"), ("vue-tsc", "@wsc/web"), ("svelte-check", "@wsc/ui")}
+    assert ran(check(workspace, context)) == set()
+    # A leaf: the Svelte package alone.
+    counter = workspace / "packages" / "ui" / "src" / "lib" / "Counter.svelte"
+    counter.write_text(counter.read_text() + "<p>more</p>\n")
+    assert ran(check(workspace, context)) == {("svelte-check", "@wsc/ui")}
+    # The Vue package alone, named as `--changed` would name it.
+    main = workspace / "packages" / "web" / "src" / "main.ts"
+    main.write_text(main.read_text() + "export const more = 1;\n")
+    changed = check(workspace, context, changed=["packages/web/src/main.ts"])
+    assert "@wsc/web" in {r.package.name for r in changed.run.package_runs}
+    assert ran(changed) == {("vue-tsc", "@wsc/web")}
+    # The package both need: all three.
+    index = workspace / "packages" / "lib" / "src" / "index.ts"
+    index.write_text(index.read_text() + "export const third = 3;\n")
+    assert ran(check(workspace, context)) == {
+        ("tsc", "@wsc/lib"),
+        ("vue-tsc", "@wsc/web"),
+        ("svelte-check", "@wsc/ui"),
+    }
