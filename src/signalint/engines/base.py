@@ -1,14 +1,15 @@
 """The engine plug-in interface (docs/architecture.md, "Engines").
 
-An engine is one module and one line in `signalint.engines.registry`.
-The module exposes `ENGINE`, an object that satisfies `Engine`: a frozen
-`EngineSpec` with everything generic code needs to know about it
-(provisioning, default timeout, kind, docs, fix command, options, the
-config files that enable it or change its results), plus pure functions
-that decide which files it reads, build `Command`s and parse
-`ProcessResult`s into `Issue`s. No other module names an engine: `config`,
-`init`, `watch`, clustering, SARIF, `doctor`, resolution and the server all
-read the registry.
+An engine is one package (`engines/<name>/`) and one line in
+`signalint.engines.registry`. Its `adapter` module exposes `ENGINE`, an
+object that satisfies `Engine`: a frozen `EngineSpec` with everything
+generic code needs to know about it (provisioning, default timeout, kind,
+docs, fix command, options, the config files that enable it or change its
+results, its warm driver), plus pure functions that decide which files it
+reads, build `Command`s and parse `ProcessResult`s into `Issue`s. No other
+module names an engine: `config`, `init`, `watch`, clustering, SARIF,
+`doctor`, resolution, git hooks, the language server, the warm registry and
+the server all read the registry and the specs.
 
 Adapters never start processes: the shared runner (`engines.runner`) does
 resolve -> probe -> command(s) -> `process.run` -> parse for every engine,

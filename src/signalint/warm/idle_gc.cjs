@@ -2,7 +2,8 @@
 /*
  * Gives a kept-warm Node worker's garbage back when it goes idle, and keeps
  * a long ask's garbage from piling up (issue 37, docs/architecture.md
- * "Memory"). Shared by the ESLint and Oxlint workers beside this file.
+ * "Memory"). Shared by the ESLint and Oxlint workers (engines/eslint/,
+ * engines/oxlint/).
  *
  * V8 collects its old generation rarely and keeps the pages a check's
  * garbage filled: after linting 3,000 files an ESLint instance sits at

@@ -3,8 +3,8 @@
 A process that checks more than once (the MCP server, the daemon) keeps a
 `WarmPool` in its `Context`. The runner offers it each engine command it
 is about to start cold (`answer`); the pool hands the command to the
-engine's `Driver` (`warm.driver`; one module per engine in this package, listed in
-`warm.registry`), which keeps a worker for it and answers with the
+engine's `Driver` (`warm.driver`; one module in each warm engine's package,
+named by its spec, `warm.registry`), which keeps a worker for it and answers with the
 `ProcessResult` the cold command would have produced: same stdout, same
 exit code, so the adapter parses a warm answer exactly as a cold one
 (D23). `None` means the pool did not answer and the cold path runs. A

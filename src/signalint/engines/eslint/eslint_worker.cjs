@@ -1,6 +1,6 @@
 "use strict";
 /*
- * Signalint's warm ESLint worker (driver: eslint.py beside this file).
+ * Signalint's warm ESLint worker (driver: warm.py beside this file).
  *
  * Usage: node eslint_worker.cjs <eslint package directory>, run in the
  * project root. It loads the project's own ESLint (the package the cold

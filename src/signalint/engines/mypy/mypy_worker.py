@@ -59,8 +59,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-# This file's directory holds Signalint's `mypy.py` driver: it must not
-# shadow the real mypy package.
+# This file's directory (Signalint's `engines/mypy/`) is first on the path
+# of a script: none of its modules may shadow the real mypy's.
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 
