@@ -37,6 +37,7 @@ them planted faults and see each named.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
 import re
 import tomllib
@@ -111,10 +112,18 @@ class Floors:
 
     def floor_of(self, rel: str) -> str | None:
         """The floor of the module at `rel` (a path under src/signalint,
-        "a/b.py"): its own line, else the deepest package line above it."""
+        "a/b.py"): its own line, else a pattern line it matches, else the
+        deepest package line above it."""
         if rel in self.lines:
             return self.lines[rel]
-        parts = rel.split("/")[:-1]
+        segments = rel.split("/")
+        for line, floor in self.lines.items():
+            # A pattern line ("engines/*/warm.py"): `*` stands for one name.
+            pattern = line.split("/")
+            if "*" in line and len(pattern) == len(segments):
+                if all(fnmatch.fnmatchcase(s, p) for s, p in zip(segments, pattern, strict=True)):
+                    return floor
+        parts = segments[:-1]
         while parts:
             line = "/".join(parts) + "/"
             if line in self.lines:
