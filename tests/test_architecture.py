@@ -120,9 +120,12 @@ class Floors:
         for line, floor in self.lines.items():
             # A pattern line ("engines/*/warm.py"): `*` stands for one name.
             pattern = line.split("/")
-            if "*" in line and len(pattern) == len(segments):
-                if all(fnmatch.fnmatchcase(s, p) for s, p in zip(segments, pattern, strict=True)):
-                    return floor
+            if (
+                "*" in line
+                and len(pattern) == len(segments)
+                and all(fnmatch.fnmatchcase(s, p) for s, p in zip(segments, pattern, strict=True))
+            ):
+                return floor
         parts = segments[:-1]
         while parts:
             line = "/".join(parts) + "/"
