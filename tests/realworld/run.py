@@ -2279,20 +2279,21 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
     outcome["first_s"] = round(time.perf_counter() - started, 2)
     cold_env = {**env, "SIGNALINT_DAEMON": "0"}
 
-    async def published(uri: str, version: int, since: float) -> float:
-        """Seconds from `since` until `uri` is published at `version`, then settled."""
-        deadline = time.monotonic() + LSP_LIMIT_S
-        while editor.published_versions.get(uri) != version or uri not in editor.published:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{uri}: version {version} never published")
-            editor.changed.clear()
-            try:
-                await asyncio.wait_for(editor.changed.wait(), timeout=1)
-            except TimeoutError:
-                continue
+    async def answered(file: str, since: float) -> tuple[float, list[Any]]:
+        """Seconds from `since` until a pull of `file` answers (the server
+        answers a pull once the checks its last change or save scheduled
+        have answered: a save whose answer equals the buffer's is not
+        pushed again), the pulled diagnostics, then publishing settled."""
+        items = await editor.pull(file, LSP_LIMIT_S)
         at = time.perf_counter() - since
         await editor.settle(quiet_s=3.0, limit_s=LSP_LIMIT_S)
-        return at
+        return at, items
+
+    def unseen_in(items: list[Any]) -> list[str]:
+        for d in items:
+            if d.code == "unsaved" and isinstance(d.data, dict):
+                return list(d.data.get("unseen", []))
+        return []
 
     plants: list[dict[str, Any]] = []
     for plant in repo.plants:
@@ -2303,7 +2304,6 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
         stat = path.stat()
         line = original.count(b"\n") + 1
         text = original.decode() + plant["text"]
-        uri = editor.uri(file)
         done: dict[str, Any] = {**plant}
 
         try:
@@ -2312,26 +2312,31 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             await editor.settle(quiet_s=2.0, limit_s=LSP_LIMIT_S)
             typed = time.perf_counter()
             editor.edit(file, text)
-            done["buffer_s"] = round(await published(uri, 2, typed), 2)
+            done["buffer_s"], items = await answered(file, typed)
             # The next keystrokes, in the copy the first one made: its
             # engines warm (the first ask of a fresh TypeScript worker checks
             # the file alone; the next one builds the rest of the program).
             done["next_s"] = []
-            for version in range(3, 3 + LSP_KEYSTROKES):
+            for _ in range(LSP_KEYSTROKES):
                 text += "\n"
                 typed = time.perf_counter()
                 editor.edit(file, text)
-                done["next_s"].append(round(await published(uri, version, typed), 2))
-            buffer = editor.keys(file)
-            done["unseen"] = editor.notice(file)
-            done["found_unsaved"] = _planted_in(editor.published.get(uri, []), plant, line)
+                at, items = await answered(file, typed)
+                done["next_s"].append(round(at, 2))
+            done["buffer_s"] = round(done["buffer_s"], 2)
+            buffer = editor.pulled_keys(items)
+            # What was pushed is what a pull answers.
+            done["pushed_equal"] = not items or editor.keys(file) == buffer
+            done["unseen"] = unseen_in(items)
+            done["found_unsaved"] = _planted_in(items, plant, line)
             done["untouched"] = path.read_bytes() == original
-            editor.published.pop(uri, None)
             saved = time.perf_counter()
             editor.save(file, text)
-            done["save_s"] = round(await published(uri, 2 + LSP_KEYSTROKES, saved), 2)
-            after_save = editor.keys(file)
-            done["found_saved"] = _planted_in(editor.published.get(uri, []), plant, line)
+            save_s, items = await answered(file, saved)
+            done["save_s"] = round(save_s, 2)
+            after_save = editor.pulled_keys(items)
+            done["pushed_equal"] = done["pushed_equal"] and editor.keys(file) == after_save
+            done["found_saved"] = _planted_in(items, plant, line)
             cold = signalint(
                 exe, project, cold_env, "check", "--no-cache", "--format", "sarif", file
             )
@@ -2357,6 +2362,8 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             :3
         ]
         done["diff"] += [f"saved only {k[1]} {k[3]}"[:160] for k in after_save - cold_keys][:3]
+        if not done.get("pushed_equal", True):
+            done["diff"].append("the pushed diagnostics differ from the pulled ones")
         done["diagnostics"] = sum(cold_keys.values())
         plants.append(done)
     outcome["plants"] = plants
