@@ -2428,14 +2428,15 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
     out.append(
         "`signalint lsp` driven by pygls's client: after its first whole-project check, each "
         "planted file is opened and the plant typed in as an unsaved change; then saved. "
-        "Unsaved s: the change sent to the buffer's diagnostics published (the 0.15 s debounce "
+        "Unsaved s: the change sent to a pull of the file answered (`textDocument/diagnostic`, "
+        "which the server answers once the change's check has; the 0.15 s debounce "
         "included; the first change of a file makes the shadow copy, whose engines start "
         "cold); next keystrokes s: three more lines typed one at a time, answered by the "
         "copy's engines, warm; "
-        "saved s: the save to the disk check's diagnostics published. Both are "
+        "saved s: the save to a pull answered by the disk check. The pulled diagnostics are "
         "compared, with multiplicity (issue id, engines, severity, message), with a cold "
         "`signalint check --no-cache FILE` of the saved content: the buffer's less the engines "
-        "it names as not having seen it, the saved ones whole."
+        "it names as not having seen it, the saved ones whole; and with what was pushed."
     )
     out.append("")
     out.append(
