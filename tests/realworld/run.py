@@ -999,6 +999,7 @@ def check_repo(
     reuse_native: bool,
     redis: RedisServer | None = None,
     no_redis: str = "",
+    edge: bool = True,
 ) -> RepoResult:
     result = RepoResult(repo)
     env, clone, project, base, known, sources = prepare(repo, cache, exe, mirror, result)
@@ -1067,7 +1068,8 @@ def check_repo(
         result.plants.append(planted(plant, project, exe, env))
     log(f"{repo.name}: --new-from-rev HEAD with the planted edits")
     result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
-    result.edge = edge_steps(repo, clone, project, exe, env, cache, native_runs)
+    if edge:
+        result.edge = edge_steps(repo, clone, project, exe, env, cache, native_runs)
     log(f"{repo.name}: the language server on the planted edits typed unsaved")
     result.lsp = lsp_step(repo, exe, env, project)
 
@@ -3558,6 +3560,12 @@ def main(argv: list[str] | None = None) -> int:
         "`signalint lsp`, then saved, against a cold check; run with a Python that has "
         "pygls); with --merge, each repository keeps the earlier run's other results",
     )
+    parser.add_argument(
+        "--no-edge",
+        action="store_true",
+        help="a whole run without issue 37's steps (links out of the root, nothing left "
+        "behind, an edit that breaks a dependent); `--only-edge` runs them alone",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
     only = (
@@ -3695,7 +3703,15 @@ def _run_all(
             else:
                 results.append(
                     check_repo(
-                        repo, cache, exe, mirror, timeouts, args.reuse_native, redis, no_redis
+                        repo,
+                        cache,
+                        exe,
+                        mirror,
+                        timeouts,
+                        args.reuse_native,
+                        redis,
+                        no_redis,
+                        edge=not args.no_edge,
                     )
                 )
         except Exception as exc:  # one repository's failure must not lose the others
