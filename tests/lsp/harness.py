@@ -139,6 +139,23 @@ class Editor:
             types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(self.uri(file)))
         )
 
+    async def pull(self, file: str, limit_s: float = 600) -> list[types.Diagnostic]:
+        """`textDocument/diagnostic` of `file`: answered once the checks its
+        last change or save scheduled have answered."""
+        report = await asyncio.wait_for(
+            self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(types.TextDocumentIdentifier(self.uri(file)))
+            ),
+            timeout=limit_s,
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport), report
+        return list(report.items)
+
+    @staticmethod
+    def pulled_keys(items: list[types.Diagnostic]) -> Counter[Key]:
+        """Pulled diagnostics as keys (the unsaved notice left out)."""
+        return Counter(_key(d) for d in items if d.code != "unsaved")
+
     def close(self, file: str) -> None:
         self.client.text_document_did_close(
             types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(self.uri(file)))

@@ -249,6 +249,44 @@ def test_a_check_publishes_only_what_changed(tmp_path: Path) -> None:
     asyncio.run(session())
 
 
+def test_a_pull_answers_after_the_check_its_change_or_save_scheduled(tmp_path: Path) -> None:
+    """A pull sent right after a change gets that buffer's answer, not the
+    one pushed before the change; a pull after a save whose answer equals
+    the buffer's (so nothing is pushed again) answers once the disk check
+    has (found by the real-world tier: it waited for a push that the save
+    of an unchanged answer never sends)."""
+    require_engine("ruff")
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / ".git").mkdir()
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "mypy", "pyright"), False)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": {**engines, "ruff": True}}))
+    (root / "a.py").write_text("import os\n")
+    twin = _twin(root, tmp_path, {**engines, "ruff": True})
+
+    async def session() -> None:
+        editor = Editor(root)
+        await editor.start()
+        await editor.settle(first=True)
+        editor.open("a.py")
+        assert editor.pulled_keys(await editor.pull("a.py")) == cli_keys(root, "a.py")
+        text = "import os\nimport sys\n"
+        editor.edit("a.py", text)
+        buffer = editor.pulled_keys(await editor.pull("a.py"))  # no wait for a push
+        (twin / "a.py").write_text(text)
+        assert buffer == cli_keys(twin, "a.py") and buffer.total() == 2, buffer
+        await editor.settle()
+        pushed = editor.counts[editor.uri("a.py")]
+        editor.save("a.py", text)
+        saved = editor.pulled_keys(await editor.pull("a.py"))
+        assert saved == cli_keys(root, "a.py") == buffer
+        await editor.settle()
+        assert editor.counts[editor.uri("a.py")] == pushed  # the same answer is not sent again
+        await editor.stop()
+
+    asyncio.run(session())
+
+
 def test_a_keystroke_publishes_the_linters_first_then_the_type_checker_then_dependents(
     demo_project: Path, tmp_path: Path
 ) -> None:

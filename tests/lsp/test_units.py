@@ -3,6 +3,7 @@ answer against pygls's own, diagnostics' fields and positions, tags."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from lsprotocol import types
 
 from signalint.lsp import convert, front
 from signalint.lsp.backend import buffer_engines, unseen_engines
+from signalint.lsp.latest import Latest
 from signalint.lsp.server import make_server
 from signalint.lsp.tags import tags_of
 from signalint.model import Issue
@@ -131,3 +133,31 @@ def test_a_component_buffer_names_its_checker_as_not_having_seen_it(tmp_path: Pa
         assert _language(file) == "javascript"
     assert unseen_engines(config, _language("src/App.vue")) == ("vue-tsc",)
     assert "tsc" not in buffer_engines(config, _language("src/App.vue"))
+
+
+def test_idle_waits_for_the_work_that_replaced_the_work_it_waited_for() -> None:
+    """A pull waits for its file's check; a newer change replacing that check
+    while the pull waits is waited for too, and other keys are not."""
+    done: list[str] = []
+
+    async def scenario() -> None:
+        latest = Latest(0.05)
+
+        def work(name: str, seconds: float) -> Any:
+            async def run() -> None:
+                await asyncio.sleep(seconds)
+                done.append(name)
+
+            return run
+
+        latest.schedule("a", work("first", 0.2))
+        latest.schedule("b", work("other", 5.0))
+        waiting = asyncio.create_task(latest.idle("a"))
+        await asyncio.sleep(0.1)
+        latest.schedule("a", work("second", 0.2))  # cancels "first"
+        await asyncio.wait_for(waiting, timeout=2)
+        assert done == ["second"]
+        await latest.cancel_all()
+        await asyncio.wait_for(latest.idle(), timeout=1)  # nothing left
+
+    asyncio.run(scenario())

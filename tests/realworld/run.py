@@ -999,6 +999,7 @@ def check_repo(
     reuse_native: bool,
     redis: RedisServer | None = None,
     no_redis: str = "",
+    edge: bool = True,
 ) -> RepoResult:
     result = RepoResult(repo)
     env, clone, project, base, known, sources = prepare(repo, cache, exe, mirror, result)
@@ -1067,7 +1068,8 @@ def check_repo(
         result.plants.append(planted(plant, project, exe, env))
     log(f"{repo.name}: --new-from-rev HEAD with the planted edits")
     result.new_from_rev = new_from_rev_step(repo.plants, project, exe, env)
-    result.edge = edge_steps(repo, clone, project, exe, env, cache, native_runs)
+    if edge:
+        result.edge = edge_steps(repo, clone, project, exe, env, cache, native_runs)
     log(f"{repo.name}: the language server on the planted edits typed unsaved")
     result.lsp = lsp_step(repo, exe, env, project)
 
@@ -2279,33 +2281,21 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
     outcome["first_s"] = round(time.perf_counter() - started, 2)
     cold_env = {**env, "SIGNALINT_DAEMON": "0"}
 
-    async def published(uri: str, version: int, since: float) -> float:
-        """Seconds from `since` until `uri` is published at `version` by every
-        engine that checks the buffer (the linters' earlier publication names
-        the type checker as pending), then settled."""
-        deadline = time.monotonic() + LSP_LIMIT_S
-
-        def pending() -> bool:
-            return any(
-                d.code == "unsaved" and isinstance(d.data, dict) and d.data.get("pending")
-                for d in editor.published.get(uri, [])
-            )
-
-        while (
-            editor.published_versions.get(uri) != version
-            or uri not in editor.published
-            or pending()
-        ):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{uri}: version {version} never published")
-            editor.changed.clear()
-            try:
-                await asyncio.wait_for(editor.changed.wait(), timeout=1)
-            except TimeoutError:
-                continue
+    async def answered(file: str, since: float) -> tuple[float, list[Any]]:
+        """Seconds from `since` until a pull of `file` answers (the server
+        answers a pull once the checks its last change or save scheduled
+        have answered: a save whose answer equals the buffer's is not
+        pushed again), the pulled diagnostics, then publishing settled."""
+        items = await editor.pull(file, LSP_LIMIT_S)
         at = time.perf_counter() - since
         await editor.settle(quiet_s=3.0, limit_s=LSP_LIMIT_S)
-        return at
+        return at, items
+
+    def unseen_in(items: list[Any]) -> list[str]:
+        for d in items:
+            if d.code == "unsaved" and isinstance(d.data, dict):
+                return list(d.data.get("unseen", []))
+        return []
 
     plants: list[dict[str, Any]] = []
     for plant in repo.plants:
@@ -2316,7 +2306,6 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
         stat = path.stat()
         line = original.count(b"\n") + 1
         text = original.decode() + plant["text"]
-        uri = editor.uri(file)
         done: dict[str, Any] = {**plant}
 
         try:
@@ -2325,26 +2314,31 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             await editor.settle(quiet_s=2.0, limit_s=LSP_LIMIT_S)
             typed = time.perf_counter()
             editor.edit(file, text)
-            done["buffer_s"] = round(await published(uri, 2, typed), 2)
+            done["buffer_s"], items = await answered(file, typed)
             # The next keystrokes, in the copy the first one made: its
             # engines warm (the first ask of a fresh TypeScript worker checks
             # the file alone; the next one builds the rest of the program).
             done["next_s"] = []
-            for version in range(3, 3 + LSP_KEYSTROKES):
+            for _ in range(LSP_KEYSTROKES):
                 text += "\n"
                 typed = time.perf_counter()
                 editor.edit(file, text)
-                done["next_s"].append(round(await published(uri, version, typed), 2))
-            buffer = editor.keys(file)
-            done["unseen"] = editor.notice(file)
-            done["found_unsaved"] = _planted_in(editor.published.get(uri, []), plant, line)
+                at, items = await answered(file, typed)
+                done["next_s"].append(round(at, 2))
+            done["buffer_s"] = round(done["buffer_s"], 2)
+            buffer = editor.pulled_keys(items)
+            # What was pushed is what a pull answers.
+            done["pushed_equal"] = not items or editor.keys(file) == buffer
+            done["unseen"] = unseen_in(items)
+            done["found_unsaved"] = _planted_in(items, plant, line)
             done["untouched"] = path.read_bytes() == original
-            editor.published.pop(uri, None)
             saved = time.perf_counter()
             editor.save(file, text)
-            done["save_s"] = round(await published(uri, 2 + LSP_KEYSTROKES, saved), 2)
-            after_save = editor.keys(file)
-            done["found_saved"] = _planted_in(editor.published.get(uri, []), plant, line)
+            save_s, items = await answered(file, saved)
+            done["save_s"] = round(save_s, 2)
+            after_save = editor.pulled_keys(items)
+            done["pushed_equal"] = done["pushed_equal"] and editor.keys(file) == after_save
+            done["found_saved"] = _planted_in(items, plant, line)
             cold = signalint(
                 exe, project, cold_env, "check", "--no-cache", "--format", "sarif", file
             )
@@ -2370,6 +2364,8 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             :3
         ]
         done["diff"] += [f"saved only {k[1]} {k[3]}"[:160] for k in after_save - cold_keys][:3]
+        if not done.get("pushed_equal", True):
+            done["diff"].append("the pushed diagnostics differ from the pulled ones")
         done["diagnostics"] = sum(cold_keys.values())
         plants.append(done)
     outcome["plants"] = plants
@@ -2434,14 +2430,15 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
     out.append(
         "`signalint lsp` driven by pygls's client: after its first whole-project check, each "
         "planted file is opened and the plant typed in as an unsaved change; then saved. "
-        "Unsaved s: the change sent to the buffer's diagnostics published (the 0.15 s debounce "
+        "Unsaved s: the change sent to a pull of the file answered (`textDocument/diagnostic`, "
+        "which the server answers once the change's check has; the 0.15 s debounce "
         "included; the first change of a file makes the shadow copy, whose engines start "
         "cold); next keystrokes s: three more lines typed one at a time, answered by the "
         "copy's engines, warm; "
-        "saved s: the save to the disk check's diagnostics published. Both are "
+        "saved s: the save to a pull answered by the disk check. The pulled diagnostics are "
         "compared, with multiplicity (issue id, engines, severity, message), with a cold "
         "`signalint check --no-cache FILE` of the saved content: the buffer's less the engines "
-        "it names as not having seen it, the saved ones whole."
+        "it names as not having seen it, the saved ones whole; and with what was pushed."
     )
     out.append("")
     out.append(
@@ -3563,6 +3560,12 @@ def main(argv: list[str] | None = None) -> int:
         "`signalint lsp`, then saved, against a cold check; run with a Python that has "
         "pygls); with --merge, each repository keeps the earlier run's other results",
     )
+    parser.add_argument(
+        "--no-edge",
+        action="store_true",
+        help="a whole run without issue 37's steps (links out of the root, nothing left "
+        "behind, an edit that breaks a dependent); `--only-edge` runs them alone",
+    )
     parser.add_argument("--no-doc", action="store_true", help="do not write --output")
     args = parser.parse_args(argv)
     only = (
@@ -3700,7 +3703,15 @@ def _run_all(
             else:
                 results.append(
                     check_repo(
-                        repo, cache, exe, mirror, timeouts, args.reuse_native, redis, no_redis
+                        repo,
+                        cache,
+                        exe,
+                        mirror,
+                        timeouts,
+                        args.reuse_native,
+                        redis,
+                        no_redis,
+                        edge=not args.no_edge,
                     )
                 )
         except Exception as exc:  # one repository's failure must not lose the others

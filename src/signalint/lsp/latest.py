@@ -4,7 +4,8 @@
 schedule of the same key cancels the older one, whether it is still waiting
 or already running (a running check is cancelled through `process.run`,
 which kills its engines' process groups, so a cancelled check never
-publishes).
+publishes). `Latest.idle(keys)` waits until those keys have no work left
+(a pull request answers after the checks it would otherwise race).
 """
 
 from __future__ import annotations
@@ -57,6 +58,23 @@ class Latest:
 
     def pending(self, key: Hashable) -> asyncio.Task[None] | None:
         return self._tasks.get(key)
+
+    async def idle(self, *keys: Hashable) -> None:
+        """Wait until none of `keys` (every key when none is named) has work
+        waiting or running; work that replaces work waited for is waited for
+        too."""
+        while True:
+            wanted = keys or tuple(self._tasks)
+            tasks = [
+                task
+                for key in wanted
+                if (task := self._tasks.get(key)) is not None
+                and not task.done()
+                and task is not asyncio.current_task()
+            ]
+            if not tasks:
+                return
+            await asyncio.wait(tasks)
 
     async def cancel_all(self) -> None:
         tasks = list(self._tasks.values())

@@ -663,10 +663,16 @@ class Session:
 
     # -- pull -------------------------------------------------------------------
 
-    def pull(self, uri: str) -> types.RelatedFullDocumentDiagnosticReport:
+    async def pull(self, uri: str) -> types.RelatedFullDocumentDiagnosticReport:
+        """`uri`'s diagnostics once the checks scheduled for it (its buffer's,
+        the project's after a save) have answered: a pull right after a
+        change or a save gets that change's answer, even when it equals what
+        was pushed before and so is not pushed again."""
+        await self.checks.idle(uri, PROJECT)
         return types.RelatedFullDocumentDiagnosticReport(items=self.published.get(uri, []))
 
-    def pull_all(self) -> types.WorkspaceDiagnosticReport:
+    async def pull_all(self) -> types.WorkspaceDiagnosticReport:
+        await self.checks.idle()
         items: list[types.WorkspaceDocumentDiagnosticReport] = []
         for uri, found in sorted(self.published.items()):
             doc = self.documents.get(uri)
@@ -770,12 +776,12 @@ def _answer_diagnostics_and_fixes(server: LanguageServer, session: Session) -> N
             identifier="signalint", inter_file_dependencies=True, workspace_diagnostics=True
         ),
     )
-    def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
-        return session.pull(params.text_document.uri)
+    async def pull(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        return await session.pull(params.text_document.uri)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
-    def pull_all(params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
-        return session.pull_all()
+    async def pull_all(params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        return await session.pull_all()
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
