@@ -39,6 +39,12 @@ def hash_file(path: str) -> tuple[str, StatId] | None:
         return None
 
 
+def content_digest(path: str | os.PathLike[str]) -> str | None:
+    """The sha256 hex of a file's content, or None if it cannot be read."""
+    hashed = hash_file(os.fspath(path))
+    return hashed[0] if hashed is not None else None
+
+
 class DigestMemo:
     """Digests of regular files, each read again only when its stat moved
     or it was too recently written to trust its stat (module docstring)."""

@@ -184,6 +184,18 @@ class LspClient:
         except Exception as exc:
             raise WorkerFailed(f"{method} failed: {exc}") from exc
 
+    async def shut_down(self) -> None:
+        """The end of a session: ask the server to shut down and exit (if
+        it still answers, within 2 s), stop the child, stop reading."""
+        try:
+            if self.closed is None and self.child.alive:
+                await asyncio.wait_for(self.request("shutdown", None), timeout=2)
+                self.notify("exit", None)
+        except (WorkerFailed, TimeoutError, OSError):
+            pass
+        await self.child.stop()
+        await self.close()
+
     async def close(self) -> None:
         """Stop reading (the child itself is stopped by its owner)."""
         self.client._stop_event.set()

@@ -95,7 +95,7 @@ from signalint.engines.pyright.adapter import (
 )
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
-from signalint.project.content import DigestMemo, hash_file
+from signalint.project.content import DigestMemo, content_digest
 from signalint.warm.driver import WorkerFailed, WorkerKey
 from signalint.warm.lsp_client import LspClient
 
@@ -127,11 +127,6 @@ def langserver(executable: Path) -> Path | None:
     (`basedpyright-langserver` beside `basedpyright`)."""
     candidate = executable.with_name(f"{executable.name}-langserver")
     return candidate if os.access(candidate, os.X_OK) and candidate.is_file() else None
-
-
-def _digest(path: Path) -> str | None:
-    hashed = hash_file(str(path))
-    return hashed[0] if hashed is not None else None
 
 
 def _config_broken(root: Path, chain: list[str]) -> bool:
@@ -454,14 +449,7 @@ class PyrightSession:
         self._lsp.cancel_pending()
 
     async def close(self) -> None:
-        try:
-            if self._lsp.closed is None and self.child.alive:
-                await asyncio.wait_for(self._lsp.request("shutdown", None), timeout=2)
-                self._lsp.notify("exit", None)
-        except (WorkerFailed, TimeoutError, OSError):
-            pass
-        await self.child.stop()
-        await self._lsp.close()
+        await self._lsp.shut_down()
 
 
 class PyrightDriver:
@@ -491,7 +479,7 @@ class PyrightDriver:
         chain = config_chain(ctx.root, self._adapter.dialect)
         if _config_broken(ctx.root, chain) or (chain and chain[0].startswith("../")):
             return None
-        configs = {rel: _digest(ctx.root / rel) for rel in self._adapter.key_configs(ctx)}
+        configs = {rel: content_digest(ctx.root / rel) for rel in self._adapter.key_configs(ctx)}
         state = {
             "argv": list(command.argv),
             "executable": executable_key(ctx.executable),

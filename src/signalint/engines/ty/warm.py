@@ -87,7 +87,7 @@ from signalint.engines.base import EngineContext
 from signalint.engines.resolve import executable_key
 from signalint.engines.ty.adapter import CONFIG_NAMES, ENGINE, TyEngine, settings, user_config
 from signalint.process import Child, Command, ProcessResult
-from signalint.project.content import DigestMemo, hash_file
+from signalint.project.content import DigestMemo, content_digest
 from signalint.warm.driver import WorkerFailed, WorkerKey
 from signalint.warm.lsp_client import LspClient
 
@@ -103,11 +103,6 @@ INITIALIZE_TIMEOUT_S = 60.0
 # How long the server's log may lag behind its answer.
 LOG_TIMEOUT_S = 10.0
 _NOISE = frozenset({"$/progress", "textDocument/publishDiagnostics", "telemetry/event"})
-
-
-def _digest(path: Path) -> str | None:
-    hashed = hash_file(str(path))
-    return hashed[0] if hashed is not None else None
 
 
 def _python(command: Command) -> str | None:
@@ -388,14 +383,7 @@ class TySession:
         return diagnostics
 
     async def close(self) -> None:
-        try:
-            if self._lsp.closed is None and self.child.alive:
-                await asyncio.wait_for(self._lsp.request("shutdown", None), timeout=2)
-                self._lsp.notify("exit", None)
-        except (WorkerFailed, TimeoutError, OSError):
-            pass
-        await self.child.stop()
-        await self._lsp.close()
+        await self._lsp.shut_down()
         try:
             self._log.unlink()
             self._log.parent.rmdir()
@@ -424,13 +412,13 @@ class TyDriver:
         cold = self._adapter.command(ctx, [], None)
         if command.argv != cold.argv or command.cwd != ctx.root:
             return None
-        configs = {name: _digest(ctx.root / name) for name in CONFIG_NAMES}
+        configs = {name: content_digest(ctx.root / name) for name in CONFIG_NAMES}
         program_key = self._adapter.program_key(ctx)
         state = {
             "argv": list(command.argv),
             "executable": executable_key(ctx.executable),
             "configs": configs,
-            "user": _digest(user_config()),
+            "user": content_digest(user_config()),
             "env": program_key.extra if program_key is not None else None,
         }
         return WorkerKey(f"ty:{ctx.root}", json.dumps(state, sort_keys=True))
