@@ -251,6 +251,15 @@ def _work_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
 
 
 @pytest.fixture(autouse=True)
+def _daemon_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--no-daemon` sets SIGNALINT_DAEMON=0 in its own process (one command
+    a process, its children included): a test that runs the CLI in-process
+    must not leave it to the tests after it (a whole-suite run once checked
+    a later test's daemon-served answer in-process). Undone after each test."""
+    monkeypatch.delenv("SIGNALINT_DAEMON", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _tier_guard(
     request: pytest.FixtureRequest,
     monkeypatch: pytest.MonkeyPatch,

@@ -103,7 +103,9 @@ def test_consecutive_answers_share_their_equal_issues() -> None:
 
 @pytest.mark.real
 @pytest.mark.anyio
-async def test_front_ends_served_by_the_daemon_never_import_the_core(tmp_path: Path) -> None:
+async def test_front_ends_served_by_the_daemon_never_import_the_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     require_engine("oxlint")
     root = write_project(tmp_path / "p")
     exe = recording_script(tmp_path)
@@ -151,11 +153,18 @@ async def test_front_ends_served_by_the_daemon_never_import_the_core(tmp_path: P
         from signalint.service import check_service as service
         from signalint.settings.config import load_config
 
+        # This process asks with the environment the front ends had (an
+        # earlier test of a whole-suite run may leave a variable of ours).
+        for name in [n for n in os.environ if n.startswith("SIGNALINT_")]:
+            monkeypatch.delenv(name)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
         request = service.CheckRequest(root, load_config(root))
         one = await client.check(request, kind="other", start=False)
         two = await client.check(request, kind="other", start=False)
         asked = client.ask(place(root, env), {"op": "status"})["requests"]
-        assert asked == status["requests"] + 2 and one.daemon_note is None
+        assert asked == status["requests"] + 2, (asked, status, one.daemon_note)
+        assert one.daemon_note is None
         assert len(one.result.issues) == 3
         assert all(a is b for a, b in zip(one.result.issues, two.result.issues, strict=True))
 
