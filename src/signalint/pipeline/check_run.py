@@ -42,7 +42,7 @@ from signalint.model import CheckResult, EngineOutcome, Issue, OutcomeStatus, se
 from signalint.pipeline import coverage_gaps
 from signalint.pipeline import work_dir as work
 from signalint.pipeline.engine_merge import merge_reports
-from signalint.pipeline.request import RunRequest
+from signalint.pipeline.request import CheckRequest, RunRequest, resolve
 from signalint.pipeline.ripple import Ripple, ripple
 from signalint.pipeline.shards import Division, Shard, divide
 from signalint.pipeline.workspaces import Package, Workspace
@@ -273,10 +273,11 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     """Choose the packages, resolve the engines, walk once, and make one
     task per enabled engine."""
     root, config = request.root, request.config
-    if request.work is None and work.prepare(request.work_dir, root):
-        # The project's own, outside its tree; an older Signalint's copies
-        # and wrappers inside the tree go.
-        work.remove_legacy(request.state_dir)
+    stand_ins = _stand_ins(config, request.packages)
+    if request.work is None:
+        # The project's own, outside its tree; when it is made, an older
+        # Signalint's copies and wrappers inside the tree go.
+        work.prepare(request.work_dir, root, legacy=request.state_dir)
     store = None
     if request.use_cache:
         anchors = Anchors({"root": str(root), "engines": str(managed_dir())})
@@ -287,7 +288,6 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             packs = f"shard {request.shard.label}"
         remote = config.remote_cache
         store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
-    stand_ins = _stand_ins(config, request.packages)
     enabled = [
         engine
         for name, engine in ENGINES.items()
@@ -590,6 +590,28 @@ def _settled(whole_program: bool, outcome: EngineOutcome) -> EngineOutcome:
     return dataclasses.replace(outcome, files_checked=covered)
 
 
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What the pipeline answers a front end's `CheckRequest` (`check`):
+    what the request resolved to (`selected`), the run, and the revision
+    its `since` names (None without one)."""
+
+    selected: RunRequest
+    run: CheckRun
+    revision: str | None = None
+
+
+async def check(request: CheckRequest, context: Context) -> Answered:
+    """The pipeline's one entry for a front end's request: the request
+    validated once (`request.resolve`: the revision, the workspace and
+    package names, the targets), then run with the request's progress
+    (`run_check`). The service calls this, and nothing else of the run."""
+    selected, revision = await resolve(request)
+    async with request.progress(request.config.enabled_engines) as report:
+        run = await run_check(dataclasses.replace(selected, progress=report), context)
+    return Answered(selected, run, revision)
+
+
 async def run_check(request: RunRequest, context: Context | None = None) -> CheckRun:
     """Check what `request` asks (`request.RunRequest`): plan, run the
     plan's tasks concurrently, filter and merge their issues, then keep
@@ -674,7 +696,7 @@ def _sorted_issues(
     seen, elsewhere = kept.seen, kept.elsewhere
     # Per file (many issues share a file): kept by the ignore rules, within
     # the reported programs, within the scope.
-    verdicts: dict[str, tuple[bool, bool, bool]] = {}
+    verdicts: dict[str, tuple[bool, bool, bool, bool]] = {}
     # A shard keeps a per-package program's issue only in a file it owns:
     # two shards' programs can read (and report) the same dependency file.
     division = planned.division
@@ -692,13 +714,15 @@ def _sorted_issues(
         for issue in outcome.issues:
             verdict = verdicts.get(issue.file)
             if verdict is None:
+                kept_file = _keep(issue, planned.ignored, planned.walked)
+                owns = division is None or division.owns_file(issue.file)
                 verdict = verdicts[issue.file] = (
                     # The last gate: a cached or shared result is dropped
                     # here too when its file is now outside the root.
-                    _keep(issue, planned.ignored, planned.walked)
-                    and not boundary.outside(issue.file),
+                    kept_file and not boundary.outside(issue.file),
                     programs_in.contains(issue.file),
                     scope.contains(issue.file),
+                    owns,
                 )
             if not verdict[0] or issue.issue_id in seen:
                 continue
@@ -709,11 +733,7 @@ def _sorted_issues(
                     if issue.issue_id in introduced:
                         kept.new_outside.append(issue)
                 continue
-            if (
-                outcome.engine in divided
-                and division is not None
-                and not division.owns_file(issue.file)
-            ):
+            if outcome.engine in divided and not verdict[3]:
                 elsewhere[issue.issue_id] = issue
                 continue
             seen[issue.issue_id] = issue
@@ -733,10 +753,11 @@ def _assemble(planned: Plan, results: Sequence[TaskResult], context: Context) ->
     outcomes = [_settled(ENGINES[r.outcome.engine].spec.whole_program, r.outcome) for r in results]
     whole_program = {o.engine for o in outcomes if ENGINES[o.engine].spec.whole_program}
     boundary = planned.boundary
-    # The issues first: a note on an outcome changes none of them.
+    # A note on an outcome changes none of its issues.
+    noted = [_noting_outside(o, boundary) for o in outcomes]
     kept = _sorted_issues(planned, outcomes, whole_program, boundary)
     seen, elsewhere, filtered_out = kept.seen, kept.elsewhere, kept.filtered_out
-    outcomes = [_noting_outside(o, boundary) for o in outcomes]
+    outcomes = noted
     # One problem, one issue (D20): after filtering, so only kept issues pair.
     issues, fingerprint = context.merged(tuple(seen.values()), _merge)
     result = CheckResult(

@@ -226,11 +226,14 @@ async def resolve(request: CheckRequest) -> tuple[RunRequest, str | None]:
         closure = workspace.closure(_known(workspace, request.packages))
         programs = [p.name for p in closure]
         scope = Scope(tuple(p.path for p in closure))
-    elif request.changed is not None:
-        scope = Scope(targets_of(request.changed, from_root(root)))
-        program_scope, programs = _changed_programs(workspace, scope.targets, config)
     else:
-        scope = Scope(targets_of(request.paths, request.locator))
+        # Changed files are project-relative; user paths are located as
+        # the front end says.
+        changed = request.changed
+        paths, locate = (request.paths, request.locator) if changed is None else (changed, None)
+        scope = Scope(targets_of(paths, locate or from_root(root)))
+        if changed is not None:
+            program_scope, programs = _changed_programs(workspace, scope.targets, config)
     run = RunRequest(
         root,
         config,

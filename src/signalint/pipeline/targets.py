@@ -30,9 +30,11 @@ def from_root(root: Path, config: Config | None = None) -> Locate:
     MCP check tools), ignored paths are refused too, in the words the
     command line uses (`ignored_reason`, naming the config file).
     """
-    if config is None:
+    # Where the ignore rules come from, read once before any path is
+    # located: each refusal of an ignored path names it.
+    source = None if config is None else ignore_source(root)
+    if config is None or source is None:
         return lambda path: safe_relative(root, path)
-    source = ignore_source(root)
 
     def locate(path: str) -> str:
         refuse_malformed(path)

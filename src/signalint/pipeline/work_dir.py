@@ -90,18 +90,24 @@ _marked: dict[str, float] = {}
 _MARK_EVERY_S: Final = 3600.0
 
 
-def prepare(work: Path, root: Path) -> bool:
+def prepare(work: Path, root: Path, legacy: Path | None = None) -> bool:
     """Create the work directory `work` of the project at `root`, name the
     project in it and mark it used now (once an hour per process: every
     check calls this). A directory made now first sweeps its siblings
-    (`sweep`): a new project is when old ones are looked at. True when the
-    directory was made now."""
+    (`sweep`: a new project is when old ones are looked at) and removes
+    what an older Signalint kept in the state directory `legacy`
+    (`remove_legacy`), before it is made. True when the directory was
+    made now."""
     key = os.fspath(work)
     now = time.monotonic()
     last = _marked.get(key)
     if last is not None and now - last < _MARK_EVERY_S and work.is_dir():
         return False
     made = not work.is_dir()
+    if made:
+        sweep(work.parent)
+        if legacy is not None:
+            remove_legacy(legacy)
     with contextlib.suppress(OSError):
         work.mkdir(parents=True, exist_ok=True)
         named = work / ROOT_FILE
@@ -110,8 +116,6 @@ def prepare(work: Path, root: Path) -> bool:
             write_atomic(named, real.encode("utf-8"), mode=0o644)
         os.utime(named)
         _marked[key] = now
-    if made:
-        sweep(work.parent)
     return made
 
 

@@ -21,8 +21,8 @@ ignored paths are refused in the same words). A refusal is one `PathRefused` car
 index of the path in the caller's list, so the CLI prints its message and
 the server names the argument (`files[2]`).
 
-Cancellation is not caught here: it travels through `run_check` into
-`process.run`, which kills the engines' process groups, and no `Checked`
+Cancellation is not caught here: it travels through the pipeline
+(`check_run.check`) into `process.run`, which kills the engines' process groups, and no `Checked`
 is produced, so a cancelled check never reads clean.
 """
 
@@ -39,11 +39,11 @@ from signalint.cache.context import Context
 from signalint.kept.snapshot_store import SnapshotStore
 from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.pipeline import runtime
-from signalint.pipeline.check_run import CheckRun, run_check
+from signalint.pipeline import check_run, runtime
+from signalint.pipeline.check_run import CheckRun
 from signalint.pipeline.cluster import Clustering, cluster
 from signalint.pipeline.report import Additions, check_payload
-from signalint.pipeline.request import CheckRequest, ProgressScope, Since, no_progress, resolve
+from signalint.pipeline.request import CheckRequest, ProgressScope, Since, no_progress
 from signalint.pipeline.ripple import Ripple
 from signalint.pipeline.snapshot import Snapshot
 from signalint.pipeline.targets import Locate, from_cwd, from_root, targets_of
@@ -223,11 +223,10 @@ async def compute(request: CheckRequest, context: Context | None = None) -> Chec
     runtime.before_check()
     started = time.monotonic()
     since = request.since
-    selected, revision = await resolve(request)
     context = context or Context()
     restarts = context.warm.counts.restarts if context.warm is not None else 0
-    async with request.progress(request.config.enabled_engines) as report:
-        run = await run_check(dataclasses.replace(selected, progress=report), context)
+    answered = await check_run.check(request, context)  # the one call into the pipeline
+    selected, run, revision = answered.selected, answered.run, answered.revision
     if context.warm is not None:
         restarts = context.warm.counts.restarts - restarts  # during this check
     issues = run.result.issues
