@@ -1,6 +1,6 @@
 """What one check reads from and keeps in the result stores (D1, D2).
 
-The runner (`check.plan`) makes one `CheckStore` per check when the check
+The plan (`check_plan.plan`) makes one `CheckStore` per check when the check
 may reuse results, and hands it down to the engines' cached runs
 (`file_cache`, `program_cache`): each asks it once what it may reuse
 (`lookup_files`; `program_key` and `lookup_program`), a value that holds

@@ -5,9 +5,9 @@ paths, workspace packages, changed files, a baseline revision; how: the
 cache, the progress sink, the key style its history measures) and hands it
 to `service.check`. `resolve` validates it once (the revision, packages
 against the workspace, targets through the request's `Locate`) and turns
-it into a `RunRequest`: what the runner (`check.run_check`) checks, already
+it into a `RunRequest`: what the runner (`check_run.run_check`) checks, already
 resolved to a scope and a workspace selection. A baseline check at another
-revision (`signalint.service.baseline`) builds its own `RunRequest` for the old tree.
+revision (`signalint.pipeline.at_revision`) builds its own `RunRequest` for the old tree.
 
 Both values are frozen: the process's memory (`Context`, the snapshot
 store, the session history) is not part of a request and travels beside it.
@@ -119,7 +119,7 @@ class CheckRequest:
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """What the runner (`check.run_check`) checks, resolved.
+    """What the runner (`check_run.run_check`) checks, resolved.
 
     `scope` is where issues are reported. With a planned `workspace`,
     per-package engines (tsc) check each package's own program in check

@@ -22,7 +22,7 @@ index of the path in the caller's list, so the CLI prints its message and
 the server names the argument (`files[2]`).
 
 Cancellation is not caught here: it travels through the pipeline
-(`check_run.check`) into `process.run`, which kills the engines' process groups, and no `Checked`
+(`check_entry.check`) into `process.run`, which kills the engines' process groups, and no `Checked`
 is produced, so a cancelled check never reads clean.
 """
 
@@ -39,7 +39,7 @@ from signalint.cache.context import Context
 from signalint.kept.snapshot_store import SnapshotStore
 from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
-from signalint.pipeline import check_run, runtime
+from signalint.pipeline import check_entry, runtime
 from signalint.pipeline.check_run import CheckRun
 from signalint.pipeline.cluster import Clustering, cluster
 from signalint.pipeline.report import Additions, check_payload
@@ -222,25 +222,25 @@ async def compute(request: CheckRequest, context: Context | None = None) -> Chec
     for its clients (`daemon.client.check`), which then `keep` the answer."""
     runtime.before_check()
     started = time.monotonic()
-    since = request.since
     context = context or Context()
     restarts = context.warm.counts.restarts if context.warm is not None else 0
-    answered = await check_run.check(request, context)  # the one call into the pipeline
-    selected, run, revision = answered.selected, answered.run, answered.revision
+    answered = await check_entry.check(request, context)  # the one call into the pipeline
     if context.warm is not None:
         restarts = context.warm.counts.restarts - restarts  # during this check
+    run = answered.run
     issues = run.result.issues
     clustering = context.derived(issues, "clustering", lambda: cluster(issues))
-    targets = selected.scope.targets
+    targets = answered.selected.scope.targets
     snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
-    latency_ms = (time.monotonic() - started) * 1000
+    # Validation to clustering: the check at a revision is not part of it.
+    latency_ms = (time.monotonic() - started - answered.compared_s) * 1000
     dependents = _dependents(run)
     only: OnlyNew | None = None
-    if since is not None:
-        from signalint.service import baseline
+    if request.since is not None and answered.compared is not None:
+        from signalint.service.baseline import only_new
 
-        assert revision is not None  # `resolve` names the revision of every `since`
-        only = await baseline.only_new(selected, run, since, revision, context)
+        assert answered.revision is not None  # `resolve` names the revision of every `since`
+        only = only_new(answered.compared, request.since, answered.revision)
     return Checked(
         run, snapshot, latency_ms, only_new=only, dependents=dependents, restarts=restarts
     )
