@@ -31,7 +31,10 @@ the process:
   protocols, three slow checks a message, and reads every notification
   into its type before finding no handler. A warm Pyright answer pulls
   one report per checked file and hears three progress notifications
-  with each, so this was most of the client's time.
+  with each, so this was most of the client's time. pygls reads every
+  message with `structure_message` as `json.loads`'s object hook, called
+  for every object inside it too (a diagnostic, its range, each position):
+  those return at once.
 """
 
 from __future__ import annotations
@@ -85,6 +88,8 @@ class _Protocol(LanguageServerProtocol):
         return super().get_result_type(method)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" not in data:  # an object inside a message (the JSON hook)
+            return data
         if "id" not in data and data.get("method") in self.ignore and "jsonrpc" in data:
             return _IGNORED
         return super().structure_message(data)

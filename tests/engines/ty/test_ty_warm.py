@@ -6,7 +6,8 @@ issues and as the files the engine says it checked, after every edit of a
 sequence (hypothesis): a widely imported signature changed, a module added
 or deleted, an export renamed, the config edited (a rule's severity), an
 excluded module edited, a file edited and restored behind the worker's
-back, a syntax error, a non-ASCII line before an error's column.
+back, a syntax error, a non-ASCII line before an error's column, a line
+break moved with every byte offset kept.
 """
 
 from __future__ import annotations
@@ -149,6 +150,22 @@ def apply(root: Path, kind: str, step: int) -> None:
         text = ignore.read_text()
         extra = "src/app/use1.py\n"
         ignore.write_text(text.replace(extra, "") if extra in text else text + extra)
+    elif kind == "shift":
+        # The same bytes at the same offsets, lines moved: ty's result id
+        # (a hash of byte ranges) stays the same, the lines do not.
+        users = sorted((root / "src/app").glob("use*.py")) + sorted(
+            (root / "src/app").glob("added*.py")
+        )
+        if not users:
+            return
+        user = users[-1]
+        text = user.read_text()
+        moved = '"""A user\nof lib."""\n'
+        user.write_text(
+            text.replace('"""A user of lib."""\n', moved)
+            if moved not in text
+            else text.replace(moved, '"""A user of lib."""\n')
+        )
     elif kind == "behind":
         user = sorted((root / "src/app").glob("*.py"))[0]
         original = user.read_bytes()
@@ -166,6 +183,7 @@ KINDS = (
     "syntax",
     "ignore",
     "behind",
+    "shift",
 )
 
 
