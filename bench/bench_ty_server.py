@@ -6,9 +6,10 @@ How much of a warm ty answer (`bench/bench_warm_python_checkers.py`) is the
 server's own: the client here writes JSON-RPC by hand over the server's
 pipes (no pygls, no parsing beyond finding the answer's end) and times from
 the change notification to the last byte of the answer. On
-bench/synth_python.py's package, configured as `engines/ty/warm.py`
+bench/warm_python.py's package (chains of at most `--longest`), configured as `engines/ty/warm.py`
 configures the server (workspace = the root, `diagnosticMode: "workspace"`,
-utf-32 positions), after its first whole check:
+utf-32 positions; `--log`: its debug log to a file, as the driver reads
+it), after its first whole check:
 
 - `workspace`: a `workspace/diagnostic` pull without previous result ids
   (a full report of every file with diagnostics);
@@ -41,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.synth_python import generate
+from bench.warm_python import edit_body, package, swap_signature
 from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.engines.resolve import managed_venv
@@ -104,7 +105,7 @@ class RawClient:
         return None
 
 
-async def start(root: Path, ty: Path) -> RawClient:
+async def start(root: Path, ty: Path, log: Path | None) -> RawClient:
     child = await process.start(Command(argv=(str(ty), "server"), cwd=root, timeout_s=600.0))
     if not isinstance(child, Child):
         raise SystemExit(f"ty server could not start: {child.start_error}")
@@ -116,6 +117,9 @@ async def start(root: Path, ty: Path) -> RawClient:
             "processId": None,
             "rootUri": uri,
             "workspaceFolders": [{"uri": uri, "name": root.name}],
+            "initializationOptions": (
+                {"logLevel": "debug", "logFile": str(log)} if log is not None else {}
+            ),
             "capabilities": {
                 "general": {"positionEncodings": ["utf-32"]},
                 "workspace": {
@@ -158,18 +162,19 @@ async def pull(client: RawClient, mode: str, edited: Path, ids: dict[str, str]) 
     read = time.perf_counter()
     result_ids(body, ids)
     items = json.loads(body)["result"]["items"]
-    print(f"    {mode}: {len(body)} bytes, {len(items)} reports, read in {time.perf_counter() - read:.4f} s", [json.dumps(i)[:300] for i in items][:2])
+    took = time.perf_counter() - read
+    print(f"    {mode}: {len(body)} bytes, {len(items)} reports, read in {took:.4f} s")
     return at - started
 
 
-async def measure(root: Path, files: int, runs: int) -> dict[str, list[float]]:
+async def measure(root: Path, files: int, runs: int, log: Path | None) -> dict[str, list[float]]:
     ty = managed_venv() / "bin" / "ty"
     command = ENGINE.command(EngineContext(root, ty, 600.0, root / ".signalint"), [], None)
     times: dict[str, list[float]] = {"cold": []}
     first = root / "pkg" / "mod00000.py"
     last = root / "pkg" / f"mod{files - 2:05d}.py"
     for mode in MODES:
-        client = await start(root, ty)
+        client = await start(root, ty, log)
         ids: dict[str, str] = {}
         body, _ = await client.request("workspace/diagnostic", {"previousResultIds": []})
         result_ids(body, ids)
@@ -177,18 +182,10 @@ async def measure(root: Path, files: int, runs: int) -> dict[str, list[float]]:
             started = time.monotonic()
             await process.run(command)
             times["cold"].append(time.monotonic() - started)
-            last.write_text(last.read_text() + f"\n\nEXTRA{run}: int = {run}\n")
+            edit_body(root, files, run)
             times.setdefault(f"{mode} body", []).append(await pull(client, mode, last, ids))
-            text = first.read_text()
-            swapped = (
-                text.replace("value: int", "value: float")
-                if "value: int" in text
-                else text.replace("value: float", "value: int")
-            )
-            first.write_text(swapped)
-            times.setdefault(f"{mode} signature", []).append(
-                await pull(client, mode, first, ids)
-            )
+            swap_signature(root)
+            times.setdefault(f"{mode} signature", []).append(await pull(client, mode, first, ids))
             print(
                 f"  {mode} run {run + 1}: cold {times['cold'][-1]:.3f} s, "
                 f"body {times[f'{mode} body'][-1]:.3f} s, "
@@ -203,10 +200,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=400)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--log", action="store_true", help="the debug log to a file, as the driver asks"
+    )
+    parser.add_argument("--longest", type=int, default=400, help="the longest chain of imports")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
-        root = generate(Path(home) / "project", args.files).resolve()
-        times = asyncio.run(measure(root, args.files, args.runs))
+        root = package(Path(home), args.files, args.longest)
+        log = Path(home) / "server.log" if args.log else None
+        times = asyncio.run(measure(root, args.files, args.runs, log))
     cold = statistics.median(times["cold"])
     print(f"\n{args.files} modules, T = cold ty check {cold:.3f} s (median)")
     for label, values in times.items():

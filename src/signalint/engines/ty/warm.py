@@ -89,7 +89,7 @@ from signalint.engines.resolve import executable_key
 from signalint.engines.ty.adapter import CONFIG_NAMES, ENGINE, TyEngine, settings, user_config
 from signalint.process import Child, Command, ProcessResult
 from signalint.project.content import DigestMemo, content_digest
-from signalint.warm.driver import WorkerFailed, WorkerKey
+from signalint.warm.driver import Refusals, WorkerFailed, WorkerKey, option_value
 from signalint.warm.lsp_client import LspClient
 
 _WORKSPACE = "workspace/diagnostic"
@@ -117,16 +117,6 @@ class _Report:
     text: str
     major: bool
     other: bool
-
-
-def _python(command: Command) -> str | None:
-    """The interpreter the cold command names (`--python PY`), if any."""
-    argv = list(command.argv)
-    if "--python" in argv:
-        index = argv.index("--python")
-        if index + 1 < len(argv):
-            return argv[index + 1]
-    return None
 
 
 def _point(raw: dict[str, Any], span: dict[str, Any], key: str) -> dict[str, int]:
@@ -486,15 +476,11 @@ class TyDriver:
 
     def __init__(self, adapter: TyEngine = ENGINE) -> None:
         self._adapter = adapter
-        # Slot -> the state whose server said ERROR (`Refused`): not served
-        # warm until the state changes.
-        self._refused: dict[str, str] = {}
+        # The states whose server said ERROR (`Refused`).
+        self._refused = Refusals(Refused)
 
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
-        key = self._key(ctx, command)
-        if key is None or self._refused.get(key.slot) == key.state:
-            return None
-        return key
+        return self._refused.admit(self._key(ctx, command))
 
     def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         cold = self._adapter.command(ctx, [], None)
@@ -519,16 +505,8 @@ class TyDriver:
         if isinstance(started, ProcessResult):
             raise WorkerFailed(f"ty server could not start: {started.start_error}")
         server_log = Path(tempfile.mkdtemp(prefix="signalint-ty-")) / "server.log"
-        session = TySession(started, ctx, _python(command), server_log)
-        try:
-            await session.start()
-        except BaseException as exc:
-            await session.close()
-            key = self._key(ctx, command)
-            if isinstance(exc, Refused) and key is not None:
-                self._refused[key.slot] = key.state
-            raise
-        return session
+        session = TySession(started, ctx, option_value(command, "--python"), server_log)
+        return await self._refused.started(session, self._key(ctx, command))
 
 
 DRIVER = TyDriver()
