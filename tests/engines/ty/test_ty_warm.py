@@ -12,12 +12,10 @@ break moved with every byte offset kept.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -27,12 +25,9 @@ from hypothesis import strategies as st
 
 from signalint.cache.context import Context
 from signalint.engines.ty import warm as warm_ty
-from signalint.model import Issue
-from signalint.pipeline.check_run import CheckRun, run_check
-from signalint.pipeline.request import RunRequest
-from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
+from tests.warm.differential import Differential
 
 T = TypeVar("T")
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "engines" / "ty"
@@ -58,41 +53,11 @@ def use{n}() -> int:
 '''
 
 
-async def check(root: Path, context: Context | None = None) -> CheckRun:
-    if context is None:
-        request = RunRequest(root, load_config(root), use_cache=False)
-    else:
-        empty = Path(tempfile.mkdtemp(prefix="warm-cache-"))
-        request = RunRequest(root, load_config(root), cache_dir=empty)
-    return await run_check(request, context)
-
-
-def issues(run: CheckRun) -> Counter[Issue]:
-    outcome = run.result.outcomes["ty"]
-    assert outcome.status == "ok", outcome.message
-    return Counter(run.result.issues)
-
-
-def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
-    async def main() -> T:
-        log = Path(tempfile.mkdtemp(prefix="warm-log-"))
-        warm = WarmPool(4 << 30, log, {"ty": warm_ty.DRIVER})
-        try:
-            return await body(warm)
-        finally:
-            await warm.close()
-
-    return asyncio.run(main())
-
-
-async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
-    warm_run = await check(root, Context(warm=warm))
-    cold_run = await check(root)
-    assert warm_run.result.outcomes["ty"].served == "warm"
-    assert issues(warm_run) == issues(cold_run)
-    checked = warm_run.result.outcomes["ty"].files_checked
-    assert checked == cold_run.result.outcomes["ty"].files_checked > 0
-    return issues(cold_run)
+TY = Differential("ty", warm_ty.DRIVER, checked=True)
+check = TY.check
+issues = TY.issues
+run = TY.run
+warm_equals_cold = TY.warm_equals_cold
 
 
 def project(base: Path, git: bool = False) -> Path:

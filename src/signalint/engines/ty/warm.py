@@ -19,13 +19,14 @@ Configured as the CLI is (verified against ty 0.0.104):
   (`configuration.environment.python`);
 - the client asks for `positionEncoding` "utf-32", so ranges count code
   points as the GitLab output's columns do;
-- each answer is one `workspace/diagnostic` pull with no previous result
-  ids: the server checks what changed and answers a full report for every
-  file with diagnostics. It returns once the project is checked, so the
-  answer is complete when it returns. (With the default `openFilesOnly`
-  the same request waits for a change and never answers; so does one
-  whose previous result ids are all still current, which is why none are
-  sent.)
+- each answer is one `workspace/diagnostic` pull: it returns once the
+  project is checked, so the answer is complete when it returns. (With
+  the default `openFilesOnly` the same request waits for a change and
+  never answers.) It sends the result ids of the files reported before
+  and unchanged since, which ty answers "unchanged" when their
+  diagnostics hash the same, and one of a file that does not exist,
+  which ty always answers: a pull whose every report would be unchanged
+  is held until a later change (`TySession._pull`);
 - a diagnostic's message is the GitLab `description` after "<rule>: "
   followed by the sub-diagnostics ("info: ..." after a blank line), which
   the GitLab output leaves out: the message is cut at its first blank
