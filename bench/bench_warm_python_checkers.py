@@ -1,123 +1,48 @@
 """ty kept warm (`signalint.engines.ty.warm`) against `ty check` run cold.
 
-    .venv/bin/python bench/bench_warm_python_checkers.py [--files 800] [--runs 3]
+    .venv/bin/python bench/bench_warm_python_checkers.py [--files 800] [--runs 3] [--longest 400]
 
-On bench/synth_python.py's package (each module imports the one before
-it), in the same run: T is native cold `ty check` with the adapter's
-arguments (the pinned engine); then a `WarmPool` answers the same command
-after its first start:
-
-1. a one-module body edit (the last module: nothing depends on it);
-2. the first module's signature changed (every module depends on it
-   through the chain of imports);
-
-each compared with a cold run of the same content (issues as multisets).
-Also printed: native cold `pyrefly check` on the same package (Pyrefly has
-no warm driver: docs/engines.md, "Engines that stay cold"). Medians of
-`--runs`, printed as seconds and ratios to T, never asserted.
+bench/warm_python.py's package, edits and comparison with the cold run,
+for ty; T is native cold `ty check` with the adapter's arguments. Also
+printed: native cold `pyrefly check` on the same package (Pyrefly has no
+warm driver: docs/engines.md, "Engines that stay cold").
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
-import time
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.synth_python import generate
-from signalint import process
+from bench.warm_python import measure, package, report
 from signalint.engines.base import EngineContext
 from signalint.engines.pyrefly.adapter import ENGINE as PYREFLY
 from signalint.engines.resolve import managed_venv
 from signalint.engines.ty import warm as warm_ty
 from signalint.engines.ty.adapter import ENGINE
-from signalint.warm.pool import WarmPool
-
-
-async def measure(root: Path, files: int, runs: int) -> dict[str, list[float]]:
-    ctx = EngineContext(root, managed_venv() / "bin" / "ty", 600.0, root / ".signalint")
-    command = ENGINE.command(ctx, [], None)
-    pyrefly_ctx = EngineContext(
-        root, managed_venv() / "bin" / "pyrefly", 600.0, root / ".signalint"
-    )
-    pyrefly = PYREFLY.command(pyrefly_ctx, [], None)
-    pool = WarmPool(8 << 30, Path(tempfile.mkdtemp()), {"ty": warm_ty.DRIVER})
-    times: dict[str, list[float]] = {
-        "cold": [],
-        "pyrefly": [],
-        "start": [],
-        "body": [],
-        "signature": [],
-    }
-    last = root / "pkg" / f"mod{files - 2:05d}.py"
-    first = root / "pkg" / "mod00000.py"
-
-    async def warm(label: str) -> None:
-        started = time.monotonic()
-        answer = await pool.answer("ty", ctx, command)
-        times[label].append(time.monotonic() - started)
-        assert answer is not None and answer.result is not None, "not answered warm"
-        assert answer.served == "warm", "not answered warm"
-        cold = await process.run(command)
-        same = Counter(ENGINE.parse(answer.result, ctx)) == Counter(ENGINE.parse(cold, ctx))
-        checked = set(ENGINE.program([answer.result], ctx, None, frozenset()).checked or ())
-        same_files = checked == set(ENGINE.program([cold], ctx, None, frozenset()).checked or ())
-        print(
-            f"  {label}: {times[label][-1]:.3f} s, equal to cold: {same}, "
-            f"same checked files: {same_files} ({len(checked)})",
-            flush=True,
-        )
-
-    try:
-        for run in range(runs):
-            started = time.monotonic()
-            await process.run(command)
-            times["cold"].append(time.monotonic() - started)
-            started = time.monotonic()
-            await process.run(pyrefly)
-            times["pyrefly"].append(time.monotonic() - started)
-            print(
-                f"run {run + 1}: cold ty {times['cold'][-1]:.3f} s, "
-                f"cold pyrefly {times['pyrefly'][-1]:.3f} s",
-                flush=True,
-            )
-            if run == 0:
-                await warm("start")
-            last.write_text(last.read_text() + f"\n\nEXTRA{run}: int = {run}\n")
-            await warm("body")
-            text = first.read_text()
-            swapped = (
-                text.replace("value: int", "value: float")
-                if "value: int" in text
-                else text.replace("value: float", "value: int")
-            )
-            first.write_text(swapped)
-            await warm("signature")
-    finally:
-        await pool.close()
-    return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=800)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--longest", type=int, default=400, help="the longest chain of imports")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
-        root = generate(Path(home) / "project", args.files).resolve()
-        times = asyncio.run(measure(root, args.files, args.runs))
-    cold = statistics.median(times["cold"])
-    print(f"\n{args.files} modules, T = native cold ty {cold:.3f} s (median)")
-    print(f"  native cold pyrefly {statistics.median(times['pyrefly']):.3f} s")
-    for label in ("start", "body", "signature"):
-        value = statistics.median(times[label])
-        print(f"  warm {label:<9} {value:6.3f} s  {value / cold:5.2f} x T")
+        root = package(Path(home), args.files, args.longest)
+        bin_dir = managed_venv() / "bin"
+        ctx = EngineContext(root, bin_dir / "ty", 600.0, root / ".signalint")
+        pyrefly = EngineContext(root, bin_dir / "pyrefly", 600.0, root / ".signalint")
+        natives = {
+            "cold": ENGINE.command(ctx, [], None),
+            "pyrefly": PYREFLY.command(pyrefly, [], None),
+        }
+        times = asyncio.run(measure(warm_ty.DRIVER, ENGINE, ctx, natives, args.files, args.runs))
+    report("ty", args.files, times)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from signalint.engines.base import EngineContext
 from signalint.process import Child, Command, ProcessResult
@@ -91,6 +91,55 @@ class Driver(Protocol):
         """Start a worker for `command`'s slot (its stderr appended to
         `log`); raises `WorkerFailed` when it cannot."""
         ...
+
+
+class _Starts(Protocol):
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Starts)
+
+
+class Refusals:
+    """The worker states a driver no longer serves warm: a worker whose
+    start failed with the driver's refusal (the server would answer what
+    the cold run does not) is not started again for the same state; a
+    change of the state (`WorkerKey.state`) serves it warm again."""
+
+    def __init__(self, refusal: type[Exception]) -> None:
+        self._refusal = refusal
+        # Slot -> the state refused.
+        self._states: dict[str, str] = {}
+
+    def admit(self, key: WorkerKey | None) -> WorkerKey | None:
+        """`key`, or None when its state was refused."""
+        if key is None or self._states.get(key.slot) == key.state:
+            return None
+        return key
+
+    async def started(self, session: S, key: WorkerKey | None) -> S:
+        """`session` once `start` returned; closed when it raised, and
+        `key`'s state refused when it raised the refusal."""
+        try:
+            await session.start()
+        except BaseException as exc:
+            await session.close()
+            if isinstance(exc, self._refusal) and key is not None:
+                self._states[key.slot] = key.state
+            raise
+        return session
+
+
+def option_value(command: Command, option: str) -> str | None:
+    """The value after `option` in the cold command's argv, if any."""
+    argv = list(command.argv)
+    if option in argv:
+        index = argv.index(option)
+        if index + 1 < len(argv):
+            return argv[index + 1]
+    return None
 
 
 async def greeted(

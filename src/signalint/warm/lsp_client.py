@@ -20,7 +20,9 @@ the process:
   request waiting for an answer that never comes.
 - Requests of the methods in `raw` are written from plain JSON
   (lsprotocol's types cost more to write than a small request takes to
-  answer), and their results stay plain JSON (dicts and lists), read by
+  answer; a request whose params are a dict is written as it is, not
+  through cattrs, which walked each of ty's hundreds of previous result
+  ids), and their results stay plain JSON (dicts and lists), read by
   the caller: lsprotocol's typed structuring refuses some answers servers
   send in practice (Pyright answers `textDocument/diagnostic` for
   a file it does not track with an "unchanged" report without a
@@ -31,7 +33,10 @@ the process:
   protocols, three slow checks a message, and reads every notification
   into its type before finding no handler. A warm Pyright answer pulls
   one report per checked file and hears three progress notifications
-  with each, so this was most of the client's time.
+  with each, so this was most of the client's time. pygls reads every
+  message with `structure_message` as `json.loads`'s object hook, called
+  for every object inside it too (a diagnostic, its range, each position):
+  those return at once.
 """
 
 from __future__ import annotations
@@ -47,7 +52,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
-from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol, default_converter
+from pygls.protocol import (
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    LanguageServerProtocol,
+    default_converter,
+)
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
 from signalint.process import Child
@@ -85,9 +95,21 @@ class _Protocol(LanguageServerProtocol):
         return super().get_result_type(method)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" not in data:  # an object inside a message (the JSON hook)
+            return data
         if "id" not in data and data.get("method") in self.ignore and "jsonrpc" in data:
             return _IGNORED
         return super().structure_message(data)
+
+    def _serialize_message(self, data: Any) -> Any:
+        if type(data) is JsonRPCRequestMessage and isinstance(data.params, dict):
+            return {
+                "id": data.id,
+                "params": data.params,
+                "method": data.method,
+                "jsonrpc": data.jsonrpc,
+            }
+        return super()._serialize_message(data)
 
     def handle_message(self, message: Any) -> None:
         if message is _IGNORED:

@@ -10,25 +10,17 @@ baseline is never rewritten.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
-import tempfile
-from collections import Counter
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
-from signalint.cache.context import Context
 from signalint.engines.basedpyright import warm as warm_basedpyright
-from signalint.model import Issue
-from signalint.pipeline.check_run import CheckRun, run_check
-from signalint.pipeline.request import RunRequest
-from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
+from tests.warm.differential import Differential
 
 T = TypeVar("T")
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "engines" / "basedpyright"
@@ -42,39 +34,11 @@ wrong: str = scale({n})
 """
 
 
-async def check(root: Path, context: Context | None = None) -> CheckRun:
-    if context is None:
-        request = RunRequest(root, load_config(root), use_cache=False)
-    else:
-        empty = Path(tempfile.mkdtemp(prefix="warm-cache-"))
-        request = RunRequest(root, load_config(root), cache_dir=empty)
-    return await run_check(request, context)
-
-
-def issues(run: CheckRun) -> Counter[Issue]:
-    outcome = run.result.outcomes["basedpyright"]
-    assert outcome.status == "ok", outcome.message
-    return Counter(run.result.issues)
-
-
-def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
-    async def main() -> T:
-        log = Path(tempfile.mkdtemp(prefix="warm-log-"))
-        warm = WarmPool(4 << 30, log, {"basedpyright": warm_basedpyright.DRIVER})
-        try:
-            return await body(warm)
-        finally:
-            await warm.close()
-
-    return asyncio.run(main())
-
-
-async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
-    warm_run = await check(root, Context(warm=warm))
-    cold_run = await check(root)
-    assert warm_run.result.outcomes["basedpyright"].served == "warm"
-    assert issues(warm_run) == issues(cold_run)
-    return issues(cold_run)
+BASED = Differential("basedpyright", warm_basedpyright.DRIVER)
+check = BASED.check
+issues = BASED.issues
+run = BASED.run
+warm_equals_cold = BASED.warm_equals_cold
 
 
 def project(tmp_path: Path) -> Path:

@@ -18,7 +18,7 @@ import signal
 import tempfile
 import tomllib
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,12 +30,9 @@ from signalint.cache.context import Context
 from signalint.engines.base import EngineContext
 from signalint.engines.pyright import warm as warm_pyright
 from signalint.engines.pyright.adapter import ENGINE
-from signalint.model import Issue, Scope
-from signalint.pipeline.check_run import CheckRun, run_check
-from signalint.pipeline.request import RunRequest
-from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
+from tests.warm.differential import Differential
 
 T = TypeVar("T")
 
@@ -114,54 +111,12 @@ def make_project(root: Path, users: int = 3, form: str = "pyrightconfig.json") -
     return root.resolve()
 
 
-def issues(run: CheckRun) -> Counter[Issue]:
-    outcome = run.result.outcomes["pyright"]
-    assert outcome.status == "ok", outcome.message
-    return Counter(run.result.issues)
-
-
-async def check(
-    root: Path, context: Context | None = None, files: tuple[str, ...] = ()
-) -> CheckRun:
-    """A cold `use_cache=False` check, or with a pool in `context` a warm
-    one: warm checks need the cache on, so each gets an empty cache of its
-    own (every engine runs; nothing is reused). With `files`, a check of
-    those alone, as the CLI's `check FILE` asks (`files_only`)."""
-    scope = Scope(files) if files else Scope()
-    if context is None:
-        request = RunRequest(root, load_config(root), scope, use_cache=False, files_only=True)
-    else:
-        empty = Path(tempfile.mkdtemp(prefix="warm-cache-"))
-        request = RunRequest(root, load_config(root), scope, cache_dir=empty, files_only=True)
-    return await run_check(request, context)
-
-
-def pool() -> WarmPool:
-    log = Path(tempfile.mkdtemp(prefix="warm-log-"))
-    return WarmPool(4 << 30, log, {"pyright": warm_pyright.DRIVER})
-
-
-def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
-    """`body(pool)` on one event loop, the pool closed after."""
-
-    async def main() -> T:
-        warm = pool()
-        try:
-            return await body(warm)
-        finally:
-            await warm.close()
-
-    return asyncio.run(main())
-
-
-async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
-    """Assert a warm check equals a cold one; the cold issues."""
-    warm_run = await check(root, Context(warm=warm))
-    cold_run = await check(root)
-    assert warm_run.result.outcomes["pyright"].served == "warm"
-    assert cold_run.result.outcomes["pyright"].served == "cold"
-    assert issues(warm_run) == issues(cold_run)
-    return issues(cold_run)
+PYRIGHT = Differential("pyright", warm_pyright.DRIVER, files_only=True)
+check = PYRIGHT.check
+issues = PYRIGHT.issues
+pool = PYRIGHT.pool
+run = PYRIGHT.run
+warm_equals_cold = PYRIGHT.warm_equals_cold
 
 
 @pytest.fixture

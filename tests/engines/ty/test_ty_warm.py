@@ -6,17 +6,16 @@ issues and as the files the engine says it checked, after every edit of a
 sequence (hypothesis): a widely imported signature changed, a module added
 or deleted, an export renamed, the config edited (a rule's severity), an
 excluded module edited, a file edited and restored behind the worker's
-back, a syntax error, a non-ASCII line before an error's column.
+back, a syntax error, a non-ASCII line before an error's column, a line
+break moved with every byte offset kept.
 """
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,12 +25,9 @@ from hypothesis import strategies as st
 
 from signalint.cache.context import Context
 from signalint.engines.ty import warm as warm_ty
-from signalint.model import Issue
-from signalint.pipeline.check_run import CheckRun, run_check
-from signalint.pipeline.request import RunRequest
-from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
+from tests.warm.differential import Differential
 
 T = TypeVar("T")
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "engines" / "ty"
@@ -57,41 +53,11 @@ def use{n}() -> int:
 '''
 
 
-async def check(root: Path, context: Context | None = None) -> CheckRun:
-    if context is None:
-        request = RunRequest(root, load_config(root), use_cache=False)
-    else:
-        empty = Path(tempfile.mkdtemp(prefix="warm-cache-"))
-        request = RunRequest(root, load_config(root), cache_dir=empty)
-    return await run_check(request, context)
-
-
-def issues(run: CheckRun) -> Counter[Issue]:
-    outcome = run.result.outcomes["ty"]
-    assert outcome.status == "ok", outcome.message
-    return Counter(run.result.issues)
-
-
-def run(body: Callable[[WarmPool], Awaitable[T]]) -> T:
-    async def main() -> T:
-        log = Path(tempfile.mkdtemp(prefix="warm-log-"))
-        warm = WarmPool(4 << 30, log, {"ty": warm_ty.DRIVER})
-        try:
-            return await body(warm)
-        finally:
-            await warm.close()
-
-    return asyncio.run(main())
-
-
-async def warm_equals_cold(root: Path, warm: WarmPool) -> Counter[Issue]:
-    warm_run = await check(root, Context(warm=warm))
-    cold_run = await check(root)
-    assert warm_run.result.outcomes["ty"].served == "warm"
-    assert issues(warm_run) == issues(cold_run)
-    checked = warm_run.result.outcomes["ty"].files_checked
-    assert checked == cold_run.result.outcomes["ty"].files_checked > 0
-    return issues(cold_run)
+TY = Differential("ty", warm_ty.DRIVER, checked=True)
+check = TY.check
+issues = TY.issues
+run = TY.run
+warm_equals_cold = TY.warm_equals_cold
 
 
 def project(base: Path, git: bool = False) -> Path:
@@ -149,6 +115,22 @@ def apply(root: Path, kind: str, step: int) -> None:
         text = ignore.read_text()
         extra = "src/app/use1.py\n"
         ignore.write_text(text.replace(extra, "") if extra in text else text + extra)
+    elif kind == "shift":
+        # The same bytes at the same offsets, lines moved: ty's result id
+        # (a hash of byte ranges) stays the same, the lines do not.
+        users = sorted((root / "src/app").glob("use*.py")) + sorted(
+            (root / "src/app").glob("added*.py")
+        )
+        if not users:
+            return
+        user = users[-1]
+        text = user.read_text()
+        moved = '"""A user\nof lib."""\n'
+        user.write_text(
+            text.replace('"""A user of lib."""\n', moved)
+            if moved not in text
+            else text.replace(moved, '"""A user of lib."""\n')
+        )
     elif kind == "behind":
         user = sorted((root / "src/app").glob("*.py"))[0]
         original = user.read_bytes()
@@ -166,6 +148,7 @@ KINDS = (
     "syntax",
     "ignore",
     "behind",
+    "shift",
 )
 
 

@@ -96,7 +96,7 @@ from signalint.engines.pyright.adapter import (
 from signalint.engines.resolve import executable_key, package_version
 from signalint.process import Child, Command, ProcessResult
 from signalint.project.content import DigestMemo, content_digest
-from signalint.warm.driver import WorkerFailed, WorkerKey
+from signalint.warm.driver import Refusals, WorkerFailed, WorkerKey, option_value
 from signalint.warm.lsp_client import LspClient
 
 _DIAGNOSTIC = "textDocument/diagnostic"
@@ -459,15 +459,12 @@ class PyrightDriver:
     def __init__(self, adapter: PyrightEngine = ENGINE) -> None:
         self.engine = adapter.name
         self._adapter = adapter
-        # Slot -> the state whose server tracked other files than the ones
-        # checked (`FilesDiffer`): not served warm until the state changes.
-        self._refused: dict[str, str] = {}
+        # The states whose server tracked other files than the ones
+        # checked (`FilesDiffer`).
+        self._refused = Refusals(FilesDiffer)
 
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
-        key = self._key(ctx, command)
-        if key is None or self._refused.get(key.slot) == key.state:
-            return None
-        return key
+        return self._refused.admit(self._key(ctx, command))
 
     def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         cold = self._adapter.command(ctx, [], None)
@@ -503,25 +500,9 @@ class PyrightDriver:
         if isinstance(started, ProcessResult):
             raise WorkerFailed(f"{server.name} could not start: {started.start_error}")
         key = self._key(ctx, command)
-        session = PyrightSession(started, ctx, _pythonpath(command), self._adapter)
-        try:
-            await session.start()
-        except BaseException as exc:
-            await session.close()
-            if isinstance(exc, FilesDiffer) and key is not None:
-                self._refused[key.slot] = key.state
-            raise
-        return session
-
-
-def _pythonpath(command: Command) -> str | None:
-    """The interpreter the cold command names (`--pythonpath PY`), if any."""
-    argv = list(command.argv)
-    if "--pythonpath" in argv:
-        index = argv.index("--pythonpath")
-        if index + 1 < len(argv):
-            return argv[index + 1]
-    return None
+        python = option_value(command, "--pythonpath")
+        session = PyrightSession(started, ctx, python, self._adapter)
+        return await self._refused.started(session, key)
 
 
 DRIVER = PyrightDriver()

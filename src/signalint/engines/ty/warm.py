@@ -19,13 +19,14 @@ Configured as the CLI is (verified against ty 0.0.104):
   (`configuration.environment.python`);
 - the client asks for `positionEncoding` "utf-32", so ranges count code
   points as the GitLab output's columns do;
-- each answer is one `workspace/diagnostic` pull with no previous result
-  ids: the server checks what changed and answers a full report for every
-  file with diagnostics. It returns once the project is checked, so the
-  answer is complete when it returns. (With the default `openFilesOnly`
-  the same request waits for a change and never answers; so does one
-  whose previous result ids are all still current, which is why none are
-  sent.)
+- each answer is one `workspace/diagnostic` pull: it returns once the
+  project is checked, so the answer is complete when it returns. (With
+  the default `openFilesOnly` the same request waits for a change and
+  never answers.) It sends the result ids of the files reported before
+  and unchanged since, which ty answers "unchanged" when their
+  diagnostics hash the same, and one of a file that does not exist,
+  which ty always answers: a pull whose every report would be unchanged
+  is held until a later change (`TySession._pull`);
 - a diagnostic's message is the GitLab `description` after "<rule>: "
   followed by the sub-diagnostics ("info: ..." after a blank line), which
   the GitLab output leaves out: the message is cut at its first blank
@@ -74,6 +75,7 @@ import os
 import re
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +90,7 @@ from signalint.engines.resolve import executable_key
 from signalint.engines.ty.adapter import CONFIG_NAMES, ENGINE, TyEngine, settings, user_config
 from signalint.process import Child, Command, ProcessResult
 from signalint.project.content import DigestMemo, content_digest
-from signalint.warm.driver import WorkerFailed, WorkerKey
+from signalint.warm.driver import Refusals, WorkerFailed, WorkerKey, option_value
 from signalint.warm.lsp_client import LspClient
 
 _WORKSPACE = "workspace/diagnostic"
@@ -103,16 +105,19 @@ INITIALIZE_TIMEOUT_S = 60.0
 # How long the server's log may lag behind its answer.
 LOG_TIMEOUT_S = 10.0
 _NOISE = frozenset({"$/progress", "textDocument/publishDiagnostics", "telemetry/event"})
+# The result id sent for a file that does not exist (`TySession._pull`).
+_SENTINEL_ID = "signalint"
 
 
-def _python(command: Command) -> str | None:
-    """The interpreter the cold command names (`--python PY`), if any."""
-    argv = list(command.argv)
-    if "--python" in argv:
-        index = argv.index("--python")
-        if index + 1 < len(argv):
-            return argv[index + 1]
-    return None
+@dataclass(frozen=True, slots=True)
+class _Report:
+    """One file's last full report: its result id and its diagnostics as
+    GitLab JSON objects, written once (comma-joined)."""
+
+    result_id: str | None
+    text: str
+    major: bool
+    other: bool
 
 
 def _point(raw: dict[str, Any], span: dict[str, Any], key: str) -> dict[str, int]:
@@ -166,6 +171,12 @@ class TySession:
         self._log_at = 0
         self._lsp = LspClient(child, raw=frozenset({_WORKSPACE, "initialize"}), ignore=_NOISE)
         self._inputs: dict[str, str | None] = {}
+        # Path -> its last full report; a URI ty sent -> its path.
+        self._reports: dict[str, _Report] = {}
+        self._paths: dict[str, str] = {}
+        self._sentinel = from_fs_path(str(log.parent / "no-such-file.py")) or ""
+        terminal = settings(ctx.root)[0].get("terminal")
+        self._strict = isinstance(terminal, dict) and terminal.get("error-on-warning") is True
         self._memo = DigestMemo()
         self._checked: set[str] = set()
         self._indexed: int | None = None
@@ -304,13 +315,16 @@ class TySession:
         program = ENGINE.program((), self._ctx, None, frozenset())
         return {path: self._memo.digest(path) for path in program.inputs}
 
-    def _tell(self) -> None:
+    def _tell(self) -> set[str]:
+        """Tell the server of every input changed since the last ask; the
+        paths told."""
         now = self._hash_inputs()
         before = self._inputs
         if now == before:
-            return
+            return set()
         prefix = os.fspath(self._root).rstrip(os.sep) + os.sep
         events: list[types.FileEvent] = []
+        told: set[str] = set()
         for path in sorted(set(now) | set(before)):
             if before.get(path) == now.get(path) and (path in now) == (path in before):
                 continue
@@ -324,19 +338,19 @@ class TySession:
                 else types.FileChangeType.Deleted
             )
             events.append(types.FileEvent(uri=from_fs_path(path) or "", type=kind))
+            told.add(path)
         self._lsp.notify(
             "workspace/didChangeWatchedFiles", types.DidChangeWatchedFilesParams(changes=events)
         )
         self._inputs = now
+        return told
 
     # Asking.
 
     async def ask(self, command: Command) -> ProcessResult:
         started = time.monotonic()
         try:
-            self._tell()
-            report = await self._lsp.request(_WORKSPACE, {"previousResultIds": []})
-            diagnostics = self._read(report)
+            await self._pull(self._tell())
         except WorkerFailed:
             raise
         except Exception as exc:  # garbage from the server
@@ -353,34 +367,99 @@ class TySession:
             self._project = set(self._checked)
         if self._project != self._checked:
             raise WorkerFailed("ty server's project files are not the files it checked")
-        errors = any(d["severity"] == "major" for d in diagnostics)
-        warnings = any(d["severity"] != "major" for d in diagnostics)
-        terminal = settings(self._root)[0].get("terminal")
-        strict = isinstance(terminal, dict) and terminal.get("error-on-warning") is True
+        reports = [self._reports[path] for path in sorted(self._reports)]
+        errors = any(r.major for r in reports)
+        warnings = any(r.other for r in reports)
         stderr = "".join(f"DEBUG Checking file '{path}'\n" for path in sorted(self._checked))
         return ProcessResult(
             argv=command.argv,
-            exit_code=1 if errors or (strict and warnings) else 0,
-            stdout=json.dumps(diagnostics) + "\n",
+            exit_code=1 if errors or (self._strict and warnings) else 0,
+            stdout="[" + ", ".join(r.text for r in reports) + "]\n",
             stderr=stderr,
             duration_s=time.monotonic() - started,
         )
 
-    def _read(self, report: Any) -> list[dict[str, Any]]:
-        items = report.get("items") if isinstance(report, dict) else None
+    async def _pull(self, told: set[str]) -> None:
+        """One `workspace/diagnostic` pull, sending the result id of every
+        file reported before and not changed since (`told`): ty answers
+        "unchanged" for those whose diagnostics hash the same. A changed
+        file's id is not sent (its diagnostics may hash the same, as byte
+        offsets, where their lines moved). The id of a file that does not
+        exist is always sent, so ty answers it (an empty full report) and
+        never holds the pull, as it holds one whose every report would be
+        unchanged. When a file sent with an id is not reported at all,
+        the pull is made again without ids."""
+        sent = {
+            path: report.result_id
+            for path, report in self._reports.items()
+            if report.result_id is not None and path not in told
+        }
+        answer = await self._lsp.request(_WORKSPACE, self._previous(sent))
+        if not self._merge(answer, sent):
+            sent = {}
+            answer = await self._lsp.request(_WORKSPACE, self._previous(sent))
+            self._merge(answer, sent)
+
+    def _previous(self, sent: dict[str, str]) -> dict[str, Any]:
+        uris = {path: uri for uri, path in self._paths.items()}
+        previous = [{"uri": uris[path], "value": value} for path, value in sent.items()]
+        previous.append({"uri": self._sentinel, "value": _SENTINEL_ID})
+        return {"previousResultIds": previous}
+
+    def _merge(self, answer: Any, sent: dict[str, str]) -> bool:
+        """Take a pull's reports: a full one replaces its file's, an
+        unchanged one keeps it, a file not reported has no diagnostics.
+        False (nothing taken) when a file sent with an id is missing."""
+        items = answer.get("items") if isinstance(answer, dict) else None
         if not isinstance(items, list):
-            raise WorkerFailed(f"ty answered {_WORKSPACE} with {report!r:.200}")
-        diagnostics: list[dict[str, Any]] = []
+            raise WorkerFailed(f"ty answered {_WORKSPACE} with {answer!r:.200}")
+        reports: dict[str, _Report] = {}
+        seen: set[str] = set()
         for entry in items:
-            if not isinstance(entry, dict) or entry.get("kind") != "full":
-                raise WorkerFailed(f"ty answered a report that is not full: {entry!r:.200}")
-            path = to_fs_path(str(entry.get("uri", "")))
-            found = entry.get("items")
-            if not path or not isinstance(found, list):
+            if not isinstance(entry, dict):
+                raise WorkerFailed(f"ty answered a report that is not an object: {entry!r:.200}")
+            uri = str(entry.get("uri", ""))
+            if uri == self._sentinel and entry.get("kind") == "full" and not entry.get("items"):
+                continue
+            path = self._path(uri, entry)
+            seen.add(path)
+            if entry.get("kind") == "unchanged" and path in sent:
+                if entry.get("resultId") != sent[path]:
+                    raise WorkerFailed(f"ty answered another result id: {entry!r:.200}")
+                reports[path] = self._reports[path]
+            elif entry.get("kind") == "full" and isinstance(entry.get("items"), list):
+                report = self._report(path, entry)
+                if report is not None:
+                    reports[path] = report
+            else:
+                raise WorkerFailed(f"ty answered a report it cannot: {entry!r:.200}")
+        if not seen.issuperset(sent):
+            return False
+        self._reports = reports
+        return True
+
+    def _path(self, uri: str, entry: Any) -> str:
+        path = self._paths.get(uri)
+        if path is None:
+            path = to_fs_path(uri)
+            if not path:
                 raise WorkerFailed(f"ty answered a report without a file: {entry!r:.200}")
-            rel = os.path.relpath(path, self._root)
-            diagnostics += [d for d in (_gitlab(rel, raw) for raw in found) if d]
-        return diagnostics
+            self._paths[uri] = path
+        return path
+
+    def _report(self, path: str, entry: dict[str, Any]) -> _Report | None:
+        """A full report as the file's GitLab objects; None without any."""
+        rel = os.path.relpath(path, self._root)
+        found = [d for d in (_gitlab(rel, raw) for raw in entry["items"]) if d]
+        if not found:
+            return None
+        result_id = entry.get("resultId")
+        return _Report(
+            result_id=result_id if isinstance(result_id, str) and result_id else None,
+            text=", ".join(json.dumps(d) for d in found),
+            major=any(d["severity"] == "major" for d in found),
+            other=any(d["severity"] != "major" for d in found),
+        )
 
     async def close(self) -> None:
         await self._lsp.shut_down()
@@ -398,15 +477,11 @@ class TyDriver:
 
     def __init__(self, adapter: TyEngine = ENGINE) -> None:
         self._adapter = adapter
-        # Slot -> the state whose server said ERROR (`Refused`): not served
-        # warm until the state changes.
-        self._refused: dict[str, str] = {}
+        # The states whose server said ERROR (`Refused`).
+        self._refused = Refusals(Refused)
 
     def key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
-        key = self._key(ctx, command)
-        if key is None or self._refused.get(key.slot) == key.state:
-            return None
-        return key
+        return self._refused.admit(self._key(ctx, command))
 
     def _key(self, ctx: EngineContext, command: Command) -> WorkerKey | None:
         cold = self._adapter.command(ctx, [], None)
@@ -431,16 +506,8 @@ class TyDriver:
         if isinstance(started, ProcessResult):
             raise WorkerFailed(f"ty server could not start: {started.start_error}")
         server_log = Path(tempfile.mkdtemp(prefix="signalint-ty-")) / "server.log"
-        session = TySession(started, ctx, _python(command), server_log)
-        try:
-            await session.start()
-        except BaseException as exc:
-            await session.close()
-            key = self._key(ctx, command)
-            if isinstance(exc, Refused) and key is not None:
-                self._refused[key.slot] = key.state
-            raise
-        return session
+        session = TySession(started, ctx, option_value(command, "--python"), server_log)
+        return await self._refused.started(session, self._key(ctx, command))
 
 
 DRIVER = TyDriver()
