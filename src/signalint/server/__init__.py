@@ -12,5 +12,8 @@ to call), `payload` (how a result travels in each MCP payload mode).
 
 The SDK is imported only once the server actually starts, and the check
 pipeline only at the first tool call, so `signalint-mcp --version` and the
-`initialize` handshake stay fast.
+`initialize` handshake stay fast. The SDK's package initializers (its
+client, its decorator framework) are not run at all unless something reads
+what they define (`sdk_packages`, installed where the SDK is imported:
+about 11 MiB of a resident server).
 """

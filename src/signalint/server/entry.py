@@ -129,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         join = getattr(thread, "join", None)
         if join is not None:
             join()
+    from signalint.server.sdk_packages import defer
+
+    defer()  # where the front started no import (idempotent)
     from signalint.server.app import Start, serve
 
     start = Start(handover, recorded, cache, give_back, leaving)

@@ -279,6 +279,9 @@ def load_in_background() -> threading.Thread:
     import importlib
 
     def load() -> None:
+        from signalint.server.sdk_packages import defer
+
+        defer()
         for name in HEAVY_MODULES:
             try:
                 importlib.import_module(name)
