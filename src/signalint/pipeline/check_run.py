@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from signalint import ids
 from signalint.cache.check_store import CheckStore, Writes
@@ -287,13 +288,15 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             packs = f"shard {request.shard.label}"
         remote = config.remote_cache
         store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
-    stand_ins = _stand_ins(config, request.packages)
+    brought = _brought(config, request.packages, root)
+    stand_ins = _stand_ins(config, request.packages, brought)
     enabled = [
         engine
         for name, engine in ENGINES.items()
-        if name in config.enabled_engines or name in stand_ins
+        if name in config.enabled_engines or name in stand_ins or name in brought
     ]
-    tools = request.tools or toolchain(root, enabled)
+    homes = [p.path for p in request.packages or ()]
+    tools = request.tools or toolchain(root, enabled, homes)
     book = Unremembered() if store is None else store
     versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
     shape = _walk(request, context)
@@ -318,7 +321,13 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             warm=context.warm if request.warm and request.use_cache else None,
             boundary=walked.boundary,
         )
-        task = _task(engine, job, shape, context, stand_ins.get(name, ()))
+        own = {
+            home: dataclasses.replace(
+                job, resolved=resolved, version=versions.get(f"{name} {home}", "unknown")
+            )
+            for home, resolved in tools.packages.get(name, {}).items()
+        }
+        task = _task(engine, job, shape, context, stand_ins.get(name, ()), own)
         if isinstance(task, PackagesTask) and name in stand_ins and not task.requests:
             continue  # every package it would check is checked by its replacement
         tasks.append(task)
@@ -350,11 +359,17 @@ def _has_work(task: Task) -> bool:
 
 
 def _task(
-    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+    engine: Engine,
+    job: Job,
+    shape: _Shape,
+    context: Context,
+    replacements: Sequence[Engine],
+    own: Mapping[str, Job],
 ) -> Task:
     """The task of one enabled engine: its files, the root's program, or
     each package's program (none where one of its `replacements` checks
-    the package)."""
+    the package; a package's `own` job, with its own executable, where it
+    has one)."""
     request, division = shape.request, shape.division
     scope, root = request.scope, request.root
     if not engine.spec.whole_program:
@@ -375,11 +390,16 @@ def _task(
             files_only=request.files_only,
         )
         return ProgramTask(engine, program)
-    return _packages_task(engine, job, shape, context, replacements)
+    return _packages_task(engine, job, shape, context, replacements, own)
 
 
 def _packages_task(
-    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+    engine: Engine,
+    job: Job,
+    shape: _Shape,
+    context: Context,
+    replacements: Sequence[Engine],
+    own: Mapping[str, Job],
 ) -> PackagesTask:
     """A per-package engine's task: each owned package's own program, or
     why it has nothing to run there."""
@@ -404,7 +424,7 @@ def _packages_task(
         # freshness as for any program.
         requests.append(
             ProgramRequest(
-                dataclasses.replace(job, target=package.path),
+                dataclasses.replace(own.get(package.path, job), target=package.path),
                 project_files=functools.partial(listing.under, package.path),
                 in_scope=functools.partial(_in_package, package.path + "/", shape.reported),
                 later=context.in_background,
@@ -464,8 +484,26 @@ async def _execute(task: Task, store: CheckStore | None) -> TaskResult:
     return TaskResult(*await run_file_engine(engine, store, task.job, task.files))
 
 
-def _stand_ins(config: Config, packages: Sequence[Package] | None) -> dict[str, list[Engine]]:
-    """Engines an enabled engine replaces (tsc beside vue-tsc) that still
+def _brought(config: Config, packages: Sequence[Package] | None, root: Path) -> tuple[str, ...]:
+    """The engines a workspace's packages bring (`EngineSpec.from_packages`)
+    that the settings leave off without naming them: those a package
+    checked detects (its `package.json` names vue, its `svelte.config.js`)."""
+    return tuple(
+        name
+        for name, engine in ENGINES.items()
+        if engine.spec.from_packages
+        and packages
+        and not config.engines[name].enabled
+        and not config.engines[name].chosen
+        and any(engine.detect(root / p.path) is not None for p in packages)
+    )
+
+
+def _stand_ins(
+    config: Config, packages: Sequence[Package] | None, brought: Sequence[str] = ()
+) -> dict[str, list[Engine]]:
+    """Engines an enabled engine (or one the packages `brought`) replaces
+    (tsc beside vue-tsc) that still
     check, in a planned workspace, the packages none of their replacements
     detects (a plain TypeScript package beside a Vue one), by name, with
     those replacements; each of them and its replacements check package by
@@ -476,7 +514,8 @@ def _stand_ins(config: Config, packages: Sequence[Package] | None) -> dict[str, 
     for name, engine in ENGINES.items():
         if not (config.engines[name].enabled and engine.spec.per_package):
             continue
-        by = [ENGINES[n] for n in config.enabled_engines if name in ENGINES[n].spec.replaces]
+        replacing = (*config.enabled_engines, *brought)
+        by = [ENGINES[n] for n in replacing if name in ENGINES[n].spec.replaces]
         if by and all(r.spec.per_package for r in by):
             found[name] = by
     return found
