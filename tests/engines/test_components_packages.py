@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from signalint.cache.context import Context
+from signalint.cli.engine_choice import EngineChoice, apply
+from signalint.cli.main import main
 from signalint.engines import resolve
 from signalint.engines.registry import ENGINES
 from signalint.pipeline.check_run import PackagesTask, Task, plan
@@ -140,3 +142,33 @@ def test_a_checker_the_settings_name_off_is_not_brought(dirs: dict[str, Path]) -
 def test_nothing_is_brought_without_a_planned_workspace(dirs: dict[str, Path]) -> None:
     tasks = _plan(dirs["root"], {"monorepoMode": "off", "engines": LINTERS_OFF})
     assert set(tasks) == {"tsc"} and not isinstance(tasks["tsc"], PackagesTask)
+
+
+def test_only_and_skip_name_the_engines_they_choose(dirs: dict[str, Path]) -> None:
+    """`--only` chooses every engine (none is brought), `--skip` those it
+    names (the others may still be brought)."""
+    root = dirs["root"]
+    (root / "signalint.config.json").write_text(json.dumps({"monorepoMode": "auto"}))
+    config = load_config(root)
+    assert not config.engines["vue-tsc"].chosen
+    only = apply(config, EngineChoice(only=frozenset({"tsc"})))
+    assert all(s.chosen for s in only.engines.values())
+    skip = apply(config, EngineChoice(skip=frozenset({"svelte-check", "oxlint"})))
+    chosen = {name for name, s in skip.engines.items() if s.chosen}
+    assert chosen == {"svelte-check", "oxlint"}
+
+
+def test_doctor_names_the_checkers_the_packages_bring(
+    dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = dirs["root"]
+    (root / "signalint.config.json").write_text(json.dumps({"monorepoMode": "auto"}))
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    main(["doctor", "--no-run"])
+    rows = {
+        line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line[:2] == "  "
+    }
+    assert "enabled" in rows["vue-tsc"] and "(brought by packages/web/)" in rows["vue-tsc"]
+    assert "(brought by packages/ui/)" in rows["svelte-check"]
+    assert "brought" not in rows["astro"] and "disabled" in rows["astro"]

@@ -288,12 +288,12 @@ async def plan(request: RunRequest, context: Context) -> Plan:
             packs = f"shard {request.shard.label}"
         remote = config.remote_cache
         store = context.store(request.cache_home, config.cache_max_rows, remote, anchors, packs)
-    brought = _brought(config, request.packages, root)
-    stand_ins = _stand_ins(config, request.packages, brought)
+    extra = tuple(brought(config, request.packages, root))
+    stand_ins = _stand_ins(config, request.packages, extra)
     enabled = [
         engine
         for name, engine in ENGINES.items()
-        if name in config.enabled_engines or name in stand_ins or name in brought
+        if name in config.enabled_engines or name in stand_ins or name in extra
     ]
     homes = [p.path for p in request.packages or ()]
     tools = request.tools or toolchain(root, enabled, homes)
@@ -484,19 +484,22 @@ async def _execute(task: Task, store: CheckStore | None) -> TaskResult:
     return TaskResult(*await run_file_engine(engine, store, task.job, task.files))
 
 
-def _brought(config: Config, packages: Sequence[Package] | None, root: Path) -> tuple[str, ...]:
+def brought(
+    config: Config, packages: Sequence[Package] | None, root: Path
+) -> dict[str, list[Package]]:
     """The engines a workspace's packages bring (`EngineSpec.from_packages`)
-    that the settings leave off without naming them: those a package
-    checked detects (its `package.json` names vue, its `svelte.config.js`)."""
-    return tuple(
-        name
-        for name, engine in ENGINES.items()
-        if engine.spec.from_packages
-        and packages
-        and not config.engines[name].enabled
-        and not config.engines[name].chosen
-        and any(engine.detect(root / p.path) is not None for p in packages)
-    )
+    that the settings leave off without naming them, each with the
+    packages of `packages` that detect it (its `package.json` names vue,
+    its `svelte.config.js`)."""
+    found: dict[str, list[Package]] = {}
+    for name, engine in ENGINES.items():
+        setting = config.engines[name]
+        if not engine.spec.from_packages or setting.enabled or setting.chosen:
+            continue
+        detected = [p for p in packages or () if engine.detect(root / p.path) is not None]
+        if detected:
+            found[name] = detected
+    return found
 
 
 def _stand_ins(
