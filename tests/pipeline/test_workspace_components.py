@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from signalint.cache.context import Context
+from signalint.cli.main import main
 from signalint.pipeline.check_run import PackageRun
 from signalint.service import check_service as service
 from tests.conftest import require_engine
@@ -206,3 +207,28 @@ def test_packages_bring_their_checkers_run_with_their_own_executables(
     tsc_web = off[("tsc", "@wsc/web")].outcome
     assert tsc_web is not None and tsc_web.status == "ok", off[("tsc", "@wsc/web")]
     assert not [i for i in tsc_web.issues if i.file.endswith(".vue")]
+
+
+def test_new_from_rev_in_a_package_that_brings_its_checker(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --new-from-rev HEAD` after an error is planted in a Vue
+    component of a package that brings vue-tsc (its own vue-tsc 2): the old
+    tree is checked with the same executables, and only the planted error
+    is new."""
+    _settings(workspace, {})
+    _give(workspace, "web", "vue2")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "settings")
+    hello = workspace / "packages" / "web" / "src" / "components" / "Hello.vue"
+    text = hello.read_text().replace("</script>", "const planted: boolean = 'yes';\n</script>", 1)
+    hello.write_text(text)
+    monkeypatch.chdir(workspace)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    assert main(["check", "--format", "json", "--new-from-rev", "HEAD"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    found = document["baseline"]
+    assert found["enginesNotOkAtRev"] == [], found
+    [planted] = document["remainingIssues"]
+    where = (planted["file"], planted["line"], planted["rule"])
+    assert where == ("packages/web/src/components/Hello.vue", 6, "TS2322"), planted

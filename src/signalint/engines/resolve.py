@@ -390,7 +390,9 @@ async def engine_versions(
 ) -> dict[str, str]:
     """The version of each engine of `tools` that was found, by name, and
     of each package's own executable, by "<name> <package>" (`engine_version`)."""
-    found = [(e.name, e, tools.engines[e.name]) for e in engines]
+    # An engine the toolchain lacks (one an old tree's packages bring that
+    # the current check's did not) resolves itself when it runs.
+    found = [(e.name, e, tools.engines[e.name]) for e in engines if e.name in tools.engines]
     for e in engines:
         found += [(f"{e.name} {p}", e, r) for p, r in tools.packages.get(e.name, {}).items()]
     found = [(key, e, resolved) for key, e, resolved in found if resolved.path]
