@@ -146,7 +146,19 @@ ENGINE_LANG = {
     "ruff": PY,
     "mypy": PY,
     "pyright": PY,
+    "ty": PY,
+    "pyrefly": PY,
+    "basedpyright": PY,
 }
+# The configuration each of Python's other type checkers reads, over `src/`.
+PYTHON_CHECKERS = {
+    "ty": '[tool.ty.src]\ninclude = ["src"]\n',
+    "pyrefly": '[tool.pyrefly]\nproject-includes = ["src"]\n',
+    "basedpyright": '[tool.basedpyright]\ninclude = ["src"]\n',
+}
+# Whole-program engines that read a file linked from outside the root
+# whatever the walk gave them: the check withholds their diagnostics.
+FOLLOW_FILE_LINKS = ("pyright", "basedpyright", "ty", "pyrefly")
 BINARIES = {"tsc": "tsc", "oxlint": "oxlint", "biome": "biome", "eslint": "eslint"}
 CASES = ("file", "directory", "chain", "node_modules")
 
@@ -176,6 +188,8 @@ def _project(base: Path, engine: str) -> tuple[Path, Path]:
         (root / "pyproject.toml").write_text('[tool.mypy]\nfiles = ["src"]\n')
     if engine == "pyright":
         (root / "pyrightconfig.json").write_text('{"include": ["src"]}\n')
+    if engine in ("ty", "pyrefly", "basedpyright"):
+        (root / "pyproject.toml").write_text(PYTHON_CHECKERS[engine])
     return root, outside
 
 
@@ -278,9 +292,10 @@ def test_a_link_out_of_the_root_leaks_nothing(tmp_path: Path, engine: str, case:
         assert {i.issue_id for i in outcome.issues} == {i.issue_id for i in without.issues}
     else:
         # A whole-program engine that read it anyway: every diagnostic
-        # withheld. tsc and mypy are told to leave links out; Pyright has
-        # no way to be told, and follows file links (not directory links).
-        assert engine == "pyright" and case != "directory", outcome
+        # withheld. tsc and mypy are told to leave links out; Pyright and
+        # basedpyright have no way to be told, and follow file links (not
+        # directory links), as ty and Pyrefly do (not told: FOLLOW_FILE_LINKS).
+        assert engine in FOLLOW_FILE_LINKS and case != "directory", outcome
         assert outcome.status == "error" and outcome.coverage_gap is not None
         assert link.rstrip("/") in outcome.coverage_gap and "withheld" in outcome.coverage_gap
         assert outcome.files_checked == 0 and not outcome.issues
@@ -293,7 +308,7 @@ def test_a_link_out_of_the_root_leaks_nothing(tmp_path: Path, engine: str, case:
 
 
 @pytest.mark.real
-@pytest.mark.parametrize("engine", ["mypy", "pyright", "tsc"])
+@pytest.mark.parametrize("engine", ["mypy", "pyright", "tsc", "ty", "pyrefly", "basedpyright"])
 def test_a_link_added_after_the_cache_was_filled_is_answered_as_cold(
     tmp_path: Path, engine: str
 ) -> None:
@@ -320,7 +335,7 @@ def test_a_link_added_after_the_cache_was_filled_is_answered_as_cold(
     _same(cold, cached)
 
 
-WARM = ("eslint", "mypy", "pyright", "tsc")
+WARM = ("eslint", "mypy", "pyright", "tsc", "ty", "basedpyright")
 
 
 @pytest.mark.real

@@ -29,7 +29,31 @@ JS_SECRET = (
 )
 PY_SECRET = f'API_KEY = {SECRET}\nother_{SECRET}: int = "{SECRET}"\n'
 FORMATS = ("json", "text", "sarif", "github")
-ENGINES = ("oxlint", "biome", "eslint", "tsc", "ruff", "mypy", "pyright")
+ENGINES = (
+    "oxlint",
+    "biome",
+    "eslint",
+    "tsc",
+    "ruff",
+    "mypy",
+    "pyright",
+    "basedpyright",
+    "ty",
+    "pyrefly",
+)
+# What each Python checker reads its configuration from: one pyproject.toml.
+PYPROJECT = """[tool.mypy]
+files = ["src"]
+
+[tool.basedpyright]
+include = ["src"]
+
+[tool.ty.src]
+include = ["src"]
+
+[tool.pyrefly]
+project-includes = ["src"]
+"""
 
 
 def make_project(base: Path) -> tuple[Path, Path]:
@@ -52,7 +76,7 @@ def make_project(base: Path) -> tuple[Path, Path]:
     (root / "eslint.config.js").write_text(
         'export default [{ rules: { "no-undef": "error", "no-unused-vars": "error" } }];\n'
     )
-    (root / "pyproject.toml").write_text('[tool.mypy]\nfiles = ["src"]\n')
+    (root / "pyproject.toml").write_text(PYPROJECT)
     (root / "pyrightconfig.json").write_text('{"include": ["src"]}\n')
     return root, outside
 
@@ -126,7 +150,7 @@ def in_state(root: Path) -> list[Path]:
 def test_a_secret_outside_the_root_is_in_no_answer_and_no_state_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("tsc", "oxlint", "biome", "eslint", "pyright", "mypy", "ruff"):
+    for name in ENGINES:
         require_engine(name)
     root, outside = make_project(tmp_path)
     link_secrets(root, outside)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from signalint.cache.context import Context
+from signalint.cli.main import main
 from signalint.pipeline.check_run import PackageRun
 from signalint.service import check_service as service
 from tests.conftest import require_engine
@@ -149,3 +150,85 @@ def test_an_edit_reruns_only_the_checkers_of_the_packages_it_affects(workspace: 
         ("vue-tsc", "@wsc/web"),
         ("svelte-check", "@wsc/ui"),
     }
+
+
+def _settings(root: Path, engines: dict[str, bool]) -> None:
+    """The root's settings: the linters off, tsc on, and `engines`; the
+    component checkers named only where `engines` names them."""
+    named = {"oxlint": False, "biome": False, "eslint": False, "tsc": True, **engines}
+    text = json.dumps({"monorepoMode": "auto", "engines": named})
+    (root / "signalint.config.json").write_text(text)
+
+
+def _give(root: Path, package: str, fixture: str) -> Path:
+    """`package`'s node_modules made of the pinned packages of `fixture`."""
+    where = root / "packages" / package / "node_modules"
+    shutil.rmtree(where)
+    shutil.copytree(modules(fixture), where, symlinks=True, copy_function=os.link)
+    link = where / "@wsc" / "lib"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to("../../../lib", target_is_directory=True)
+    return where
+
+
+def test_packages_bring_their_checkers_run_with_their_own_executables(
+    workspace: Path,
+) -> None:
+    """Settings that do not name vue-tsc or svelte-check: the packages that
+    use them bring them, each run with the package's own executable (the
+    Vue package's vue-tsc 2, where the managed copy is 3), equal to the
+    package's own checker run natively; tsc checks the plain package and
+    no component. Named off, a checker is not brought."""
+    _settings(workspace, {})
+    web = _give(workspace, "web", "vue2")
+    checked = check(workspace)
+    by_run = runs(checked)
+    for name, engine in CHECKER.items():
+        run = by_run[(engine, name)]
+        assert run.outcome is not None and run.outcome.status == "ok", run
+        found = Counter((i.file, i.line, i.col, i.rule) for i in run.outcome.issues)
+        assert found == native(workspace, name.split("/")[1]), name
+    own = checked.run.toolchain
+    assert own is not None
+    resolved = own.for_package("vue-tsc", "packages/web")
+    assert resolved is not None and resolved.source == "project"
+    assert resolved.path == web / ".bin" / "vue-tsc"
+    # vue-tsc 2 writes its global types beside the package's vue (3 does not).
+    assert (web / ".vue-global-types").is_dir()
+    assert "checked by vue-tsc" in (by_run[("tsc", "@wsc/web")].note or "")
+    assert "checked by svelte-check" in (by_run[("tsc", "@wsc/ui")].note or "")
+    tsc = [i for i in checked.result.issues if i.engine == "tsc"]
+    assert tsc and not [i for i in tsc if i.file.endswith((".vue", ".svelte"))]
+    # Named off in the settings: tsc checks the Vue package's scripts instead.
+    _settings(workspace, {"vue-tsc": False})
+    off = runs(check(workspace))
+    assert ("vue-tsc", "@wsc/web") not in off
+    assert off[("svelte-check", "@wsc/ui")].outcome is not None
+    tsc_web = off[("tsc", "@wsc/web")].outcome
+    assert tsc_web is not None and tsc_web.status == "ok", off[("tsc", "@wsc/web")]
+    assert not [i for i in tsc_web.issues if i.file.endswith(".vue")]
+
+
+def test_new_from_rev_in_a_package_that_brings_its_checker(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --new-from-rev HEAD` after an error is planted in a Vue
+    component of a package that brings vue-tsc (its own vue-tsc 2): the old
+    tree is checked with the same executables, and only the planted error
+    is new."""
+    _settings(workspace, {})
+    _give(workspace, "web", "vue2")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "settings")
+    hello = workspace / "packages" / "web" / "src" / "components" / "Hello.vue"
+    text = hello.read_text().replace("</script>", "const planted: boolean = 'yes';\n</script>", 1)
+    hello.write_text(text)
+    monkeypatch.chdir(workspace)
+    monkeypatch.delenv("SIGNALINT_PROJECT_ROOT", raising=False)
+    assert main(["check", "--format", "json", "--new-from-rev", "HEAD"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    found = document["baseline"]
+    assert found["enginesNotOkAtRev"] == [], found
+    [planted] = document["remainingIssues"]
+    where = (planted["file"], planted["line"], planted["rule"])
+    assert where == ("packages/web/src/components/Hello.vue", 6, "TS2322"), planted

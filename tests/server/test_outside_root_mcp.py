@@ -18,6 +18,7 @@ import pytest
 from signalint.settings.config import state_dir
 from tests.conftest import require_engine
 from tests.pipeline.test_outside_root_e2e import (
+    ENGINES,
     JS_SECRET,
     PY_SECRET,
     SECRET,
@@ -56,7 +57,7 @@ def _in_state(root: Path) -> list[Path]:
 
 
 async def test_a_secret_outside_the_root_is_in_no_mcp_answer(tmp_path: Path) -> None:
-    for name in ("tsc", "oxlint", "biome", "eslint", "pyright", "mypy", "ruff"):
+    for name in ENGINES:
         require_engine(name)
     root, outside = make_project(tmp_path)
     link_secrets(root, outside)

@@ -248,9 +248,10 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
         started.append(name)
     checks = _engine_checks(root, config, files, started) if started else {}
     width = max(len(name) for name in ENGINES)
+    by_packages = _brought(root, config)
     for name in ENGINES:
-        enabled = name in config.enabled_engines
-        verdict = ""
+        enabled = name in config.enabled_engines or name in by_packages
+        verdict = f"  (brought by {by_packages[name]})" if name in by_packages else ""
         replacing = config.replaced_by(name) if config.engines[name].enabled else None
         if replacing is not None:
             verdict = f"  (replaced by {replacing}, which checks its program)"
@@ -268,6 +269,22 @@ def _report_engines(root: Path, config: Config, files: list[str], *, run: bool) 
     if not config.enabled_engines:
         problems.append("no engine is enabled")
     return problems
+
+
+def _brought(root: Path, config: Config) -> dict[str, str]:
+    """The engines a planned workspace's packages bring (`check_plan.brought`),
+    each with the packages that do, as shown."""
+    from signalint.pipeline.check_plan import brought
+    from signalint.pipeline.workspaces import WorkspaceError, plan
+
+    try:
+        workspace = plan(root, config.monorepo_mode).workspace
+    except WorkspaceError:
+        return {}  # strict planning's error is the check's to say
+    if workspace is None:
+        return {}
+    found = brought(config, workspace.packages, root)
+    return {name: ", ".join(f"{p.path}/" for p in found[name]) for name in found}
 
 
 def _report_clients(root: Path) -> list[str]:

@@ -79,10 +79,14 @@ def apply(config: Config, choice: EngineChoice) -> Config:
             f"{given} no engine to run (enabled in the settings: {enabled}; "
             f"accepted engines: {accepted()})"
         )
+    # What `--only` or `--skip` names is chosen: no workspace package brings it
+    # (`EngineSpec.from_packages`); with `--only`, nothing else runs either.
     engines = {
-        name: replace(setting, enabled=name in wanted)
-        if setting.enabled != (name in wanted)
-        else setting
+        name: replace(
+            setting,
+            enabled=name in wanted,
+            chosen=setting.chosen or choice.only is not None or name in choice.skip,
+        )
         for name, setting in config.engines.items()
     }
     settings: dict[str, EngineSetting] = engines

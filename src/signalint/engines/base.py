@@ -86,6 +86,11 @@ class EngineSpec:
     - `per_package`: a whole-program engine that, in a planned JavaScript
       workspace (`monorepoMode`), checks each package's own program (the
       package directory as its target), in dependency order.
+    - `from_packages`: a `per_package` engine a workspace's packages bring
+      (the component checkers): in a planned workspace it also runs where a
+      package checked detects it while the root's settings do not name it,
+      and each package runs its own executable first (its
+      `node_modules/.bin`, then the root's: `resolve.resolve`'s `package`).
     - `cache_dirs`: directory names the engine writes into a project when
       run with its defaults (its own caches). Signalint never lets it write
       them there (D18), and a shadow copy leaves them out.
@@ -122,6 +127,7 @@ class EngineSpec:
     watch_patterns: tuple[str, ...] = ()
     fallback: bool = False
     per_package: bool = False
+    from_packages: bool = False
     cache_dirs: tuple[str, ...] = ()
     majors: tuple[int, ...] = ()
     replaces: tuple[str, ...] = ()

@@ -6,7 +6,10 @@ engines install` fills with pinned versions, then PATH.
 
 - `node_modules`: the project's `node_modules/.bin`, only when the real
   path stays inside the canonical root (a symlink cannot smuggle in an
-  executable from elsewhere).
+  executable from elsewhere). For a workspace package's run of an engine
+  the packages bring (`EngineSpec.from_packages`: vue-tsc, svelte-check,
+  astro) the package's own `node_modules/.bin` comes first, then the
+  root's (`resolve`'s `package`), as the package's own script would run it.
 - `venv`: the project's virtual environment (`project_venv`): `.venv` or
   `venv` in the root (real path inside it), else the active `VIRTUAL_ENV`.
 
@@ -34,7 +37,7 @@ import re
 import shutil
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -159,18 +162,27 @@ def project_python(root: Path) -> Path | None:
     return None
 
 
-def _local(provision: Provision, root: Path) -> Path | None:
+def _homes(root: Path, package: str) -> list[str]:
+    """Where a run for `package` ("." the root) looks for installed packages:
+    the package's directory, then the root (canonical paths)."""
     canonical_root = os.path.realpath(origin_of(root))
+    if package in (".", ""):
+        return [canonical_root]
+    return [os.path.normpath(os.path.join(canonical_root, package)), canonical_root]
+
+
+def _local(provision: Provision, root: Path, package: str = ".") -> Path | None:
+    canonical_root = os.path.realpath(origin_of(root))
+    places: list[tuple[Path, str]] = []
     for place in provision.local:
         if place == "node_modules":
-            bin_dir = Path(canonical_root) / "node_modules" / ".bin"
-            inside = canonical_root
-        else:
-            venv = project_venv(root)
-            if venv is None:
-                continue
-            bin_dir = _venv_bin(venv)
-            inside = os.path.realpath(venv)
+            homes = _homes(root, package)
+            places += [(Path(home) / "node_modules" / ".bin", canonical_root) for home in homes]
+            continue
+        venv = project_venv(root)
+        if venv is not None:
+            places.append((_venv_bin(venv), os.path.realpath(venv)))
+    for bin_dir, inside in places:
         for candidate in _bin_candidates(bin_dir, provision.bin_name):
             if _executable(candidate) and _inside(os.path.realpath(candidate), inside):
                 return candidate
@@ -197,11 +209,13 @@ def managed_executable(engine: Engine, directory: Path | None = None) -> Path | 
 _INSTALL_STATES = (".package-lock.json", ".modules.yaml", ".yarn-state.yml")
 
 
-def resolve(engine: Engine, root: Path) -> Resolved:
-    """Find `engine`'s executable for the project at `root` (see module docstring)."""
+def resolve(engine: Engine, root: Path, package: str = ".") -> Resolved:
+    """Find `engine`'s executable for the project at `root` (see module
+    docstring); `package` (root-relative) is the workspace package a run is
+    for, whose own `node_modules/.bin` is searched first."""
     spec = engine.spec
     provision = spec.provision
-    resolved = _resolve(engine, root)
+    resolved = _resolve(engine, root, package)
     if resolved.path is not None:
         # What an answer kept for replay depends on (`answers`): the
         # executable, the manifest naming its version, and the places
@@ -211,13 +225,13 @@ def resolve(engine: Engine, root: Path) -> Resolved:
             (str(resolved.path), real, os.path.join(os.path.dirname(real), "package.json"))
         )
     canonical_root = os.path.realpath(origin_of(root))
-    searched = [
-        os.path.join(canonical_root, "node_modules", ".bin"),
-        os.path.join(canonical_root, "node_modules"),
-    ]
+    searched: list[str] = []
+    for home in _homes(root, package):
+        modules = os.path.join(home, "node_modules")
+        searched += [os.path.join(modules, ".bin"), modules]
+        # What package managers rewrite on every install into node_modules.
+        searched += [os.path.join(modules, name) for name in _INSTALL_STATES]
     searched += [os.path.join(canonical_root, name) for name in VENV_NAMES]
-    # What package managers rewrite on every install into node_modules.
-    searched += [os.path.join(canonical_root, "node_modules", name) for name in _INSTALL_STATES]
     if resolved.source != "project":
         searched.append(str(_managed_bin(provision)))
     if resolved.source in ("PATH", "missing"):
@@ -226,10 +240,10 @@ def resolve(engine: Engine, root: Path) -> Resolved:
     return resolved
 
 
-def _resolve(engine: Engine, root: Path) -> Resolved:
+def _resolve(engine: Engine, root: Path, package: str) -> Resolved:
     spec = engine.spec
     provision = spec.provision
-    local = _local(provision, root)
+    local = _local(provision, root, package)
     if local is not None:
         return Resolved(spec.name, local, "project")
     managed = managed_executable(engine)
@@ -243,16 +257,29 @@ def _resolve(engine: Engine, root: Path) -> Resolved:
 
 @dataclass(frozen=True, slots=True)
 class Toolchain:
-    """The executables one check runs: each engine's resolution (by name)
-    and the project's Python interpreter (None: the project has none)."""
+    """The executables one check runs: each engine's resolution (by name),
+    the project's Python interpreter (None: the project has none) and, for
+    the engines a workspace's packages bring (`EngineSpec.from_packages`),
+    each package's own (by engine name, then package directory)."""
 
     engines: Mapping[str, Resolved]
     python: Path | None
+    packages: Mapping[str, Mapping[str, Resolved]] = field(default_factory=dict)
+
+    def for_package(self, name: str, package: str) -> Resolved | None:
+        """Engine `name`'s executable for the package at `package` (None: the engine's)."""
+        return self.packages.get(name, {}).get(package)
 
 
-def toolchain(root: Path, engines: Sequence[Engine]) -> Toolchain:
-    """What a check of the project at `root` with `engines` runs (module docstring)."""
-    return Toolchain({e.name: resolve(e, root) for e in engines}, project_python(root))
+def toolchain(root: Path, engines: Sequence[Engine], packages: Sequence[str] = ()) -> Toolchain:
+    """What a check of the project at `root` with `engines` runs, in the
+    workspace packages at `packages` (root-relative; module docstring)."""
+    own = {
+        e.name: {p: resolve(e, root, p) for p in packages}
+        for e in engines
+        if e.spec.from_packages and packages
+    }
+    return Toolchain({e.name: resolve(e, root) for e in engines}, project_python(root), own)
 
 
 def package_manifest_digest(real: str) -> str:
@@ -361,15 +388,21 @@ async def engine_version(
 async def engine_versions(
     engines: Sequence[Engine], tools: Toolchain, timeouts_ms: Mapping[str, int], book: VersionBook
 ) -> dict[str, str]:
-    """The version of each engine of `tools` that was found, by name (`engine_version`)."""
-    found = [(e, tools.engines[e.name]) for e in engines if tools.engines[e.name].path]
+    """The version of each engine of `tools` that was found, by name, and
+    of each package's own executable, by "<name> <package>" (`engine_version`)."""
+    # An engine the toolchain lacks (one an old tree's packages bring that
+    # the current check's did not) resolves itself when it runs.
+    found = [(e.name, e, tools.engines[e.name]) for e in engines if e.name in tools.engines]
+    for e in engines:
+        found += [(f"{e.name} {p}", e, r) for p, r in tools.packages.get(e.name, {}).items()]
+    found = [(key, e, resolved) for key, e, resolved in found if resolved.path]
     versions = await asyncio.gather(
         *(
             engine_version(resolved, e.spec.provision, timeouts_ms[e.name] / 1000, book)
-            for e, resolved in found
+            for _, e, resolved in found
         )
     )
-    return {e.name: v for (e, _), v in zip(found, versions, strict=True)}
+    return {key: v for (key, _, _), v in zip(found, versions, strict=True)}
 
 
 def package_version(real: str, provision: Provision) -> str | None:

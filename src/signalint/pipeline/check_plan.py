@@ -15,6 +15,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from signalint.cache.check_store import CheckStore, Writes
 from signalint.cache.context import Context
@@ -189,7 +190,8 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     for are their own (`RunRequest.borrowed_from`, `resolve.origin_of`).
     """
     root, config, scope = request.root, request.config, request.scope
-    stand_ins = _stand_ins(config, request.packages)
+    extra = tuple(brought(config, request.packages, root))
+    stand_ins = _stand_ins(config, request.packages, extra)
     if request.work is None:
         # The project's own, outside its tree; when it is made, an older
         # Signalint's copies and wrappers inside the tree go.
@@ -199,9 +201,10 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     enabled = [
         engine
         for name, engine in ENGINES.items()
-        if name in config.enabled_engines or name in stand_ins
+        if name in config.enabled_engines or name in stand_ins or name in extra
     ]
-    tools = request.tools or toolchain(root, enabled)
+    homes = [p.path for p in request.packages or ()]
+    tools = request.tools or toolchain(root, enabled, homes)
     book = Unremembered() if store is None else store
     versions = await engine_versions(enabled, tools, config.timeouts_ms, book)
     origin = origin_of(root)
@@ -290,7 +293,13 @@ def _tasks(
             warm=context.warm if request.warm and request.use_cache else None,
             boundary=shape.walked.boundary,
         )
-        task = _task(engine, job, shape, context, stand_ins.get(name, ()))
+        own = {
+            home: dataclasses.replace(
+                job, resolved=resolved, version=versions.get(f"{name} {home}", "unknown")
+            )
+            for home, resolved in tools.packages.get(name, {}).items()
+        }
+        task = _task(engine, job, shape, context, stand_ins.get(name, ()), own)
         if isinstance(task, PackagesTask) and name in stand_ins and not task.requests:
             continue  # every package it would check is checked by its replacement
         tasks.append(task)
@@ -309,11 +318,17 @@ def _has_work(task: Task) -> bool:
 
 
 def _task(
-    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+    engine: Engine,
+    job: Job,
+    shape: _Shape,
+    context: Context,
+    replacements: Sequence[Engine],
+    own: Mapping[str, Job],
 ) -> Task:
     """The task of one enabled engine: its files, the root's program, or
     each package's program (none where one of its `replacements` checks
-    the package)."""
+    the package; a package's `own` job, with its own executable, where it
+    has one)."""
     request, division = shape.request, shape.division
     scope, root = request.scope, request.root
     if not engine.spec.whole_program:
@@ -334,11 +349,16 @@ def _task(
             files_only=request.files_only,
         )
         return ProgramTask(engine, program)
-    return _packages_task(engine, job, shape, context, replacements)
+    return _packages_task(engine, job, shape, context, replacements, own)
 
 
 def _packages_task(
-    engine: Engine, job: Job, shape: _Shape, context: Context, replacements: Sequence[Engine]
+    engine: Engine,
+    job: Job,
+    shape: _Shape,
+    context: Context,
+    replacements: Sequence[Engine],
+    own: Mapping[str, Job],
 ) -> PackagesTask:
     """A per-package engine's task: each owned package's own program, or
     why it has nothing to run there."""
@@ -363,7 +383,7 @@ def _packages_task(
         # freshness as for any program.
         requests.append(
             ProgramRequest(
-                dataclasses.replace(job, target=package.path),
+                dataclasses.replace(own.get(package.path, job), target=package.path),
                 project_files=functools.partial(listing.under, package.path),
                 in_scope=functools.partial(_in_package, package.path + "/", shape.reported),
                 later=context.in_background,
@@ -374,8 +394,29 @@ def _packages_task(
     return PackagesTask(engine, owned_packages, tuple(requests), tuple(skipped), needs)
 
 
-def _stand_ins(config: Config, packages: Sequence[Package] | None) -> dict[str, list[Engine]]:
-    """Engines an enabled engine replaces (tsc beside vue-tsc) that still
+def brought(
+    config: Config, packages: Sequence[Package] | None, root: Path
+) -> dict[str, list[Package]]:
+    """The engines a workspace's packages bring (`EngineSpec.from_packages`)
+    that the settings leave off without naming them, each with the
+    packages of `packages` that detect it (its `package.json` names vue,
+    its `svelte.config.js`)."""
+    found: dict[str, list[Package]] = {}
+    for name, engine in ENGINES.items():
+        setting = config.engines[name]
+        if not engine.spec.from_packages or setting.enabled or setting.chosen:
+            continue
+        detected = [p for p in packages or () if engine.detect(root / p.path) is not None]
+        if detected:
+            found[name] = detected
+    return found
+
+
+def _stand_ins(
+    config: Config, packages: Sequence[Package] | None, brought: Sequence[str] = ()
+) -> dict[str, list[Engine]]:
+    """Engines an enabled engine (or one the packages `brought`) replaces
+    (tsc beside vue-tsc) that still
     check, in a planned workspace, the packages none of their replacements
     detects (a plain TypeScript package beside a Vue one), by name, with
     those replacements; each of them and its replacements check package by
@@ -386,7 +427,8 @@ def _stand_ins(config: Config, packages: Sequence[Package] | None) -> dict[str, 
     for name, engine in ENGINES.items():
         if not (config.engines[name].enabled and engine.spec.per_package):
             continue
-        by = [ENGINES[n] for n in config.enabled_engines if name in ENGINES[n].spec.replaces]
+        replacing = (*config.enabled_engines, *brought)
+        by = [ENGINES[n] for n in replacing if name in ENGINES[n].spec.replaces]
         if by and all(r.spec.per_package for r in by):
             found[name] = by
     return found

@@ -114,10 +114,13 @@ class EngineSetting:
 
     `options` holds every option of the engine's spec (`EngineSpec.options`),
     defaults filled in, so adapters and cache keys never have to guess.
+    `chosen`: the settings name the engine (else `enabled` is its default,
+    from what the root's files say).
     """
 
     enabled: bool
     options: Mapping[str, object]
+    chosen: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,7 +287,7 @@ def _build(raw: object, file: Path | None, prefix: str, root: Path) -> Config:
             shape = " or {" + ", ".join(f'"{k}": boolean' for k in declared) + "}"
             c.fail(path, f"expected a boolean{shape if declared else ''}, got {_got(value)}")
             value = False
-        engines[name] = EngineSetting(value, MappingProxyType(options))
+        engines[name] = EngineSetting(value, MappingProxyType(options), name in given)
 
     ignore = DEFAULT_IGNORE
     if "ignore" in top:

@@ -73,6 +73,7 @@ SPEC = EngineSpec(
     watch_patterns=("astro.config.*", "tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
     per_package=True,
+    from_packages=True,
 )
 
 

@@ -71,6 +71,7 @@ SPEC = EngineSpec(
     watch_patterns=("svelte.config.*", "tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
     per_package=True,
+    from_packages=True,
 )
 
 

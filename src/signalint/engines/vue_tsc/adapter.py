@@ -68,6 +68,7 @@ SPEC = EngineSpec(
     watch_patterns=("tsconfig*.json", "jsconfig*.json"),
     replaces=("tsc",),
     per_package=True,
+    from_packages=True,
 )
 
 
