@@ -27,16 +27,24 @@ MCP server, its hooks and a terminal share one worker per engine. The
 shadow copy is another root, whose buffers no other front end sees, so its
 workers are this process's own, for as long as the copy lasts. The rest of
 the language server sees the same `Checked` values either way.
+
+The copy's checks run on an event loop of their own, in a thread
+(`CopyLoop`; its warm pool belongs to that loop): the walk of the copy,
+parsing a whole program's answer and merging it are seconds of work on a
+large project, and the server's loop goes on reading and answering the
+editor's messages meanwhile (a newer change cancels the copy's check from
+there, as it would on one loop).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+import threading
+from collections.abc import Coroutine, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from signalint.cache.context import Context
 from signalint.daemon import client
@@ -98,6 +106,41 @@ def unseen_engines(config: Config, language: str | None) -> tuple[str, ...]:
     )
 
 
+T = TypeVar("T")
+
+
+class CopyLoop:
+    """An event loop in a thread of its own, where the shadow copy's checks
+    run (module docstring): started at the first, stopped by `close`."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="signalint-shadow-copy", daemon=True
+            )
+            thread.start()
+            self._loop, self._thread = loop, thread
+        return self._loop
+
+    async def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """`work`'s answer, run on this loop; cancelling the caller cancels it there."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+
+    def close(self) -> None:
+        loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+
 def _only(config: Config, names: Sequence[str]) -> Config:
     engines = {
         name: setting if name in names else dataclasses.replace(setting, enabled=False)
@@ -117,6 +160,7 @@ class Backend:
         self._store = self._new_store()
         self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
         self._shadow: tuple[ExitStack, Path, Context] | None = None
+        self.copy_loop = CopyLoop()  # where the copy's checks run
 
     def _new_store(self) -> SnapshotStore:
         return SnapshotStore(
@@ -184,7 +228,7 @@ class Backend:
         config = _only(self.config, engines)
         shadow, context = await self._copy_holding(file, text.encode("utf-8"))
         request = service.CheckRequest(shadow, config, [file], kind="files", files_only=files_only)
-        checked = await service.check(request, service.Services(context))
+        checked = await self.copy_loop.run(service.check(request, service.Services(context)))
         self._store.put(checked.snapshot)
         return checked
 
@@ -196,7 +240,7 @@ class Backend:
             return None
         _, shadow, context = self._shadow
         request = service.CheckRequest(shadow, _only(self.config, engines))
-        return await service.check(request, service.Services(context))
+        return await self.copy_loop.run(service.check(request, service.Services(context)))
 
     def release(self, file: str) -> None:
         """`file` is saved or closed: the copy holds what is on disk again."""
@@ -217,7 +261,7 @@ class Backend:
         stack, _, context = self._shadow
         self._shadow = None
         if context.warm is not None:
-            await context.warm.close()
+            await self.copy_loop.run(context.warm.close())
         stack.close()
 
     async def fixed_text(
@@ -244,6 +288,7 @@ class Backend:
         """Stop the warm engines and write what is kept."""
         self._store.flush()
         await self._close_shadow()
+        self.copy_loop.close()
         if self._context.warm is not None:
             await self._context.warm.close()
         # A daemon this server started stops when its last client leaves.
@@ -253,6 +298,7 @@ class Backend:
 __all__ = [
     "BUFFER_PROGRAMS",
     "Backend",
+    "CopyLoop",
     "buffer_engines",
     "buffer_linters",
     "buffer_programs",
