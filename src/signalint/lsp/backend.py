@@ -28,12 +28,14 @@ shadow copy is another root, whose buffers no other front end sees, so its
 workers are this process's own, for as long as the copy lasts. The rest of
 the language server sees the same `Checked` values either way.
 
-The copy's checks run on an event loop of their own, in a thread
-(`CopyLoop`; its warm pool belongs to that loop): the walk of the copy,
-parsing a whole program's answer and merging it are seconds of work on a
-large project, and the server's loop goes on reading and answering the
-editor's messages meanwhile (a newer change cancels the copy's check from
-there, as it would on one loop).
+The copy's checks that a whole-program engine takes part in run on an
+event loop of their own, in a thread (`CopyLoop`; their warm pool belongs
+to that loop): the walk of the copy, parsing a whole program's answer and
+merging it are seconds of work on a large project, and the server's loop
+goes on reading and answering the editor's messages meanwhile (a newer
+change cancels the copy's check from there, as it would on one loop). A
+check by the linters alone (a keystroke's first answer) runs on the
+server's loop with a pool of its own, so it never waits behind them.
 """
 
 from __future__ import annotations
@@ -141,6 +143,21 @@ class CopyLoop:
         loop.close()
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Copy:
+    """A shadow copy held (`stack` removes it), with the memory and warm
+    workers of its checks: `linters` on the server's loop, for a check by
+    the engines that check a file on its own alone (a keystroke's first
+    answer, never queued behind a whole program's work); `programs` on the
+    `CopyLoop`, for every check a whole-program engine takes part in (its
+    linters answer from the copy's result cache, filled by the first)."""
+
+    stack: ExitStack
+    path: Path
+    linters: Context
+    programs: Context
+
+
 def _only(config: Config, names: Sequence[str]) -> Config:
     engines = {
         name: setting if name in names else dataclasses.replace(setting, enabled=False)
@@ -159,7 +176,7 @@ class Backend:
         self._context = Context()
         self._store = self._new_store()
         self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
-        self._shadow: tuple[ExitStack, Path, Context] | None = None
+        self._shadow: _Copy | None = None
         self.copy_loop = CopyLoop()  # where the copy's checks run
 
     def _new_store(self) -> SnapshotStore:
@@ -186,17 +203,16 @@ class Backend:
         services = service.Services(self._context, self._store)
         return await client.check(request, services, kind="lsp", start=True)  # type: ignore[no-any-return]
 
-    async def _copy_holding(self, file: str, data: bytes) -> tuple[Path, Context]:
+    async def _copy_holding(self, file: str, data: bytes) -> _Copy:
         """The shadow copy with `file` holding `data` (a new copy when `file`
         is not among the copied files yet)."""
         known = self._shadow is not None and file in self._buffers
         self._buffers[file] = data
         if self._shadow is not None and known:
-            _, path, context = self._shadow
-            target = path / file
+            target = self._shadow.path / file
             if target.read_bytes() != data:
                 target.write_bytes(data)
-            return path, context
+            return self._shadow
         await self._close_shadow()
         from signalint.pipeline.shadow import shadow_copy
         from signalint.warm.pool import open_pool
@@ -207,9 +223,13 @@ class Backend:
                 self.root, self._buffers, only=list(self._buffers), skip=engine_cache_dirs()
             )
         )
-        context = Context(warm=open_pool(path, self.config))
-        self._shadow = (stack, path, context)
-        return path, context
+        self._shadow = _Copy(
+            stack,
+            path,
+            Context(warm=open_pool(path, self.config)),
+            Context(warm=open_pool(path, self.config)),
+        )
+        return self._shadow
 
     async def check_buffer(
         self,
@@ -226,9 +246,15 @@ class Backend:
         (`CheckRequest.files_only`: the TypeScript worker's `only`, Pyright's
         pull of that file), not re-checking its dependents first."""
         config = _only(self.config, engines)
-        shadow, context = await self._copy_holding(file, text.encode("utf-8"))
-        request = service.CheckRequest(shadow, config, [file], kind="files", files_only=files_only)
-        checked = await self.copy_loop.run(service.check(request, service.Services(context)))
+        copy = await self._copy_holding(file, text.encode("utf-8"))
+        request = service.CheckRequest(
+            copy.path, config, [file], kind="files", files_only=files_only
+        )
+        if any(ENGINES[name].spec.whole_program for name in engines):
+            work = service.check(request, service.Services(copy.programs))
+            checked = await self.copy_loop.run(work)
+        else:  # the linters alone: a few ms of work, never queued behind a program's
+            checked = await service.check(request, service.Services(copy.linters))
         self._store.put(checked.snapshot)
         return checked
 
@@ -238,9 +264,9 @@ class Backend:
         dependents). None when no copy is held."""
         if self._shadow is None:
             return None
-        _, shadow, context = self._shadow
-        request = service.CheckRequest(shadow, _only(self.config, engines))
-        return await self.copy_loop.run(service.check(request, service.Services(context)))
+        copy = self._shadow
+        request = service.CheckRequest(copy.path, _only(self.config, engines))
+        return await self.copy_loop.run(service.check(request, service.Services(copy.programs)))
 
     def release(self, file: str) -> None:
         """`file` is saved or closed: the copy holds what is on disk again."""
@@ -251,18 +277,19 @@ class Backend:
         except OSError:
             return
         self._buffers[file] = data
-        target = self._shadow[1] / file
+        target = self._shadow.path / file
         if target.read_bytes() != data:
             target.write_bytes(data)
 
     async def _close_shadow(self) -> None:
         if self._shadow is None:
             return
-        stack, _, context = self._shadow
-        self._shadow = None
-        if context.warm is not None:
-            await self.copy_loop.run(context.warm.close())
-        stack.close()
+        copy, self._shadow = self._shadow, None
+        if copy.linters.warm is not None:
+            await copy.linters.warm.close()
+        if copy.programs.warm is not None:
+            await self.copy_loop.run(copy.programs.warm.close())
+        copy.stack.close()
 
     async def fixed_text(
         self, file: str, text: str, issues: Sequence[Issue], engine: str | None
