@@ -7,7 +7,7 @@ The language server asks three things, and only through `Backend`:
   it reports resolve in `signalint show`;
 - `check_buffer`: one file's unsaved content, checked by the engines that
   check a file on its own and by the whole-program engines of its language
-  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright), in a sparse
+  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright, basedpyright), in a sparse
   shadow copy of the project where the files being edited hold their
   buffers (`signalint.pipeline.shadow`: those files copied, everything else a link
   into the project), nothing written in the project. The copy is the
@@ -62,7 +62,7 @@ from signalint.settings.config import Config, load_config
 # daemon answers never loads them (tests/daemon/test_thin_clients.py).
 
 # The whole-program engines that check a buffer in the shadow copy (their
-# spec's `checks_buffer`: tsc and Pyright). mypy
+# spec's `checks_buffer`: tsc, Pyright and basedpyright). mypy
 # does not: its warm worker is a second `dmypy`-sized process per copy and
 # its cold start in a fresh copy takes longer than a save (issue 38: mypy
 # answers on save).
