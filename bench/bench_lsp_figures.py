@@ -1,7 +1,10 @@
 """Issue 38's figures for `signalint lsp` on large generated projects.
 
     .venv/bin/python bench/bench_lsp_figures.py [--files 3000] [--python-files 800]
-        [--runs 3] [--only ts|python]
+        [--runs 3] [--only ts|python] [--parts a,c,d,linters]
+
+`--parts` runs only those TypeScript figures (a: keystrokes, c: the save,
+d: the unsaved change, linters: Oxlint alone); T is measured always.
 
 One `signalint lsp` on stdio (its messages read on a thread, each stamped
 as it arrives), checking through the project's daemon as an editor's does.
@@ -363,7 +366,7 @@ def exported_change(
         hub.write_text(texts[0])
 
 
-def typescript(base: Path, files: int, runs: int) -> None:
+def typescript(base: Path, files: int, runs: int, parts: frozenset[str]) -> None:
     root = generate_ts(base / "ts", files)
     shutil.copytree(node_modules(), root / "node_modules", symlinks=True)
     tsc = root / "node_modules" / ".bin" / "tsc"
@@ -372,10 +375,10 @@ def typescript(base: Path, files: int, runs: int) -> None:
     print(f"T = cold native tsc --noEmit: {t:.2f} s (median of {runs})")
     leaf = root / "src" / f"file{files - 1:05d}.ts"
     extra = '\nexport const extra{n}: number = "k{n}";\n'
-    print("(a) keystroke -> diagnostics published for the edited file (Oxlint + tsc)")
-    _, rest = keystrokes(root, leaf, "typescript", extra, runs, "Oxlint + tsc")
-    k = median(rest)
-    print(f"   = {k / t:.3f} T (goal <= 0.1 T)")
+    if "a" in parts:
+        print("(a) keystroke -> diagnostics published for the edited file (Oxlint + tsc)")
+        _, rest = keystrokes(root, leaf, "typescript", extra, runs, "Oxlint + tsc")
+        print(f"   = {median(rest) / t:.3f} T (goal <= 0.1 T)")
     middle = files // 2
     hub = root / "src" / f"file{middle:05d}.ts"
     dependent = root / "src" / f"file{middle + 1:05d}.ts"
@@ -384,25 +387,39 @@ def typescript(base: Path, files: int, runs: int) -> None:
         f"export const value{middle}: number", f"export const value{middle}: string"
     ).replace(f"= value{middle - 1} + {middle};", f"= String(value{middle - 1} + {middle});")
     assert changed != original
-    print(f"(c) save of an exported-type change (src/file{middle:05d}.ts) -> its importer's"
+    if parts & {"c", "d"}:
+        saved(root, (hub, dependent), [original, changed], runs, t, parts)
+    if "linters" in parts:
+        set_engines(root, {"oxlint": True, "tsc": False, "biome": False, "eslint": False})
+        keystrokes_linters(root, leaf, "typescript", extra, runs)
+
+
+def saved(
+    root: Path, files: tuple[Path, Path], texts: list[str], runs: int, t: float,
+    parts: frozenset[str],
+) -> None:  # fmt: skip
+    """(c) and (d): `files` are the hub and its importer."""
+    hub, dependent = files
+    print(f"(c) save of an exported-type change ({hub.relative_to(root)}) -> its importer's"
           f" diagnostics published")  # fmt: skip
-    watch = tsc_watch(root, hub, [original, changed], runs)
+    watch = tsc_watch(root, hub, texts, runs)
     w = median(watch)
     print(f"   tsc --watch's own answer: median {w:.2f} s"
           f" ({', '.join(f'{x:.2f}' for x in watch)}) = {w / t:.3f} T; {load()}")  # fmt: skip
-    saves = exported_change(root, hub, dependent, [original, changed], runs)
-    s = median(saves)
-    print(f"   signalint lsp: median {s:.2f} s ({', '.join(f'{x:.2f}' for x in saves)})"
-          f" = {s / t:.3f} T (goal <= 0.35 T) = {s / w:.2f} x tsc --watch (goal <= 1);"
-          f" {load()}")  # fmt: skip
+    if "c" in parts:
+        saves = exported_change(root, hub, dependent, texts, runs)
+        s = median(saves)
+        print(f"   signalint lsp: median {s:.2f} s ({', '.join(f'{x:.2f}' for x in saves)})"
+              f" = {s / t:.3f} T (goal <= 0.35 T) = {s / w:.2f} x tsc --watch (goal <= 1);"
+              f" {load()}")  # fmt: skip
+    if "d" not in parts:
+        return
     print("(d) the same change typed unsaved -> its importer's diagnostics published")
-    unsaved = unsaved_dependent(root, hub, dependent, [original, changed], runs)
+    unsaved = unsaved_dependent(root, hub, dependent, texts, runs)
     u = median(unsaved)
     print(f"   signalint lsp: median {u:.2f} s ({', '.join(f'{x:.2f}' for x in unsaved)})"
           f" = {u / t:.3f} T = {u / w:.2f} x tsc --watch's answer to the save;"
           f" {load()}")  # fmt: skip
-    set_engines(root, {"oxlint": True, "tsc": False, "biome": False, "eslint": False})
-    keystrokes_linters(root, leaf, "typescript", extra, runs)
 
 
 def python(base: Path, files: int, runs: int) -> None:
@@ -431,10 +448,14 @@ def main() -> None:
     parser.add_argument("--python-files", type=int, default=800)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", choices=("ts", "python"))
+    parser.add_argument("--parts", default="a,c,d,linters")
     args = parser.parse_args()
+    parts = frozenset(args.parts.split(","))
+    if not parts <= {"a", "c", "d", "linters"}:
+        parser.error(f"--parts: {args.parts!r}: accepted: a, c, d, linters (comma-separated)")
     with tempfile.TemporaryDirectory(prefix="bench-lsp-figures-") as tmp:
         if args.only in (None, "ts"):
-            typescript(Path(tmp), args.files, args.runs)
+            typescript(Path(tmp), args.files, args.runs, parts)
         if args.only in (None, "python"):
             python(Path(tmp), args.python_files, args.runs)
 

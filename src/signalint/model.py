@@ -7,8 +7,9 @@ and engine-agnostic: nothing downstream of an adapter sees engine output.
 
 from __future__ import annotations
 
+import operator
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -128,7 +129,7 @@ class Issue:
         # Pickled as its field values, so that an unpickler reading answers
         # one after another reuses the equal issues of the last one
         # (`UnpickledIssues`).
-        return _unpickled_issue, tuple(getattr(self, name) for name in Issue.__slots__)
+        return _unpickled_issue, _issue_fields(self)
 
     @property
     def summary(self) -> str:
@@ -137,6 +138,11 @@ class Issue:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.line, self.col, self.rule, self.issue_id)
+
+
+# An issue's field values in slot order, at C speed (a check's answer
+# pickles thousands of issues: `Issue.__reduce__`).
+_issue_fields: Callable[[Issue], tuple[Any, ...]] = operator.attrgetter(*Issue.__slots__)
 
 
 @dataclass(frozen=True, slots=True)

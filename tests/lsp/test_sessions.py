@@ -172,6 +172,65 @@ def test_python_edits_equal_cold_checks(tmp_path: Path) -> None:
     loop.close()
 
 
+def test_basedpyright_checks_an_unsaved_buffer_and_its_dependents(tmp_path: Path) -> None:
+    """basedpyright answers a keystroke as Pyright does (Pyright's warm
+    driver given basedpyright's adapter, in the shadow copy): the buffer's
+    diagnostics equal the cold check of that content, with no notice (no
+    engine left that answers on save); the importer its unsaved change
+    breaks is published before the save, equal to the cold check after it."""
+    require_engine("basedpyright")
+    root = tmp_path / "bp"
+    (root / "pkg").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    lib = "import os\n\n\ndef scale(value: int) -> int:\n    return value * 2\n"
+    (root / "pkg" / "lib.py").write_text(lib)
+    app = "import sys\n\nfrom pkg.lib import scale\n\nsize: int = scale(2)\n"
+    (root / "pkg" / "app.py").write_text(app)  # Ruff's unused import: published at first
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "pkg"\nversion = "0"\n\n[tool.basedpyright]\n'
+        'typeCheckingMode = "standard"\n'
+    )
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "mypy", "pyright"), False)
+    engines.update(ruff=True, basedpyright=True)
+    (root / "signalint.config.json").write_text(json.dumps({"engines": engines}))
+    twin = _twin(root, tmp_path, engines)
+    file, dependent = "pkg/lib.py", "pkg/app.py"
+    text = "import os\n\n\ndef scale(value: int) -> str:\n    return value * 2\n"
+
+    async def session() -> None:
+        editor = Editor(root)
+        await editor.start()
+        await editor.settle(first=True)
+        on_disk = cli_keys(root, dependent)
+        assert editor.keys(dependent) == on_disk
+        editor.open(file)
+        await editor.until(file, unsaved=False)
+        editor.edit(file, text)
+        await editor.until(file, unsaved=False)
+        (twin / file).write_text(text)
+        first, *rest = editor.publications(file, 2)
+        assert notice_of(first) == {"unseen": ["basedpyright"], "pending": ["basedpyright"]}
+        assert rest and notice_of(rest[-1]) == {}
+        expected = cli_keys(twin, file)
+        assert editor.keys(file) == expected
+        assert any(k[1] == ("basedpyright",) for k in expected), expected  # it saw the buffer
+
+        expected = cli_keys(twin, dependent)
+        assert any(k[1] == ("basedpyright",) for k in expected) and expected != on_disk
+        await editor.until_true(lambda: editor.keys(dependent) == expected)
+        assert (root / file).read_text() == lib  # nothing written in the project
+
+        editor.save(file, text)
+        await editor.until(file, unsaved=False)
+        await editor.settle()
+        assert editor.keys(dependent) == cli_keys(root, dependent) == expected
+        assert not editor.messages
+        await editor.stop()
+
+    asyncio.run(session())
+
+
 def test_code_actions_apply_the_engines_safe_fixes(demo_project: Path, tmp_path: Path) -> None:
     """`source.fixAll.signalint` on a buffer gives the text `signalint fix`
     writes for the same file; each fixable diagnostic offers its engines' quickfix."""

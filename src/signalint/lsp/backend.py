@@ -7,7 +7,7 @@ The language server asks three things, and only through `Backend`:
   it reports resolve in `signalint show`;
 - `check_buffer`: one file's unsaved content, checked by the engines that
   check a file on its own and by the whole-program engines of its language
-  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright), in a sparse
+  that can check a buffer (`BUFFER_PROGRAMS`: tsc, Pyright, basedpyright), in a sparse
   shadow copy of the project where the files being edited hold their
   buffers (`signalint.pipeline.shadow`: those files copied, everything else a link
   into the project), nothing written in the project. The copy is the
@@ -27,16 +27,26 @@ MCP server, its hooks and a terminal share one worker per engine. The
 shadow copy is another root, whose buffers no other front end sees, so its
 workers are this process's own, for as long as the copy lasts. The rest of
 the language server sees the same `Checked` values either way.
+
+The copy's checks that a whole-program engine takes part in run on an
+event loop of their own, in a thread (`CopyLoop`; their warm pool belongs
+to that loop): the walk of the copy, parsing a whole program's answer and
+merging it are seconds of work on a large project, and the server's loop
+goes on reading and answering the editor's messages meanwhile (a newer
+change cancels the copy's check from there, as it would on one loop). A
+check by the linters alone (a keystroke's first answer) runs on the
+server's loop with a pool of its own, so it never waits behind them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+import threading
+from collections.abc import Coroutine, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
 from signalint.cache.context import Context
 from signalint.daemon import client
@@ -52,7 +62,7 @@ from signalint.settings.config import Config, load_config
 # daemon answers never loads them (tests/daemon/test_thin_clients.py).
 
 # The whole-program engines that check a buffer in the shadow copy (their
-# spec's `checks_buffer`: tsc and Pyright). mypy
+# spec's `checks_buffer`: tsc, Pyright and basedpyright). mypy
 # does not: its warm worker is a second `dmypy`-sized process per copy and
 # its cold start in a fresh copy takes longer than a save (issue 38: mypy
 # answers on save).
@@ -98,6 +108,56 @@ def unseen_engines(config: Config, language: str | None) -> tuple[str, ...]:
     )
 
 
+T = TypeVar("T")
+
+
+class CopyLoop:
+    """An event loop in a thread of its own, where the shadow copy's checks
+    run (module docstring): started at the first, stopped by `close`."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="signalint-shadow-copy", daemon=True
+            )
+            thread.start()
+            self._loop, self._thread = loop, thread
+        return self._loop
+
+    async def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """`work`'s answer, run on this loop; cancelling the caller cancels it there."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+
+    def close(self) -> None:
+        loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Copy:
+    """A shadow copy held (`stack` removes it), with the memory and warm
+    workers of its checks: `linters` on the server's loop, for a check by
+    the engines that check a file on its own alone (a keystroke's first
+    answer, never queued behind a whole program's work); `programs` on the
+    `CopyLoop`, for every check a whole-program engine takes part in (its
+    linters answer from the copy's result cache, filled by the first)."""
+
+    stack: ExitStack
+    path: Path
+    linters: Context
+    programs: Context
+
+
 def _only(config: Config, names: Sequence[str]) -> Config:
     engines = {
         name: setting if name in names else dataclasses.replace(setting, enabled=False)
@@ -116,7 +176,8 @@ class Backend:
         self._context = Context()
         self._store = self._new_store()
         self._buffers: dict[str, bytes] = {}  # file -> what the copy holds
-        self._shadow: tuple[ExitStack, Path, Context] | None = None
+        self._shadow: _Copy | None = None
+        self.copy_loop = CopyLoop()  # where the copy's checks run
 
     def _new_store(self) -> SnapshotStore:
         return SnapshotStore(
@@ -142,17 +203,16 @@ class Backend:
         services = service.Services(self._context, self._store)
         return await client.check(request, services, kind="lsp", start=True)  # type: ignore[no-any-return]
 
-    async def _copy_holding(self, file: str, data: bytes) -> tuple[Path, Context]:
+    async def _copy_holding(self, file: str, data: bytes) -> _Copy:
         """The shadow copy with `file` holding `data` (a new copy when `file`
         is not among the copied files yet)."""
         known = self._shadow is not None and file in self._buffers
         self._buffers[file] = data
         if self._shadow is not None and known:
-            _, path, context = self._shadow
-            target = path / file
+            target = self._shadow.path / file
             if target.read_bytes() != data:
                 target.write_bytes(data)
-            return path, context
+            return self._shadow
         await self._close_shadow()
         from signalint.pipeline.shadow import shadow_copy
         from signalint.warm.pool import open_pool
@@ -163,9 +223,13 @@ class Backend:
                 self.root, self._buffers, only=list(self._buffers), skip=engine_cache_dirs()
             )
         )
-        context = Context(warm=open_pool(path, self.config))
-        self._shadow = (stack, path, context)
-        return path, context
+        self._shadow = _Copy(
+            stack,
+            path,
+            Context(warm=open_pool(path, self.config)),
+            Context(warm=open_pool(path, self.config)),
+        )
+        return self._shadow
 
     async def check_buffer(
         self,
@@ -182,9 +246,15 @@ class Backend:
         (`CheckRequest.files_only`: the TypeScript worker's `only`, Pyright's
         pull of that file), not re-checking its dependents first."""
         config = _only(self.config, engines)
-        shadow, context = await self._copy_holding(file, text.encode("utf-8"))
-        request = service.CheckRequest(shadow, config, [file], kind="files", files_only=files_only)
-        checked = await service.check(request, service.Services(context))
+        copy = await self._copy_holding(file, text.encode("utf-8"))
+        request = service.CheckRequest(
+            copy.path, config, [file], kind="files", files_only=files_only
+        )
+        if any(ENGINES[name].spec.whole_program for name in engines):
+            work = service.check(request, service.Services(copy.programs))
+            checked = await self.copy_loop.run(work)
+        else:  # the linters alone: a few ms of work, never queued behind a program's
+            checked = await service.check(request, service.Services(copy.linters))
         self._store.put(checked.snapshot)
         return checked
 
@@ -194,9 +264,9 @@ class Backend:
         dependents). None when no copy is held."""
         if self._shadow is None:
             return None
-        _, shadow, context = self._shadow
-        request = service.CheckRequest(shadow, _only(self.config, engines))
-        return await service.check(request, service.Services(context))
+        copy = self._shadow
+        request = service.CheckRequest(copy.path, _only(self.config, engines))
+        return await self.copy_loop.run(service.check(request, service.Services(copy.programs)))
 
     def release(self, file: str) -> None:
         """`file` is saved or closed: the copy holds what is on disk again."""
@@ -207,18 +277,19 @@ class Backend:
         except OSError:
             return
         self._buffers[file] = data
-        target = self._shadow[1] / file
+        target = self._shadow.path / file
         if target.read_bytes() != data:
             target.write_bytes(data)
 
     async def _close_shadow(self) -> None:
         if self._shadow is None:
             return
-        stack, _, context = self._shadow
-        self._shadow = None
-        if context.warm is not None:
-            await context.warm.close()
-        stack.close()
+        copy, self._shadow = self._shadow, None
+        if copy.linters.warm is not None:
+            await copy.linters.warm.close()
+        if copy.programs.warm is not None:
+            await self.copy_loop.run(copy.programs.warm.close())
+        copy.stack.close()
 
     async def fixed_text(
         self, file: str, text: str, issues: Sequence[Issue], engine: str | None
@@ -244,6 +315,7 @@ class Backend:
         """Stop the warm engines and write what is kept."""
         self._store.flush()
         await self._close_shadow()
+        self.copy_loop.close()
         if self._context.warm is not None:
             await self._context.warm.close()
         # A daemon this server started stops when its last client leaves.
@@ -253,6 +325,7 @@ class Backend:
 __all__ = [
     "BUFFER_PROGRAMS",
     "Backend",
+    "CopyLoop",
     "buffer_engines",
     "buffer_linters",
     "buffer_programs",

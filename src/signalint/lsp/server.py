@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from signalint.engines.runner import Progress
     from signalint.lsp.backend import Backend
     from signalint.model import CheckResult, Issue
+    from signalint.settings.config import Config
 
 _log = logging.getLogger(__name__)
 
@@ -122,6 +123,40 @@ def _keys(issues: Sequence[Issue] | None) -> list[tuple[object, ...]]:
     )
 
 
+def _dependents(
+    result: CheckResult,
+    programs: Sequence[str],
+    disk: dict[str, dict[str, list[Issue]]],
+    dirty: set[str],
+    config: Config,
+) -> dict[str, list[Issue]]:
+    """file -> its issues as a cold check with the buffers saved shows them,
+    for each file not `dirty` whose issues of `programs` in `result` (the
+    copy's check) differ from the disk check's (`disk`): those engines'
+    issues from `result`, the other buffer engines' from `disk`, merged."""
+    from signalint.lsp.backend import buffer_engines
+    from signalint.model import Issue
+    from signalint.pipeline.engine_merge import merge_reports
+
+    now = _by_file(result, programs)
+    changed: set[str] = set()
+    for name in programs:
+        before = disk.get(name, {})
+        for file in set(now.get(name, {})) | set(before):
+            if file not in dirty and _keys(now[name].get(file)) != _keys(before.get(file)):
+                changed.add(file)
+    found: dict[str, list[Issue]] = {}
+    for file in sorted(changed):
+        kept = [
+            issue
+            for name in buffer_engines(config, _language(file))
+            for issue in (now if name in programs else disk).get(name, {}).get(file, [])
+        ]
+        merged = {issue.issue_id: issue for issue in merge_reports(kept)}
+        found[file] = sorted(merged.values(), key=Issue.sort_key)
+    return found
+
+
 def _disk_lines(uri: str) -> list[str] | None:
     path = convert.path_of(uri)
     if path is None:
@@ -146,6 +181,31 @@ class Notice:
 NO_NOTICE: Final = Notice()
 
 
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """What a file's diagnostics are made of: equal sources make equal
+    diagnostics (the encoding is the session's)."""
+
+    issues: tuple[Issue, ...]
+    notice: Notice
+    version: int | None
+    text: object  # the buffer's text, or the file's stat on disk
+
+
+def _text_key(root: Path | None, doc: Document | None, issues: Sequence[Issue]) -> object:
+    """The text a file's diagnostics convert their columns on: the
+    buffer's, else (with issues) the disk's, known by its stat."""
+    if doc is not None:
+        return doc.text
+    if not issues or root is None:
+        return None
+    try:
+        st = os.stat(os.path.join(root, issues[0].file))
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 class Session:
     """The state of one client's session with the server."""
 
@@ -158,6 +218,11 @@ class Session:
         self.project: dict[str, list[Issue]] = {}  # file -> issues of the last check
         self.published: dict[str, list[types.Diagnostic]] = {}  # uri -> what was sent
         self.sent_versions: dict[str, int | None] = {}  # uri -> the version it was sent with
+        # uri -> what its sent diagnostics were made of (`publish` skips
+        # building them again from the same), and its project-relative file.
+        self.sources: dict[str, _Source] = {}
+        self.published_files: dict[str, str] = {}
+        self._uris: dict[str, str] = {}  # project-relative file -> its uri
         self.buffer_issues: dict[str, list[Issue]] = {}  # uri -> issues of its buffer
         # uri -> issues of a file published from the unsaved buffers' program
         # (a dependent of theirs), until they are saved or closed.
@@ -265,13 +330,13 @@ class Session:
         dirty = any(doc.dirty for doc in self.documents.values())
         if not dirty:
             self.from_buffers.clear()
-        wanted: set[str] = set()
-        for file in files:
-            wanted.add(convert.uri_of(backend.root, file))
-        for uri in self.documents:
-            wanted.add(uri)
-        for uri in list(self.published):
-            wanted.add(uri)
+        # uri -> its project-relative file: a check's files are the
+        # project's already (no path test per file, `_file_of`).
+        wanted = {self._uri_of(file): file for file in files}
+        for uri, open_doc in self.documents.items():
+            wanted[uri] = open_doc.file
+        for uri, file in self.published_files.items():
+            wanted.setdefault(uri, file)
         for uri in sorted(wanted):
             doc = self.documents.get(uri)
             if doc is not None and doc.dirty:
@@ -279,10 +344,7 @@ class Session:
             if uri in self.from_buffers:
                 continue  # the unsaved buffers' dependents: checked again below
             self.buffer_issues.pop(uri, None)
-            rel = doc.file if doc is not None else self._file_of(uri)
-            if rel is None:
-                continue
-            self.publish(uri, self.project.get(rel, []), doc, only_changed=True)
+            self.publish(uri, self.project.get(wanted[uri], []), doc, only_changed=True)
         self._tidy_later()
         if dirty:  # the dependents of what is unsaved, against this check
             self.checks.schedule(DEPENDENTS, self.check_dependents, DEPENDENTS_QUIET_S)
@@ -350,9 +412,6 @@ class Session:
         merges them (D20); the engines that answer on save are named. A
         file that went back to the disk's diagnostics gets them."""
         from signalint.engines.registry import ENGINES
-        from signalint.lsp.backend import buffer_engines
-        from signalint.model import Issue
-        from signalint.pipeline.engine_merge import merge_reports
 
         await self.ready.wait()
         backend = self.backend
@@ -370,23 +429,10 @@ class Session:
                 outcome = whole.result.outcomes.get(name)
                 if outcome is None or outcome.status != "ok":
                     return  # the failure is the buffer's own check's to show
-            now = _by_file(whole.result, programs)
-            changed: set[str] = set()
-            for name in programs:
-                before = self.disk_issues.get(name, {})
-                for file in set(now.get(name, {})) | set(before):
-                    if file not in dirty and _keys(now[name].get(file)) != _keys(before.get(file)):
-                        changed.add(file)
-            for file in sorted(changed):
-                kept = [
-                    issue
-                    for name in buffer_engines(backend.config, _language(file))
-                    for issue in (now if name in programs else self.disk_issues)
-                    .get(name, {})
-                    .get(file, [])
-                ]
-                merged = {issue.issue_id: issue for issue in merge_reports(kept)}
-                found[file] = sorted(merged.values(), key=Issue.sort_key)
+            # Per-issue work on thousands of issues: off the server's loop.
+            found = await asyncio.to_thread(
+                _dependents, whole.result, programs, self.disk_issues, dirty, backend.config
+            )
         buffers = sorted(dirty)
         for uri in list(self.from_buffers):
             rel = self._file_of(uri)
@@ -412,6 +458,13 @@ class Session:
 
         assert self.backend is not None
         return list(unseen_engines(self.backend.config, _language(file)))
+
+    def _uri_of(self, file: str) -> str:
+        uri = self._uris.get(file)
+        if uri is None:
+            assert self.backend is not None
+            uri = self._uris[file] = convert.uri_of(self.backend.root, file)
+        return uri
 
     def _file_of(self, uri: str) -> str | None:
         if self.backend is None:
@@ -490,22 +543,32 @@ class Session:
         """Send `uri`'s diagnostics, with the `notice` of the engines that
         have not seen it; with `only_changed`, not when the client already
         has these, of this version."""
+        version = doc.version if doc is not None else None
+        source = _Source(tuple(issues), notice, version, _text_key(self.root, doc, issues))
+        if only_changed and self.sources.get(uri) == source:
+            return  # what was sent was made of the same: the same diagnostics
         found = self.diagnostics(uri, issues, doc, notice)
         if not found and uri not in self.published:
             return
-        version = doc.version if doc is not None else None
         if (
             only_changed
             and found == self.published.get(uri)
             and self.sent_versions.get(uri, -1) == version
         ):
+            self.sources[uri] = source
             return
         if found:
             self.published[uri] = found
             self.sent_versions[uri] = version
+            self.sources[uri] = source
+            file = doc.file if doc is not None else issues[0].file if issues else None
+            if file is not None:
+                self.published_files[uri] = file
         else:
             self.published.pop(uri, None)
             self.sent_versions.pop(uri, None)
+            self.sources.pop(uri, None)
+            self.published_files.pop(uri, None)
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=version)
         )

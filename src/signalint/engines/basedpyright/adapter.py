@@ -55,6 +55,7 @@ SPEC = EngineSpec(
     docs_url="https://docs.basedpyright.com/",
     whole_program=True,
     watch_patterns=(*pyright.BASEDPYRIGHT.config_names, "baseline.json"),
+    checks_buffer=True,  # Pyright's language server: it reads a buffer in the shadow copy
     warm_driver="signalint.engines.basedpyright.warm",
 )
 
