@@ -223,13 +223,13 @@ def test_no_cache_never_keeps_nor_replays_and_cache_clear_forgets(project: Path)
 def test_an_answer_naming_an_expired_or_evicted_check_is_not_replayed(project: Path) -> None:
     """`signalint show` must expand the checkId a replay prints."""
     out, _, _ = kept(project)
-    snapshot = project / ".signalint" / "snapshots" / f"{json.loads(out)['checkId']}.json"
+    snapshot = project / ".signalint" / "snapshots" / f"{json.loads(out)['checkId']}.snapshot"
     old = time.time() - 1801  # the default time to live is 1,800 s
     os.utime(snapshot, (old, old))
     again = run(project, "--format", "json")
     assert not again[3]
     assert json.loads(again[0])["checkId"] != json.loads(out)["checkId"]
     assert run(project, "--format", "json")[3]  # kept anew, naming the new check
-    newest = project / ".signalint" / "snapshots" / f"{json.loads(again[0])['checkId']}.json"
+    newest = project / ".signalint" / "snapshots" / f"{json.loads(again[0])['checkId']}.snapshot"
     newest.unlink()  # evicted (more checks than snapshotMax since)
     assert not run(project, "--format", "json")[3]

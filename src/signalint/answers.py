@@ -17,7 +17,11 @@ manifest naming its version). After printing, it keeps the answer
 (size, mtime, ctime and inode; a path that did not exist must still not;
 the stat taken when it was read where the reader took one, `noted`, else
 one taken then),
-in `<state>/answers/<key>.json`. The key names the command: its arguments,
+in `<state>/answers/<key>.answer` (JSON under a suffix no linter or
+formatter claims: a project's `biome check .` without VCS integration walks
+the state directory and formats every `.json` file it finds; an earlier
+release's `<key>.json` files are removed when answers are trimmed). The
+key names the command: its arguments,
 the hook event it read (a hook's standard input), the working directory,
 the environment variables that change what a check does, the interpreter,
 whether stdout is a terminal, and our code (the daemon's stamp).
@@ -61,6 +65,9 @@ from signalint.daemon.place import event_cwd, payload, project_root, stamp, stat
 FORMAT = 2
 KEEP = 32
 DIRECTORY = "answers"
+SUFFIX = ".answer"
+# What releases before the suffix above wrote; removed by `_trim` and `forget`.
+LEGACY_SUFFIX = ".json"
 SETTLE_NS = 2_000_000_000
 # Options after which a check's answer depends on more than the files it read.
 UNKEPT = (
@@ -295,7 +302,7 @@ def _latest_first(item: tuple[str, list[int] | None]) -> tuple[int, str]:
 
 
 def _place(root: Path, env: Mapping[str, str], key: str) -> Path:
-    return state_dir(root, env) / DIRECTORY / f"{key}.json"
+    return state_dir(root, env) / DIRECTORY / f"{key}{SUFFIX}"
 
 
 def replay(root: Path, args: Sequence[str], env: Mapping[str, str], event: str = "") -> int | None:
@@ -389,19 +396,28 @@ def forget(root: Path, env: Mapping[str, str]) -> int:
     """Remove every kept answer of `root`; how many there were."""
     directory = state_dir(root, env) / DIRECTORY
     removed = 0
-    for kept in directory.glob("*.json"):
+    for kept in directory.glob(f"*{SUFFIX}"):
         with contextlib.suppress(OSError):
             kept.unlink()
             removed += 1
+    _remove_legacy(directory)
     return removed
 
 
 def _trim(directory: Path) -> None:
     """Keep the `KEEP` most recently written answers."""
+    _remove_legacy(directory)
     kept = []
-    for entry in directory.glob("*.json"):
+    for entry in directory.glob(f"*{SUFFIX}"):
         with contextlib.suppress(OSError):
             kept.append((entry.stat().st_mtime_ns, entry))
     for _, entry in sorted(kept, reverse=True)[KEEP:]:
+        with contextlib.suppress(OSError):
+            entry.unlink()
+
+
+def _remove_legacy(directory: Path) -> None:
+    """Remove the answers an earlier release kept as `.json` files."""
+    for entry in directory.glob(f"*{LEGACY_SUFFIX}"):
         with contextlib.suppress(OSError):
             entry.unlink()

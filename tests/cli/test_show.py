@@ -123,7 +123,7 @@ def test_an_unknown_id_exits_2_and_says_what_to_do(project: Path) -> None:
 
 def test_an_expired_check_id_exits_2(project: Path) -> None:
     checked = check_json(project)
-    (saved,) = (project / ".signalint" / "snapshots").glob("*.json")
+    (saved,) = (project / ".signalint" / "snapshots").glob("*.snapshot")
     an_hour_ago = time.time() - 3600  # beyond the default 30 minutes
     os.utime(saved, (an_hour_ago, an_hour_ago))
     done = signalint(project, "show", checked["checkId"])

@@ -479,6 +479,35 @@ def test_start_status_stop(tmp_path: Path) -> None:
     assert gone.returncode == 1 and "no daemon runs" in gone.stdout
 
 
+@pytest.mark.real
+def test_start_keeps_a_daemon_a_front_end_started_on_demand(tmp_path: Path) -> None:
+    """`daemon start` while a daemon a front end started on demand (the
+    language server's, the MCP server's) still runs: that daemon is the one
+    asked for, and stays after its last client left. It said "a daemon
+    already runs" and the daemon stopped 2 s after its client (real-world
+    tier, leaflet: the kept-warm step's checks ran in-process, no worker)."""
+    from signalint.daemon.launch import launch
+
+    require_engine("ruff")
+    root = write_project(tmp_path / "p")
+    where = place(root, clean_env())
+    front_end = subprocess.Popen(["sleep", "2"])  # an attached client, until it ends
+    try:
+        pid = launch(root, where, 60.0, on_demand=True)["pid"]
+        client.ask(where, {"op": "hello", "client": {"kind": "lsp", "pid": front_end.pid}})
+        started = run_cli(root, "daemon", "start")
+        assert started.returncode == 0, started.stderr
+        assert f"a daemon already runs for {root} (pid {pid})" in started.stdout
+        assert "it stays until" in started.stdout
+        front_end.wait(10)
+        time.sleep(4)  # past the on-demand daemon's grace once its last client left
+        assert hello(root) is not None and hello(root)["pid"] == pid  # type: ignore[index]
+    finally:
+        front_end.kill()
+        stop_daemon(root)
+    assert wait_until_dead([pid], 10) == []
+
+
 TYPES = "export type Shape = {{ size: {size}; name: string }};\n"
 USER = (
     'import type {{ Shape }} from "./types";\n'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -240,7 +241,7 @@ def test_saved_snapshots_expire_after_the_ttl(tmp_path: Path) -> None:
     _disk_store(tmp_path, clock, ttl_s=60).put(snapshot([], check_id="old"))
     clock.now += 61
     assert _disk_store(tmp_path, clock, ttl_s=60).get("old") is None
-    assert not (tmp_path / "old.json").exists()  # pruned, not only hidden
+    assert not (tmp_path / "old.snapshot").exists()  # pruned, not only hidden
 
 
 def test_only_the_newest_max_count_files_are_kept(tmp_path: Path) -> None:
@@ -251,14 +252,14 @@ def test_only_the_newest_max_count_files_are_kept(tmp_path: Path) -> None:
     reader = _disk_store(tmp_path, clock, max_count=2)
     assert reader.get("a") is None
     assert reader.get("b") is not None and reader.get("c") is not None
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "c.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.snapshot", "c.snapshot"]
 
 
 def test_a_corrupt_or_foreign_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
     warnings: list[str] = []
-    (tmp_path / "bad1.json").write_bytes(b'{"format": "signalint-snapshot", "vers')
-    (tmp_path / "bad2.json").write_text('{"format": "something else"}')
-    (tmp_path / "bad3.json").write_text('{"format": "signalint-snapshot", "version": 1}')
+    (tmp_path / "bad1.snapshot").write_bytes(b'{"format": "signalint-snapshot", "vers')
+    (tmp_path / "bad2.snapshot").write_text('{"format": "something else"}')
+    (tmp_path / "bad3.snapshot").write_text('{"format": "signalint-snapshot", "version": 1}')
     store = _disk_store(tmp_path, warnings=warnings)
     for name in ("bad1", "bad2", "bad3"):
         assert store.get(name) is None
@@ -279,7 +280,7 @@ def test_a_failed_save_is_a_warning_and_the_id_still_resolves_in_process(tmp_pat
 
 
 def test_ids_that_could_name_other_files_are_never_looked_up(tmp_path: Path) -> None:
-    (tmp_path / "secret.json").write_text("{}")
+    (tmp_path / "secret.snapshot").write_text("{}")
     store = _disk_store(tmp_path / "snapshots")
     for bad in ("../secret", "/etc/passwd", "a/b", "", ".tmp-x"):
         assert store.get(bad) is None
@@ -356,7 +357,7 @@ def test_processes_saving_and_reading_at_once_never_see_a_torn_file(tmp_path: Pa
     for worker in workers:
         worker.join(timeout=120)
     assert [worker.exitcode for worker in workers] == [0, 0, 0]
-    assert len(list(tmp_path.glob("*.json"))) == 5
+    assert len(list(tmp_path.glob("*.snapshot"))) == 5
 
 
 def test_a_file_from_another_process_is_decoded_once_until_it_changes(tmp_path: Path) -> None:
@@ -426,3 +427,21 @@ def test_snapshot_pieces_join_to_the_encoded_file(tmp_path: Path) -> None:
     write_atomic(target, iter(pieces))
     assert target.read_bytes() == encode_snapshot(snap)
     assert decode_snapshot(target.read_bytes()).result.issues == snap.result.issues
+
+
+def test_snapshots_of_an_earlier_release_are_not_read_and_go_once_expired(
+    tmp_path: Path,
+) -> None:
+    """Earlier releases kept `<id>.json`, which a project's Biome formats
+    (real-world tier, resend-node): they are never read, and removed with
+    the expired snapshots."""
+    clock = Clock()
+    legacy = tmp_path / "old.json"
+    legacy.write_bytes(encode_snapshot(snapshot([], check_id="old")))
+    os.utime(legacy, (clock.now, clock.now))
+    store = _disk_store(tmp_path, clock, ttl_s=60)
+    assert store.get("old") is None and len(store) == 0
+    assert legacy.exists()  # another release's process may still name it
+    clock.now += 61
+    store.put(snapshot([], check_id="new"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.snapshot"]

@@ -225,3 +225,60 @@ def test_every_mode_leaves_the_projects_own_tools_unchanged(
     assert home.is_dir() and not home.is_relative_to(project)
     assert any(home.glob("trees/*/app/main.py"))
     assert any(home.glob("tsc/build/**/lib/tsconfig.json"))
+
+
+def _biome_paths(root: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """(file, category) of each diagnostic of the project's `biome check .`."""
+    done = _run(
+        [
+            str(require_engine("biome")),
+            "check",
+            ".",
+            "--reporter",
+            "json",
+            "--max-diagnostics=none",
+        ],
+        root,
+        env,
+    )
+    report = json.loads(done.stdout)
+    return sorted(
+        (str((d.get("location") or {}).get("path") or ""), str(d.get("category") or ""))
+        for d in report["diagnostics"]
+    )
+
+
+def test_biome_check_without_vcs_reads_nothing_signalint_keeps(tmp_path: Path) -> None:
+    """A Biome project without VCS integration (so no ignore file applies, as
+    resend-node's biome.jsonc) formats every JSON file it walks, the dot
+    directories included: at 6efaf16 the check's kept answer and snapshots
+    (`.signalint/answers/*.json`, `.signalint/snapshots/*.json`) gave the
+    developer's `biome check .` three format errors (real-world tier,
+    resend-node, 2026-12-07)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "biome.json").write_text(
+        json.dumps({"formatter": {"indentStyle": "space", "lineWidth": 80}})
+    )
+    (root / "package.json").write_text(json.dumps({"name": "p", "version": "0.0.0"}) + "\n")
+    (root / "signalint.config.json").write_text(
+        json.dumps({"engines": {"oxlint": False, "tsc": False, "eslint": False, "biome": True}})
+        + "\n"
+    )
+    (root / "src").mkdir()
+    (root / "src" / "a.js").write_text("debugger;\nexport const a = 1;\n")
+    unset = ("SIGNALINT_PROJECT_ROOT", "SIGNALINT_STATE_DIR")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env["SIGNALINT_DAEMON"] = "0"
+    before = _biome_paths(root, env)
+    assert ("src/a.js", "lint/suspicious/noDebugger") in before  # Biome runs and reports
+    legacy = root / ".signalint" / "answers" / "0123abcd.json"  # an earlier release's answer
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text('{"format": 2}')
+    for _ in range(3):  # cold, cached (the answer is kept), answered from the kept answer
+        signalint(root, env, "check")
+    kept = [p.relative_to(root).as_posix() for p in (root / ".signalint").rglob("*") if p.is_file()]
+    assert any(p.startswith(".signalint/snapshots/") for p in kept), kept
+    assert any(p.startswith(".signalint/answers/") for p in kept), kept
+    assert not legacy.exists()
+    assert _biome_paths(root, env) == before

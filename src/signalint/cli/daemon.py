@@ -1,7 +1,8 @@
 """`signalint daemon start|status|stop`: the project's daemon (`signalint.daemon`).
 
 `start` starts it in the background and returns once it answers (or says
-why it could not start; exit 1); when one runs already it says so (exit 0).
+why it could not start; exit 1); when one runs already it says so (exit 0),
+and one a front end started on demand then stays as a started one does.
 `status` lists the daemon and its warm workers (exit 1 when none runs);
 `stop` ends it and every worker (exit 0 also when none ran).
 """
@@ -106,8 +107,11 @@ def start() -> int:
         click.echo(f"stopping the daemon for {root}: it runs other code (Signalint reinstalled)")
         _stop(where, running)
         running = None
-    if running is not None:
-        click.echo(f"a daemon already runs for {root} (pid {running.get('pid')})")
+    if running is not None and _keep(where, running):
+        click.echo(
+            f"a daemon already runs for {root} (pid {running.get('pid')}); it stays until "
+            "`signalint daemon stop` or daemon.idleMinutes without a check"
+        )
         return 0
     from signalint.cli.state_access import require
 
@@ -122,6 +126,18 @@ def start() -> int:
     note = f"; {where.note}" if where.note else ""
     click.echo(f"daemon started for {root} (pid {answer.get('pid')}{note})")
     return 0
+
+
+def _keep(where: Place, running: dict[str, Any]) -> bool:
+    """Ask the running daemon to stay (one a front end started on demand
+    would stop with its last client); False once it is gone or stopping."""
+    try:
+        kept = ask(where, {"op": "keep"}).get("kept") is True
+    except (OSError, Refused, wire.WireError):
+        kept = False
+    if not kept:
+        _stop(where, running)  # waits until it has ended
+    return kept
 
 
 def _stop(where: Place, running: dict[str, Any]) -> None:

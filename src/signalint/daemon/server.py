@@ -246,6 +246,18 @@ class Daemon:
         self.stopping.set()
         return {"stopping": True, "pid": os.getpid()}
 
+    async def cmd_keep(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
+        """`daemon start` found this daemon running: started on demand, it
+        now stays as a started one does (until `daemon stop` or idle), not
+        only while a front end is attached. `kept` is false when it is
+        already stopping (the caller waits for it to end and starts one)."""
+        if self.stopping.is_set():
+            return {"kept": False, "pid": os.getpid()}
+        if self.on_demand:
+            self.say("asked to stay (daemon start): no longer stops with its last client")
+            self.on_demand = False
+        return {"kept": True, "pid": os.getpid()}
+
     async def cmd_detach(self, message: dict[str, Any], writer: Any) -> dict[str, Any]:
         """A client that leaves (the MCP server, `watch`); a daemon started
         on demand stops when it was the last one, its workers ended at once."""

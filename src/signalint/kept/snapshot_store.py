@@ -7,7 +7,12 @@ id from one process (a CLI check, a hook, an MCP server started per call)
 resolves in any other. Several processes share that directory without
 locks: files are written whole and renamed into place, a file that
 vanishes under a reader is simply absent, and an unreadable file is
-skipped with a warning, never a crash."""
+skipped with a warning, never a crash.
+
+A snapshot file is JSON named `<check id>.snapshot`, a suffix no linter or
+formatter claims: a project's `biome check .` without VCS integration walks
+the state directory and formats every `.json` file in it. The `.json` files
+of earlier releases are not read; they are removed once expired."""
 
 from __future__ import annotations
 
@@ -44,7 +49,9 @@ MIN_REFERENCE = 4
 # Check ids are 16 hex digits; anything that could leave the directory or
 # name a temporary file is refused before it reaches the file system.
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_SUFFIX = ".json"
+_SUFFIX = ".snapshot"
+# What releases before `_SUFFIX` wrote: removed once expired, never read.
+_LEGACY_SUFFIX = ".json"
 
 
 def snapshot_dir(root: Path) -> Path:
@@ -305,7 +312,8 @@ class SnapshotStore:
         cutoff = self._clock() - self.ttl_s
         live: list[tuple[float, Path]] = []
         for name in names:
-            if not name.endswith(_SUFFIX):
+            legacy = name.endswith(_LEGACY_SUFFIX)
+            if not (legacy or name.endswith(_SUFFIX)):
                 continue
             path = self.directory / name
             try:
@@ -314,7 +322,7 @@ class SnapshotStore:
                 continue  # removed by another process meanwhile
             if mtime <= cutoff:
                 _unlink(path)  # expired, or a writer's leftover after a kill
-            elif not name.startswith("."):
+            elif not (legacy or name.startswith(".")):
                 live.append((mtime, path))
         live.sort(key=lambda entry: entry[0], reverse=True)
         for _, path in live[self.max_count :]:
