@@ -2551,7 +2551,7 @@ def signalint_commit(exe: Path) -> str:
     return (
         f"{head.stdout.strip()} ({branch.stdout.strip()}"
         + (", uncommitted changes in src/" if dirty.stdout.strip() else "")
-        + f") at {checkout}"
+        + ")"
     )
 
 
