@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from signalint import process
@@ -116,6 +117,11 @@ def test_kill_running_ends_every_group_in_flight_from_another_thread(tmp_path: P
     )
     runner.start()
     pids = [int(p) for p in wait_for_file(pidfile).split()]
+    # The run is in flight once `run` has registered its group, which can be
+    # a moment after the child wrote its pids (a loaded machine failed here).
+    deadline = time.monotonic() + 20
+    while pids[0] not in process._RUNNING and time.monotonic() < deadline:
+        time.sleep(0.01)
     process.kill_running()
     assert wait_until_dead(pids) == []
     runner.join(60)

@@ -98,7 +98,8 @@ def test_store_urls_name_the_store_and_bad_ones_say_what_is_accepted() -> None:
 def test_entries_written_by_one_machine_are_read_by_another(tmp_path: Path) -> None:
     url = f"fs://{tmp_path / 'shared'}"
     warnings: list[str] = []
-    writer = tier(url, warnings)
+    # Time enough for a write on a loaded machine (one went past the default).
+    writer = tier(url, warnings, timeout_ms=ROOMY_MS)
     writer.put_many({"k1": b"one", "k2": b"two"})
     writer.flush()
     reader = tier(url, warnings, timeout_ms=ROOMY_MS)
@@ -111,7 +112,7 @@ def test_entries_written_by_one_machine_are_read_by_another(tmp_path: Path) -> N
 def test_a_group_is_read_in_one_round_trip_from_its_pack(tmp_path: Path) -> None:
     url = f"fs://{tmp_path / 'shared'}"
     warnings: list[str] = []
-    writer = tier(url, warnings)
+    writer = tier(url, warnings, timeout_ms=ROOMY_MS)
     entries = {f"key{i}": f"value {i}".encode() for i in range(200)}
     writer.put_many(entries)
     writer.put_pack("eslint 9", entries)
