@@ -20,6 +20,7 @@ are allowed anywhere.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import shutil
@@ -113,6 +114,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
     late = len(rank)
     items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], late))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every module imported, every test item) lives
+    as long as the session: kept out of the garbage collector's full passes,
+    which otherwise walk it again every few hundred tests and twice at exit."""
+    gc.freeze()
 
 
 def engines_bin() -> Path:
