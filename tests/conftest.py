@@ -20,6 +20,7 @@ are allowed anywhere.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import shutil
@@ -38,13 +39,6 @@ from signalint.project import settle
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "examples" / "demo"
-
-# The session keeps the bytecode of our modules and pytest's rewritten test
-# modules (in `__pycache__`, ignored by git) even where PYTHONDONTWRITEBYTECODE
-# is set, as bench/ and the real-world tier do: otherwise every run, and
-# every xdist worker, compiles `src/` and rewrites `tests/` again, about 7 s
-# of CPU each. Processes the tests start still inherit the variable.
-sys.dont_write_bytecode = False
 
 # The quick loop's marker expression (README).
 QUICK_LOOP = "not real"
@@ -72,6 +66,61 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     ):
         return
     option.numprocesses = "auto"
+    # Each worker is sent its share of the tests at once, in order, and one
+    # that runs out takes the untouched end of the other's share: no test
+    # waits behind a slow one at the end, and a file's tests mostly stay on
+    # one worker (HEAVY_FIRST).
+    option.dist = "worksteal"
+
+
+# Test files that take the most time, run first on xdist workers (in this
+# order; every other file keeps its place after them): the workers' last tests
+# are then short ones, and neither waits long for the other at the end. The
+# architecture checks also share one parse of every module, so they should run
+# in one worker (consecutive tests go to one worker first). Only the order
+# changes: a name here that no longer exists changes nothing.
+HEAVY_FIRST = (
+    "tests/test_architecture.py",
+    "tests/cli/test_cli_bad_input.py",
+    "tests/hosts/test_jsonc.py",
+    "tests/server/test_catalog_table.py",
+    "tests/cache/test_remote.py",
+    "tests/server/test_schemas.py",
+    "tests/hosts/test_init_clients.py",
+    "tests/features/test_history.py",
+    "tests/pipeline/test_engine_failures.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis without its two timed checks (a test's deadline, the
+    too-slow health check): on a loaded machine they fail tests whose code
+    is right, and tests here never assert timings. Not in the xdist
+    controller, which runs no test (and so need not import Hypothesis)."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile(
+        "signalint", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    )
+    settings.load_profile("signalint")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On xdist workers, the files of HEAVY_FIRST first (see there)."""
+    if not hasattr(config, "workerinput"):
+        return
+    rank = {name: n for n, name in enumerate(HEAVY_FIRST)}
+    late = len(rank)
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], late))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every module imported, every test item) lives
+    as long as the session: kept out of the garbage collector's full passes,
+    which otherwise walk it again every few hundred tests and twice at exit."""
+    gc.freeze()
 
 
 def engines_bin() -> Path:

@@ -14,6 +14,7 @@ store URLs echoed as written, and a `remoteCache` block without `url`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -92,9 +93,12 @@ TEXT = st.one_of(
 PLAUSIBLE_PATHS = st.sampled_from(["src", "src/a.ts", "signalint.config.json", "out/report"])
 
 
+@functools.cache
 def value(parameter: click.Parameter) -> st.SearchStrategy[str]:
     """Values for `parameter`: of its own kind (choices, numbers at and past
-    its bounds, paths in the project), or any text."""
+    its bounds, paths in the project), or any text. Built once per parameter:
+    a strategy built anew for every draw is validated anew, which took most
+    of the property test's time (the values drawn are the same)."""
     kind = parameter.type
     own: st.SearchStrategy[str] = TEXT
     if isinstance(kind, click.Choice):
@@ -112,20 +116,32 @@ def value(parameter: click.Parameter) -> st.SearchStrategy[str]:
     return st.one_of(own, own, TEXT)
 
 
+@functools.cache
+def option_lists(command: click.Command) -> st.SearchStrategy[list[click.Option]]:
+    options = [p for p in command.params if isinstance(p, click.Option)]
+    return st.lists(st.sampled_from(options), max_size=4) if options else st.just([])
+
+
+@functools.cache
+def spellings(option: click.Option) -> st.SearchStrategy[str]:
+    return st.sampled_from([*option.opts, *option.secondary_opts])
+
+
+ARGUMENT_COUNTS = st.integers(0, 2)
+
+
 @st.composite
 def arguments(draw: st.DrawFn, command: click.Command) -> list[str]:
     """Some of `command`'s options, each with a value of any kind, and arguments."""
     argv: list[str] = []
-    options = [p for p in command.params if isinstance(p, click.Option)]
-    for option in draw(st.lists(st.sampled_from(options), max_size=4)) if options else []:
+    for option in draw(option_lists(command)):
         if option.name == "help":
             continue
-        name = draw(st.sampled_from([*option.opts, *option.secondary_opts]))
-        argv.append(name)
+        argv.append(draw(spellings(option)))
         if not (option.is_flag or option.count):
             argv.append(draw(value(option)))
     for argument in (p for p in command.params if isinstance(p, click.Argument)):
-        count = 1 if argument.nargs == 1 else draw(st.integers(0, 2))
+        count = 1 if argument.nargs == 1 else draw(ARGUMENT_COUNTS)
         argv += [draw(value(argument)) for _ in range(count)]
     return draw(st.permutations(argv)) if draw(st.booleans()) else argv
 

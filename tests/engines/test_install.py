@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,10 @@ prefix = pathlib.Path(args[args.index("--prefix") + 1])
 log = pathlib.Path(os.environ["FAKE_NPM_LOG"])
 with log.open("a") as handle:
     handle.write(f"start {os.getpid()} {' '.join(args)}\\n")
-time.sleep(float(os.environ.get("FAKE_NPM_SLEEP", "0")))
+hold = os.environ.get("FAKE_NPM_HOLD")  # a file: npm runs on once it exists
+deadline = time.monotonic() + 60
+while hold and not os.path.exists(hold) and time.monotonic() < deadline:
+    time.sleep(0.01)
 bins = {"oxlint": "oxlint", "eslint": "eslint", "typescript": "tsc",
         "@biomejs/biome": "biome", "pyright": "pyright"}
 broken = os.environ.get("FAKE_NPM_BROKEN", "").split(",")
@@ -180,7 +184,8 @@ def test_a_managed_directory_from_before_generations_is_replaced(fake: Path) -> 
 def test_a_second_install_waits_for_the_lock_then_finds_the_engines_installed(
     fake: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("FAKE_NPM_SLEEP", "1")
+    release = fake / "release"
+    monkeypatch.setenv("FAKE_NPM_HOLD", str(release))
     said: dict[str, list[str]] = {"first": [], "second": []}
     done: dict[str, list[installer.Installed]] = {}
 
@@ -192,6 +197,10 @@ def test_a_second_install_waits_for_the_lock_then_finds_the_engines_installed(
     wait_for_file(fake / "npm.log")  # the first install holds the lock, npm is running
     second = threading.Thread(target=run, args=("second",))
     second.start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any("waiting" in s for s in said["second"]):
+        time.sleep(0.01)  # until the second says it waits for the lock
+    release.write_text("")  # npm finishes: the first install ends, the second goes on
     first.join(30)
     second.join(30)
     assert done["first"] == [installer.Installed("oxlint", "1.94.0", already=False)]

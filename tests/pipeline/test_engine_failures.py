@@ -33,9 +33,10 @@ from tests.helpers import write_executable
 TIMEOUT_FIX = "timeoutsMs.oxlint (milliseconds) in signalint.config.json"
 EMPTY_REPORT = """printf '{"diagnostics": []}'\n"""
 # A fake that never finishes meets a short timeout (it cannot finish in time,
-# however slow the machine); one that finishes gets a generous one.
+# however slow the machine; a check starts it twice, so waits twice); one
+# that finishes gets a generous one.
 HANG = "sleep 30\n"
-HANG_TIMEOUT_S = 0.2
+HANG_TIMEOUT_S = 0.05
 FINISH_TIMEOUT_S = 30.0
 
 
