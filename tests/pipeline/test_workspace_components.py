@@ -98,17 +98,24 @@ def native(root: Path, package: str) -> Found:
     return found
 
 
+def as_natively(workspace: Path, by_run: dict[tuple[str, str], PackageRun]) -> None:
+    """Each package's own checker answered `ok` with the issues its native
+    run finds, with multiplicity."""
+    for name, engine in CHECKER.items():
+        run = by_run[(engine, name)]
+        assert run.outcome is not None and run.outcome.status == "ok", run
+        found = Counter((i.file, i.line, i.col, i.rule) for i in run.outcome.issues)
+        assert found == native(workspace, name.split("/")[1]), name
+
+
 def test_each_package_is_checked_by_its_own_checker_as_natively(workspace: Path) -> None:
     """Each package's issues equal its native checker's, with multiplicity;
     a checker skips the packages it does not detect, and tsc those a
     component checker covers (it is never run twice over a package)."""
     checked = check(workspace)
     by_run = runs(checked)
+    as_natively(workspace, by_run)
     for name, engine in CHECKER.items():
-        run = by_run[(engine, name)]
-        assert run.outcome is not None and run.outcome.status == "ok", run
-        found = Counter((i.file, i.line, i.col, i.rule) for i in run.outcome.issues)
-        assert found == native(workspace, name.split("/")[1]), name
         # Nothing else checked this package.
         others = [r for (e, n), r in by_run.items() if n == name and e != engine]
         assert all(r.outcome is None for r in others), others
@@ -183,11 +190,7 @@ def test_packages_bring_their_checkers_run_with_their_own_executables(
     web = _give(workspace, "web", "vue2")
     checked = check(workspace)
     by_run = runs(checked)
-    for name, engine in CHECKER.items():
-        run = by_run[(engine, name)]
-        assert run.outcome is not None and run.outcome.status == "ok", run
-        found = Counter((i.file, i.line, i.col, i.rule) for i in run.outcome.issues)
-        assert found == native(workspace, name.split("/")[1]), name
+    as_natively(workspace, by_run)
     own = checked.run.toolchain
     assert own is not None
     resolved = own.for_package("vue-tsc", "packages/web")
