@@ -36,7 +36,7 @@ from bench.synth import generate
 from signalint.engines.resolve import resolve
 from signalint.engines.runner import EngineRun, Job, run_engine
 from signalint.engines.tsc.adapter import ENGINE as TSC
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 from signalint.settings.config import state_dir
 from signalint.warm.pool import WarmPool
 

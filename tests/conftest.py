@@ -293,7 +293,7 @@ def _module_run(rest: Sequence[Any]) -> str | None:
 
 @pytest.fixture(autouse=True)
 def _work_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Projects' work directories (`signalint.pipeline.work_dir`) in the session's
+    """Projects' work directories (`signalint.project.work_dir`) in the session's
     temporary directory, not the user's cache (processes the test starts
     inherit it)."""
     monkeypatch.setenv("SIGNALINT_WORK_DIR", str(tmp_path_factory.getbasetemp() / "work"))

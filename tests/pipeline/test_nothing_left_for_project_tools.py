@@ -40,7 +40,7 @@ from typing import Any
 import pytest
 
 from signalint import answers
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 from tests.conftest import require_engine
 from tests.helpers import git
 

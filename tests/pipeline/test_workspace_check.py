@@ -22,8 +22,8 @@ import pytest
 
 from signalint.cache.context import Context
 from signalint.cli.main import main
-from signalint.pipeline import work_dir as work
 from signalint.pipeline.check_run import PackageRun
+from signalint.project import work_dir as work
 from signalint.service import check_service as service
 from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool

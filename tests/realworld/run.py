@@ -1337,8 +1337,8 @@ def state_dir(project: Path) -> Path:
 
 def work_dirs(project: Path, env: dict[str, str]) -> list[Path]:
     """The project's work directory and the cold runs' directory
-    (`signalint.pipeline.work_dir`), as the checks run with `env` place them."""
-    from signalint.pipeline.work_dir import COLD_DIR, base_dir, project_key
+    (`signalint.project.work_dir`), as the checks run with `env` place them."""
+    from signalint.project.work_dir import COLD_DIR, base_dir, project_key
 
     base = base_dir(project, env)
     return [base / project_key(project), base / COLD_DIR]

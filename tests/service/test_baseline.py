@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from signalint.cli.main import main
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 from tests.conftest import require_engine
 from tests.helpers import git, write_executable
 from tests.typescripts import install_typescript, typescript

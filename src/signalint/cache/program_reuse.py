@@ -49,7 +49,7 @@ from signalint.engines.base import Engine, Program, WholeProgram
 from signalint.engines.resolve import origin_of
 from signalint.engines.runner import EngineRun, Job, run_live, run_program
 from signalint.model import EngineOutcome, Failure, Issue
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 from signalint.project.outside import withheld_gap
 
 # A cold directory older than this belongs to a run that was killed before

@@ -1,6 +1,6 @@
 """`signalint cache clear|info`: inspect or empty the result cache, and the
 project's work directory (copies of old revisions, tsc's build wrappers:
-`signalint.pipeline.work_dir`)."""
+`signalint.project.work_dir`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from signalint import answers
 from signalint.cache.local_store import ResultCache
 from signalint.cli.project_args import open_project
 from signalint.pipeline import old_tree
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 from signalint.settings.config import state_dir
 from signalint.wording import count
 

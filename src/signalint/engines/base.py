@@ -180,7 +180,7 @@ class EngineContext:
     (its own caches, build info); a cold run gets a fresh one. `work_dir`
     is where it keeps what holds source files or links to them (tsc's
     build wrappers and their declarations), outside the project
-    (`signalint.pipeline.work_dir`); None: `state_dir` (a tree that is itself outside
+    (`signalint.project.work_dir`); None: `state_dir` (a tree that is itself outside
     every project, such as a shadow copy). `python` is
     the project's Python interpreter (its virtual environment), if it has one.
     `issues` is the process's memo of issues already made, if any.

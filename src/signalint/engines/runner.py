@@ -192,7 +192,7 @@ class Job:
     executable (`resolved`; looked up for `root` when None) and the
     project's Python (`python`; `project_python(root)` when None), and
     its version (`resolve.engine_version`). `work_dir` is where the engine
-    keeps what holds source files or links to them (`signalint.pipeline.work_dir`: outside
+    keeps what holds source files or links to them (`signalint.project.work_dir`: outside
     the project); None: the state directory."""
 
     root: Path

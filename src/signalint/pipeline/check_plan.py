@@ -33,10 +33,10 @@ from signalint.engines.resolve import (
 )
 from signalint.engines.runner import Job
 from signalint.model import EngineOutcome
-from signalint.pipeline import work_dir as work
 from signalint.pipeline.request import RunRequest
 from signalint.pipeline.shards import Division, divide
 from signalint.pipeline.workspaces import Package
+from signalint.project import work_dir as work
 from signalint.project.ignores import config_matcher
 from signalint.project.outside import Boundary
 from signalint.project.walk import ProjectFiles, walk
@@ -179,8 +179,8 @@ def _store(request: RunRequest, context: Context) -> CheckStore:
 
 async def plan(request: RunRequest, context: Context) -> Plan:
     """Decide what the check runs, each step before those on lower floors:
-    the engines standing in for others, the project's work directory, the
-    result store, the toolchain and versions, one walk of the scope; then
+    the engines standing in for others, the result store, the toolchain
+    and versions, one walk of the scope, the project's work directory; then
     the part of it this check runs (`_shape`) and one task per enabled
     engine (`_tasks`).
 
@@ -192,10 +192,6 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     root, config, scope = request.root, request.config, request.scope
     extra = tuple(brought(config, request.packages, root))
     stand_ins = _stand_ins(config, request.packages, extra)
-    if request.work is None:
-        # The project's own, outside its tree; when it is made, an older
-        # Signalint's copies and wrappers inside the tree go.
-        work.prepare(request.work_dir, root, legacy=request.state_dir)
     store = _store(request, context) if request.use_cache else None
     memo = context.walk_memo(root)
     enabled = [
@@ -215,6 +211,11 @@ async def plan(request: RunRequest, context: Context) -> Plan:
     walked_set.update(files)
     whole = files if scope.whole_project else None
     listing = ProjectFiles(root, config.ignore, memo, whole, boundary)
+    if request.work is None:
+        # The project's own, outside its tree; when it is made, an older
+        # Signalint's copies and wrappers inside the tree go (the walk
+        # never enters the state directory they were kept in).
+        work.prepare(request.work_dir, root, legacy=request.state_dir)
     ignored = config_matcher(tuple(config.ignore))
     shape = _shape(request, _Walked(files, frozenset(files), ignored, listing, boundary))
     tasks, parts = _tasks(enabled, shape, tools, versions, context, stand_ins)

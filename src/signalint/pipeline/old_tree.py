@@ -2,7 +2,7 @@
 borrows from the working tree (the policy: `signalint.service.baseline`).
 
 `at_revision` has a tree's files written in the project's work directory,
-outside the project (`signalint.pipeline.work_dir`: `<work>/trees/<tree>`; inside the
+outside the project (`signalint.project.work_dir`: `<work>/trees/<tree>`; inside the
 project the project's own tools would read the copy and its links), with
 `changes.checkout_tree` (git's plumbing and an index file of our own),
 gives the copy the working tree's `node_modules` directories (as links to
@@ -45,8 +45,8 @@ from signalint.pipeline.changes import (
     ignored_paths,
     toplevel,
 )
-from signalint.pipeline.work_dir import tree_lock, try_lock
 from signalint.project import settle
+from signalint.project.work_dir import tree_lock, try_lock
 
 TREES_DIR = "trees"
 MAX_TREES: Final = 3

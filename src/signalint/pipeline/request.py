@@ -29,9 +29,9 @@ from signalint.model import Scope
 from signalint.pipeline.changes import commit_of, merge_base
 from signalint.pipeline.shards import Shard
 from signalint.pipeline.targets import Locate, from_root, targets_of
-from signalint.pipeline.work_dir import for_project
 from signalint.pipeline.workspaces import Package, Workspace, WorkspaceError
 from signalint.pipeline.workspaces import plan as plan_workspace
+from signalint.project.work_dir import for_project
 from signalint.settings.config import Config, state_dir
 
 # Wraps one check's engine runs: given the enabled engines, yields the
@@ -173,7 +173,7 @@ class RunRequest:
 
     @property
     def work_dir(self) -> Path:
-        """Where engines keep what holds source files (`signalint.pipeline.work_dir`)."""
+        """Where engines keep what holds source files (`signalint.project.work_dir`)."""
         return self.work or for_project(self.root)
 
     @property

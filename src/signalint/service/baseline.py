@@ -13,7 +13,7 @@ same file, rule, severity and message nearest by line, else the same
 message template; so an issue that merely moved is not new.
 
 The old revision is checked in a copy of its tree in the project's work
-directory, outside the project (`<work>/trees/<tree id>`, `signalint.pipeline.work_dir`:
+directory, outside the project (`<work>/trees/<tree id>`, `signalint.project.work_dir`:
 inside it, the project's own tools would read the copy), written through an
 index file of our own (nothing is registered in the repository's `.git`),
 kept and reused for the same tree (a revision with the same content reuses

@@ -34,14 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from signalint import ids
 from signalint.cache.context import Context
 from signalint.kept.snapshot_store import SnapshotStore
 from signalint.model import CheckResult
 from signalint.payloads import CheckPayload, CheckWarnings
 from signalint.pipeline import check_entry, runtime
 from signalint.pipeline.check_run import CheckRun
-from signalint.pipeline.cluster import Clustering, cluster
+from signalint.pipeline.cluster import Clustering
 from signalint.pipeline.report import Additions, check_payload
 from signalint.pipeline.request import CheckRequest, ProgressScope, Since, no_progress
 from signalint.pipeline.ripple import Ripple
@@ -228,13 +227,11 @@ async def compute(request: CheckRequest, context: Context | None = None) -> Chec
     if context.warm is not None:
         restarts = context.warm.counts.restarts - restarts  # during this check
     run = answered.run
-    issues = run.result.issues
-    clustering = context.derived(issues, "clustering", lambda: cluster(issues))
     targets = answered.selected.scope.targets
-    snapshot = Snapshot(run.result, clustering, targets, request.kind, run.filtered_out)
+    snapshot = Snapshot(run.result, answered.clustering, targets, request.kind, run.filtered_out)
     # Validation to clustering: the check at a revision is not part of it.
     latency_ms = (time.monotonic() - started - answered.compared_s) * 1000
-    dependents = _dependents(run)
+    dependents = answered.dependents
     only: OnlyNew | None = None
     if request.since is not None and answered.compared is not None:
         from signalint.service.baseline import only_new
@@ -261,28 +258,6 @@ def keep(checked: Checked, request: CheckRequest, services: Services) -> Checked
     context = services.context or Context()
     warnings = _record(services.history, checked, request.compact, services.words, context)
     return dataclasses.replace(checked, warnings=warnings)
-
-
-def _dependents(run: CheckRun) -> Snapshot | None:
-    """The errors `run`'s edit broke or moved elsewhere (`Ripple.now`) as a
-    retained check of their files (whole-program engines' outcomes only,
-    nothing filtered out), or None."""
-    found = run.ripple.now
-    if not found:
-        return None
-    engines = {issue.engine for issue in found}
-    files = tuple(sorted({issue.file for issue in found}))
-    result = CheckResult(
-        check_id=ids.new_check_id(),
-        fingerprint=ids.fingerprint({issue.issue_id: issue for issue in found}),
-        project_root=run.result.project_root,
-        outcomes={name: o for name, o in run.result.outcomes.items() if name in engines},
-        issues=found,
-        created_at=time.time(),
-        files_in_scope=len(files),
-        whole_project=False,
-    )
-    return Snapshot(result, cluster(found), files, "files")
 
 
 async def changed_paths(root: Path, config: Config) -> list[str]:

@@ -24,9 +24,9 @@ from signalint.cache.program_reuse import _remove_abandoned_cold_dirs
 from signalint.engines.tsc.build import BuildPlan, Project, plan_build, read_report
 from signalint.engines.tsc.program import config_chain as _tsc_configs
 from signalint.model import CheckResult, Scope
-from signalint.pipeline import work_dir as work
 from signalint.pipeline.check_run import run_check
 from signalint.pipeline.request import RunRequest
+from signalint.project import work_dir as work
 from signalint.settings.config import load_config
 from tests.conftest import require_engine
 from tests.helpers import write_executable

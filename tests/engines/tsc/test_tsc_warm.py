@@ -41,10 +41,10 @@ from signalint.engines.runner import EngineRun, Job, run_program
 from signalint.engines.tsc.adapter import ENGINE as TSC
 from signalint.engines.tsc.warm import TscDriver, TscSession, _stdout
 from signalint.model import CheckResult, EngineOutcome, Scope
-from signalint.pipeline import work_dir as work
 from signalint.pipeline.check_run import run_check
 from signalint.pipeline.request import RunRequest
 from signalint.process import Command, ProcessResult
+from signalint.project import work_dir as work
 from signalint.settings.config import load_config, state_dir
 from signalint.warm.driver import WorkerFailed, exchange
 from signalint.warm.pool import WarmPool

@@ -7,7 +7,7 @@ Verified against typescript 7.0.2 (the native port) and 5.9.3:
   the project's own `.d.ts` files and hide their errors.
 - A config with `references` is checked in build mode, on wrapper configs
   in the project's work directory, outside its tree
-  (signalint.engines.tsc.build, signalint.pipeline.work_dir): `-b --noEmit`
+  (signalint.engines.tsc.build, signalint.project.work_dir): `-b --noEmit`
   would make tsc report TS6310 of its own, skip projects, and write
   `.tsbuildinfo` files beside the user's projects.
 - With `--pretty false` diagnostics are `file(line,col): error TS2322: msg`

@@ -4,7 +4,7 @@ A check of a config with `references` runs `tsc -b` on a generated copy of
 the reference graph: one wrapper tsconfig per project, under
 `<work>/tsc/build/<the project root's absolute path>/` (mirroring the
 project's paths; `<work>` is the project's work directory, outside its
-tree: `signalint.pipeline.work_dir`), that `extends` the user's config and only moves
+tree: `signalint.project.work_dir`), that `extends` the user's config and only moves
 what tsc writes (outputs, declarations, `.tsbuildinfo`) there. Each
 wrapper's `references` point at the other wrappers, so tsc builds every
 project of the graph in dependency order, exactly as the project's own

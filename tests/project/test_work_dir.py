@@ -1,4 +1,4 @@
-"""The work directory (signalint.pipeline.work_dir) and the old trees kept in
+"""The work directory (signalint.project.work_dir) and the old trees kept in
 it (signalint.pipeline.old_tree)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from signalint.pipeline import old_tree
-from signalint.pipeline import work_dir as work
+from signalint.project import work_dir as work
 
 
 def test_each_project_has_its_own_work_directory_outside_it(
