@@ -92,8 +92,11 @@ def test_hanging_engine_times_out_and_leaves_no_process(
     require_engine("tsc")
     pidfile = tmp_path / "pids"
     # Time enough, beside tsc on a loaded machine, for the fake to write its pids.
+    # It answers `--version` (one that does not is not started again) and
+    # hangs in the check.
+    answers = 'if [ "$1" = "--version" ]; then echo "Version: 1.0.0"; exit 0; fi\n'
     root = make_project(
-        tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=5000
+        tmp_path / "p", answers + HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=5000
     )
     code, payload = check_json(root, capsys, monkeypatch)
     assert code == 1
@@ -158,3 +161,38 @@ def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
         pytest.fail("check still running 30 s after SIGINT:\n" + err.decode()[-6000:])
     assert proc.returncode != 0
     assert wait_until_dead(pids) == []
+
+
+# Writes each start's arguments, then hangs, whatever it is asked.
+HANG_LOGGING = """
+echo "$@" >> "{log}"
+sleep 600
+"""
+
+
+def test_an_engine_that_hangs_on_its_version_is_not_started_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hung engine costs one deadline, not one for `--version` and one more
+    for the check, nor a third for the SARIF report's tool versions."""
+    require_engine("tsc")
+    log = tmp_path / "starts"
+    root = make_project(tmp_path / "p", HANG_LOGGING.format(log=log), oxlint_timeout_ms=3000)
+    code, payload = check_json(root, capsys, monkeypatch)
+    assert code == 1
+    assert log.read_text().splitlines() == ["--version"]
+    oxlint = payload["engines"]["oxlint"]
+    assert oxlint["status"] == "error"
+    assert oxlint["message"] == (
+        "oxlint timed out after 3 s answering `--version` and was not started again;"
+        " raise timeoutsMs.oxlint (milliseconds) in signalint.config.json"
+    )
+    assert oxlint["failure"]["kind"] == "timeout"
+    assert_tsc_kept(payload)
+    assert main(["check", "--format", "sarif"]) == 1
+    sarif = json.loads(capsys.readouterr().out)
+    drivers = {run["tool"]["driver"]["name"]: run["tool"]["driver"] for run in sarif["runs"]}
+    assert "version" not in drivers.get("oxlint", {})
+    # The second check asked once more (an unanswered version is not
+    # remembered); the report asked nothing.
+    assert log.read_text().splitlines() == ["--version", "--version"]

@@ -64,20 +64,25 @@ def _engine_versions(
     """Each engine's version for SARIF, as the check's cache keys know it: from
     the engine's npm manifest or the versions remembered in the state
     directory, so a warm check starts no engine just to ask (a pnpm shim has
-    no manifest beside it)."""
+    no manifest beside it). An engine that timed out in the check is not
+    asked: its version is None."""
     from signalint.engines.registry import ENGINES
-    from signalint.engines.resolve import engine_version, resolve
+    from signalint.engines.resolve import VersionUnanswered, engine_version, resolve
 
     root = Path(result.project_root)
     store = context.store(state_dir(root), config.cache_max_rows)
 
     async def lookup(name: str) -> str | None:
         engine = ENGINES[name]
+        failure = result.outcomes[name].failure
         resolved = resolve(engine, root)
-        if resolved.path is None:
+        if resolved.path is None or (failure is not None and failure.kind == "timeout"):
             return None
         timeout_s = config.timeouts_ms[name] / 1000
-        found = await engine_version(resolved, engine.spec.provision, timeout_s, store)
+        try:
+            found = await engine_version(resolved, engine.spec.provision, timeout_s, store)
+        except VersionUnanswered:
+            return None
         return None if found == "unknown" else found
 
     async def lookup_all() -> dict[str, str | None]:

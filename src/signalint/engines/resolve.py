@@ -335,6 +335,15 @@ def version(path: Path, provision: Provision | None = None) -> str | None:
     return found
 
 
+class VersionUnanswered(Exception):
+    """An engine's `--version` did not answer within `seconds`: an engine
+    that hangs before it is asked to check is not started again."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"did not answer `--version` within {seconds:g} s")
+        self.seconds = seconds
+
+
 class VersionBook(Protocol):
     """Where engine versions are remembered, by `executable_key`."""
 
@@ -364,7 +373,9 @@ async def engine_version(
     Remembered in `book` by `executable_key`. The package's own metadata
     (npm manifest, pip dist-info) names its version: reading it saves
     starting the engine just to ask; an engine that had to be asked is
-    remembered for good (`asked`).
+    remembered for good (`asked`). Raises `VersionUnanswered` when the
+    engine had to be asked and did not answer within `timeout_s` (at most
+    `VERSION_TIMEOUT_S`).
     """
     assert resolved.path is not None
     exe_key = executable_key(resolved.path)
@@ -376,6 +387,8 @@ async def engine_version(
     command = version_command(resolved.path, timeout_s)
     if known is None:
         result = await run(command)
+        if result.timed_out:
+            raise VersionUnanswered(command.timeout_s)
         found = _VERSION.search(result.stdout) if result.exit_code == 0 else None
         known = found.group(1) if found else None
     if known is None:
@@ -385,24 +398,44 @@ async def engine_version(
     return known
 
 
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """What `engine_versions` found: each version by key (an engine's name,
+    or "<name> <package>" for a package's own executable; "unknown" when it
+    cannot be told) and, by the same keys, the seconds waited on each
+    `--version` that went unanswered (`VersionUnanswered`)."""
+
+    found: Mapping[str, str]
+    unanswered: Mapping[str, float]
+
+
 async def engine_versions(
     engines: Sequence[Engine], tools: Toolchain, timeouts_ms: Mapping[str, int], book: VersionBook
-) -> dict[str, str]:
-    """The version of each engine of `tools` that was found, by name, and
-    of each package's own executable, by "<name> <package>" (`engine_version`)."""
+) -> Versions:
+    """The version of each engine of `tools` that was found, and of each
+    package's own executable (`engine_version`), asked together."""
     # An engine the toolchain lacks (one an old tree's packages bring that
     # the current check's did not) resolves itself when it runs.
     found = [(e.name, e, tools.engines[e.name]) for e in engines if e.name in tools.engines]
     for e in engines:
         found += [(f"{e.name} {p}", e, r) for p, r in tools.packages.get(e.name, {}).items()]
     found = [(key, e, resolved) for key, e, resolved in found if resolved.path]
-    versions = await asyncio.gather(
-        *(
-            engine_version(resolved, e.spec.provision, timeouts_ms[e.name] / 1000, book)
-            for _, e, resolved in found
-        )
-    )
-    return {key: v for (key, _, _), v in zip(found, versions, strict=True)}
+
+    async def one(engine: Engine, resolved: Resolved) -> str | VersionUnanswered:
+        timeout_s = timeouts_ms[engine.name] / 1000
+        try:
+            return await engine_version(resolved, engine.spec.provision, timeout_s, book)
+        except VersionUnanswered as unanswered:
+            return unanswered
+
+    answers = await asyncio.gather(*(one(e, resolved) for _, e, resolved in found))
+    versions: dict[str, str] = {}
+    unanswered: dict[str, float] = {}
+    for (key, _, _), answer in zip(found, answers, strict=True):
+        if isinstance(answer, VersionUnanswered):
+            unanswered[key] = answer.seconds
+        versions[key] = "unknown" if isinstance(answer, VersionUnanswered) else answer
+    return Versions(versions, unanswered)
 
 
 def package_version(real: str, provision: Provision) -> str | None:

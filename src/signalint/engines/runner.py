@@ -206,6 +206,10 @@ class Job:
     # The engine's version as cache keys name it and adapters read it
     # ("unknown" when it cannot be told).
     version: str = "unknown"
+    # Seconds its `--version` went unanswered in this check
+    # (`resolve.VersionUnanswered`): the engine hung before it was asked
+    # to check and is not started again; None: it answered or was not asked.
+    unanswered_s: float | None = None
     # Kept-warm workers that may answer the engine's commands (the MCP
     # server's and the daemon's pool); None: every command runs cold.
     warm: Warm | None = None
@@ -295,6 +299,14 @@ async def run_engine(
             message=f"{engine.name} is enabled but not installed; install it with "
             f"`{install_hint(engine.name)}` or add {engine.spec.provision.package} to the project",
             failure=Failure("missing", install_hint(engine.name)),
+        )
+    if job.unanswered_s is not None:
+        setting = timeout_setting(job.root, engine.name)
+        return runs.outcome(
+            "error",
+            message=f"{engine.name} timed out after {job.unanswered_s:g} s answering "
+            f"`--version` and was not started again; raise {setting}",
+            failure=Failure("timeout", setting),
         )
     if job.progress:
         job.progress(engine.name, "start")

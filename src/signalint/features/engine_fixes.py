@@ -98,8 +98,6 @@ async def suggest(
 ) -> Suggestion:
     """The engines' safe fixes for the files of `issues` (module docstring); only
     engine `only`'s when given."""
-    from signalint.engines.resolve import Unremembered, engine_version, project_python, resolve
-
     plan, not_fixable = fix_plan(issues, only)
     suggestion = Suggestion(not_fixable=not_fixable)
     every = sorted({file for files in plan.values() for file in files})
@@ -119,29 +117,10 @@ async def suggest(
             files = [f for f in files if f in originals]
             engine = ENGINES[name]
             assert isinstance(engine, AppliesFixes)
-            setting = config.engines[name]
-            if not setting.enabled:
-                suggestion.engines[name] = {"status": "disabled", "files": 0,
-                                            "message": "disabled in the configuration"}  # fmt: skip
+            ctx = await _fix_context(root, shadow, config, name)
+            if not isinstance(ctx, EngineContext):
+                suggestion.engines[name] = ctx
                 continue
-            resolved = resolve(ENGINES[name], root)
-            if resolved.path is None:
-                suggestion.engines[name] = {"status": "disabled", "files": 0,
-                                            "message": "not installed"}  # fmt: skip
-                continue
-            timeout_s = config.timeouts_ms[name] / 1000
-            # The fix command's options depend on the major (ESLint 8 has no
-            # --no-warn-ignored), as the check's do.
-            told = await engine_version(resolved, engine.spec.provision, timeout_s, Unremembered())
-            ctx = EngineContext(
-                root=shadow,
-                executable=resolved.path,
-                timeout_s=timeout_s,
-                state_dir=shadow / ".signalint" / name,
-                options=setting.options,
-                python=project_python(root),
-                version=told,
-            )
             result = await process.run(engine.fix(ctx, files))
             entry: dict[str, Any] = {"status": "ok", "files": len(files)}
             if not result.finished or result.exit_code not in (0, 1):
@@ -161,6 +140,44 @@ async def suggest(
             patches.append(Patch(file, old, new, f"safe fixes of {', '.join(fixers)}"))
     suggestion.patches = tuple(patches)
     return suggestion
+
+
+async def _fix_context(
+    root: Path, shadow: Path, config: Config, name: str
+) -> EngineContext | dict[str, Any]:
+    """How engine `name` runs its fixes in `shadow`, or what to report
+    instead: disabled, not installed, or hung on its `--version`."""
+    from signalint.engines.resolve import (
+        Unremembered,
+        VersionUnanswered,
+        engine_version,
+        project_python,
+        resolve,
+    )
+
+    setting = config.engines[name]
+    if not setting.enabled:
+        return {"status": "disabled", "files": 0, "message": "disabled in the configuration"}
+    engine = ENGINES[name]
+    resolved = resolve(engine, root)
+    if resolved.path is None:
+        return {"status": "disabled", "files": 0, "message": "not installed"}
+    timeout_s = config.timeouts_ms[name] / 1000
+    # The fix command's options depend on the major (ESLint 8 has no
+    # --no-warn-ignored), as the check's do.
+    try:
+        told = await engine_version(resolved, engine.spec.provision, timeout_s, Unremembered())
+    except VersionUnanswered as unanswered:
+        return {"status": "error", "files": 0, "message": f"{name} {unanswered}"}
+    return EngineContext(
+        root=shadow,
+        executable=resolved.path,
+        timeout_s=timeout_s,
+        state_dir=shadow / ".signalint" / name,
+        options=setting.options,
+        python=project_python(root),
+        version=told,
+    )
 
 
 def _first_line(result: process.ProcessResult) -> str:

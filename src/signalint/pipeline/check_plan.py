@@ -26,6 +26,7 @@ from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import (
     Toolchain,
     Unremembered,
+    Versions,
     engine_versions,
     managed_dir,
     origin_of,
@@ -266,7 +267,7 @@ def _tasks(
     enabled: Sequence[Engine],
     shape: _Shape,
     tools: Toolchain,
-    versions: Mapping[str, str],
+    versions: Versions,
     context: Context,
     stand_ins: Mapping[str, Sequence[Engine]],
 ) -> tuple[tuple[Task, ...], frozenset[str]]:
@@ -289,14 +290,18 @@ def _tasks(
             # The executable and interpreter every run of this engine uses (D22).
             resolved=tools.engines.get(name),
             python=tools.python,
-            version=versions.get(name, "unknown"),
+            version=versions.found.get(name, "unknown"),
+            unanswered_s=versions.unanswered.get(name),
             # `--no-cache` is the cold reference: every engine runs cold.
             warm=context.warm if request.warm and request.use_cache else None,
             boundary=shape.walked.boundary,
         )
         own = {
             home: dataclasses.replace(
-                job, resolved=resolved, version=versions.get(f"{name} {home}", "unknown")
+                job,
+                resolved=resolved,
+                version=versions.found.get(f"{name} {home}", "unknown"),
+                unanswered_s=versions.unanswered.get(f"{name} {home}"),
             )
             for home, resolved in tools.packages.get(name, {}).items()
         }
