@@ -77,3 +77,30 @@ def test_the_servers_loop_answers_while_a_dependents_check_runs(
             await backend.close()
 
     asyncio.run(session())
+
+
+def test_closing_the_copy_loop_mid_check_leaves_no_engine_running(tmp_path: Path) -> None:
+    """A check cancelled on the server's loop just before the copy's loop is
+    closed (a `shutdown` mid-check) still ends its engine's process group:
+    the loop finishes the cancelled work before it stops."""
+    from signalint.lsp.backend import CopyLoop
+    from signalint.process import Command, run
+    from tests.helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
+
+    pidfile = tmp_path / "pids"
+    engine = tmp_path / "engine"
+    write_executable(engine, HANG_WITH_CHILD.format(pidfile=pidfile))
+
+    async def session() -> None:
+        copy_loop = CopyLoop()
+        check = asyncio.ensure_future(
+            copy_loop.run(run(Command((str(engine),), tmp_path, timeout_s=600)))
+        )
+        await asyncio.to_thread(wait_for_file, pidfile)
+        check.cancel()
+        await asyncio.wait([check])
+        await copy_loop.close()
+
+    asyncio.run(session())
+    pids = [int(p) for p in pidfile.read_text().split()]
+    assert wait_until_dead(pids, timeout_s=5) == []

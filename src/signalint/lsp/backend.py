@@ -41,6 +41,7 @@ server's loop with a pool of its own, so it never waits behind them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Coroutine, Sequence
@@ -134,13 +135,31 @@ class CopyLoop:
         """`work`'s answer, run on this loop; cancelling the caller cancels it there."""
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
 
-    def close(self) -> None:
+    async def close(self) -> None:
+        """Cancel what still runs on the loop and wait for it to end (a
+        cancelled engine run ends its process group), then stop the loop."""
         loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is None or thread is None:
             return
+        finished = asyncio.run_coroutine_threadsafe(_cancel_the_rest(), loop)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.wrap_future(finished), CLOSE_S)
         loop.call_soon_threadsafe(loop.stop)
-        thread.join()
+        await asyncio.to_thread(thread.join)
         loop.close()
+
+
+# How long closing waits for the copy's cancelled checks to end their
+# engines (a process group is killed, then waited for).
+CLOSE_S = 10.0
+
+
+async def _cancel_the_rest() -> None:
+    """Cancel every other task of the running loop and wait for them."""
+    others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in others:
+        task.cancel()
+    await asyncio.gather(*others, return_exceptions=True)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -315,7 +334,7 @@ class Backend:
         """Stop the warm engines and write what is kept."""
         self._store.flush()
         await self._close_shadow()
-        self.copy_loop.close()
+        await self.copy_loop.close()
         if self._context.warm is not None:
             await self._context.warm.close()
         # A daemon this server started stops when its last client leaves.
