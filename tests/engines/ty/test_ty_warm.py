@@ -7,13 +7,16 @@ sequence (hypothesis): a widely imported signature changed, a module added
 or deleted, an export renamed, the config edited (a rule's severity), an
 excluded module edited, a file edited and restored behind the worker's
 back, a syntax error, a non-ASCII line before an error's column, a line
-break moved with every byte offset kept.
+break moved with every byte offset kept. ty 0.0.44 (an older server,
+which lists the project's files only in its first pull) answers warm too.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -24,12 +27,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from signalint.cache.context import Context
+from signalint.engines.registry import ENGINES
+from signalint.engines.resolve import resolve
 from signalint.engines.ty import warm as warm_ty
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
 from tests.warm.differential import Differential
 
 T = TypeVar("T")
+TY_0 = "0.0.44"
+OLD_ENGINES = Path.home() / ".cache" / "signalint" / "test-old-engines"
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "engines" / "ty"
 LIB = '''"""The widely imported module."""
 
@@ -223,5 +230,65 @@ def test_a_config_ty_refuses_is_reported_as_the_cold_run_reports_it(tmp_path: Pa
         pyproject.write_text(good)
         await warm_equals_cold(root, warm)
         assert warm.counts.started == 2
+
+    run(body)
+
+
+@pytest.fixture(scope="session")
+def ty0_venv() -> Path:
+    """A virtual environment holding ty 0.0.44 (pinned, as scripts/setup
+    installs it beside the other old engines), made when missing."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(OLD_ENGINES))) / "ty0"
+    ty = prefix / "bin" / "ty"
+
+    def installed() -> bool:
+        if not ty.exists():
+            return False
+        told = subprocess.run([str(ty), "--version"], capture_output=True, text=True)
+        return told.stdout.strip() == f"ty {TY_0}"
+
+    if not installed():
+        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True, timeout=120)
+        done = subprocess.run(
+            [str(prefix / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+             f"ty=={TY_0}"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if done.returncode != 0 or not installed():
+            message = f"cannot install ty {TY_0}: {done.stderr.strip()[:300]}"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+    return prefix
+
+
+@pytest.mark.real
+def test_an_older_ty_that_lists_its_files_in_its_first_pull_answers_warm(
+    tmp_path: Path, ty0_venv: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ty 0.0.44 (the project's own, its active virtual environment) lists
+    the project's files in its first pull, not at its start: the worker
+    starts once the log says the project was loaded and answers every
+    check warm, equal to the cold run, an invalid config refused."""
+    monkeypatch.setenv("VIRTUAL_ENV", str(ty0_venv))
+    root = project(tmp_path)
+    executable = resolve(ENGINES["ty"], root).path
+    assert executable is not None and executable.is_relative_to(ty0_venv)
+    pyproject = root / "pyproject.toml"
+    good = pyproject.read_text()
+
+    async def body(warm: WarmPool) -> None:
+        first = await warm_equals_cold(root, warm)
+        assert {i.severity for i in first} == {"error", "warning"}
+        for step, kind in enumerate(("signature", "add", "delete", "rename", "shift")):
+            apply(root, kind, step)
+            await warm_equals_cold(root, warm)
+        assert warm.counts.fallbacks == 0
+        assert warm.counts.started == 1
+        pyproject.write_text(good + "\n[tool.ty.nonsense]\nx = 1\n")
+        warm_run = await check(root, Context(warm=warm))
+        outcome = warm_run.result.outcomes["ty"]
+        assert outcome.status == "error" and outcome.served != "warm"
+        assert warm.counts.fallbacks == 1
 
     run(body)

@@ -61,10 +61,15 @@ environment stamp, so a change to any of them starts a fresh worker.
 
 A configuration the CLI refuses (exit code 2: "ty failed", "is not a
 valid `pyproject.toml`") does not stop the server: it logs "ERROR Failed
-to load project ..." and checks with its defaults. So the driver waits,
-at start, for the log to list the project's files, and any ERROR line in
-the log refuses the answer (`Refused`); a worker refused at start is not
-started again for the same state, and the cold run reports the error.
+to load project ..." (0.0.44: "Failed to create project") and checks with
+its defaults. So the driver waits, at start, for the log to say the
+project was loaded ("Adding new file root '<dir>' of kind Project", which
+follows that ERROR), and any ERROR line in the log refuses the answer
+(`Refused`); a worker refused at start is not started again for the same
+state, and the cold run reports the error. A newer ty lists the project's
+files at start too ("Indexed N file(s)", for the file watchers); an older
+one (0.0.44) lists them in the first pull, so the start does not wait for
+that line: the first answer reads it.
 """
 
 from __future__ import annotations
@@ -97,6 +102,7 @@ _WORKSPACE = "workspace/diagnostic"
 _SEVERITIES = {1: "major", 2: "minor", 3: "info"}
 _CHECKING = re.compile(r"Checking file '(.+)'\s*$")
 _INDEXED = re.compile(r"Indexed (\d+) file")
+_PROJECT_ROOT = re.compile(r"Adding new file root '.+' of kind Project")
 _CHECKED_ALL = re.compile(r"Checking all files took")
 _ERROR = re.compile(r"^\S+ \S+\s+ERROR (.*)$")
 _ADDED = re.compile(r"Adding file `(.+)` to project")
@@ -180,6 +186,8 @@ class TySession:
         self._memo = DigestMemo()
         self._checked: set[str] = set()
         self._indexed: int | None = None
+        # The log said the project was loaded (its file root added).
+        self._root_added = False
         # The project's files: those of the first check, then as the log
         # says files were added to or removed from the project.
         self._project: set[str] | None = None
@@ -251,14 +259,14 @@ class TySession:
         await self._loaded()
 
     async def _loaded(self) -> None:
-        """Wait for the server's log to list the project's files ("Indexed
-        N file(s)"); `Refused` when it says it failed to load the project
-        (a config the cold run refuses with exit code 2: the server would
-        check with its defaults instead)."""
+        """Wait for the server's log to say the project was loaded (its
+        file root added, or its files listed); `Refused` when it says it
+        failed to load the project (a config the cold run refuses with exit
+        code 2: the server would check with its defaults instead)."""
         deadline = time.monotonic() + INITIALIZE_TIMEOUT_S
         while True:
             self._read_log_once()
-            if self._indexed is not None:
+            if self._root_added or self._indexed is not None:
                 return
             if self._lsp.closed is not None:
                 raise WorkerFailed(self._lsp.closed)
@@ -306,6 +314,7 @@ class TySession:
             elif (removed := _REMOVED.search(line)) and self._project is not None:
                 self._project.discard(removed.group(1))
                 self._checked.discard(removed.group(1))
+            self._root_added = self._root_added or _PROJECT_ROOT.search(line) is not None
             ended = ended or _CHECKED_ALL.search(line) is not None
         return ended
 
