@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
+
+import pytest
 
 
 def write_executable(path: Path, body: str) -> Path:
@@ -78,3 +81,37 @@ def git(root: Path, *args: str) -> str:
         text=True,
     )
     return done.stdout
+
+
+# Where scripts/setup installs the old engines the tests pin
+# (`SIGNALINT_TEST_OLD_ENGINES`).
+OLD_ENGINES = Path.home() / ".cache" / "signalint" / "test-old-engines"
+
+
+def pinned_pip_engine(name: str, package: str, version: str, says: str) -> Path:
+    """A virtual environment `name` under the old engines' directory holding
+    `package==version` (its executable `package`, whose `--version` output
+    contains `says`), made when missing; fails under CI, skips elsewhere,
+    when it cannot be installed."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(OLD_ENGINES))) / name
+    executable = prefix / "bin" / package
+
+    def installed() -> bool:
+        if not executable.exists():
+            return False
+        told = subprocess.run([str(executable), "--version"], capture_output=True, text=True)
+        return says in told.stdout
+
+    if not installed():
+        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True, timeout=120)
+        done = subprocess.run(
+            [str(prefix / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+             f"{package}=={version}"],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if done.returncode != 0 or not installed():
+            message = f"cannot install {package} {version}: {done.stderr.strip()[:300]}"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+    return prefix

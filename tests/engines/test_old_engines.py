@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -44,13 +43,12 @@ from signalint.pipeline.request import RunRequest
 from signalint.settings.config import load_config
 from signalint.warm.pool import WarmPool
 from tests.engines.eslint.test_eslint_warm import pinned_modules
-from tests.helpers import write_executable
+from tests.helpers import OLD_ENGINES, pinned_pip_engine, write_executable
 
 pytestmark = pytest.mark.real
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "engines"
 OLD_PACKAGES = ("@biomejs/biome@1.9.4", "eslint@8.57.1")
-DEFAULT_OLD_DIR = Path.home() / ".cache" / "signalint" / "test-old-engines"
 # A Biome report's diagnostic header: "./src/a.js:1:35 lint/suspicious/noDebugger ..."
 _HEADER = re.compile(r"^(?:\./)?(?P<file>[^\s:]+)(?::(?P<line>\d+):(?P<col>\d+))? (?P<rule>\S+) ")
 
@@ -58,7 +56,7 @@ _HEADER = re.compile(r"^(?:\./)?(?P<file>[^\s:]+)(?::(?P<line>\d+):(?P<col>\d+))
 @pytest.fixture(scope="session")
 def old_modules() -> Path:
     """node_modules holding Biome 1.9.4 and ESLint 8.57.1 (pinned)."""
-    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(DEFAULT_OLD_DIR)))
+    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(OLD_ENGINES)))
     return pinned_modules(prefix, OLD_PACKAGES)
 
 
@@ -284,28 +282,7 @@ MYPY_1 = "1.17.1"
 @pytest.fixture(scope="session")
 def mypy1_venv() -> Path:
     """A virtual environment holding mypy 1.17.1 (pinned), made when missing."""
-    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(DEFAULT_OLD_DIR))) / "mypy1"
-    mypy = prefix / "bin" / "mypy"
-
-    def installed() -> bool:
-        if not mypy.exists():
-            return False
-        told = subprocess.run([str(mypy), "--version"], capture_output=True, text=True)
-        return f"mypy {MYPY_1} " in told.stdout
-
-    if not installed():
-        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True, timeout=120)
-        done = subprocess.run(
-            [str(prefix / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
-             f"mypy=={MYPY_1}"],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-        if done.returncode != 0 or not installed():
-            message = f"cannot install mypy {MYPY_1}: {done.stderr.strip()[:300]}"
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
-    return prefix
+    return pinned_pip_engine("mypy1", "mypy", MYPY_1, f"mypy {MYPY_1} ")
 
 
 @pytest.mark.parametrize("cache", [False, True])

@@ -13,10 +13,8 @@ which lists the project's files only in its first pull) answers warm too.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -32,11 +30,11 @@ from signalint.engines.resolve import resolve
 from signalint.engines.ty import warm as warm_ty
 from signalint.warm.pool import WarmPool
 from tests.conftest import require_engine
+from tests.helpers import pinned_pip_engine
 from tests.warm.differential import Differential
 
 T = TypeVar("T")
 TY_0 = "0.0.44"
-OLD_ENGINES = Path.home() / ".cache" / "signalint" / "test-old-engines"
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "engines" / "ty"
 LIB = '''"""The widely imported module."""
 
@@ -238,28 +236,7 @@ def test_a_config_ty_refuses_is_reported_as_the_cold_run_reports_it(tmp_path: Pa
 def ty0_venv() -> Path:
     """A virtual environment holding ty 0.0.44 (pinned, as scripts/setup
     installs it beside the other old engines), made when missing."""
-    prefix = Path(os.environ.get("SIGNALINT_TEST_OLD_ENGINES", str(OLD_ENGINES))) / "ty0"
-    ty = prefix / "bin" / "ty"
-
-    def installed() -> bool:
-        if not ty.exists():
-            return False
-        told = subprocess.run([str(ty), "--version"], capture_output=True, text=True)
-        return told.stdout.strip() == f"ty {TY_0}"
-
-    if not installed():
-        subprocess.run([sys.executable, "-m", "venv", str(prefix)], check=True, timeout=120)
-        done = subprocess.run(
-            [str(prefix / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
-             f"ty=={TY_0}"],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-        if done.returncode != 0 or not installed():
-            message = f"cannot install ty {TY_0}: {done.stderr.strip()[:300]}"
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
-    return prefix
+    return pinned_pip_engine("ty0", "ty", TY_0, f"ty {TY_0}")
 
 
 @pytest.mark.real
