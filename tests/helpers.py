@@ -52,13 +52,26 @@ def wait_until_dead(pids: list[int], timeout_s: float = 15.0) -> list[int]:
 
 
 # A fake engine that starts a grandchild, records both pids, then hangs.
+# A fake engine's first line: it answers `--version` at once (an engine
+# that does not is not started again in a check), so what follows runs in
+# the check itself.
+ANSWERS_VERSION = 'if [ "$1" = "--version" ]; then echo "Version: 1.0.0"; exit 0; fi\n'
+
 HANG_WITH_CHILD = """
 sleep 600 &
 echo "$$ $!" > "{pidfile}"
 sleep 600
 """
 
-__all__ = ["HANG_WITH_CHILD", "alive", "os", "wait_for_file", "wait_until_dead", "write_executable"]
+__all__ = [
+    "ANSWERS_VERSION",
+    "HANG_WITH_CHILD",
+    "alive",
+    "os",
+    "wait_for_file",
+    "wait_until_dead",
+    "write_executable",
+]
 
 
 def git_status(root: Path) -> list[str]:

@@ -19,7 +19,13 @@ import pytest
 
 from signalint.cli.main import main
 from tests.conftest import require_engine
-from tests.helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
+from tests.helpers import (
+    ANSWERS_VERSION,
+    HANG_WITH_CHILD,
+    wait_for_file,
+    wait_until_dead,
+    write_executable,
+)
 
 # The fakes stand beside the real pinned tsc, whose results must survive.
 pytestmark = pytest.mark.real
@@ -92,11 +98,10 @@ def test_hanging_engine_times_out_and_leaves_no_process(
     require_engine("tsc")
     pidfile = tmp_path / "pids"
     # Time enough, beside tsc on a loaded machine, for the fake to write its pids.
-    # It answers `--version` (one that does not is not started again) and
-    # hangs in the check.
-    answers = 'if [ "$1" = "--version" ]; then echo "Version: 1.0.0"; exit 0; fi\n'
     root = make_project(
-        tmp_path / "p", answers + HANG_WITH_CHILD.format(pidfile=pidfile), oxlint_timeout_ms=5000
+        tmp_path / "p",
+        ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile),
+        oxlint_timeout_ms=5000,
     )
     code, payload = check_json(root, capsys, monkeypatch)
     assert code == 1
@@ -140,7 +145,7 @@ def _terminal_sigint() -> None:
 
 def test_ctrl_c_kills_every_engine_process(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
-    root = make_project(tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile))
+    root = make_project(tmp_path / "p", ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile))
     env = {k: v for k, v in os.environ.items() if k != "SIGNALINT_PROJECT_ROOT"}
     proc = subprocess.Popen(
         [sys.executable, "-X", "faulthandler", "-m", "signalint.cli", "check"],
@@ -204,8 +209,7 @@ def test_a_terminated_check_kills_every_engine_process(tmp_path: Path, signum: i
     closed: the check ends as Ctrl-C ends it, its engines' process groups
     with it, and the exit code says which signal (128 + its number)."""
     pidfile = tmp_path / "pids"
-    answers = 'if [ "$1" = "--version" ]; then echo "Version: 1.0.0"; exit 0; fi\n'
-    root = make_project(tmp_path / "p", answers + HANG_WITH_CHILD.format(pidfile=pidfile))
+    root = make_project(tmp_path / "p", ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile))
     env = {k: v for k, v in os.environ.items() if k != "SIGNALINT_PROJECT_ROOT"}
     proc = subprocess.Popen(
         [sys.executable, "-X", "faulthandler", "-m", "signalint.cli", "check", "--no-daemon"],

@@ -19,7 +19,13 @@ from signalint.errors import EngineFailure
 from signalint.model import Failure
 from signalint.server.refusals import classify_failure, sanitize
 
-from ..helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
+from ..helpers import (
+    ANSWERS_VERSION,
+    HANG_WITH_CHILD,
+    wait_for_file,
+    wait_until_dead,
+    write_executable,
+)
 from .conftest import connect
 
 pytestmark = pytest.mark.anyio
@@ -35,7 +41,8 @@ def hanging_project(root: Path, pidfile: Path, timeout_ms: int = 60_000) -> Path
     }
     (root / "signalint.config.json").write_text(json.dumps(config))
     write_executable(
-        root / "node_modules" / ".bin" / "oxlint", HANG_WITH_CHILD.format(pidfile=pidfile)
+        root / "node_modules" / ".bin" / "oxlint",
+        ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile),
     )
     return root
 

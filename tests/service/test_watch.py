@@ -33,7 +33,7 @@ from signalint.service.watching import (
 from signalint.settings.config import load_config
 from tests.conftest import require_engine
 from tests.factories import issue, result
-from tests.helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead
+from tests.helpers import ANSWERS_VERSION, HANG_WITH_CHILD, wait_for_file, wait_until_dead
 from tests.pipeline.test_engine_faults import make_project
 
 DEADLINE_S = 60.0
@@ -178,7 +178,7 @@ def test_ctrl_c_during_a_check_leaves_no_engine_process(
 ) -> None:
     require_engine("tsc")
     pidfile = tmp_path / "pids"
-    root = make_project(tmp_path / "p", HANG_WITH_CHILD.format(pidfile=pidfile))
+    root = make_project(tmp_path / "p", ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile))
     watch = start_watch(root)
     pids = [int(p) for p in wait_for_file(pidfile).split()]
     assert watch.interrupt() == 130
