@@ -201,31 +201,3 @@ def test_an_engine_that_hangs_on_its_version_is_not_started_again(
     # The second check asked once more (an unanswered version is not
     # remembered); the report asked nothing.
     assert log.read_text().splitlines() == ["--version", "--version"]
-
-
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-def test_a_terminated_check_kills_every_engine_process(tmp_path: Path, signum: int) -> None:
-    """A CI job cancelled, a supervisor stopping the command, a terminal
-    closed: the check ends as Ctrl-C ends it, its engines' process groups
-    with it, and the exit code says which signal (128 + its number)."""
-    pidfile = tmp_path / "pids"
-    root = make_project(tmp_path / "p", ANSWERS_VERSION + HANG_WITH_CHILD.format(pidfile=pidfile))
-    env = {k: v for k, v in os.environ.items() if k != "SIGNALINT_PROJECT_ROOT"}
-    proc = subprocess.Popen(
-        [sys.executable, "-X", "faulthandler", "-m", "signalint.cli", "check", "--no-daemon"],
-        cwd=root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    pids = [int(p) for p in wait_for_file(pidfile).split()]
-    proc.send_signal(signum)
-    try:
-        _, err = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGABRT)
-        _, err = proc.communicate(timeout=30)
-        pytest.fail(f"check still running 30 s after {signum}:\n" + err.decode()[-6000:])
-    assert proc.returncode == 128 + signum, err.decode()[-2000:]
-    assert "Terminated." in err.decode()
-    assert wait_until_dead(pids) == []

@@ -65,15 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort as exc:  # click's word for an interrupt
-        if isinstance(exc.__cause__, Terminated):
-            click.echo("Terminated.", err=True)
-            return 128 + exc.__cause__.signum
+    except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 130
-    except Terminated as exc:
-        click.echo("Terminated.", err=True)
-        return 128 + exc.signum
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         return 130
@@ -102,33 +96,19 @@ def _version_flags() -> tuple[str, ...]:
     return VERSION_FLAGS
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (a CI job cancelled, a supervisor or an editor
-    stopping the command, a closed terminal), raised where the command is,
-    so it ends as Ctrl-C ends it: a running check is cancelled, which ends
-    every engine's process group; the exit code is 128 + the signal."""
+def entry() -> None:
+    """The `signalint` console script: an unchanged project's check answers
+    from its kept answer (`answers`), decided before click or the check
+    pipeline is imported. Else the command runs in-process (its check
+    through the project's daemon when one runs, `daemon.client.check`): `hooks run` as
+    hosts invoke it without click (`cli.hook_args`), the rest through
+    click. A version flag alone is answered with nothing imported."""
+    args = sys.argv[1:]
+    if len(args) == 1 and args[0] in _version_flags():
+        from signalint import __version__
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _end_on_termination() -> None:
-    """SIGTERM and SIGHUP raise `Terminated` (the console script only: a
-    process that calls `main` keeps its own handlers; commands that set
-    their own, `watch` and the daemon, replace these)."""
-    import signal
-
-    def handle(signum: int, frame: object) -> None:
-        raise Terminated(signum)
-
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, handle)
-
-
-def _without_click(args: list[str]) -> int | None:
-    """The exit code of what `entry` answers without click (the language
-    server, a kept answer, `hooks run`); None for the rest."""
+        sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
+        sys.exit(0)
     code = None
     if args[:1] == ["lsp"]:  # editors start it: no click, no fix recovery (it applies none)
         from signalint.lsp.run import run_plain
@@ -145,27 +125,4 @@ def _without_click(args: list[str]) -> int | None:
                 code = run_plain(args)
             except Exception as exc:  # as `main` says it
                 code = internal_error(exc)
-    return code
-
-
-def entry() -> None:
-    """The `signalint` console script: an unchanged project's check answers
-    from its kept answer (`answers`), decided before click or the check
-    pipeline is imported. Else the command runs in-process (its check
-    through the project's daemon when one runs, `daemon.client.check`): `hooks run` as
-    hosts invoke it without click (`cli.hook_args`), the rest through
-    click. A version flag alone is answered with nothing imported."""
-    args = sys.argv[1:]
-    if len(args) == 1 and args[0] in _version_flags():
-        from signalint import __version__
-
-        sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
-        sys.exit(0)
-    if args[:1] != ["lsp"]:  # the language server keeps the default: workers end at EOF
-        _end_on_termination()
-    try:
-        code = _without_click(args)
-    except Terminated as exc:
-        sys.stderr.write("Terminated.\n")
-        sys.exit(128 + exc.signum)
     sys.exit(main() if code is None else code)
