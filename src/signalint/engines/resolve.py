@@ -434,7 +434,9 @@ async def engine_versions(
     for (key, _, _), answer in zip(found, answers, strict=True):
         if isinstance(answer, VersionUnanswered):
             unanswered[key] = answer.seconds
-        versions[key] = "unknown" if isinstance(answer, VersionUnanswered) else answer
+            versions[key] = "unknown"
+        else:
+            versions[key] = answer
     return Versions(versions, unanswered)
 
 
