@@ -397,7 +397,8 @@ class Program:
       not; the outcome is then `error` and nothing is stored.
     - `retry`: the engine's state could not be trusted and was removed: run
       once more (at most once).
-    - `remember`: engine-specific entries for `Memory`, stored with the result.
+    - `remember`: engine-specific entries for `Memory`, stored with the result
+      (a run asked to retry passes its own to the retry, `run_program`).
     """
 
     inputs: tuple[str, ...]

@@ -519,6 +519,7 @@ async def run_program(
     resolved = job.executable(engine)
     job = dataclasses.replace(job, resolved=resolved)
     program = Program(())
+    learned: dict[str, bytes] = {}  # what the first run remembered, read by the second
     for attempt in range(2):
         if attempt == 0 and first is not None:
             run = first
@@ -533,7 +534,23 @@ async def run_program(
             return run, Program(())
         assert resolved.path is not None
         since = changed if attempt == 0 else frozenset()
-        program = engine.program(run.results, job.context(resolved.path), memory, since)
+        read = memory if not learned else _Learned(learned, memory)
+        program = engine.program(run.results, job.context(resolved.path), read, since)
+        learned = {**learned, **program.remember}
         if not program.retry:
-            return run, program
-    return run, program
+            break
+    return run, dataclasses.replace(program, remember=learned)
+
+
+@dataclass(frozen=True, slots=True)
+class _Learned:
+    """`below` with what an earlier run of the same check remembered on top:
+    a run asked to retry reads the values the first run printed."""
+
+    values: Mapping[str, bytes]
+    below: Memory | None
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
+        rest = [k for k in keys if k not in self.values]
+        found = self.below.get_many(rest) if self.below is not None and rest else {}
+        return found | {k: self.values[k] for k in keys if k in self.values}

@@ -245,6 +245,48 @@ def test_an_edit_in_one_referenced_project_is_seen_and_then_cached_again(project
 
 
 @pytest.mark.real
+def test_build_info_kept_without_its_state_is_rebuilt_once_then_reused(project: Path) -> None:
+    # The state directory removed (its remembered inputs gone) while the
+    # build info in the work directory stays, and one project edited: tsc
+    # builds app and calls core up to date with nothing remembered of it.
+    # core's build info is removed and tsc runs again; app, built by the
+    # first run, is up to date in the second, and what the first printed of
+    # it is what the second reads (found by the real-world tier on hono).
+    solution(project)
+    check(project)
+    shutil.rmtree(project / ".signalint")
+    app = project / "packages" / "app" / "src" / "index.ts"
+    app.write_text(app.read_text() + "export const edited = 1;\n")
+    before = len(invocations(project))
+    result = check(project)
+    assert result.outcomes["tsc"].status == "ok", result.outcomes["tsc"].message
+    assert located(result) == []
+    assert len(invocations(project)) - before == 2
+    # Every project's inputs are remembered: the next check reuses them.
+    runs = len(invocations(project))
+    again = check(project)
+    assert located(again) == [] and again.outcomes["tsc"].cache_hits == 1
+    assert len(invocations(project)) == runs
+
+
+def solution(root: Path) -> None:
+    """The fixture made a solution of independent projects, as hono's root
+    (`files: []` and references): app no longer references core."""
+    shutil.rmtree(root / "src")
+    (root / "tsconfig.json").write_text(
+        json.dumps(
+            {"files": [], "references": [{"path": "packages/core"}, {"path": "packages/app"}]}
+        )
+    )
+    app = root / "packages" / "app"
+    config = json.loads((app / "tsconfig.json").read_text())
+    del config["references"]
+    (app / "tsconfig.json").write_text(json.dumps(config))
+    # No errors: tsc builds a project with errors again in every run.
+    (app / "src" / "index.ts").write_text("export const n: number = 1;\n")
+
+
+@pytest.mark.real
 def test_no_cache_check_uses_no_build_info_from_earlier_runs(project: Path) -> None:
     check(project)
     # The wrappers live in the project's work directory, outside its tree.

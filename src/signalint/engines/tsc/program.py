@@ -8,7 +8,9 @@ The tsc engine's side of the generic program cache (`WholeProgram`):
   mode (`references`) a project tsc found up to date prints nothing: its
   inputs are the ones remembered when it was last built (`Memory`), unless
   one of them changed after its build info was written, in which case that
-  build info is removed and the program cache runs tsc once more.
+  build info is removed and the program cache runs tsc once more; that
+  second run reads the inputs the first one printed (the projects the
+  first built are up to date in the second).
 """
 
 from __future__ import annotations
@@ -88,14 +90,16 @@ def build_program(
                 distrusted.append(buildinfo)
                 continue
             union.update(dict.fromkeys(listed))
+    # What this run built is remembered even when it is run again: the
+    # projects it built are up to date then, and printed nothing.
+    remember: Mapping[str, bytes] = {
+        _inputs_key(plan, c): json.dumps(listed).encode() for c, listed in report.inputs.items()
+    }
     if distrusted:
         for buildinfo in distrusted:
             with contextlib.suppress(OSError):
                 os.remove(buildinfo)
-        return Program(tuple(union), retry=True)
-    remember: Mapping[str, bytes] = {
-        _inputs_key(plan, c): json.dumps(listed).encode() for c, listed in report.inputs.items()
-    }
+        return Program(tuple(union), retry=True, remember=remember)
     gap = None
     if report.missed:
         names = ", ".join(os.path.relpath(c, plan.root) for c in report.missed)
