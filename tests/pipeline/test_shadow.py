@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.engines.resolve import origin_of, resolve
 from signalint.pipeline.shadow import shadow_copy
+from signalint.project.paths import inside
 from tests.helpers import write_executable
 
 
@@ -114,3 +118,17 @@ def test_a_copy_s_ancestors_resolve_as_the_project_s(tmp_path: Path) -> None:
             assert not os.path.lexists(above / "notes.txt")
             (shadow / "src" / "a.ts").write_text("changed\n")
         assert (member / "src" / "a.ts").read_text() == "a\n"
+
+
+def test_a_copy_made_inside_the_workspace_links_no_way_back_to_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    member = _workspace(tmp_path)
+    top = member.parent.parent
+    (top / "scratch").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(top / "scratch"))
+    with shadow_copy(member) as shadow:
+        assert inside(str(shadow), str(top / "scratch"))
+        mirrored_top = shadow.parent.parent
+        assert (mirrored_top / "package.json").is_symlink()
+        assert not os.path.lexists(mirrored_top / "scratch")  # it holds the copy

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Final
 
 from signalint.engines.resolve import standing_in
+from signalint.project.paths import inside
 
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
 # What the copy's ancestors above the workspace top link from the project's:
@@ -147,8 +148,8 @@ def _ancestry(directory: Path, root: Path, skipped: Collection[str]) -> Path:
         except OSError:  # a directory we may pass through but not list
             entries = []
         for entry in entries:
-            if entry.name == child:
-                continue
+            if entry.name == child or inside(os.fspath(directory), entry.path):
+                continue  # the path's own directory; the copy's own (no cycle)
             if (whole and entry.name not in skipped) or entry.name in RESOLVED:
                 os.symlink(entry.path, out / entry.name)
         child = real.name
