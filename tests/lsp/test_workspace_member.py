@@ -10,7 +10,9 @@ disk does not have. ESLint's rule here resolves each import from the linted
 file as Node does (like eslint-plugin-import's `no-unresolved`), so ESLint
 sees the copy's resolution too. An engine that fails on a buffer (ESLint,
 its config typed broken unsaved) is named in the buffer's notice as
-failed, its reason shown, never silently left out.
+failed, its reason shown, never silently left out. A Python member of a
+uv workspace takes Ruff's settings from the workspace's `pyproject.toml`
+(Ruff finds them walking up): its buffer too.
 """
 
 from __future__ import annotations
@@ -189,6 +191,52 @@ def test_an_engine_failing_on_a_buffer_is_named_as_failed(tmp_path: Path) -> Non
         await editor.until(ESLINT_CONFIG, unsaved=False)
         assert failed() == []
         assert editor.keys(FILE) == cli_keys(member, FILE)
+        await editor.stop()
+
+    asyncio.run(session())
+
+
+def _python_workspace(where: Path) -> Path:
+    """A uv workspace whose member `packages/p` takes Ruff's settings from
+    the workspace's `pyproject.toml` (Ruff finds them walking up)."""
+    top = where / "ws"
+    member = top / "packages" / "p"
+    settings = (
+        '[tool.uv.workspace]\nmembers = ["packages/*"]\n\n[tool.ruff.lint]\nselect = ["T20", "F"]\n'
+    )
+    engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "mypy", "pyright"), False)
+    _write(top, {"pyproject.toml": settings, "uv.lock": ""})
+    _write(
+        member,
+        {
+            "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+            "signalint.config.json": json.dumps({"engines": {**engines, "ruff": True}}),
+            "pkg/__init__.py": "",
+            "pkg/app.py": "import os\n",
+        },
+    )
+    return member
+
+
+def test_a_python_member_s_buffer_takes_the_workspace_s_settings(tmp_path: Path) -> None:
+    require_engine("ruff")
+    member = _python_workspace(tmp_path / "edited")
+    twin = _python_workspace(tmp_path / "twin")
+    file = "pkg/app.py"
+    text = 'import os\n\nprint("hi")\n'
+
+    async def session() -> None:
+        editor = Editor(member)
+        await editor.start()
+        await editor.settle(first=True)
+        editor.open(file)
+        await editor.settle()
+        editor.edit(file, text)
+        await editor.until(file, unsaved=False)
+        (twin / file).write_text(text)
+        expected = cli_keys(twin, file)
+        assert editor.keys(file) == expected
+        assert any("`print` found" in key[3] for key in expected), expected  # T201
         await editor.stop()
 
     asyncio.run(session())
