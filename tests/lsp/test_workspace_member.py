@@ -121,6 +121,18 @@ def _workspace(where: Path) -> Path:
     return member
 
 
+async def _typed(root: Path, file: str, text: str) -> Editor:
+    """A session on `root` after its first check, `file` opened and `text`
+    typed in it unsaved."""
+    editor = Editor(root)
+    await editor.start()
+    await editor.settle(first=True)
+    editor.open(file)
+    await editor.settle()
+    editor.edit(file, text)
+    return editor
+
+
 @pytest.fixture
 def engines() -> None:
     require_engine("tsc")
@@ -134,13 +146,7 @@ def test_a_member_s_unsaved_buffer_resolves_hoisted_packages_as_on_disk(tmp_path
     text = _SOURCE + "export const loud = answer.toUpperCase();\n"
 
     async def session() -> None:
-        editor = Editor(member)
-        await editor.start()
-        await editor.settle(first=True)
-        assert editor.keys(FILE) == cli_keys(member, FILE)
-        editor.open(FILE)
-        await editor.settle()
-        editor.edit(FILE, text)
+        editor = await _typed(member, FILE, text)
         uri = editor.uri(FILE)
         await editor.until_true(
             lambda: editor.published_versions.get(uri) == 2 and not editor.pending(FILE)
@@ -170,12 +176,7 @@ def test_an_engine_failing_on_a_buffer_is_named_as_failed(tmp_path: Path) -> Non
     broken = _ESLINT_CONFIG + "export const = ;\n"
 
     async def session() -> None:
-        editor = Editor(member)
-        await editor.start()
-        await editor.settle(first=True)
-        editor.open(ESLINT_CONFIG)
-        await editor.settle()
-        editor.edit(ESLINT_CONFIG, broken)
+        editor = await _typed(member, ESLINT_CONFIG, broken)
 
         def failed() -> list[str]:
             found = editor.published.get(editor.uri(ESLINT_CONFIG), [])
@@ -226,12 +227,7 @@ def test_a_python_member_s_buffer_takes_the_workspace_s_settings(tmp_path: Path)
     text = 'import os\n\nprint("hi")\n'
 
     async def session() -> None:
-        editor = Editor(member)
-        await editor.start()
-        await editor.settle(first=True)
-        editor.open(file)
-        await editor.settle()
-        editor.edit(file, text)
+        editor = await _typed(member, file, text)
         await editor.until(file, unsaved=False)
         (twin / file).write_text(text)
         expected = cli_keys(twin, file)
