@@ -106,6 +106,20 @@ def test_unseen_notice_names_the_engines() -> None:
     assert notice.message.startswith("mypy has not seen this unsaved buffer: its diagnostics")
 
 
+def test_unseen_notice_names_an_engine_that_failed_on_the_buffer() -> None:
+    notice = convert.unseen_notice(["tsc", "mypy", "eslint"], pending=["tsc"], failed=["eslint"])
+    assert notice.data == {
+        "unseen": ["tsc", "mypy", "eslint"],
+        "pending": ["tsc"],
+        "failed": ["eslint"],
+    }
+    assert notice.message == (
+        "tsc has not seen this unsaved buffer: its diagnostics follow shortly; "
+        "eslint failed on this unsaved buffer: its diagnostics come when it is saved; "
+        "mypy has not seen this unsaved buffer: its diagnostics come when it is saved"
+    )
+
+
 def test_buffer_engines_take_tsc_and_pyright_not_mypy(tmp_path: Path) -> None:
     engines = dict.fromkeys(("oxlint", "tsc", "biome", "eslint", "ruff", "mypy", "pyright"), True)
     (tmp_path / "signalint.config.json").write_text(json.dumps({"engines": engines}))

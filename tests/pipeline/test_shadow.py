@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from signalint.engines.registry import ENGINES, engine_cache_dirs
 from signalint.engines.resolve import origin_of, resolve
 from signalint.pipeline.shadow import shadow_copy
+from signalint.project.paths import inside
 from tests.helpers import write_executable
 
 
@@ -70,3 +74,61 @@ def test_engine_caches_named_by_the_engines_are_left_out_of_both_kinds_of_copy(
     with shadow_copy(root, only=["src/a.ts"], skip=skip) as shadow:
         assert not os.path.lexists(shadow / ".ruff_cache")
         assert os.path.lexists(shadow / "kept_cache")
+
+
+def _workspace(tmp_path: Path) -> Path:
+    """An npm workspace: the member `packages/x` takes its packages and its
+    base settings from the workspace's top; a `.venv` and `node_modules`
+    above the top too."""
+    top = tmp_path / "outer" / "ws"
+    member = top / "packages" / "x"
+    (member / "src").mkdir(parents=True)
+    (member / "src" / "a.ts").write_text("a\n")
+    (top / "package.json").write_text('{"workspaces": ["packages/*"]}\n')
+    (top / "package-lock.json").write_text("{}\n")
+    (top / "tsconfig.base.json").write_text("{}\n")
+    (top / "node_modules" / "dep").mkdir(parents=True)
+    (top / "packages" / "y").mkdir()
+    (top / ".signalint").mkdir()
+    (tmp_path / "outer" / "node_modules").mkdir()
+    (tmp_path / "outer" / ".venv").mkdir()
+    (tmp_path / "outer" / "notes.txt").write_text("not the project's\n")
+    return member
+
+
+def test_a_copy_s_ancestors_resolve_as_the_project_s(tmp_path: Path) -> None:
+    member = _workspace(tmp_path)
+    top = member.parent.parent
+    for sparse in (None, ["src/a.ts"]):
+        with shadow_copy(member, {"src/a.ts": b"b\n"}, only=sparse) as shadow:
+            assert shadow.parts[-len(member.parts) + 1 :] == member.parts[1:]
+            assert (shadow / "src" / "a.ts").read_text() == "b\n"
+            mirrored_top = shadow.parent.parent
+            # Up to the workspace's top: every entry, as links (the path's own
+            # directories are the copy's).
+            for name in ("package.json", "tsconfig.base.json", "node_modules"):
+                assert os.path.realpath(mirrored_top / name) == str(top / name)
+            assert os.path.realpath(mirrored_top / "packages" / "y") == str(top / "packages/y")
+            assert not (mirrored_top / "packages").is_symlink()
+            assert not os.path.lexists(mirrored_top / ".signalint")
+            assert (shadow / ".." / ".." / "node_modules" / "dep").is_dir()
+            # Above it: only where packages are installed.
+            above = mirrored_top.parent
+            assert (above / "node_modules").is_symlink() and (above / ".venv").is_symlink()
+            assert not os.path.lexists(above / "notes.txt")
+            (shadow / "src" / "a.ts").write_text("changed\n")
+        assert (member / "src" / "a.ts").read_text() == "a\n"
+
+
+def test_a_copy_made_inside_the_workspace_links_no_way_back_to_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    member = _workspace(tmp_path)
+    top = member.parent.parent
+    (top / "scratch").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(top / "scratch"))
+    with shadow_copy(member) as shadow:
+        assert inside(str(shadow), str(top / "scratch"))
+        mirrored_top = shadow.parent.parent
+        assert (mirrored_top / "package.json").is_symlink()
+        assert not os.path.lexists(mirrored_top / "scratch")  # it holds the copy

@@ -2291,10 +2291,12 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
         await editor.settle(quiet_s=3.0, limit_s=LSP_LIMIT_S)
         return at, items
 
-    def unseen_in(items: list[Any]) -> list[str]:
+    def unseen_in(items: list[Any], key: str = "unseen") -> list[str]:
+        """The engines the buffer's notice names (`key`: "unseen" every one,
+        "failed" those that failed on the buffer)."""
         for d in items:
             if d.code == "unsaved" and isinstance(d.data, dict):
-                return list(d.data.get("unseen", []))
+                return list(d.data.get(key, []))
         return []
 
     plants: list[dict[str, Any]] = []
@@ -2330,6 +2332,7 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
             # What was pushed is what a pull answers.
             done["pushed_equal"] = not items or editor.keys(file) == buffer
             done["unseen"] = unseen_in(items)
+            done["failed_unsaved"] = unseen_in(items, "failed")
             done["found_unsaved"] = _planted_in(items, plant, line)
             done["untouched"] = path.read_bytes() == original
             saved = time.perf_counter()
@@ -2356,7 +2359,9 @@ async def _lsp_plants(repo: Repo, exe: Path, env: dict[str, str], project: Path)
         # The buffer against the cold check after save, less what the engines
         # named as not having seen the buffer (they answer on save).
         seen_cold = Counter({k: n for k, n in cold_keys.items() if not set(k[1]) <= unseen})
-        done["buffer_equal"] = buffer == seen_cold
+        # An engine that failed on the buffer did not see it: named, but no
+        # equality (the failure is the difference).
+        done["buffer_equal"] = buffer == seen_cold and not done["failed_unsaved"]
         done["saved_equal"] = after_save == cold_keys
         done["diff"] = [f"cold only {k[1]} {k[3]}"[:160] for k in seen_cold - buffer][:3]
         done["diff"] += [f"buffer only {k[1]} {k[3]}"[:160] for k in buffer - seen_cold][:3]
@@ -2438,7 +2443,8 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
         "saved s: the save to a pull answered by the disk check. The pulled diagnostics are "
         "compared, with multiplicity (issue id, engines, severity, message), with a cold "
         "`signalint check --no-cache FILE` of the saved content: the buffer's less the engines "
-        "it names as not having seen it, the saved ones whole; and with what was pushed."
+        "it names as not having seen it (one it names as failed on the buffer makes it no), "
+        "the saved ones whole; and with what was pushed."
     )
     out.append("")
     out.append(
@@ -2473,6 +2479,8 @@ def _render_lsp(results: list[RepoResult]) -> list[str]:
             )
             for line in plant.get("diff") or []:
                 notes.append(f"- **{r.repo.name} / {plant['file']}**: {line}")
+            for name in plant.get("failed_unsaved") or []:
+                notes.append(f"- **{r.repo.name} / {plant['file']}**: {name} failed on the buffer")
         for message in step.get("messages") or []:
             notes.append(f"- **{r.repo.name}** shown: {message[:200]}")
     out.append("")

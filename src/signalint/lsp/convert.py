@@ -112,27 +112,38 @@ def diagnostic(
 
 
 def unseen_notice(
-    engines: Sequence[str], pending: Sequence[str] = (), buffers: Sequence[str] = ()
+    engines: Sequence[str],
+    pending: Sequence[str] = (),
+    buffers: Sequence[str] = (),
+    failed: Sequence[str] = (),
 ) -> types.Diagnostic:
-    """The diagnostic a file carries while whole-program `engines` have
-    not seen the unsaved buffer: `pending` of them are checking it now and
-    answer shortly, the others answer when it is saved. `buffers` names
-    the unsaved files when the diagnostic is another file's (a dependent
-    published from the buffers' program)."""
+    """The diagnostic a file carries while `engines` have not seen the
+    unsaved buffer: `pending` of them are checking it now and answer
+    shortly, `failed` ones failed on it (the reason is shown apart,
+    `window/showMessage`), the others answer when it is saved. `buffers`
+    names the unsaved files when the diagnostic is another file's (a
+    dependent published from the buffers' program)."""
     what = "this unsaved buffer" if not buffers else "the unsaved " + ", ".join(buffers)
     parts: list[str] = []
-    later = [e for e in engines if e not in pending]
-    for names, when in ((list(pending), "follow shortly"), (later, "come when it is saved")):
+    later = [e for e in engines if e not in pending and e not in failed]
+    for names, said, when in (
+        (list(pending), "not seen", "follow shortly"),
+        ([e for e in engines if e in failed], "failed on", "come when it is saved"),
+        (later, "not seen", "come when it is saved"),
+    ):
         if not names:
             continue
         one = len(names) == 1
+        have = ("has " if one else "have ") if said == "not seen" else ""
         parts.append(
-            f"{', '.join(names)} {'has' if one else 'have'} not seen {what}: "
+            f"{', '.join(names)} {have}{said} {what}: "
             f"{'its' if one else 'their'} diagnostics {when}"
         )
     data: dict[str, Any] = {"unseen": list(engines)}
     if pending:
         data["pending"] = list(pending)
+    if failed:
+        data["failed"] = [e for e in engines if e in failed]
     return types.Diagnostic(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)),
         message="; ".join(parts),

@@ -21,7 +21,8 @@ What the server does, in order of a session:
   change (`check_dependents`). mypy answers when it is saved, and until
   then the buffer's diagnostics (and its dependents') carry the notice
   naming the engines that have not seen it, never their older
-  diagnostics beside the new.
+  diagnostics beside the new; an engine that failed on the buffer is named
+  there too (as failed; its reason shown, below), never silently left out.
 - `didSave` (and a changed file the client watches): the project is
   checked again (debounced; a newer save cancels an older check) and every
   file with issues, or that had some, is published if what it shows
@@ -171,11 +172,19 @@ def _disk_lines(uri: str) -> list[str] | None:
 class Notice:
     """What a file's diagnostics say of the engines that have not seen its
     content: `unseen` (named in the notice), `pending` (checking the buffer
-    now) and `buffers` (the unsaved files, when these are a dependent's)."""
+    now), `failed` (they failed on the buffer: never a silent gap) and
+    `buffers` (the unsaved files, when these are a dependent's)."""
 
     unseen: tuple[str, ...] = ()
     pending: tuple[str, ...] = ()
     buffers: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+
+
+def _failed(result: CheckResult) -> tuple[str, ...]:
+    """The engines that failed on a buffer: named in its notice as not
+    having seen it (their reason goes to `window/showMessage`)."""
+    return tuple(n for n, o in result.outcomes.items() if o.status == "error")
 
 
 NO_NOTICE: Final = Notice()
@@ -388,7 +397,9 @@ class Session:
                 self._tell_failures(checked.result)
                 issues = [i for i in checked.result.issues if i.file == doc.file]
                 self.buffer_issues[uri] = issues
-                self.publish(uri, issues, doc, Notice((*programs, *unseen), tuple(programs)))
+                failed = _failed(checked.result)
+                notice = Notice((*programs, *unseen, *failed), tuple(programs), failed=failed)
+                self.publish(uri, issues, doc, notice)
             wait = PROGRAM_DEBOUNCE_S - (asyncio.get_running_loop().time() - began)
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -398,7 +409,8 @@ class Session:
         self._tell_failures(checked.result)
         issues = [i for i in checked.result.issues if i.file == doc.file]
         self.buffer_issues[uri] = issues
-        self.publish(uri, issues, doc, Notice(tuple(unseen)))
+        failed = _failed(checked.result)
+        self.publish(uri, issues, doc, Notice((*unseen, *failed), failed=failed))
         self._tidy_later()
         if programs:
             self.checks.schedule(DEPENDENTS, self.check_dependents, DEPENDENTS_QUIET_S)
@@ -528,7 +540,9 @@ class Session:
         encoding = str(self.server.server_capabilities.position_encoding or "utf-16")
         found = [convert.diagnostic(issue, uri, lines, encoding) for issue in issues]
         if notice.unseen:
-            found.append(convert.unseen_notice(notice.unseen, notice.pending, notice.buffers))
+            found.append(
+                convert.unseen_notice(notice.unseen, notice.pending, notice.buffers, notice.failed)
+            )
         return found
 
     def publish(

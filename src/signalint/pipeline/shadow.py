@@ -13,6 +13,20 @@ engine will rewrite.
 The copy lives in the system's temporary directory (or `/dev/shm`), never
 in the project or its state directory, and is gone when the block ends:
 nothing of it is left for the project's own tools to read.
+
+Engines resolve packages and find settings by walking up from a file
+(Node's and TypeScript's `node_modules` lookup, a config's `extends:
+"../../tsconfig.base.json"`, ESLint's plugins, Biome's and Ruff's settings
+in a parent, a `.venv` above): a workspace member's dependencies are often
+installed in the workspace root's `node_modules` only. So the copy is
+placed at the project's own absolute path below the temporary directory
+(`_ancestry`), and each of its mirrored ancestors holds links to what the
+real one holds: every entry, from the project's parent up to its
+workspace top (`workspace_top`: the nearest directory with `.git` or a
+lockfile), and above that only the installed directories (`RESOLVED`) up
+to the filesystem root. The links are outside the copy's root, as the
+originals are outside the project's: the walk of the copy never lists
+them, and what an engine reports through them is outside (D26).
 """
 
 from __future__ import annotations
@@ -28,8 +42,27 @@ from pathlib import Path
 from typing import Final
 
 from signalint.engines.resolve import standing_in
+from signalint.project.paths import inside
 
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
+# What the copy's ancestors above the workspace top link from the project's:
+# where Node, TypeScript and Python tools look for packages walking up.
+RESOLVED: Final = frozenset({"node_modules", ".venv", "venv"})
+# A directory holding one of these is a workspace's top (a repository, or
+# where its packages were installed from a lockfile).
+WORKSPACE_MARKS: Final = (
+    ".git",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "bun.lock",
+    "bun.lockb",
+    ".pnp.cjs",
+    "uv.lock",
+    "poetry.lock",
+)
 _MEMORY: Final = "/dev/shm"
 # Never copied: Signalint's state and Python's bytecode; callers add the
 # engines' own cache directories (`shadow_copy(skip=...)`).
@@ -89,6 +122,40 @@ def _sparse_tree(
                 os.symlink(entry.path, out / entry.name)
 
 
+def workspace_top(root: Path) -> Path:
+    """The nearest of `root` and its ancestors that holds a `WORKSPACE_MARKS`
+    entry; `root` when none does."""
+    for place in (root, *root.parents):
+        if any(os.path.lexists(place / mark) for mark in WORKSPACE_MARKS):
+            return place
+    return root
+
+
+def _ancestry(directory: Path, root: Path, skipped: Collection[str]) -> Path:
+    """Make the place of the copy of `root` (canonical) in `directory`: its
+    absolute path below it, each ancestor holding links to the real one's
+    entries (module docstring). The copy's root itself is left to make."""
+    top = workspace_top(root)
+    shadow = directory.joinpath(*(root.parts[1:] or ("root",)))
+    shadow.parent.mkdir(parents=True, exist_ok=True)
+    child = root.name
+    for real in root.parents:
+        whole = real == top or top in real.parents
+        out = directory.joinpath(*real.parts[1:])
+        try:
+            with os.scandir(real) as listing:
+                entries = list(listing)
+        except OSError:  # a directory we may pass through but not list
+            entries = []
+        for entry in entries:
+            if entry.name == child or inside(os.fspath(directory), entry.path):
+                continue  # the path's own directory; the copy's own (no cycle)
+            if (whole and entry.name not in skipped) or entry.name in RESOLVED:
+                os.symlink(entry.path, out / entry.name)
+        child = real.name
+    return shadow
+
+
 @contextmanager
 def shadow_copy(
     root: Path,
@@ -103,7 +170,8 @@ def shadow_copy(
     everything else is a symlink into the project: much cheaper, and fit
     for an engine that rewrites exactly those files (`fixes`), but not for
     a whole-program check, which would read symlinked files through their
-    real paths. The copy's path is canonical (realpath), like a project root.
+    real paths. The copy's path is canonical (realpath), like a project
+    root, and its ancestors resolve packages as the project's (`_ancestry`).
     Directories named in `skip` (the engines' caches) are left out, as are
     `SKIPPED`.
     """
@@ -111,9 +179,9 @@ def shadow_copy(
     where = _MEMORY if only is not None and os.access(_MEMORY, os.W_OK | os.X_OK) else None
     directory = Path(os.path.realpath(tempfile.mkdtemp(prefix="signalint-shadow-", dir=where)))
     try:
-        shadow = directory / root.name
-        shadow.mkdir()
         skipped = SKIPPED | frozenset(skip)
+        shadow = _ancestry(directory, Path(os.path.realpath(root)), skipped)
+        shadow.mkdir()
         if only is None:
             _copy_tree(root, shadow, skipped)
         else:
@@ -136,4 +204,4 @@ def shadow_copy(
         ).start()
 
 
-__all__ = ["shadow_copy"]
+__all__ = ["shadow_copy", "workspace_top"]
