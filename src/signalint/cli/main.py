@@ -12,7 +12,9 @@ in `cli.table`).
 refused path, an unusable root) is printed as one line naming what is at
 fault and returns its `exit_code`; anything else unexpected is printed as
 one line too (the traceback only with SIGNALINT_DEBUG=1). No command shows
-a traceback.
+a traceback. Ctrl-C exits 130; SIGTERM and SIGHUP, which the console
+script hands to `cli.stop_signals` for every command but `lsp`, exit 143
+and 129 (128 + the signal's number); either way no engine is left running.
 """
 
 from __future__ import annotations
@@ -65,15 +67,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 130
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        return 130
+    except click.exceptions.Abort as exc:  # Ctrl-C, or SIGTERM/SIGHUP (`stop_signals`)
+        return _interrupted(exc, "Aborted.")
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc, "Interrupted.")
     except Exception as exc:  # a bug: say so in one line, not in a traceback
         return internal_error(exc)
     return int(result) if isinstance(result, int) else 0
+
+
+def _interrupted(exc: BaseException, words: str) -> int:
+    """The exit status of a command Ctrl-C (130, saying `words`) or a
+    signal (`stop_signals`: 128 + its number) stopped. By then its engines'
+    process groups were killed (`process.run` on cancellation; first of
+    all, for a signal); whatever a start under way left is ended too."""
+    from signalint.cli import stop_signals
+
+    stopped = stop_signals.exit_code(exc)
+    process = sys.modules.get("signalint.process")
+    if process is not None:
+        process.stop_children()
+    if stopped is not None:
+        return stopped
+    sys.stderr.write(f"{words}\n")
+    return 130
 
 
 def internal_error(exc: Exception) -> int:
@@ -109,11 +126,25 @@ def entry() -> None:
 
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
-    code = None
     if args[:1] == ["lsp"]:  # editors start it: no click, no fix recovery (it applies none)
         from signalint.lsp.run import run_plain
 
-        code = run_plain(args)
+        sys.exit(run_plain(args))
+    from signalint.cli import stop_signals
+
+    stop_signals.install()  # SIGTERM and SIGHUP stop the command and its engines
+    try:
+        code = _command(args)
+        stop_signals.uninstall()  # the command is over: no child runs
+    except stop_signals.Stopped as exc:  # outside click (`main` turns it into a code)
+        code = _interrupted(exc, "")
+    sys.exit(code)
+
+
+def _command(args: list[str]) -> int:
+    """The exit code of the command `args` (everything but `lsp`), from a
+    kept answer, `hooks run` without click, or `main`."""
+    code = None
     if args[:1] in (["check"], ["hooks"]):  # what a kept answer may answer
         from signalint import answers
 
@@ -125,4 +156,4 @@ def entry() -> None:
                 code = run_plain(args)
             except Exception as exc:  # as `main` says it
                 code = internal_error(exc)
-    sys.exit(main() if code is None else code)
+    return main() if code is None else code
