@@ -97,7 +97,6 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 # leaders' pids), for a process that must end them without its event loop.
 _RUNNING: set[int] = set()
 
-
 # The children started by `detach` (the daemon), which `stop_children`
 # leaves running; and, once `stop_children` ran, a mark: start nothing more.
 _DETACHED: set[int] = set()
@@ -113,6 +112,33 @@ def kill_running() -> None:
     for pid in list(_RUNNING):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
+
+
+def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
+    """Each live process's pid and the fields of its `/proc/<pid>/stat`
+    after the command name (which may hold spaces and parentheses): state,
+    ppid, pgrp, ...; rss, in pages, is the 22nd of them. Nothing where
+    `/proc` cannot be read; a process gone meanwhile is passed over."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+            yield int(name), stat[stat.rindex(b")") + 2 :].split()
+        except (OSError, ValueError):
+            continue
+
+
+def _direct_children() -> list[int]:
+    """The pids whose parent is this process, read from `/proc` (Linux;
+    elsewhere none: the groups of `_RUNNING` are then all it kills)."""
+    me = os.getpid()
+    return [pid for pid, fields in _proc_stats() if int(fields[1]) == me]
 
 
 def stop_children() -> None:
@@ -132,13 +158,6 @@ def stop_children() -> None:
                 os.killpg(pid, signal.SIGKILL)
             else:  # forked, not yet in its own session: nothing under it yet
                 os.kill(pid, signal.SIGKILL)
-
-
-def _direct_children() -> list[int]:
-    """The pids whose parent is this process, read from `/proc` (Linux;
-    elsewhere none: the groups of `_RUNNING` are then all it kills)."""
-    me = os.getpid()
-    return [pid for pid, fields in _proc_stats() if int(fields[1]) == me]
 
 
 class _Overflow(Exception):
@@ -398,31 +417,12 @@ def groups_rss(pgids: set[int]) -> dict[int, int]:
     return totals
 
 
-def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
-    """Each live process's pid and the fields of its `/proc/<pid>/stat`
-    after the command name (which may hold spaces and parentheses): state,
-    ppid, pgrp, ...; rss, in pages, is the 22nd of them. Nothing where
-    `/proc` cannot be read; a process gone meanwhile is passed over."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-            yield int(name), stat[stat.rindex(b")") + 2 :].split()
-        except (OSError, ValueError):
-            continue
-
-
 def detach(argv: tuple[str, ...], *, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     """Start a process meant to outlive us (the daemon): argv, no input, its
     own session (a terminal's hang-up or Ctrl-C does not reach it, nor
-    `stop_children` once started), stdout and stderr appended to `log`. Not waited for; the caller may `poll` it.
-    Raises `OSError` when it cannot start."""
+    `stop_children` once started), stdout and stderr appended to `log`.
+    Not waited for; the caller may `poll` it. Raises `OSError` when it
+    cannot start."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         started = subprocess.Popen(

@@ -84,9 +84,7 @@ def _interrupted(exc: BaseException, words: str) -> int:
     from signalint.cli import stop_signals
 
     stopped = stop_signals.exit_code(exc)
-    process = sys.modules.get("signalint.process")
-    if process is not None:
-        process.stop_children()
+    stop_signals.end_children()
     if stopped is not None:
         return stopped
     sys.stderr.write(f"{words}\n")

@@ -41,6 +41,7 @@ process door is looked up only when it was loaded (no engine ran without).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -98,7 +99,7 @@ def exit_code(exc: BaseException) -> int | None:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    _end_children()
+    end_children()
     if _Stop.signum is not None:  # a second signal: leave now
         _say(_Stop.signum)
         os._exit(128 + _Stop.signum)
@@ -113,15 +114,20 @@ def _watchdog(signum: int) -> None:
     import time
 
     time.sleep(GRACE_S)
-    _end_children()
+    end_children()
     _say(signum)
     os._exit(128 + signum)
 
 
-def _end_children() -> None:
-    process = sys.modules.get("signalint.process")
-    if process is not None:
-        process.stop_children()
+def end_children() -> None:
+    """`process.stop_children` when the process door was loaded: without
+    it no child was started (and a signal may come while it is being
+    imported, before it has that function, which comes after all it uses).
+    A failure here must not keep the command from stopping: passed over."""
+    stop = getattr(sys.modules.get("signalint.process"), "stop_children", None)
+    if stop is not None:
+        with contextlib.suppress(Exception):  # the stop goes on; the watchdog tries again
+            stop()
 
 
 def _say(signum: int) -> None:
@@ -129,7 +135,5 @@ def _say(signum: int) -> None:
         return
     _Stop.said = True
     line = f"signalint: stopped by {signal.Signals(signum).name}; its engines were stopped\n"
-    try:
+    with contextlib.suppress(OSError):  # no stderr left (a hang-up's closed terminal)
         os.write(2, line.encode())
-    except OSError:  # no stderr left (a hang-up's closed terminal)
-        pass
