@@ -136,7 +136,8 @@ def entry() -> None:
         stop_signals.uninstall()  # the command is over: no child runs
     except stop_signals.Stopped as exc:  # outside click (`main` turns it into a code)
         code = _interrupted(exc, "")
-    sys.exit(code)
+    # A signal the command finished before it could raise: stopped all the same.
+    sys.exit(stop_signals.stopped() or code)
 
 
 def _command(args: list[str]) -> int:

@@ -12,10 +12,15 @@ their own shutdown). On either signal the handler, in the main thread:
    leaves with `os._exit` if the command is still unwinding;
 3. raises `Stopped`, a `KeyboardInterrupt`, so the command unwinds as on
    Ctrl-C: asyncio cancels its tasks, each `process.run` reaps its killed
-   child, writes already under way finish, `finally` blocks run. `main`
-   (where click has wrapped it in `Abort`) and `entry` turn it into the
-   exit status 128 + the signal's number (143, 129), saying `signalint:
-   stopped by SIGTERM` on stderr (`exit_code`).
+   child, writes already under way finish, `finally` blocks run. When an
+   asyncio loop runs in the main thread, the loop raises it, between two
+   callbacks (`call_soon_threadsafe`): raised inside a task's step, it
+   would be that task's result, raised again by each task awaiting it,
+   and asyncio's clean-up would stop half way ("Task was destroyed but it
+   is pending!"). `main` (where click has wrapped it in `Abort`) and
+   `entry` turn it into the exit status 128 + the signal's number (143,
+   129), saying `signalint: stopped by SIGTERM` on stderr (`exit_code`);
+   a command that ended before it was raised exits so too (`stopped`).
 
 A second signal while it unwinds ends the process at once. Once the
 command has returned its exit code, `uninstall` gives both signals their
@@ -46,6 +51,10 @@ import os
 import signal
 import sys
 from types import FrameType
+
+TYPE_CHECKING = False  # `typing` costs the console script milliseconds
+if TYPE_CHECKING:
+    from typing import Any
 
 # How long a stopped command may take to unwind before the watchdog ends it.
 GRACE_S = 5.0
@@ -98,6 +107,15 @@ def exit_code(exc: BaseException) -> int | None:
     return seen.exit_code
 
 
+def stopped() -> int | None:
+    """The exit status of this process when a signal stopped it, after
+    saying so on stderr (once); None when none came."""
+    if _Stop.signum is None:
+        return None
+    _say(_Stop.signum)
+    return 128 + _Stop.signum
+
+
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     end_children()
     if _Stop.signum is not None:  # a second signal: leave now
@@ -107,7 +125,29 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     import threading
 
     threading.Thread(target=_watchdog, args=(signum,), name="signalint-stop", daemon=True).start()
+    loop = _running_loop()
+    if loop is None:
+        raise Stopped(signum)
+    # Raised by the loop between two callbacks, never inside a task's step
+    # (a task would keep it as its result and each awaiter raise it again,
+    # out of asyncio's own clean-up); written to the loop's wake-up pipe,
+    # so a loop waiting in `select` runs it at once.
+    loop.call_soon_threadsafe(_raise, signum)
+
+
+def _raise(signum: int) -> None:
     raise Stopped(signum)
+
+
+def _running_loop() -> Any:
+    """The asyncio event loop running in this (the main) thread, if any."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _watchdog(signum: int) -> None:
