@@ -79,12 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _interrupted(exc: BaseException, words: str) -> int:
     """The exit status of a command Ctrl-C (130, saying `words`) or a
     signal (`stop_signals`: 128 + its number) stopped. By then its engines'
-    process groups were killed (`process.run` on cancellation; first of
-    all, for a signal); whatever a start under way left is ended too."""
+    process groups were killed (`process.run` on cancellation; for a
+    signal, first of all, by its handler)."""
     from signalint.cli import stop_signals
 
     stopped = stop_signals.exit_code(exc)
-    stop_signals.end_children()
     if stopped is not None:
         return stopped
     sys.stderr.write(f"{words}\n")

@@ -117,7 +117,7 @@ def stopped() -> int | None:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    end_children()
+    _end_children()
     if _Stop.signum is not None:  # a second signal: leave now
         _say(_Stop.signum)
         os._exit(128 + _Stop.signum)
@@ -131,8 +131,12 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     # Raised by the loop between two callbacks, never inside a task's step
     # (a task would keep it as its result and each awaiter raise it again,
     # out of asyncio's own clean-up); written to the loop's wake-up pipe,
-    # so a loop waiting in `select` runs it at once.
-    loop.call_soon_threadsafe(_raise, signum)
+    # so a loop waiting in `select` runs it at once. A loop that ends
+    # first leaves it to `entry` (`stopped`).
+    try:
+        loop.call_soon_threadsafe(_raise, signum)
+    except RuntimeError:  # closed meanwhile: nothing of asyncio's runs now
+        raise Stopped(signum) from None
 
 
 def _raise(signum: int) -> None:
@@ -140,26 +144,22 @@ def _raise(signum: int) -> None:
 
 
 def _running_loop() -> Any:
-    """The asyncio event loop running in this (the main) thread, if any."""
-    asyncio = sys.modules.get("asyncio")
-    if asyncio is None:
-        return None
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    """The asyncio event loop running in this (the main) thread, if any
+    (asyncio's events module may be loaded part way: read without raising)."""
+    running = getattr(sys.modules.get("asyncio.events"), "_get_running_loop", None)
+    return running() if running is not None else None
 
 
 def _watchdog(signum: int) -> None:
     import time
 
     time.sleep(GRACE_S)
-    end_children()
+    _end_children()
     _say(signum)
     os._exit(128 + signum)
 
 
-def end_children() -> None:
+def _end_children() -> None:
     """`process.stop_children` when the process door was loaded: without
     it no child was started (and a signal may come while it is being
     imported, before it has that function, which comes after all it uses).
