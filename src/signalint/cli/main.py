@@ -13,8 +13,9 @@ refused path, an unusable root) is printed as one line naming what is at
 fault and returns its `exit_code`; anything else unexpected is printed as
 one line too (the traceback only with SIGNALINT_DEBUG=1). No command shows
 a traceback. Ctrl-C exits 130; SIGTERM and SIGHUP, which the console
-script hands to `cli.stop_signals` for every command but `lsp`, exit 143
-and 129 (128 + the signal's number); either way no engine is left running.
+script hands to `cli.stop_signals` for every command but `lsp` (and a kept
+answer's replay, which starts no engine), exit 143 and 129 (128 + the
+signal's number); either way no engine is left running.
 """
 
 from __future__ import annotations
@@ -127,31 +128,42 @@ def entry() -> None:
         from signalint.lsp.run import run_plain
 
         sys.exit(run_plain(args))
-    from signalint.cli import stop_signals
-
-    stop_signals.install()  # SIGTERM and SIGHUP stop the command and its engines
     try:
         code = _command(args)
-        stop_signals.uninstall()  # the command is over: no child runs
-    except stop_signals.Stopped as exc:  # outside click (`main` turns it into a code)
-        code = _interrupted(exc, "")
-    # A signal the command finished before it could raise: stopped all the same.
-    sys.exit(stop_signals.stopped() or code)
+    except KeyboardInterrupt as exc:  # SIGTERM/SIGHUP outside click (`main` says it inside)
+        from signalint.cli import stop_signals
+
+        stopped = stop_signals.exit_code(exc)
+        if stopped is None:
+            raise
+        code = stopped
+    sys.exit(code)
 
 
 def _command(args: list[str]) -> int:
-    """The exit code of the command `args` (everything but `lsp`), from a
-    kept answer, `hooks run` without click, or `main`."""
-    code = None
+    """The exit code of the command `args` (everything but `lsp`): a kept
+    answer (which starts no engine, so it runs before the signal handlers
+    are set), else `hooks run` without click or `main`, with SIGTERM and
+    SIGHUP handled (`cli.stop_signals`)."""
     if args[:1] in (["check"], ["hooks"]):  # what a kept answer may answer
         from signalint import answers
 
         code = answers.replay_invocation(args, os.environ)
-        if code is None and args[:2] == ["hooks", "run"]:
-            from signalint.cli.hook_args import run_plain  # without click
+        if code is not None:
+            return code
+    from signalint.cli import stop_signals
 
-            try:
-                code = run_plain(args)
-            except Exception as exc:  # as `main` says it
-                code = internal_error(exc)
-    return main() if code is None else code
+    stop_signals.install()  # SIGTERM and SIGHUP stop the command and its engines
+    code = None
+    if args[:2] == ["hooks", "run"]:
+        from signalint.cli.hook_args import run_plain  # without click
+
+        try:
+            code = run_plain(args)
+        except Exception as exc:  # as `main` says it
+            code = internal_error(exc)
+    if code is None:
+        code = main()
+    stop_signals.uninstall()  # the command is over: no child runs
+    # A signal the command finished before it could raise: stopped all the same.
+    return stop_signals.stopped() or code

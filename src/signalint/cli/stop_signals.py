@@ -2,7 +2,9 @@
 
 The console script (`cli.main.entry`) calls `install` before any command
 but `lsp` runs (the language server, the MCP server and the daemon have
-their own shutdown). On either signal the handler, in the main thread:
+their own shutdown), once a kept answer did not answer it (a replay starts
+no engine, and its path stays as cheap as it was). On either signal the
+handler, in the main thread:
 
 1. ends every child at once through the process door
    (`process.stop_children`: the process group of each engine run in
