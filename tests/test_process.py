@@ -1,13 +1,21 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from signalint import process
 from signalint.process import Command
 
-from .helpers import HANG_WITH_CHILD, wait_for_file, wait_until_dead, write_executable
+from .helpers import HANG_WITH_CHILD, alive, wait_for_file, wait_until_dead, write_executable
 
 
 def _command(argv: list[str], cwd: Path, timeout_s: float = 10.0) -> Command:
@@ -127,3 +135,51 @@ def test_kill_running_ends_every_group_in_flight_from_another_thread(tmp_path: P
     runner.join(60)
     assert results and results[0].exit_code == -9  # killed, not timed out
     process.kill_running()  # nothing in flight: nothing to do
+
+
+STOPPING = """
+import json, sys, threading, time
+from pathlib import Path
+from signalint import process
+from signalint.process import Command
+
+script, pidfile, cwd = sys.argv[1:4]
+daemon = process.detach(("sleep", "600"), cwd=Path(cwd), log=Path(cwd) / "daemon.log")
+
+def stop_once_started():
+    while not (Path(pidfile).exists() and Path(pidfile).read_text().strip()):
+        time.sleep(0.01)
+    process.stop_children()
+
+threading.Thread(target=stop_once_started).start()
+first = process.run_blocking(Command((script,), Path(cwd), 600))
+after = process.run_blocking(Command(("true",), Path(cwd), 10))
+print(json.dumps([first.exit_code, after.start_error, daemon.pid]))
+"""
+
+
+@pytest.mark.real  # another interpreter: `stop_children` ends every child of its process
+def test_stop_children_ends_every_child_but_the_detached_and_starts_no_more(
+    tmp_path: Path,
+) -> None:
+    """What the CLI's SIGTERM handler does first (`cli.stop_signals`):
+    the run's group is killed from another thread, the next run is not
+    started, and a detached daemon is left running."""
+    pidfile = tmp_path / "pids"
+    script = write_executable(tmp_path / "hang", HANG_WITH_CHILD.format(pidfile=pidfile))
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPING, str(script), str(pidfile), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    exit_code, refused, daemon = json.loads(done.stdout)
+    try:
+        assert exit_code == -9 and refused == process.STOPPED_REASON
+        assert wait_until_dead([int(p) for p in pidfile.read_text().split()]) == []
+        assert alive(daemon)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(daemon, signal.SIGKILL)

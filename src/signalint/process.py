@@ -4,6 +4,16 @@ Every child gets argv (never a shell), stdin from /dev/null, its own session
 (so its whole process group can be killed), a deadline and an output byte
 limit. A missing executable is a result, not an exception. On timeout, on
 output overflow and on cancellation the whole group is killed and reaped.
+
+A process stopped by a signal ends its children without its event loop
+(`stop_children`, called by the CLI's SIGTERM/SIGHUP handler,
+`cli.stop_signals`): it kills the group of every `run` in flight
+(`_RUNNING`) and of every direct child that `/proc` shows (a child whose
+start is still under way in an asyncio coroutine is not in `_RUNNING`
+yet), except the detached daemon; from then on this process starts no
+child, and a `run` whose child started while it stopped kills that child's
+group itself. So no engine outlives a stopped process, whatever its
+threads and coroutines were doing.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ import resource
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +97,14 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 # leaders' pids), for a process that must end them without its event loop.
 _RUNNING: set[int] = set()
 
+# The children started by `detach` (the daemon), which `stop_children`
+# leaves running; and, once `stop_children` ran, a mark: start nothing more.
+_DETACHED: set[int] = set()
+_STOPPED: list[bool] = []
+
+# What a `run` or `start` after `stop_children` answers.
+STOPPED_REASON = "not started: this process is stopping"
+
 
 def kill_running() -> None:
     """Kill the group of every `run` in flight now, without waiting (any
@@ -94,6 +112,52 @@ def kill_running() -> None:
     for pid in list(_RUNNING):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
+
+
+def _proc_stats() -> Iterator[tuple[int, list[bytes]]]:
+    """Each live process's pid and the fields of its `/proc/<pid>/stat`
+    after the command name (which may hold spaces and parentheses): state,
+    ppid, pgrp, ...; rss, in pages, is the 22nd of them. Nothing where
+    `/proc` cannot be read; a process gone meanwhile is passed over."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+            yield int(name), stat[stat.rindex(b")") + 2 :].split()
+        except (OSError, ValueError):
+            continue
+
+
+def _direct_children() -> list[int]:
+    """The pids whose parent is this process, read from `/proc` (Linux;
+    elsewhere none: the groups of `_RUNNING` are then all it kills)."""
+    me = os.getpid()
+    return [pid for pid, fields in _proc_stats() if int(fields[1]) == me]
+
+
+def stop_children() -> None:
+    """End every child this process started, now, without its event loop
+    (any thread, a signal handler), and start no other: the groups of the
+    `run`s in flight, then every direct child `/proc` lists (its group if
+    it leads one, else itself), except those `detach` started. Callable
+    again (the CLI's watchdog does, before it exits)."""
+    if not _STOPPED:
+        _STOPPED.append(True)
+    kill_running()
+    for pid in _direct_children():
+        if pid in _DETACHED:
+            continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:  # forked, not yet in its own session: nothing under it yet
+                os.kill(pid, signal.SIGKILL)
 
 
 class _Overflow(Exception):
@@ -131,6 +195,8 @@ async def _drain(stream: asyncio.StreamReader) -> None:
 async def _start(command: Command) -> asyncio.subprocess.Process | ProcessResult:
     """The child `command` starts, in a session of its own; or the result of
     a start that failed (a missing executable is a result, not an error)."""
+    if _STOPPED:
+        return ProcessResult(command.argv, None, "", "", 0.0, start_error=STOPPED_REASON)
     env = {**os.environ, **command.env} if command.env else None
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
@@ -171,6 +237,8 @@ async def run(command: Command, *, output_limit: int | None = None) -> ProcessRe
     if isinstance(proc, ProcessResult):
         return proc
     _RUNNING.add(proc.pid)
+    if _STOPPED:  # `stop_children` ran while it started, and may have missed it
+        _kill_group(proc)
     out, err = bytearray(), bytearray()
     budget = [output_limit or DEFAULT_OUTPUT_LIMIT]
     assert proc.stdout is not None and proc.stderr is not None
@@ -303,6 +371,8 @@ async def start(
     child's stderr (appended), else it is discarded. `stream_limit` bounds
     one line read from its stdout.
     """
+    if _STOPPED:
+        return ProcessResult(command.argv, None, "", "", 0.0, start_error=STOPPED_REASON)
     env = {**os.environ, **command.env} if command.env else None
     log = None
     try:
@@ -326,7 +396,10 @@ async def start(
     finally:
         if log is not None:
             log.close()
-    return Child(proc, command.argv)
+    child = Child(proc, command.argv)
+    if _STOPPED:  # `stop_children` ran while it started, and may have missed it
+        child.kill()
+    return child
 
 
 def groups_rss(pgids: set[int]) -> dict[int, int]:
@@ -336,35 +409,23 @@ def groups_rss(pgids: set[int]) -> dict[int, int]:
     if not pgids:
         return totals
     page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return totals
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-            # After the command name (which may hold spaces and parentheses):
-            # state, ppid, pgrp, ...; rss, in pages, is the 22nd of them.
-            fields = stat[stat.rindex(b")") + 2 :].split()
+    for _pid, fields in _proc_stats():
+        with contextlib.suppress(ValueError, IndexError):
             group = int(fields[2])
             if group in totals:
                 totals[group] += int(fields[21]) * page
-        except (OSError, ValueError, IndexError):
-            continue
     return totals
 
 
 def detach(argv: tuple[str, ...], *, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     """Start a process meant to outlive us (the daemon): argv, no input, its
-    own session (a terminal's hang-up or Ctrl-C does not reach it), stdout
-    and stderr appended to `log`. Not waited for; the caller may `poll` it.
-    Raises `OSError` when it cannot start."""
+    own session (a terminal's hang-up or Ctrl-C does not reach it, nor
+    `stop_children` once started), stdout and stderr appended to `log`.
+    Not waited for; the caller may `poll` it. Raises `OSError` when it
+    cannot start."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
-        return subprocess.Popen(
+        started = subprocess.Popen(
             argv,
             cwd=str(cwd),
             stdin=subprocess.DEVNULL,
@@ -373,3 +434,5 @@ def detach(argv: tuple[str, ...], *, cwd: Path, log: Path) -> subprocess.Popen[b
             start_new_session=True,
             close_fds=True,
         )
+    _DETACHED.add(started.pid)  # not ended by `stop_children`
+    return started

@@ -5,6 +5,8 @@ checked (nothing_checked, coverageWarning), 2 usage errors (bad option,
 bad config, refused or ignored path, an --output-file that cannot be
 written). --fail-on-priority, --max-warnings, --quiet and --exit-zero
 change which issues count (`cli.verdict`); a failure always exits 1.
+Stopped by Ctrl-C, SIGTERM or SIGHUP it kills its engines' process groups
+and exits 130, 143 or 129 (`cli.stop_signals`).
 """
 
 from __future__ import annotations
@@ -284,6 +286,9 @@ def check(
     When the project's daemon runs (`signalint daemon start`), the check is
     answered by it, with the engines kept warm, and prints what it would
     print here; `--no-daemon` or SIGNALINT_DAEMON=0 checks in this process.
+
+    Ctrl-C, SIGTERM or SIGHUP stops it and every engine it started: exit
+    130, 143 or 129.
     """
     if no_daemon:  # this process checks: no daemon (`daemon.client.check`)
         os.environ["SIGNALINT_DAEMON"] = "0"

@@ -12,7 +12,10 @@ in `cli.table`).
 refused path, an unusable root) is printed as one line naming what is at
 fault and returns its `exit_code`; anything else unexpected is printed as
 one line too (the traceback only with SIGNALINT_DEBUG=1). No command shows
-a traceback.
+a traceback. Ctrl-C exits 130; SIGTERM and SIGHUP, which the console
+script hands to `cli.stop_signals` for every command but `lsp` (and a kept
+answer's replay, which starts no engine), exit 143 and 129 (128 + the
+signal's number); either way no engine is left running.
 """
 
 from __future__ import annotations
@@ -65,15 +68,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 130
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        return 130
+    except click.exceptions.Abort as exc:  # Ctrl-C, or SIGTERM/SIGHUP (`stop_signals`)
+        return _interrupted(exc, "Aborted.")
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc, "Interrupted.")
     except Exception as exc:  # a bug: say so in one line, not in a traceback
         return internal_error(exc)
     return int(result) if isinstance(result, int) else 0
+
+
+def _interrupted(exc: BaseException, words: str) -> int:
+    """The exit status of a command Ctrl-C (130, saying `words`) or a
+    signal (`stop_signals`: 128 + its number) stopped. By then its engines'
+    process groups were killed (`process.run` on cancellation; for a
+    signal, first of all, by its handler)."""
+    from signalint.cli import stop_signals
+
+    stopped = stop_signals.exit_code(exc)
+    if stopped is not None:
+        return stopped
+    sys.stderr.write(f"{words}\n")
+    return 130
 
 
 def internal_error(exc: Exception) -> int:
@@ -109,20 +124,46 @@ def entry() -> None:
 
         sys.stdout.write(f"signalint, version {__version__}\n")  # click's words (`main`)
         sys.exit(0)
-    code = None
     if args[:1] == ["lsp"]:  # editors start it: no click, no fix recovery (it applies none)
         from signalint.lsp.run import run_plain
 
-        code = run_plain(args)
+        sys.exit(run_plain(args))
+    try:
+        code = _command(args)
+    except KeyboardInterrupt as exc:  # SIGTERM/SIGHUP outside click (`main` says it inside)
+        from signalint.cli import stop_signals
+
+        stopped = stop_signals.exit_code(exc)
+        if stopped is None:
+            raise
+        code = stopped
+    sys.exit(code)
+
+
+def _command(args: list[str]) -> int:
+    """The exit code of the command `args` (everything but `lsp`): a kept
+    answer (which starts no engine, so it runs before the signal handlers
+    are set), else `hooks run` without click or `main`, with SIGTERM and
+    SIGHUP handled (`cli.stop_signals`)."""
     if args[:1] in (["check"], ["hooks"]):  # what a kept answer may answer
         from signalint import answers
 
         code = answers.replay_invocation(args, os.environ)
-        if code is None and args[:2] == ["hooks", "run"]:
-            from signalint.cli.hook_args import run_plain  # without click
+        if code is not None:
+            return code
+    from signalint.cli import stop_signals
 
-            try:
-                code = run_plain(args)
-            except Exception as exc:  # as `main` says it
-                code = internal_error(exc)
-    sys.exit(main() if code is None else code)
+    stop_signals.install()  # SIGTERM and SIGHUP stop the command and its engines
+    code = None
+    if args[:2] == ["hooks", "run"]:
+        from signalint.cli.hook_args import run_plain  # without click
+
+        try:
+            code = run_plain(args)
+        except Exception as exc:  # as `main` says it
+            code = internal_error(exc)
+    if code is None:
+        code = main()
+    stop_signals.uninstall()  # the command is over: no child runs
+    # A signal the command finished before it could raise: stopped all the same.
+    return stop_signals.stopped() or code

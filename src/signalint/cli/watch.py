@@ -7,9 +7,11 @@ a pipe reader sees them at once: the initial summary, then per batch
 `N introduced, M resolved, total T (status)`. Progress, engine failures and
 the `watching ...` line go to stderr.
 
-Ctrl-C (SIGINT) or SIGTERM sets the stop event and cancels a running check,
-which kills the engines' process groups (signalint.process), then exits 130
-(143 for SIGTERM) after printing `stopped` on stderr.
+Ctrl-C (SIGINT), SIGTERM or SIGHUP sets the stop event and cancels a
+running check, which kills the engines' process groups (signalint.process),
+then exits 130 (143 for SIGTERM, 129 for SIGHUP) after printing `stopped` on
+stderr. Its loop's handlers stand in for the console script's
+(`cli.stop_signals`) while it watches.
 """
 
 from __future__ import annotations
@@ -235,12 +237,13 @@ class _Session:
 async def _watch(root: Path, config: Config, targets: tuple[str, ...], *, warm: bool = True) -> int:
     session = _Session(root, config, targets, warm=warm)
     loop = asyncio.get_running_loop()
-    for signum, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
-        loop.add_signal_handler(signum, session.on_signal, code)
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for signum in stops:
+        loop.add_signal_handler(signum, session.on_signal, 128 + signum)
     try:
         return await session.run()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in stops:
             loop.remove_signal_handler(signum)
         if session.warm:  # a daemon started for this watch ends with it
             await asyncio.to_thread(client.leave, root, "watch", 2.0)
