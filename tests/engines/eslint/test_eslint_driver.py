@@ -9,6 +9,7 @@ from pathlib import Path
 from signalint.engines.base import EngineContext
 from signalint.engines.eslint import adapter
 from signalint.engines.eslint.warm import (
+    WORKER_LOADS,
     EslintDriver,
     config_imports,
     eslint_package,
@@ -25,6 +26,9 @@ def project(tmp_path: Path) -> EngineContext:
     (package / "package.json").write_text('{"name": "eslint", "version": "10.15.0"}\n')
     (package / "bin" / "eslint.js").write_text("#!/usr/bin/env node\n")
     (package / "bin" / "eslint.js").chmod(0o755)
+    for module in WORKER_LOADS:  # what the worker loads of a real ESLint 10
+        (package / module).parent.mkdir(parents=True, exist_ok=True)
+        (package / module).write_text("module.exports = {};\n")
     (root / "node_modules" / ".bin").mkdir()
     (root / "node_modules" / ".bin" / "eslint").symlink_to("../eslint/bin/eslint.js")
     (root / "src" / "deep").mkdir(parents=True)
@@ -163,3 +167,12 @@ def test_a_workspace_package_watches_the_workspace_installs(tmp_path: Path) -> N
     own = driver.key(ctx, command)
     (top / "package-lock.json").write_text('{"lockfileVersion": 2}\n')
     assert driver.key(ctx, command) == own
+
+
+def test_an_eslint_without_the_modules_the_worker_loads_is_not_served(tmp_path: Path) -> None:
+    # ESLint 9 before 9.34 keeps the CLI's option translation in lib/cli.js.
+    ctx = project(tmp_path)
+    command = adapter.ENGINE.command(ctx, ["src/a.js"], None)
+    assert EslintDriver().key(ctx, command) is not None
+    (ctx.root / "node_modules" / "eslint" / "lib" / "shared" / "translate-cli-options.js").unlink()
+    assert EslintDriver().key(ctx, command) is None

@@ -51,6 +51,9 @@ TYPED_PACKAGES = ("typescript-eslint@8.73.0", "typescript@5.9.3", "eslint@10.15.
 DEFAULT_TYPED_DIR = Path.home() / ".cache" / "signalint" / "test-typed"
 ESLINT9_PACKAGES = ("eslint@9.39.3",)
 DEFAULT_ESLINT9_DIR = Path.home() / ".cache" / "signalint" / "test-eslint9"
+# The last ESLint without the CLI's option translation as a module of its own.
+EARLY_ESLINT9_PACKAGES = ("eslint@9.33.0",)
+DEFAULT_EARLY_ESLINT9_DIR = Path.home() / ".cache" / "signalint" / "test-eslint9-early"
 MEMORY = 4 * 1024 * 1024 * 1024
 
 
@@ -74,6 +77,39 @@ def test_eslint_9_with_a_flat_config_is_served_warm(tmp_path: Path, eslint9_modu
         await harness.pool.close()
 
     asyncio.run(scenario())
+
+
+def test_eslint_9_before_9_34_is_declined_and_answered_cold(
+    tmp_path: Path, early_eslint9_modules: Path
+) -> None:
+    """ESLint 9.33 keeps the CLI's option translation private, which the
+    worker loads: the driver has no key for it, so a check with a warm pool
+    starts no worker, counts no fallback, and answers as cold (found on
+    apollo-client's ESLint 9.31, where each check started the worker twice
+    before falling back)."""
+    root = copy_fixture("engines/eslint", tmp_path)
+    shutil.copytree(
+        early_eslint9_modules, root / "node_modules", symlinks=True, copy_function=os.link
+    )
+    harness = Harness(root, tmp_path / "warm")
+    assert '"version": "9.33.0"' in (root / "node_modules/eslint/package.json").read_text()
+    assert EslintDriver().key(harness.ctx, harness.command(["src/a.js"])) is None
+
+    async def warm_check() -> CheckRun:
+        request = RunRequest(root, load_config(root), Scope(), state=tmp_path / "warm-state")
+        try:
+            return await run_check(request, Context(warm=harness.pool))
+        finally:
+            await harness.pool.close()
+
+    warm = asyncio.run(warm_check())
+    outcome = warm.result.outcomes["eslint"]
+    assert outcome.status == "ok" and outcome.served == "cold"
+    assert harness.pool.counts.fallbacks == 0  # no worker tried (other engines may be warm)
+    cold = asyncio.run(harness.cold(["src/a.js", "src/bad.js"]))
+    linted = [i for i in outcome.issues if i.file in ("src/a.js", "src/bad.js")]
+    natively = adapter.ENGINE.parse(cold, harness.ctx)
+    assert linted and Counter(linted) == Counter(natively)
 
 
 def _unavailable(message: str) -> None:
@@ -117,6 +153,13 @@ def typed_modules() -> Path:
     """node_modules holding typescript-eslint and its TypeScript (pinned)."""
     prefix = Path(os.environ.get("SIGNALINT_TEST_TYPED", str(DEFAULT_TYPED_DIR)))
     return pinned_modules(prefix, TYPED_PACKAGES)
+
+
+@pytest.fixture(scope="session")
+def early_eslint9_modules() -> Path:
+    """node_modules holding ESLint 9.33 (pinned), the worker's last decline of 9."""
+    prefix = Path(os.environ.get("SIGNALINT_TEST_ESLINT9_EARLY", str(DEFAULT_EARLY_ESLINT9_DIR)))
+    return pinned_modules(prefix, EARLY_ESLINT9_PACKAGES)
 
 
 @pytest.fixture(scope="session")
