@@ -22,9 +22,9 @@ installed in the workspace root's `node_modules` only. So the copy is
 placed at the project's own absolute path below the temporary directory
 (`_ancestry`), and each of its mirrored ancestors holds links to what the
 real one holds: every entry, from the project's parent up to its
-workspace top (`workspace_top`: the nearest directory with `.git` or a
-lockfile), and above that only the installed directories (`RESOLVED`) up
-to the filesystem root. The links are outside the copy's root, as the
+workspace top (`project.roots.workspace_top`: the nearest directory
+with `.git` or a lock file), and above that only the installed
+directories (`RESOLVED`) up to the filesystem root. The links are outside the copy's root, as the
 originals are outside the project's: the walk of the copy never lists
 them, and what an engine reports through them is outside (D26).
 """
@@ -43,26 +43,12 @@ from typing import Final
 
 from signalint.engines.resolve import standing_in
 from signalint.project.paths import inside
+from signalint.project.roots import workspace_top
 
 LINKED: Final = frozenset({"node_modules", ".git", ".venv", "venv", "env", ".tox", ".nox"})
 # What the copy's ancestors above the workspace top link from the project's:
 # where Node, TypeScript and Python tools look for packages walking up.
 RESOLVED: Final = frozenset({"node_modules", ".venv", "venv"})
-# A directory holding one of these is a workspace's top (a repository, or
-# where its packages were installed from a lockfile).
-WORKSPACE_MARKS: Final = (
-    ".git",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "pnpm-workspace.yaml",
-    "bun.lock",
-    "bun.lockb",
-    ".pnp.cjs",
-    "uv.lock",
-    "poetry.lock",
-)
 _MEMORY: Final = "/dev/shm"
 # Never copied: Signalint's state and Python's bytecode; callers add the
 # engines' own cache directories (`shadow_copy(skip=...)`).
@@ -120,15 +106,6 @@ def _sparse_tree(
                 shutil.copymode(entry.path, out / entry.name)
             else:  # the root is canonical, so entry.path is already absolute
                 os.symlink(entry.path, out / entry.name)
-
-
-def workspace_top(root: Path) -> Path:
-    """The nearest of `root` and its ancestors that holds a `WORKSPACE_MARKS`
-    entry; `root` when none does."""
-    for place in (root, *root.parents):
-        if any(os.path.lexists(place / mark) for mark in WORKSPACE_MARKS):
-            return place
-    return root
 
 
 def _ancestry(directory: Path, root: Path, skipped: Collection[str]) -> Path:
@@ -204,4 +181,4 @@ def shadow_copy(
         ).start()
 
 
-__all__ = ["shadow_copy", "workspace_top"]
+__all__ = ["shadow_copy"]

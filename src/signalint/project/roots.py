@@ -19,6 +19,31 @@ ROOT_VARIABLE = "SIGNALINT_PROJECT_ROOT"
 CONFIG_MARKER = "signalint.config.json"
 CONFIG_MARKERS = (CONFIG_MARKER, ".signalint.json")
 ROOT_MARKERS = ("package.json", "pyproject.toml", ".git")
+# The lock files of the JavaScript package managers (an install's record).
+JS_LOCKFILES = (
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lock",
+    "bun.lockb",
+    ".pnp.cjs",
+)
+# A directory holding one of these is a workspace's top: a repository's, or
+# where its packages were installed from a lock file.
+WORKSPACE_MARKS = (".git", *JS_LOCKFILES, "pnpm-workspace.yaml", "uv.lock", "poetry.lock")
+# How far above a project root its workspace's top is looked for.
+MAX_WORKSPACE_DEPTH = 8
+
+
+def workspace_top(root: Path, marks: tuple[str, ...] = WORKSPACE_MARKS) -> Path:
+    """The directory whose installs a project at `root` uses: the nearest of
+    `root` and its ancestors (within `MAX_WORKSPACE_DEPTH` levels) holding
+    one of `marks`; `root` when none does (a project of its own)."""
+    for place in (root, *root.parents)[:MAX_WORKSPACE_DEPTH]:
+        if any((place / mark).exists() for mark in marks):
+            return place
+    return root
 
 
 class RootError(SignalintError):

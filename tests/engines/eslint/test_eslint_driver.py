@@ -14,9 +14,9 @@ from signalint.engines.eslint.warm import (
     config_imports,
     eslint_package,
     lint_files,
-    workspace_top,
 )
 from signalint.process import Command
+from signalint.project.roots import workspace_top
 
 
 def project(tmp_path: Path) -> EngineContext:

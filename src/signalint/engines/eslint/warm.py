@@ -86,6 +86,7 @@ from signalint.engines.base import EngineContext, version_major
 from signalint.engines.eslint import adapter
 from signalint.engines.resolve import executable_key, shim_targets
 from signalint.process import Child, Command, ProcessResult
+from signalint.project.roots import JS_LOCKFILES, workspace_top
 from signalint.warm.driver import WorkerFailed, WorkerKey, exchange
 from signalint.warm.pool import NODE_IDLE_GC
 
@@ -99,17 +100,9 @@ _OPTIONS = (
     "--",
 )
 SUPPRESSIONS = "eslint-suppressions.json"
-LOCKFILES = (
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "bun.lock",
-    "bun.lockb",
-    ".pnp.cjs",
-)
-MANIFESTS = ("package.json", *LOCKFILES)
-MAX_WORKSPACE_DEPTH = 8
+MANIFESTS = ("package.json", *JS_LOCKFILES)
+# ESLint's workspace: a repository's top or a JavaScript install's.
+ESLINT_WORKSPACE = (".git", *JS_LOCKFILES)
 # Environment that changes what ESLint or typescript-eslint do.
 _ENV_PREFIXES = ("ESLINT", "TSESTREE", "TYPESCRIPT_ESLINT", "NODE_")
 _ENV_NAMES = ("CI", "DEBUG", "TIMING", "PATH")
@@ -178,21 +171,6 @@ def refreshed(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
     if len(changed) > MAX_REFRESH:
         raise WorkerFailed(f"typed linting: {len(changed)} files changed")
     return changed
-
-
-def workspace_top(root: Path) -> Path:
-    """The directory whose installs and sources the project's ESLint sees:
-    `root`, or, when `root` has no lockfile and is not a repository's top,
-    the nearest ancestor that has either (a package of a workspace), within
-    `MAX_WORKSPACE_DEPTH` levels; `root` when none is found."""
-    current = root
-    for _ in range(MAX_WORKSPACE_DEPTH):
-        if (current / ".git").exists() or any((current / n).is_file() for n in LOCKFILES):
-            return current
-        if current.parent == current:
-            break
-        current = current.parent
-    return root
 
 
 def _between(root: Path, top: Path) -> list[Path]:
@@ -313,7 +291,7 @@ class EslintDriver:
         parts = [f"exe={exe}", f"package={package}", f"node={node_real}:{_stat(node_real)}"]
         followed = config_imports(ctx.root, sorted(configs))
         parts += [f"config:{rel}={_digest(ctx.root / rel)}" for rel in sorted(followed)]
-        top = workspace_top(ctx.root)
+        top = workspace_top(ctx.root, ESLINT_WORKSPACE)
         parts.append(f"top={top}")
         for place in _between(ctx.root, top):
             parts += [f"manifest:{place / n}={_digest(place / n)}" for n in MANIFESTS]
@@ -356,7 +334,7 @@ class EslintDriver:
         if hello.get("ready") is not True:
             await child.stop()
             raise WorkerFailed(f"the ESLint worker did not start: {hello.get('error')}")
-        top = workspace_top(ctx.root)
+        top = workspace_top(ctx.root, ESLINT_WORKSPACE)
         return EslintSession(child, f"eslint {hello.get('version', 'unknown')}", top)
 
 
