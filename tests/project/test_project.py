@@ -9,6 +9,7 @@ import pytest
 
 from signalint.project.ignores import ignored_reason
 from signalint.project.markers import has_js_ts_markers
+from signalint.project.outside import Boundary
 from signalint.project.paths import PathRefused, safe_relative, target_from_cwd
 from signalint.project.roots import RootError, discover_root, find_root
 from signalint.project.walk import ProjectFiles, WalkMemo, walk
@@ -372,6 +373,83 @@ def test_a_walk_memo_gives_the_same_files_and_sees_every_change(tmp_path: Path) 
     # Other config patterns are another walk, not a reuse.
     assert walk(root, ["*.md"], memo=memo) == walk(root, ["*.md"])
     assert "keep.md" not in walk(root, ["*.md"], memo=memo)
+
+
+def _memo_walk(root: Path, memo: WalkMemo) -> tuple[list[str], dict[str, str], int]:
+    """`walk` with `memo`: its files, the links out of the root it noted,
+    and how many directories it listed (not answered from the memo)."""
+    listed = 0
+    real_scandir = os.scandir
+
+    def counting(path: str) -> object:
+        nonlocal listed
+        listed += 1
+        return real_scandir(path)
+
+    boundary = Boundary(root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "scandir", counting)
+        files = walk(root, [], memo=memo, boundary=boundary)
+    return files, boundary.links, listed
+
+
+def _fresh_walk(root: Path) -> tuple[list[str], dict[str, str]]:
+    boundary = Boundary(root)
+    return walk(root, [], boundary=boundary), boundary.links
+
+
+def test_a_walk_memo_keeps_a_directory_of_links_while_their_targets_hold(tmp_path: Path) -> None:
+    # A language server's shadow copy is a directory of absolute links into
+    # the project: remembered, its walk lists nothing, and it sees at once a
+    # target replaced by a link out of the root, or the targets' directory
+    # moved out and linked back (same inode, same stat: only its path says).
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    touch(outside, "secret.ts")
+    touch(root, "real/a.ts", "real/b.ts")
+    (root / "links").mkdir()
+    for name in ("a.ts", "b.ts"):
+        (root / "links" / name).symlink_to(root / "real" / name)
+    (root / "links" / "relative.ts").symlink_to(Path("..") / "real" / "a.ts")
+    (root / "direct").mkdir()
+    (root / "direct" / "a.ts").symlink_to(root / "real" / "a.ts")
+    (root / "out").mkdir()
+    (root / "out" / "s.ts").symlink_to(outside / "secret.ts")
+    for directory in (root, root / "real", root / "links", root / "direct", root / "out", outside):
+        _age(directory)
+    memo = WalkMemo()
+    out = {"out/s.ts": str(outside / "secret.ts")}
+    expected = [
+        "direct/a.ts",
+        "links/a.ts",
+        "links/b.ts",
+        "links/relative.ts",
+        "real/a.ts",
+        "real/b.ts",
+    ]
+    assert _memo_walk(root, memo)[:2] == (expected, out)
+    files, links, listed = _memo_walk(root, memo)
+    assert (files, links) == (expected, out)  # `out/`'s link told from the memo
+    # Only `links/` is listed again: a relative link is not vouched for.
+    assert listed == 1
+
+    (root / "real" / "b.ts").unlink()
+    (root / "real" / "b.ts").symlink_to(outside / "secret.ts")
+    _age(root / "real")
+    files, links, _ = _memo_walk(root, memo)
+    assert (files, links) == _fresh_walk(root)
+    assert "links/b.ts" not in files and "real/b.ts" not in files
+    assert links["links/b.ts"] == str(outside / "secret.ts")
+
+    (root / "real" / "b.ts").unlink()
+    _age(root / "real")
+    _memo_walk(root, memo)
+    os.rename(root / "real", tmp_path / "moved")
+    (root / "real").symlink_to(tmp_path / "moved")
+    _age(root)
+    files, links, _ = _memo_walk(root, memo)
+    assert (files, links) == _fresh_walk(root)
+    assert files == []
+    assert links["direct/a.ts"] == str(tmp_path / "moved" / "a.ts")
 
 
 def test_the_project_listing_of_a_directory_is_its_walk_whether_or_not_known(

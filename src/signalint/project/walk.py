@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import os
 import posixpath
 import time
@@ -35,34 +36,74 @@ class WalkMemo:
     A directory's entries change only together with its own stat (creating,
     removing or renaming an entry updates it); its verdicts also depend on
     the rules in force (the config patterns and every `.gitignore` above it,
-    identified by their stats) and on its own `.gitignore`. An entry is kept
-    only when the directory has no symlink (a link's target can change
-    without the directory changing) and was not modified within the last
-    two seconds. A long-lived process (a server) keeps one per project.
+    identified by their stats) and on its own `.gitignore`. A directory
+    modified within the last two seconds is not kept. A directory holding
+    symlinks is kept only when each link is direct (`_Links`): where it
+    leads then depends on nothing but the directory holding its target,
+    whose path must still be canonical and its stat the same. A
+    long-lived process (a server, a language server's shadow copy, whose
+    every file is such a link) keeps one per project.
     """
 
     def __init__(self) -> None:
-        self._dirs: dict[tuple[str, ...], tuple[str, str, list[str], list[str]]] = {}
+        self._dirs: dict[tuple[str, ...], _Listing] = {}
 
-    def get(
-        self, key: tuple[str, ...], dir_stamp: str, ignore_stamp: str
-    ) -> tuple[list[str], list[str]] | None:
+    def get(self, key: tuple[str, ...], dir_stamp: str, ignore_stamp: str) -> _Listing | None:
         found = self._dirs.get(key)
-        if found is None or found[0] != dir_stamp or found[1] != ignore_stamp:
+        if found is None or found.dir_stamp != dir_stamp or found.ignore_stamp != ignore_stamp:
             return None
-        return found[2], found[3]
+        for parent, stamp in (found.links.parents or {}).items():
+            st = _stat_or_none(parent)
+            if st is None or file_stamp(st) != stamp or resolved(parent) != parent:
+                return None
+        return found
 
-    def put(
-        self,
-        key: tuple[str, ...],
-        dir_stamp: str,
-        ignore_stamp: str,
-        files: list[str],
-        subdirs: list[str],
-    ) -> None:
+    def put(self, key: tuple[str, ...], listing: _Listing) -> None:
         if len(self._dirs) > 200_000:
             self._dirs.clear()  # only a memo
-        self._dirs[key] = (dir_stamp, ignore_stamp, files, subdirs)
+        self._dirs[key] = listing
+
+
+@dataclass(slots=True)
+class _Links:
+    """What one directory's symlinks resolved to (`WalkMemo`): `parents`
+    maps the directory holding each link's target to its stamp, or is None
+    when some link is not direct (its text is not the canonical absolute
+    path it resolves to: a relative link, a chain, a link through a linked
+    directory), which the memo cannot vouch for. `notes` are the links out
+    of the root that the walk tells its boundary: (path, target, is_dir)."""
+
+    parents: dict[str, str] | None = dataclasses.field(default_factory=dict)
+    notes: list[tuple[str, str, bool]] = dataclasses.field(default_factory=list)
+
+    def add(self, link: str, target: str, since_ns: int) -> None:
+        """Count `link`, resolved to `target`, among the directory's links."""
+        if self.parents is None:
+            return
+        try:
+            direct = os.readlink(link) == target
+        except OSError:
+            direct = False
+        parent = os.path.dirname(target)
+        if direct and parent not in self.parents:
+            st = _stat_or_none(parent)
+            direct = st is not None and st.st_mtime_ns < since_ns
+            if st is not None and direct:
+                self.parents[parent] = file_stamp(st)
+        if not direct:
+            self.parents = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """One directory's walk: its stamp and its `.gitignore`'s, the files
+    kept and the subdirectories to enter, and what its links resolved to."""
+
+    dir_stamp: str
+    ignore_stamp: str
+    files: list[str]
+    subdirs: list[str]
+    links: _Links
 
 
 def walk(
@@ -162,74 +203,80 @@ class _Walk:
         ignore rules of its ancestors."""
         # Iterative, scandir-based, and ignored directories are pruned before
         # being opened: 20,000-file trees must walk in a fraction of a second.
-        root, out, memo, boundary = self.root, self.out, self.memo, self.boundary
-        configs = self.configs
+        root, memo = self.root, self.memo
         stack: list[tuple[str, list[Rules]]] = [(start, rules)]
-        now = time.time_ns()
+        since = time.time_ns() - _RACY_NS
         while stack:
             rel_dir, inherited = stack.pop()
             prefix = "" if rel_dir == "." else rel_dir + "/"
-            key = (rel_dir, *(r.stamp for r in configs), *(r.stamp for r in inherited))
+            key = (rel_dir, *(r.stamp for r in self.configs), *(r.stamp for r in inherited))
             directory = os.path.join(root, prefix)
             answers.note((directory, os.path.join(directory, ".gitignore")))
-            if memo is not None:
-                try:
-                    dir_st = os.stat(os.path.join(root, prefix))
-                    ignore_st = _stat_or_none(os.path.join(root, prefix, ".gitignore"))
-                except OSError:
-                    continue
-                dir_stamp = file_stamp(dir_st)
-                ignore_stamp = file_stamp(ignore_st) if ignore_st is not None else "-"
-                known = memo.get(key, dir_stamp, ignore_stamp)
-                if known is not None:
-                    files, subdirs = known
-                    out.update(files)
-                    if subdirs:
-                        local = local_rules(root, prefix, inherited, ignore_st is not None)
-                        stack.extend((d, local) for d in subdirs)
-                    continue
             try:
-                with os.scandir(os.path.join(root, prefix)) as it:
-                    entries = list(it)
+                dir_st = os.stat(directory)
+                ignore_st = _stat_or_none(os.path.join(directory, ".gitignore"))
             except OSError:
-                continue  # unreadable or vanished directory: nothing to report from it
-            local = local_rules(
-                root, prefix, inherited, any(e.name == ".gitignore" for e in entries)
-            )
-            files = []
-            subdirs = []
-            linked = False
-            for entry in entries:
-                rel = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name in ALWAYS_SKIPPED:
-                        continue
-                    if not (verdict(configs, rel, True) or verdict(local, rel, True)):
-                        subdirs.append(rel)
+                continue  # vanished: nothing to report from it
+            dir_stamp = file_stamp(dir_st)
+            ignore_stamp = file_stamp(ignore_st) if ignore_st is not None else "-"
+            listing = None if memo is None else memo.get(key, dir_stamp, ignore_stamp)
+            if listing is None or listing.subdirs:
+                local = local_rules(root, prefix, inherited, ignore_st is not None)
+            if listing is None:
+                try:
+                    with os.scandir(directory) as it:
+                        entries = list(it)
+                except OSError:
+                    continue  # unreadable or vanished directory: nothing to report from it
+                listing = _Listing(
+                    dir_stamp, ignore_stamp, *self._scan(prefix, entries, local, since)
+                )
+                rememberable = listing.links.parents is not None and dir_st.st_mtime_ns < since
+                if memo is not None and rememberable:
+                    memo.put(key, listing)
+            self.out.update(listing.files)
+            answers.note(listing.links.parents or ())
+            if self.boundary is not None:
+                for rel, target, is_dir in listing.links.notes:
+                    self.boundary.note_link(rel, target, is_dir)
+            stack.extend((d, local) for d in listing.subdirs)
+
+    def _scan(
+        self, prefix: str, entries: list[os.DirEntry[str]], local: list[Rules], since_ns: int
+    ) -> tuple[list[str], list[str], _Links]:
+        """One directory's `entries` (its path `prefix`): the files kept, the
+        subdirectories to enter and what its links resolved to (a link out
+        of the root, not ignored, is never kept and is noted: named in
+        the check's coverage)."""
+        root, configs = self.root, self.configs
+        files: list[str] = []
+        subdirs: list[str] = []
+        links = _Links()
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in ALWAYS_SKIPPED:
                     continue
-                if entry.is_symlink():
-                    linked = True
-                    target = resolved(entry.path)
-                    if not inside(target, root):
-                        # A link out of the root: never checked, named in coverage.
-                        is_dir = os.path.isdir(target)
-                        if (
-                            boundary is not None
-                            and os.path.exists(target)
-                            and not (verdict(configs, rel, is_dir) or verdict(local, rel, is_dir))
-                        ):
-                            boundary.note_link(rel, target, is_dir)
-                        continue
-                    if not os.path.isfile(target):
-                        continue  # dangling, or a directory link inside the root
-                elif not entry.is_file(follow_symlinks=False):
-                    continue  # sockets, fifos, devices
-                if not (verdict(configs, rel, False) or verdict(local, rel, False)):
-                    files.append(rel)
-            out.update(files)
-            stack.extend((d, local) for d in subdirs)
-            if memo is not None and not linked and dir_st.st_mtime_ns < now - _RACY_NS:
-                memo.put(key, dir_stamp, ignore_stamp, files, subdirs)
+                if not (verdict(configs, rel, True) or verdict(local, rel, True)):
+                    subdirs.append(rel)
+                continue
+            if entry.is_symlink():
+                target = resolved(entry.path)
+                links.add(entry.path, target, since_ns)
+                if not inside(target, root):
+                    is_dir = os.path.isdir(target)
+                    if os.path.exists(target) and not (
+                        verdict(configs, rel, is_dir) or verdict(local, rel, is_dir)
+                    ):
+                        links.notes.append((rel, target, is_dir))
+                    continue
+                if not os.path.isfile(target):
+                    continue  # dangling, or a directory link inside the root
+            elif not entry.is_file(follow_symlinks=False):
+                continue  # sockets, fifos, devices
+            if not (verdict(configs, rel, False) or verdict(local, rel, False)):
+                files.append(rel)
+        return files, subdirs, links
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:
