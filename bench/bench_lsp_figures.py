@@ -3,8 +3,9 @@
     .venv/bin/python bench/bench_lsp_figures.py [--files 3000] [--python-files 800]
         [--runs 3] [--only ts|python] [--parts a,c,d,linters]
 
-`--parts` runs only those TypeScript figures (a: keystrokes, c: the save,
-d: the unsaved change, linters: Oxlint alone); T is measured always.
+`--parts` runs only those figures (a: keystrokes, c: the save, d: the
+unsaved change (TypeScript), linters: the linters alone); T is measured
+always.
 
 One `signalint lsp` on stdio (its messages read on a thread, each stamped
 as it arrives), checking through the project's daemon as an editor's does.
@@ -33,7 +34,10 @@ Python: bench/synth_python.py's package of `--python-files` modules; Ruff
 and Pyright enabled (mypy off: it answers on save, not on a keystroke,
 and its cold first check would only load the machine). T is a cold
 native `pyright` of the project. (b) as (a): the leaf module's buffer
-checked by Ruff and Pyright, then by Ruff alone.
+checked by Ruff and Pyright, then by Ruff alone. (c) as above: the middle
+module's `VALUE{K}` turned from int into str and back, its importer's
+diagnostics awaited; against `pyright --watch`'s own answer (until the
+"Watching for file changes" line after its summary).
 
 Medians of `--runs`, printed with the load average; never asserted.
 """
@@ -51,6 +55,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -280,14 +286,16 @@ def keystrokes_linters(root: Path, file: Path, language: str, extra: str, runs: 
         wire.stop()
 
 
-def tsc_watch(root: Path, hub: Path, texts: list[str], runs: int) -> list[float]:
-    """`tsc --watch`'s own answer to each change of `hub` (written until its
-    next "Found N errors" line)."""
-    tsc = root / "node_modules" / ".bin" / "tsc"
+def watch_answers(
+    argv: list[str], done: Callable[[str], bool], root: Path, hub: Path, texts: list[str],
+    runs: int,
+) -> list[float]:  # fmt: skip
+    """An engine's own watch mode (`argv`): its answer to each change of
+    `hub`, written until its next line that `done` accepts (the end of a
+    check's report)."""
     process = subprocess.Popen(
-        [str(tsc), "-p", "tsconfig.json", "--noEmit", "--watch", "--preserveWatchOutput"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     lines: queue.Queue[tuple[float, str]] = queue.Queue()
 
     def read() -> None:
@@ -301,7 +309,7 @@ def tsc_watch(root: Path, hub: Path, texts: list[str], runs: int) -> list[float]
         deadline = time.monotonic() + limit_s
         while True:
             at, line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            if "Watching for file changes" in line and "Found" in line:
+            if done(line):
                 return at
 
     try:
@@ -320,15 +328,36 @@ def tsc_watch(root: Path, hub: Path, texts: list[str], runs: int) -> list[float]
         hub.write_text(texts[0])
 
 
+def tsc_watch(root: Path, hub: Path, texts: list[str], runs: int) -> list[float]:
+    """`tsc --watch`'s own answer to each change of `hub` (until its next
+    "Found N errors. Watching for file changes." line)."""
+    tsc = root / "node_modules" / ".bin" / "tsc"
+    argv = [str(tsc), "-p", "tsconfig.json", "--noEmit", "--watch", "--preserveWatchOutput"]
+    return watch_answers(
+        argv, lambda line: "Watching for file changes" in line and "Found" in line,
+        root, hub, texts, runs,
+    )  # fmt: skip
+
+
+def pyright_watch(root: Path, hub: Path, texts: list[str], runs: int) -> list[float]:
+    """`pyright --watch`'s own answer to each change of `hub` (until the
+    "Watching for file changes..." line after its summary)."""
+    pyright = MANAGED / "node_modules" / ".bin" / "pyright"
+    return watch_answers(
+        [str(pyright), "--watch"], lambda line: line.startswith("Watching for file changes"),
+        root, hub, texts, runs,
+    )  # fmt: skip
+
+
 def exported_change(
-    root: Path, hub: Path, dependent: Path, texts: list[str], runs: int
+    root: Path, hub: Path, dependent: Path, texts: list[str], runs: int, language: str
 ) -> list[float]:
     """Save of `hub` alternating between `texts`: until `dependent`'s
     diagnostics are published changed."""
     wire = Wire(root)
     try:
         dep_uri = dependent.as_uri()
-        uri = wire.open(hub, "typescript")
+        uri = wire.open(hub, language)
         wire.published(uri, 1)
         wire.drain()
         times: list[float] = []
@@ -394,35 +423,49 @@ def typescript(base: Path, files: int, runs: int, parts: frozenset[str]) -> None
         keystrokes_linters(root, leaf, "typescript", extra, runs)
 
 
+@dataclass(frozen=True)
+class Watch:
+    """The engine's own watch mode that (c) is compared with, and the
+    language of the files the server is told of."""
+
+    name: str
+    answers: Callable[[Path, Path, list[str], int], list[float]]
+    language: str
+
+
+TSC_WATCH = Watch("tsc --watch", tsc_watch, "typescript")
+PYRIGHT_WATCH = Watch("pyright --watch", pyright_watch, "python")
+
+
 def saved(
     root: Path, files: tuple[Path, Path], texts: list[str], runs: int, t: float,
-    parts: frozenset[str],
+    parts: frozenset[str], watch: Watch = TSC_WATCH,
 ) -> None:  # fmt: skip
     """(c) and (d): `files` are the hub and its importer."""
     hub, dependent = files
     print(f"(c) save of an exported-type change ({hub.relative_to(root)}) -> its importer's"
           f" diagnostics published")  # fmt: skip
-    watch = tsc_watch(root, hub, texts, runs)
-    w = median(watch)
-    print(f"   tsc --watch's own answer: median {w:.2f} s"
-          f" ({', '.join(f'{x:.2f}' for x in watch)}) = {w / t:.3f} T; {load()}")  # fmt: skip
+    own = watch.answers(root, hub, texts, runs)
+    w = median(own)
+    print(f"   {watch.name}'s own answer: median {w:.2f} s"
+          f" ({', '.join(f'{x:.2f}' for x in own)}) = {w / t:.3f} T; {load()}")  # fmt: skip
     if "c" in parts:
-        saves = exported_change(root, hub, dependent, texts, runs)
+        saves = exported_change(root, hub, dependent, texts, runs, watch.language)
         s = median(saves)
         print(f"   signalint lsp: median {s:.2f} s ({', '.join(f'{x:.2f}' for x in saves)})"
-              f" = {s / t:.3f} T (goal <= 0.35 T) = {s / w:.2f} x tsc --watch (goal <= 1);"
-              f" {load()}")  # fmt: skip
+              f" = {s / t:.3f} T (goal <= 0.35 T where the change reaches few files)"
+              f" = {s / w:.2f} x {watch.name} (goal <= 1); {load()}")  # fmt: skip
     if "d" not in parts:
         return
     print("(d) the same change typed unsaved -> its importer's diagnostics published")
     unsaved = unsaved_dependent(root, hub, dependent, texts, runs)
     u = median(unsaved)
     print(f"   signalint lsp: median {u:.2f} s ({', '.join(f'{x:.2f}' for x in unsaved)})"
-          f" = {u / t:.3f} T = {u / w:.2f} x tsc --watch's answer to the save;"
+          f" = {u / t:.3f} T = {u / w:.2f} x {watch.name}'s answer to the save;"
           f" {load()}")  # fmt: skip
 
 
-def python(base: Path, files: int, runs: int) -> None:
+def python(base: Path, files: int, runs: int, parts: frozenset[str]) -> None:
     root = generate_python(base / "py", files)
     engines = {"oxlint": False, "tsc": False, "biome": False, "eslint": False,
                "ruff": True, "mypy": False, "pyright": True}  # fmt: skip
@@ -433,12 +476,24 @@ def python(base: Path, files: int, runs: int) -> None:
     print(f"T = cold native pyright: {t:.2f} s (median of {runs})")
     leaf = root / "pkg" / f"mod{files - 2:05d}.py"
     extra = '\nEXTRA{n}: int = "k{n}"\n'
-    print("(b) keystroke -> diagnostics published for the edited file (Ruff + Pyright)")
-    _, rest = keystrokes(root, leaf, "python", extra, runs, "Ruff + Pyright")
-    k = median(rest)
-    print(f"   = {k / t:.3f} T (goal <= 0.1 T)")
-    set_engines(root, {**engines, "pyright": False})
-    keystrokes_linters(root, leaf, "python", "\nimport os as os{n}\n", runs)
+    if "a" in parts:
+        print("(b) keystroke -> diagnostics published for the edited file (Ruff + Pyright)")
+        _, rest = keystrokes(root, leaf, "python", extra, runs, "Ruff + Pyright")
+        print(f"   = {median(rest) / t:.3f} T (goal <= 0.1 T)")
+    middle = files // 2
+    hub = root / "pkg" / f"mod{middle:05d}.py"
+    dependent = root / "pkg" / f"mod{middle + 1:05d}.py"
+    original = hub.read_text()
+    changed = original.replace(
+        f"VALUE{middle}: int = VALUE{middle - 1} + {middle}",
+        f"VALUE{middle}: str = str(VALUE{middle - 1} + {middle})",
+    )
+    assert changed != original
+    if "c" in parts:
+        saved(root, (hub, dependent), [original, changed], runs, t, parts - {"d"}, PYRIGHT_WATCH)
+    if "linters" in parts:
+        set_engines(root, {**engines, "pyright": False})
+        keystrokes_linters(root, leaf, "python", "\nimport os as os{n}\n", runs)
 
 
 def main() -> None:
@@ -457,7 +512,7 @@ def main() -> None:
         if args.only in (None, "ts"):
             typescript(Path(tmp), args.files, args.runs, parts)
         if args.only in (None, "python"):
-            python(Path(tmp), args.python_files, args.runs)
+            python(Path(tmp), args.python_files, args.runs, parts)
 
 
 if __name__ == "__main__":
