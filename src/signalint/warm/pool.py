@@ -23,6 +23,9 @@ What the pool guarantees around every driver:
   hangs past the command's timeout (it is killed), the cold path answers
   and the outcome says so (`served="fallback"`). Never a stale answer: a
   driver that cannot tell its worker is current raises `WorkerFailed`.
+  Every failure's reason (the driver's message and the worker's stderr
+  tail) is logged once and kept per engine with the fallbacks it caused
+  (`warm.failures`, `WarmPool.failures`).
 - **Memory.** After a worker's first answer, and after any answer at most
   once a second (`BOUND_EVERY_S`: the reading scans /proc), the workers'
   resident memory (each worker's whole process group) is summed; past
@@ -53,6 +56,7 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.process import Command, ProcessResult
 from signalint.settings.config import Config, DaemonSettings, state_dir
+from signalint.warm import failures as failing
 from signalint.warm.driver import (
     Driver,
     Interrupts,
@@ -158,6 +162,8 @@ class WarmPool:
         self._slots: dict[str, _Slot] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.counts = WarmCounts()
+        # Why workers failed, per engine, and the fallbacks it caused.
+        self.failures = failing.Failures()
         self._measured = -BOUND_EVERY_S  # when the workers' memory was last read
 
     def drivers(self) -> Mapping[str, Driver]:
@@ -203,14 +209,17 @@ class WarmPool:
             slot.used = time.monotonic()
             if slot.session is not None and slot.state != key.state:
                 await self._stop(slot, lost=True)
+            log = self.log_dir / f"{driver.engine}.log"
             for _ in range(2):
+                mark = failing.log_mark(log)
                 if slot.session is None or not slot.session.child.alive:
                     if slot.session is not None:
                         await self._stop(slot, lost=True)
                     try:
                         await self._open(slot, driver, ctx, command, key)
-                    except WorkerFailed:
+                    except WorkerFailed as exc:
                         slot.lost = True
+                        self._failed(engine, ctx, str(exc), (log, mark))
                         continue
                 assert slot.session is not None
                 try:
@@ -218,16 +227,29 @@ class WarmPool:
                 except TimeoutError:
                     # A hang: asking again would wait as long; cold answers now.
                     await self._stop(slot, lost=True)
+                    hung = f"did not answer within {command.timeout_s:g} s (stopped)"
+                    self._failed(engine, ctx, hung, (log, mark))
                     break
-                except WorkerFailed:
+                except WorkerFailed as exc:
                     await self._stop(slot, lost=True)
+                    self._failed(engine, ctx, str(exc), (log, mark))
                     continue
                 slot.answers += 1
                 self.counts.warm += 1
                 await self._bound_memory(slot)
                 return WarmAnswer(result, "warm", scoped)
         self.counts.fallbacks += 1
+        self.failures.fell_back(engine)
         return WarmAnswer(None, "fallback")
+
+    def _failed(
+        self, engine: str, ctx: EngineContext, message: str, stderr: tuple[Path, int]
+    ) -> None:
+        """A worker of `engine` failed: its reason (`message` and what the
+        worker wrote to its log `stderr[0]` after offset `stderr[1]`) said
+        and kept (`warm.failures`)."""
+        said = failing.stderr_since(*stderr)
+        self.failures.failed(engine, ctx.root, failing.reason(message, said))
 
     async def _live_answer(
         self, slot: _Slot | None, key: WorkerKey, command: Command, only: frozenset[str] | None
