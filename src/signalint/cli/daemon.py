@@ -222,7 +222,7 @@ def _failure_lines(failures: dict[str, Any]) -> list[str]:
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
-    help="text for people; json: the daemon and each worker as one object.",
+    help="text for people; json: the daemon, each worker and each engine's failures as one object.",
 )
 def status(output_format: str) -> int:
     """Show the daemon (pid, uptime, idle time, root), each warm worker

@@ -39,8 +39,7 @@ def _failure_lines(failures: dict[str, Any]) -> list[str]:
     """Per engine whose warm worker fell back to its cold run: how often,
     and the last reason."""
     return [
-        f"{f'  {engine} fell back:':<23} {count(f['fallbacks'], 'time')}; "
-        f"last: {f['lastReason']}"
+        f"{f'  {engine} fell back:':<23} {count(f['fallbacks'], 'time')}; last: {f['lastReason']}"
         for engine, f in sorted(failures.items())
     ]
 
