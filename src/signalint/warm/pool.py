@@ -147,6 +147,11 @@ async def _ask(
     return await session.ask(command), None
 
 
+def _hung(command: Command) -> str:
+    """The reason of a worker that did not answer `command` in time."""
+    return f"did not answer within {command.timeout_s:g} s (stopped)"
+
+
 class WarmPool:
     """A process's warm workers (module docstring)."""
 
@@ -202,7 +207,7 @@ class WarmPool:
         await self._own_loop()
         slot = self._slots.get(key.slot)
         if live:
-            return await self._live_answer(slot, key, command, only)
+            return await self._live_answer(slot, key, ctx, command, only)
         if slot is None:
             slot = self._slots[key.slot] = _Slot(engine)
         async with slot.lock:
@@ -227,8 +232,7 @@ class WarmPool:
                 except TimeoutError:
                     # A hang: asking again would wait as long; cold answers now.
                     await self._stop(slot, lost=True)
-                    hung = f"did not answer within {command.timeout_s:g} s (stopped)"
-                    self._failed(engine, ctx, hung, (log, mark))
+                    self._failed(engine, ctx, _hung(command), (log, mark))
                     break
                 except WorkerFailed as exc:
                     await self._stop(slot, lost=True)
@@ -252,7 +256,12 @@ class WarmPool:
         self.failures.failed(engine, ctx.root, failing.reason(message, said))
 
     async def _live_answer(
-        self, slot: _Slot | None, key: WorkerKey, command: Command, only: frozenset[str] | None
+        self,
+        slot: _Slot | None,
+        key: WorkerKey,
+        ctx: EngineContext,
+        command: Command,
+        only: frozenset[str] | None,
     ) -> WarmAnswer | None:
         def current(slot: _Slot) -> bool:
             session = slot.session
@@ -265,10 +274,14 @@ class WarmPool:
                 return None
             slot.used = time.monotonic()
             assert slot.session is not None
+            log = self.log_dir / f"{slot.engine}.log"
+            mark = failing.log_mark(log)
             try:
                 result, scoped = await self._ask_through(slot, command, only)
-            except (TimeoutError, WorkerFailed):
+            except (TimeoutError, WorkerFailed) as exc:
                 await self._stop(slot, lost=True)  # the usual ask restarts it
+                said = str(exc) or _hung(command)
+                self._failed(slot.engine, ctx, said, (log, mark))
                 return None
             slot.answers += 1
             self.counts.warm += 1
