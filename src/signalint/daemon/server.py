@@ -64,6 +64,9 @@ ON_DEMAND_GRACE_S = 2.0
 QUICK_END_S = 0.1
 # Quiet after a check's answer was written before the daemon tidies its memory.
 TIDY_DELAY_S = 0.05
+# How long a connection that is not a check may take to finish once the
+# daemon stops (a `stop` request's own answer).
+LET_FINISH_S = 1.0
 # Clients remembered before those whose process has ended are forgotten
 # (each hook and CLI run is a new process).
 MAX_CLIENTS = 256
@@ -104,8 +107,10 @@ class Daemon:
         self.on_demand = on_demand
         self.quick_end = False
         self._tidy: asyncio.TimerHandle | None = None
-        # The connections being answered (cancelled when the daemon stops).
+        # The connections being answered, and the checks among them
+        # (cancelled when the daemon stops; the others are let finish).
         self.connections: set[asyncio.Task[None]] = set()
+        self.checks: set[asyncio.Task[None]] = set()
         # The signal that stopped it, by name (None: it stopped otherwise).
         self.signalled: str | None = None
 
@@ -206,6 +211,7 @@ class Daemon:
         finally:
             if this is not None:
                 self.connections.discard(this)
+                self.checks.discard(this)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -216,6 +222,9 @@ class Daemon:
                 self.say(f"refused a connection from user {uid} (pid {pid})")
                 return
             message = await wire.read(reader)
+            this = asyncio.current_task()
+            if message.get("op") == "check" and this is not None:
+                self.checks.add(this)
             self.seen(message, pid)
             answer = await self.unless_gone(reader, self.answer(message, writer))
             if answer is not None:
@@ -370,13 +379,19 @@ class Daemon:
             self.stopping.set()
 
     async def cancel_connections(self) -> bool:
-        """Cancel every connection being answered and wait for them to
-        end; whether a check was in progress."""
+        """Cancel the checks being answered, let the other connections (a
+        `stop`'s answer, a `status`) finish within `LET_FINISH_S`, cancel
+        what is left, and wait for all of them to end; whether a check was
+        in progress."""
         checking = self.busy
-        pending = [task for task in self.connections if not task.done()]
-        for task in pending:
+        for task in self.checks:
             task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        pending = [task for task in self.connections if not task.done()]
+        if pending:
+            _, left = await asyncio.wait(pending, timeout=LET_FINISH_S)
+            for task in left:
+                task.cancel()
+            await asyncio.gather(*left, return_exceptions=True)
         return checking
 
     def stopped(self, cancelled: bool) -> None:
