@@ -17,7 +17,7 @@ from signalint.pipeline.report import check_payload
 from signalint.server.words import tool_words
 from tests.factories import issue, result
 
-EMPTY = {
+EMPTY: dict[str, Any] = {
     "checks": 0,
     "payloadSamples": 0,
     "averagePayloadReductionPercent": None,
@@ -33,6 +33,7 @@ EMPTY = {
     "warmFallbacks": 0,
     "warmRestarts": 0,
     "daemonFallbacks": 0,
+    "warmFailures": {},
     "remoteCache": None,
 }
 
@@ -112,6 +113,26 @@ def test_stats_sum_what_the_shared_store_did(tmp_path: Path) -> None:
     assert "Remote cache:           3 hits, 5 misses, 1 write, 2 rejected, 1 error" in (
         run_cli(tmp_path).output
     )
+
+
+def test_stats_sum_each_engine_s_fallbacks_and_keep_the_last_reason(tmp_path: Path) -> None:
+    session = Session(tmp_path / ".signalint")
+    record(session, 1, [], latency_ms=1, fallbacks=2, warm_failures=(("eslint", 2, "old"),))
+    record(session, 2, [], latency_ms=1)  # no worker failed
+    both = (("eslint", 1, "new"), ("mypy", 1, "mypy's daemon did not start"))
+    record(session, 3, [], latency_ms=1, fallbacks=2, warm_failures=both)
+    log = tmp_path / ".signalint" / LOG_NAME
+    with log.open("a") as f:  # a record whose failures are not what a check writes
+        f.write(json.dumps({"type": "check", "checkId": "x", "metrics": {"warmFailures": [1]}}))
+        f.write("\n")
+    assert stats(tmp_path / ".signalint")["warmFailures"] == {
+        "eslint": {"fallbacks": 3, "lastReason": "new"},
+        "mypy": {"fallbacks": 1, "lastReason": "mypy's daemon did not start"},
+    }
+    human = run_cli(tmp_path).output
+    assert "Warm engines:           0 warm answers, 4 fallbacks, 0 restarts" in human
+    assert "  eslint fell back:     3 times; last: new\n" in human
+    assert "  mypy fell back:       1 time; last: mypy's daemon did not start\n" in human
 
 
 def test_stats_count_distinct_loop_signatures(tmp_path: Path) -> None:

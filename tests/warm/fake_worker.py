@@ -2,10 +2,10 @@
 
 It answers one JSON line per request with `{"stdout", "exit"}`, echoing the
 command's argv, and behaves as the file named by its first argument says at
-each request: `ok`, `crash` (exits), `hang` (never answers), `garbage` (an
-unreadable line), `big` (allocates ~200 MiB and keeps it), `slow` (answers
-after 0.5 s). It exits when
-its stdin closes, as every worker must.
+each request: `ok`, `crash` (says so on stderr and exits), `hang` (never
+answers), `garbage` (an unreadable line), `big` (allocates ~200 MiB and
+keeps it), `slow` (answers after 0.5 s). It exits when its stdin closes,
+as every worker must.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ for line in sys.stdin:
     mode = control.read_text().strip() if control.exists() else "ok"
     request = json.loads(line)
     if mode == "crash":
+        sys.stderr.write("the fake worker crashed (injected)\n")
         sys.exit(3)
     if mode == "hang":
         time.sleep(3600)

@@ -162,6 +162,16 @@ def test_a_worker_failing_twice_hands_over_to_cold(
     assert pool.counts.fallbacks == 1
     # The first worker, its one restart (which failed too), the next check's.
     assert pool.counts.started == 3 and pool.counts.restarts == 2
+    # Why, as `daemon status` shows it (`warm.failures`): the worker's stderr said.
+    failed = pool.failures.as_json()["fake"]
+    assert (failed["failures"], failed["fallbacks"]) == (2, 1)
+    assert (
+        failed["lastReason"]
+        == {
+            "crash": "the worker closed its output (stderr: the fake worker crashed (injected))",
+            "garbage": "unreadable answer: b'not json\\n'",
+        }[mode]
+    )
 
 
 def test_a_live_answer_comes_only_from_a_running_current_worker(
@@ -236,6 +246,7 @@ def test_a_hang_is_killed_and_cold_answers(pool: WarmPool, tmp_path: Path, contr
     pid = asyncio.run(go())
     assert not alive(pid)
     assert pool.counts.fallbacks == 1
+    assert pool.failures.as_json()["fake"]["lastReason"] == "did not answer within 0.5 s (stopped)"
 
 
 def test_a_changed_state_restarts_the_worker(pool: WarmPool, tmp_path: Path) -> None:

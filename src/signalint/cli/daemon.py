@@ -186,6 +186,7 @@ def _render(data: dict[str, Any]) -> str:
             f"{count(counts['workersStarted'], 'worker')} started, "
             f"{count(counts['restarts'], 'restart')}, {count(counts['fallbacks'], 'fallback')}"
         )
+    lines += _failure_lines(data.get("failures") or {})
     clients = data.get("clients") or []
     attached = ", ".join(f"{c['kind']} (pid {c['pid']})" for c in clients)
     lines.append(f"clients:  {attached or 'none attached'}")
@@ -201,6 +202,19 @@ def _render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _failure_lines(failures: dict[str, Any]) -> list[str]:
+    """Per engine whose worker failed: the cold fallbacks it caused, and
+    the last reason (`warm.failures`)."""
+    lines = []
+    for engine, f in sorted(failures.items()):
+        lines.append(
+            f"failed:   {engine}: {count(f['fallbacks'], 'cold fallback')} "
+            f"({count(f['failures'], 'failure')}), last {_duration(f['lastFailedS'])} ago: "
+            f"{f['lastReason']}"
+        )
+    return lines
+
+
 @daemon.command("status")
 @click.option(
     "--format",
@@ -208,11 +222,12 @@ def _render(data: dict[str, Any]) -> str:
     type=click.Choice(["text", "json"]),
     default="text",
     show_default=True,
-    help="text for people; json: the daemon and each worker as one object.",
+    help="text for people; json: the daemon, each worker and each engine's failures as one object.",
 )
 def status(output_format: str) -> int:
-    """Show the daemon (pid, uptime, idle time, root) and each warm worker
-    (engine, version, memory, uptime, restarts, answers); exit 1 if none runs."""
+    """Show the daemon (pid, uptime, idle time, root), each warm worker
+    (engine, version, memory, uptime, restarts, answers) and each engine
+    whose worker failed (cold fallbacks, the last reason); exit 1 if none runs."""
     root, where = _where()
     try:
         data = ask(where, {"op": "status"})

@@ -4,7 +4,8 @@ Only MCP checks write the log (the CLI's own `check` does not, in-process
 or through the daemon: its output must be what an in-process check prints),
 so empty stats before any MCP check are expected. Warm engines: the checks'
 engines answered by a kept-warm worker, fallbacks to the cold path after a
-worker failed, and workers restarted.
+worker failed (per engine, with the last failure's reason), and workers
+restarted.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ def _remote(counts: dict[str, int] | None) -> str:
     )
 
 
+def _failure_lines(failures: dict[str, Any]) -> list[str]:
+    """Per engine whose warm worker fell back to its cold run: how often,
+    and the last reason."""
+    return [
+        f"{f'  {engine} fell back:':<23} {count(f['fallbacks'], 'time')}; last: {f['lastReason']}"
+        for engine, f in sorted(failures.items())
+    ]
+
+
 def render(data: dict[str, Any]) -> str:
     """The human report for a `history.stats` aggregate."""
     lines = [
@@ -51,6 +61,7 @@ def render(data: dict[str, Any]) -> str:
         f"{count(data['warmFallbacks'], 'fallback')}, "
         f"{count(data['warmRestarts'], 'restart')}, "
         f"{count(data.get('daemonFallbacks', 0), 'daemon fallback')}",
+        *_failure_lines(data.get("warmFailures") or {}),
         f"Malformed lines:        {data['malformedLinesSkipped']} skipped",
     ]
     if data["checks"] == 0:

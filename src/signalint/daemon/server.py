@@ -20,9 +20,13 @@ request names its client (`{"client": {"kind", "pid"}}`): `status` lists
 the clients attached (seen, and their process still alive).
 
 It stops after `daemon.idleMinutes` without a `check` request (status and
-hellos do not count), on `stop`, and on SIGTERM/SIGINT, stopping every
-worker first; a daemon that is killed leaves workers whose stdin reaches
-end of file, and they exit by themselves. One daemon per project: it holds
+hellos do not count), on `stop`, and on SIGTERM/SIGINT/SIGHUP, cancelling
+a check in progress (its client falls back as when a daemon dies) and
+stopping every worker first, and says so in one line of its log; a daemon
+that is killed leaves workers whose stdin reaches end of file, and they
+exit by themselves. A warm worker that fails is one line of its log too
+(the pool's logger, `warm.failures`, written there), and `status` gives
+each engine's last failure and the cold fallbacks it caused. One daemon per project: it holds
 an exclusive lock on `daemon.lock` in the state directory for its life.
 """
 
@@ -32,6 +36,7 @@ import asyncio
 import contextlib
 import dataclasses
 import fcntl
+import logging
 import os
 import signal
 import socket
@@ -59,6 +64,9 @@ ON_DEMAND_GRACE_S = 2.0
 QUICK_END_S = 0.1
 # Quiet after a check's answer was written before the daemon tidies its memory.
 TIDY_DELAY_S = 0.05
+# How long a connection that is not a check may take to finish once the
+# daemon stops (a `stop` request's own answer).
+LET_FINISH_S = 1.0
 # Clients remembered before those whose process has ended are forgotten
 # (each hook and CLI run is a new process).
 MAX_CLIENTS = 256
@@ -99,6 +107,12 @@ class Daemon:
         self.on_demand = on_demand
         self.quick_end = False
         self._tidy: asyncio.TimerHandle | None = None
+        # The connections being answered, and the checks among them
+        # (cancelled when the daemon stops; the others are let finish).
+        self.connections: set[asyncio.Task[None]] = set()
+        self.checks: set[asyncio.Task[None]] = set()
+        # The signal that stopped it, by name (None: it stopped otherwise).
+        self.signalled: str | None = None
 
     def hold_tidy(self) -> None:
         """A check starts: no tidying while it runs."""
@@ -154,6 +168,8 @@ class Daemon:
                 for w in workers
             ],
             "counts": None if self.pool is None else self.pool.counts.as_json(),
+            # Per engine: failures, the cold fallbacks they caused, the last reason.
+            "failures": {} if self.pool is None else self.pool.failures.as_json(),
             "clients": self.attached(),
             "stamp": self.stamp,
         }
@@ -182,6 +198,22 @@ class Daemon:
             self.attached()  # forgets the clients whose process has ended
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Answer one connection. Cancelled (the daemon stops), it ends
+        quietly: the stream's callback in Python 3.11 would log a cancelled
+        connection task as an error with its traceback."""
+        this = asyncio.current_task()
+        if this is not None:
+            self.connections.add(this)
+        try:
+            await self._handle(reader, writer)
+        except asyncio.CancelledError:
+            return
+        finally:
+            if this is not None:
+                self.connections.discard(this)
+                self.checks.discard(this)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             sock = writer.get_extra_info("socket")
             creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
@@ -190,6 +222,9 @@ class Daemon:
                 self.say(f"refused a connection from user {uid} (pid {pid})")
                 return
             message = await wire.read(reader)
+            this = asyncio.current_task()
+            if message.get("op") == "check" and this is not None:
+                self.checks.add(this)
             self.seen(message, pid)
             answer = await self.unless_gone(reader, self.answer(message, writer))
             if answer is not None:
@@ -214,6 +249,11 @@ class Daemon:
         hangup = asyncio.ensure_future(reader.read(1))
         try:
             await asyncio.wait({task, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the daemon stops: so does the work
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            raise
         finally:
             hangup.cancel()
         if task.done():
@@ -338,6 +378,29 @@ class Daemon:
             self.say(f"idle for {self.settings.idle_minutes:g} minutes: stopping")
             self.stopping.set()
 
+    async def cancel_connections(self) -> bool:
+        """Cancel the checks being answered, let the other connections (a
+        `stop`'s answer, a `status`) finish within `LET_FINISH_S`, cancel
+        what is left, and wait for all of them to end; whether a check was
+        in progress."""
+        checking = self.busy
+        for task in self.checks:
+            task.cancel()
+        pending = [task for task in self.connections if not task.done()]
+        if pending:
+            _, left = await asyncio.wait(pending, timeout=LET_FINISH_S)
+            for task in left:
+                task.cancel()
+            await asyncio.gather(*left, return_exceptions=True)
+        return checking
+
+    def stopped(self, cancelled: bool) -> None:
+        """The daemon's last line: that it stopped, and why when a signal did."""
+        why = [f"on {self.signalled}"] if self.signalled else []
+        if cancelled:
+            why.append("the check in progress cancelled")
+        self.say("stopped" + (f" ({'; '.join(why)})" if why else ""))
+
     async def close(self) -> None:
         if self.pool is not None and self.quick_end:
             await self.pool.end(QUICK_END_S)
@@ -437,8 +500,14 @@ async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
     identity = os.stat(where.socket).st_ino
     runtime.long_lived()
     loop = asyncio.get_running_loop()
+
+    def signalled(signum: int) -> None:
+        daemon.signalled = signal.Signals(signum).name
+        daemon.stopping.set()
+
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(signum, daemon.stopping.set)
+        loop.add_signal_handler(signum, signalled, signum)
+    _log_warm_failures(daemon)
     server = await asyncio.start_unix_server(daemon.handle, sock=listening)
     daemon.say(f"serving {root} on {where.socket}" + (f" ({where.note})" if where.note else ""))
     watcher = asyncio.ensure_future(daemon.idle_watch())
@@ -450,9 +519,33 @@ async def serve(root: Path, log: IO[str], on_demand: bool = False) -> int:
             if os.stat(where.socket).st_ino == identity:
                 os.unlink(where.socket)
         watcher.cancel()
+        cancelled = await daemon.cancel_connections()
         await daemon.close()
-        daemon.say("stopped")
+        daemon.stopped(cancelled)
     return 0
+
+
+class _ToLog(logging.Handler):
+    """Writes a record's message as a line of the daemon's log."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        super().__init__(logging.INFO)
+        self.daemon = daemon
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.daemon.say(record.getMessage())
+        except Exception:
+            self.handleError(record)
+
+
+def _log_warm_failures(daemon: Daemon) -> None:
+    """The warm pool's failures (`warm.failures`' logger) as lines of the
+    daemon's log, in its format, and not a second time through the root
+    logger's last-resort handler (the daemon's stderr is its log too)."""
+    logger = logging.getLogger("signalint.warm")
+    logger.addHandler(_ToLog(daemon))
+    logger.propagate = False
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -230,7 +230,9 @@ class Metrics:
     the shared result store did (`remoteCache`), when one is set;
     `warm_answers` and `fallbacks` count the check's engines answered by a
     warm worker and by the cold path after a worker failed (their outcomes'
-    `served`); `restarts` the warm workers replaced during the check."""
+    `served`); `restarts` the warm workers replaced during the check;
+    `warm_failures` each engine whose worker fell back to its cold run,
+    how often, and the last reason (`warmFailures`)."""
 
     latency_ms: float | None
     cache_hits: int = 0
@@ -242,6 +244,7 @@ class Metrics:
     fallbacks: int = 0
     restarts: int = 0
     daemon_fallback: bool = False
+    warm_failures: tuple[tuple[str, int, str], ...] = ()
 
     def record(self) -> dict[str, Any]:
         """The `metrics` object of a check record."""
@@ -260,6 +263,10 @@ class Metrics:
         }
         if self.remote is not None:
             metrics["remoteCache"] = dict(self.remote)
+        if self.warm_failures:
+            metrics["warmFailures"] = {
+                engine: {"fallbacks": n, "reason": why} for engine, n, why in self.warm_failures
+            }
         return metrics
 
 
@@ -271,6 +278,20 @@ def _number(value: object) -> float | None:
 
 def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 1) if values else None
+
+
+def _add_failures(into: dict[str, dict[str, Any]], recorded: object) -> None:
+    """A check record's `warmFailures` added to `into` (per engine: the
+    fallbacks summed, the later record's reason kept)."""
+    if not isinstance(recorded, dict):
+        return
+    for engine, entry in recorded.items():
+        if not isinstance(entry, dict):
+            continue
+        total = into.setdefault(str(engine), {"fallbacks": 0, "lastReason": ""})
+        total["fallbacks"] += int(_number(entry.get("fallbacks")) or 0)
+        if isinstance(entry.get("reason"), str):
+            total["lastReason"] = entry["reason"]
 
 
 def stats(state_dir: Path) -> dict[str, Any]:
@@ -294,6 +315,7 @@ def stats(state_dir: Path) -> dict[str, Any]:
     latencies: list[float] = []
     hits = misses = 0
     warm = dict.fromkeys(WARM_COUNTS, 0)
+    failures: dict[str, dict[str, Any]] = {}
     remote: dict[str, int] | None = None
     for record in checks.values():
         metrics = record.get("metrics")
@@ -312,6 +334,7 @@ def stats(state_dir: Path) -> dict[str, Any]:
         misses += int(_number(metrics.get("cacheMisses")) or 0)
         for name in WARM_COUNTS:
             warm[name] += int(_number(metrics.get(name)) or 0)
+        _add_failures(failures, metrics.get("warmFailures"))
         counts = metrics.get("remoteCache")
         if isinstance(counts, dict):
             remote = remote or dict.fromkeys(REMOTE_COUNTS, 0)
@@ -335,6 +358,8 @@ def stats(state_dir: Path) -> dict[str, Any]:
         # Summed over the checks: engines answered warm, by the cold path
         # after a worker failed, and workers restarted (`Metrics`).
         **warm,
+        # Per engine whose warm worker fell back: the fallbacks, the last reason.
+        "warmFailures": failures,
         # Summed over the checks that had a shared store; None: none had.
         "remoteCache": remote,
     }

@@ -80,6 +80,9 @@ class Checked:
     dependents: Snapshot | None = None
     # The warm workers replaced during the check (for the session history).
     restarts: int = 0
+    # Each engine whose warm worker failed and fell back to its cold run
+    # during the check: (engine, fallbacks, the last failure's reason).
+    warm_failures: tuple[tuple[str, int, str], ...] = ()
     # Who answered, when it was not who was asked: the project's daemon
     # could not, and the check ran in this process (`daemon.client.check`).
     daemon_note: str | None = None
@@ -223,9 +226,12 @@ async def compute(request: CheckRequest, context: Context | None = None) -> Chec
     started = time.monotonic()
     context = context or Context()
     restarts = context.warm.counts.restarts if context.warm is not None else 0
+    fell_back = context.warm.failures.fallbacks_by_engine() if context.warm is not None else {}
     answered = await check_entry.check(request, context)  # the one call into the pipeline
+    failed: tuple[tuple[str, int, str], ...] = ()
     if context.warm is not None:
         restarts = context.warm.counts.restarts - restarts  # during this check
+        failed = _failed_during(context, fell_back)
     run = answered.run
     targets = answered.selected.scope.targets
     snapshot = Snapshot(run.result, answered.clustering, targets, request.kind, run.filtered_out)
@@ -239,7 +245,26 @@ async def compute(request: CheckRequest, context: Context | None = None) -> Chec
         assert answered.revision is not None  # `resolve` names the revision of every `since`
         only = only_new(answered.compared, request.since, answered.revision)
     return Checked(
-        run, snapshot, latency_ms, only_new=only, dependents=dependents, restarts=restarts
+        run,
+        snapshot,
+        latency_ms,
+        only_new=only,
+        dependents=dependents,
+        restarts=restarts,
+        warm_failures=failed,
+    )
+
+
+def _failed_during(context: Context, before: dict[str, int]) -> tuple[tuple[str, int, str], ...]:
+    """The engines whose warm worker fell back to the cold run since the
+    pool's fallbacks were `before`, with the last reason (`Checked.warm_failures`)."""
+    assert context.warm is not None
+    failures = context.warm.failures
+    now = failures.fallbacks_by_engine()
+    return tuple(
+        (engine, n - before.get(engine, 0), failures.engines[engine].last_reason)
+        for engine, n in sorted(now.items())
+        if n > before.get(engine, 0)
     )
 
 
@@ -309,6 +334,7 @@ def _record(
         fallbacks=sum(o.served == "fallback" for o in outcomes),
         restarts=checked.restarts,
         daemon_fallback=checked.daemon_note is not None,
+        warm_failures=checked.warm_failures,
     ).record()
     found = context.derived(issues, "signatures", lambda: signatures(issues))
     kind = snapshot.kind

@@ -23,6 +23,9 @@ What the pool guarantees around every driver:
   hangs past the command's timeout (it is killed), the cold path answers
   and the outcome says so (`served="fallback"`). Never a stale answer: a
   driver that cannot tell its worker is current raises `WorkerFailed`.
+  Every failure's reason (the driver's message and the worker's stderr
+  tail) is logged once and kept per engine with the fallbacks it caused
+  (`warm.failures`, `WarmPool.failures`).
 - **Memory.** After a worker's first answer, and after any answer at most
   once a second (`BOUND_EVERY_S`: the reading scans /proc), the workers'
   resident memory (each worker's whole process group) is summed; past
@@ -53,6 +56,7 @@ from signalint import process
 from signalint.engines.base import EngineContext
 from signalint.process import Command, ProcessResult
 from signalint.settings.config import Config, DaemonSettings, state_dir
+from signalint.warm import failures as failing
 from signalint.warm.driver import (
     Driver,
     Interrupts,
@@ -143,6 +147,11 @@ async def _ask(
     return await session.ask(command), None
 
 
+def _hung(command: Command) -> str:
+    """The reason of a worker that did not answer `command` in time."""
+    return f"did not answer within {command.timeout_s:g} s (stopped)"
+
+
 class WarmPool:
     """A process's warm workers (module docstring)."""
 
@@ -158,6 +167,8 @@ class WarmPool:
         self._slots: dict[str, _Slot] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self.counts = WarmCounts()
+        # Why workers failed, per engine, and the fallbacks it caused.
+        self.failures = failing.Failures()
         self._measured = -BOUND_EVERY_S  # when the workers' memory was last read
 
     def drivers(self) -> Mapping[str, Driver]:
@@ -196,21 +207,24 @@ class WarmPool:
         await self._own_loop()
         slot = self._slots.get(key.slot)
         if live:
-            return await self._live_answer(slot, key, command, only)
+            return await self._live_answer(slot, key, ctx, command, only)
         if slot is None:
             slot = self._slots[key.slot] = _Slot(engine)
         async with slot.lock:
             slot.used = time.monotonic()
             if slot.session is not None and slot.state != key.state:
                 await self._stop(slot, lost=True)
+            log = self.log_dir / f"{driver.engine}.log"
             for _ in range(2):
+                mark = failing.log_mark(log)
                 if slot.session is None or not slot.session.child.alive:
                     if slot.session is not None:
                         await self._stop(slot, lost=True)
                     try:
                         await self._open(slot, driver, ctx, command, key)
-                    except WorkerFailed:
+                    except WorkerFailed as exc:
                         slot.lost = True
+                        self._failed(engine, ctx, str(exc), (log, mark))
                         continue
                 assert slot.session is not None
                 try:
@@ -218,19 +232,36 @@ class WarmPool:
                 except TimeoutError:
                     # A hang: asking again would wait as long; cold answers now.
                     await self._stop(slot, lost=True)
+                    self._failed(engine, ctx, _hung(command), (log, mark))
                     break
-                except WorkerFailed:
+                except WorkerFailed as exc:
                     await self._stop(slot, lost=True)
+                    self._failed(engine, ctx, str(exc), (log, mark))
                     continue
                 slot.answers += 1
                 self.counts.warm += 1
                 await self._bound_memory(slot)
                 return WarmAnswer(result, "warm", scoped)
         self.counts.fallbacks += 1
+        self.failures.fell_back(engine)
         return WarmAnswer(None, "fallback")
 
+    def _failed(
+        self, engine: str, ctx: EngineContext, message: str, stderr: tuple[Path, int]
+    ) -> None:
+        """A worker of `engine` failed: its reason (`message` and what the
+        worker wrote to its log `stderr[0]` after offset `stderr[1]`) said
+        and kept (`warm.failures`)."""
+        said = failing.stderr_since(*stderr)
+        self.failures.failed(engine, ctx.root, failing.reason(message, said))
+
     async def _live_answer(
-        self, slot: _Slot | None, key: WorkerKey, command: Command, only: frozenset[str] | None
+        self,
+        slot: _Slot | None,
+        key: WorkerKey,
+        ctx: EngineContext,
+        command: Command,
+        only: frozenset[str] | None,
     ) -> WarmAnswer | None:
         def current(slot: _Slot) -> bool:
             session = slot.session
@@ -243,10 +274,14 @@ class WarmPool:
                 return None
             slot.used = time.monotonic()
             assert slot.session is not None
+            log = self.log_dir / f"{slot.engine}.log"
+            mark = failing.log_mark(log)
             try:
                 result, scoped = await self._ask_through(slot, command, only)
-            except (TimeoutError, WorkerFailed):
+            except (TimeoutError, WorkerFailed) as exc:
                 await self._stop(slot, lost=True)  # the usual ask restarts it
+                said = str(exc) or _hung(command)
+                self._failed(slot.engine, ctx, said, (log, mark))
                 return None
             slot.answers += 1
             self.counts.warm += 1
