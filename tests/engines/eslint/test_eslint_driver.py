@@ -170,9 +170,19 @@ def test_a_workspace_package_watches_the_workspace_installs(tmp_path: Path) -> N
 
 
 def test_an_eslint_without_the_modules_the_worker_loads_is_not_served(tmp_path: Path) -> None:
-    # ESLint 9 before 9.34 keeps the CLI's option translation in lib/cli.js.
+    # ESLint 9 before 9.34 keeps the CLI's option translation in lib/cli.js:
+    # served when that file defines it, declined when nothing does.
     ctx = project(tmp_path)
     command = adapter.ENGINE.command(ctx, ["src/a.js"], None)
     assert EslintDriver().key(ctx, command) is not None
-    (ctx.root / "node_modules" / "eslint" / "lib" / "shared" / "translate-cli-options.js").unlink()
+    package = ctx.root / "node_modules" / "eslint"
+    (package / "lib" / "shared" / "translate-cli-options.js").unlink()
+    assert EslintDriver().key(ctx, command) is None
+    (package / "lib" / "cli.js").write_text("function other() {}\nmodule.exports = {};\n")
+    assert EslintDriver().key(ctx, command) is None
+    (package / "lib" / "cli.js").write_text(
+        "async function translateOptions(\n\t{ cache },\n\tconfigType,\n) {}\n"
+    )
+    assert EslintDriver().key(ctx, command) is not None
+    (package / "lib" / "options.js").unlink()
     assert EslintDriver().key(ctx, command) is None

@@ -33,8 +33,11 @@
  * fresh worker, which reads everything from disk as a cold run does.
  */
 
+const fs = require("node:fs");
+const { createRequire } = require("node:module");
 const path = require("node:path");
 const readline = require("node:readline");
+const vm = require("node:vm");
 const { idleCollector } = require("../../warm/idle_gc.cjs");
 
 const packageDir = process.argv[2];
@@ -191,13 +194,35 @@ async function answer(request) {
 	}
 }
 
+// The CLI's own translation of its parsed options into the API's: a module
+// of its own from ESLint 9.34 on; before, a function private to lib/cli.js,
+// which is then evaluated once more as a module of its own (its requires
+// resolved from its place) that exports that function. The loaded CLI
+// module is not touched.
+function cliTranslation() {
+	const own = path.join(packageDir, "lib", "shared", "translate-cli-options.js");
+	if (fs.existsSync(own)) return require(own);
+	const file = path.join(packageDir, "lib", "cli.js");
+	const source = fs.readFileSync(file, "utf8");
+	if (!/^async function translateOptions\(/m.test(source)) {
+		throw new Error(`${file} defines no translateOptions: this ESLint is not served warm`);
+	}
+	const wrapped = vm.runInThisContext(
+		`(function (exports, require, module, __filename, __dirname) {${source}\n;module.exports = translateOptions;\n})`,
+		{ filename: file },
+	);
+	const copy = { exports: {} };
+	wrapped.call(copy.exports, copy.exports, createRequire(file), copy, file, path.dirname(file));
+	return copy.exports;
+}
+
 async function main() {
 	try {
 		const api = require(require.resolve("eslint", { paths: [path.dirname(packageDir)] }));
 		ESLint = typeof api.loadESLint === "function" ? await api.loadESLint({ useFlatConfig: true }) : api.ESLint;
 		version = ESLint.version;
 		createCLIOptions = require(path.join(packageDir, "lib", "options.js"));
-		translateOptions = require(path.join(packageDir, "lib", "shared", "translate-cli-options.js"));
+		translateOptions = cliTranslation();
 	} catch (error) {
 		await write({ ready: false, error: String(error && error.stack ? error.stack : error) });
 		process.exit(3);

@@ -19,11 +19,13 @@ the choice is to decline it rather than serve it, since its command has
 another shape (no `--no-warn-ignored`, eslintrc configs whose cascade and
 `.eslintignore` the worker's restart key does not follow); the cold path
 answers every ESLint 8 command (tests/engines/eslint/test_eslint_warm.py holds it).
-ESLint 9 before 9.34 is declined too: the worker derives the options with
-the CLI's own translation, a module (`lib/shared/translate-cli-options.js`)
-only from 9.34 on (`WORKER_LOADS`); asked to serve 9.31, it failed to start
-twice on every check before the cold path answered (found by the tier on
-apollo-client).
+The worker derives the options with the CLI's own translation: a module
+(`lib/shared/translate-cli-options.js`) from ESLint 9.34 on; before, a
+function private to `lib/cli.js` (`translateOptions`), which the worker
+evaluates once more as a module exporting it. An ESLint 9 with neither is
+declined (`_served`): asked to serve one, the worker would fail to start
+on every check before the cold path answered (as 9.31 did on
+apollo-client, found by the tier, when only the module was read).
 
 What restarts the worker (`WorkerKey.state`, by content, D2): the ESLint
 executable's identity and the Node it runs on; the content of every
@@ -232,22 +234,31 @@ def config_imports(root: Path, configs: Iterable[str]) -> set[str]:
 
 # The modules of the ESLint package the worker loads besides its API: the
 # CLI's own option parsing and translation (ESLint 9.34 made the latter a
-# module of its own; before, it is private to `lib/cli.js`).
+# module of its own; before, it is private to `lib/cli.js`, `PRIVATE_TRANSLATION`).
 WORKER_LOADS = ("lib/options.js", "lib/shared/translate-cli-options.js")
+PRIVATE_TRANSLATION = ("lib/cli.js", re.compile(r"^async function translateOptions\(", re.M))
 
 
 def _served(package: Path) -> bool:
     """Whether the ESLint package at `package` is one the worker serves: 9
     or later, with the modules the worker loads (module docstring: ESLint 8
-    and ESLint 9 before 9.34 are declined, the cold path answers)."""
+    is declined, and an ESLint 9 whose CLI translation the worker cannot
+    reach; the cold path answers)."""
     try:
         manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     version = manifest.get("version") if isinstance(manifest, dict) else None
     major = version_major(version) if isinstance(version, str) else None
-    loads = all((package / module).is_file() for module in WORKER_LOADS)
-    return major is not None and major >= 9 and loads
+    if major is None or major < 9 or not (package / WORKER_LOADS[0]).is_file():
+        return False
+    if (package / WORKER_LOADS[1]).is_file():
+        return True
+    cli, defines = PRIVATE_TRANSLATION
+    try:
+        return defines.search((package / cli).read_text(encoding="utf-8")) is not None
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _digest(path: Path) -> str:
