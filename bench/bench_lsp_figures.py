@@ -266,6 +266,16 @@ def unsaved_dependent(
         wire.stop()
 
 
+def keystroke_figure(
+    root: Path, typed: tuple[Path, str], language: str, part: str, label: str, runs: int,
+    t: float,
+) -> None:  # fmt: skip
+    """(a) / (b): `typed` is the leaf file and the line typed into it."""
+    print(f"{part} keystroke -> diagnostics published for the edited file ({label})")
+    _, rest = keystrokes(root, typed[0], language, typed[1], runs, label)
+    print(f"   = {median(rest) / t:.3f} T (goal <= 0.1 T)")
+
+
 def keystrokes_linters(root: Path, file: Path, language: str, extra: str, runs: int) -> None:
     wire = Wire(root)
     try:
@@ -405,9 +415,7 @@ def typescript(base: Path, files: int, runs: int, parts: frozenset[str]) -> None
     leaf = root / "src" / f"file{files - 1:05d}.ts"
     extra = '\nexport const extra{n}: number = "k{n}";\n'
     if "a" in parts:
-        print("(a) keystroke -> diagnostics published for the edited file (Oxlint + tsc)")
-        _, rest = keystrokes(root, leaf, "typescript", extra, runs, "Oxlint + tsc")
-        print(f"   = {median(rest) / t:.3f} T (goal <= 0.1 T)")
+        keystroke_figure(root, (leaf, extra), "typescript", "(a)", "Oxlint + tsc", runs, t)
     middle = files // 2
     hub = root / "src" / f"file{middle:05d}.ts"
     dependent = root / "src" / f"file{middle + 1:05d}.ts"
@@ -477,9 +485,7 @@ def python(base: Path, files: int, runs: int, parts: frozenset[str]) -> None:
     leaf = root / "pkg" / f"mod{files - 2:05d}.py"
     extra = '\nEXTRA{n}: int = "k{n}"\n'
     if "a" in parts:
-        print("(b) keystroke -> diagnostics published for the edited file (Ruff + Pyright)")
-        _, rest = keystrokes(root, leaf, "python", extra, runs, "Ruff + Pyright")
-        print(f"   = {median(rest) / t:.3f} T (goal <= 0.1 T)")
+        keystroke_figure(root, (leaf, extra), "python", "(b)", "Ruff + Pyright", runs, t)
     middle = files // 2
     hub = root / "pkg" / f"mod{middle:05d}.py"
     dependent = root / "pkg" / f"mod{middle + 1:05d}.py"
