@@ -21,21 +21,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_engine
+from tests.helpers import RECORDING
 
 pytestmark = pytest.mark.real
 
-# Runs `signalint ARGS` as the console script does; at exit, the modules
-# it held go to the file named by SIGNALINT_TEST_MODULES.
-RECORDING = """\
-import atexit, os, sys
-def record():
-    with open(os.environ["SIGNALINT_TEST_MODULES"], "w") as out:
-        out.write("\\n".join(sorted(sys.modules)))
-atexit.register(record)
-sys.argv = ["signalint", *sys.argv[1:]]
-from signalint.cli.main import entry
-entry()
-"""
 REMOTE = "signalint.cache.remote"
 REVISION = "signalint.pipeline.at_revision"
 SHARDS = "signalint.pipeline.shards"
