@@ -11,6 +11,20 @@ from pathlib import Path
 
 import pytest
 
+# Runs `signalint ARGS` as the console script does (`python -c RECORDING
+# ARGS`); at exit, the modules it held go to the file named by
+# SIGNALINT_TEST_MODULES, one a line.
+RECORDING = """\
+import atexit, os, sys
+def record():
+    with open(os.environ["SIGNALINT_TEST_MODULES"], "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+atexit.register(record)
+sys.argv = ["signalint", *sys.argv[1:]]
+from signalint.cli.main import entry
+entry()
+"""
+
 
 def write_executable(path: Path, body: str) -> Path:
     """Write a bash script (fault-injection fake engine) and make it executable."""

@@ -27,25 +27,13 @@ from signalint.daemon import client
 from signalint.daemon.place import place
 from tests.conftest import require_engine
 from tests.daemon.test_one_pool import env_for, hook_event
+from tests.helpers import RECORDING
 from tests.lsp.harness import Editor
 
 SIGNALINT = Path(sys.executable).with_name("signalint")
 # What a daemon-served front end must not import: the warm pool and its
 # engine drivers, the shadow copy a buffer is checked in.
 FORBIDDEN = ("signalint.warm", "signalint.pipeline.shadow")
-
-# Runs `signalint ARGS` as the console script does; at exit, the modules
-# it held go to the file named by SIGNALINT_TEST_MODULES.
-RECORDING = """\
-import atexit, os, sys
-def record():
-    with open(os.environ["SIGNALINT_TEST_MODULES"], "w") as out:
-        out.write("\\n".join(sorted(sys.modules)))
-atexit.register(record)
-sys.argv = ["signalint", *sys.argv[1:]]
-from signalint.cli.main import entry
-entry()
-"""
 
 
 @pytest.fixture

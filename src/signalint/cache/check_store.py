@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from signalint.cache.entries import (
     CHECKED,
@@ -47,12 +48,14 @@ from signalint.cache.entries import (
 )
 from signalint.cache.local_store import ResultCache
 from signalint.cache.memory import StoreMemory
-from signalint.cache.remote import RemoteCounts, RemoteTier
 from signalint.cache.tier import ResultTier, Tiers
 from signalint.engines.base import Engine, ProgramKey
 from signalint.engines.runner import Job
 from signalint.model import Issue
 from signalint.project import settle
+
+if TYPE_CHECKING:
+    from signalint.cache.remote import RemoteCounts, RemoteTier
 
 Later = Callable[[Callable[[], None]], None]
 # A group's pack: its per-file entries, and its membership marks as stored.

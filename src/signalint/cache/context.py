@@ -10,7 +10,8 @@ Nothing in Signalint keeps module-level memo state; it lives here.
   store per state directory, decoded entries, program records, engine
   versions), the shared stores it reaches (`storage.remote.RemoteTier`, one
   per `remoteCache` setting: a store that failed stays off for the
-  process), and the view of them one check uses (`store`);
+  process; its module loads with the first, so a project without one
+  never loads it), and the view of them one check uses (`store`);
 - directory listings of earlier walks, per project;
 - the last merged and sorted issue list (identical input, identical output),
   and values derived from it alone (its clustering, loop signatures, sizes);
@@ -31,12 +32,12 @@ from typing import TYPE_CHECKING, TypeVar
 from signalint.cache.check_store import CheckStore
 from signalint.cache.entries import NO_ANCHORS, Anchors
 from signalint.cache.memory import StoreMemory
-from signalint.cache.remote import RemoteTier, open_remote
 from signalint.model import Issue, IssueMemo
 from signalint.project.walk import WalkMemo
 from signalint.settings.config import RemoteSettings
 
 if TYPE_CHECKING:  # a CLI command keeps no workers: the pool is not imported there
+    from signalint.cache.remote import RemoteTier
     from signalint.warm.pool import WarmPool
 
 T = TypeVar("T")
@@ -77,9 +78,12 @@ class Context:
         """The process's tier for a shared store, opened once (None when it
         cannot be: the reason was warned once)."""
         if settings not in self._remotes:
+            # Loaded by the first shared store: a project without one never loads it.
+            from signalint.cache.remote import open_remote
+
             self._remotes[settings] = open_remote(settings, os.environ)
         found = self._remotes[settings]
-        return found if isinstance(found, RemoteTier) else None
+        return None if isinstance(found, str) else found
 
     def merged(
         self,
@@ -123,7 +127,7 @@ class Context:
 
     def remote_tiers(self) -> list[RemoteTier]:
         """The shared stores this process opened."""
-        return [tier for tier in self._remotes.values() if isinstance(tier, RemoteTier)]
+        return [tier for tier in self._remotes.values() if not isinstance(tier, str)]
 
     def in_background(self, work: Callable[[], None]) -> None:
         """Start `work` in a worker thread without waiting for it.

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -34,10 +35,12 @@ from signalint.kept.snapshot_store import SnapshotStore, snapshot_dir
 from signalint.model import CheckResult
 from signalint.pipeline import runtime
 from signalint.pipeline.report import Additions, compact_keys, nothing_checked_message
-from signalint.pipeline.shards import Shard, ShardError, parse
 from signalint.project.roots import discover_root
 from signalint.service import check_service as service
 from signalint.settings.config import Config, load_config, state_dir
+
+if TYPE_CHECKING:
+    from signalint.pipeline.shards import Shard
 
 # The largest count an option takes (`--max-warnings`): past any real report.
 MAX_COUNT = 1_000_000_000
@@ -47,6 +50,9 @@ def _shard_option(ctx: click.Context, param: click.Parameter, value: str | None)
     """`--shard I/N`: shard I (from 1) of N (`signalint.pipeline.shards`)."""
     if value is None:
         return None
+    # Loaded by `--shard` only: a check without it starts sooner.
+    from signalint.pipeline.shards import ShardError, parse
+
     try:
         return parse(value)
     except ShardError as exc:

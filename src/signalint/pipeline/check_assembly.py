@@ -12,6 +12,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from signalint import ids
 from signalint.cache.context import Context
@@ -23,9 +24,11 @@ from signalint.model import CheckResult, EngineOutcome, Issue
 from signalint.pipeline.check_plan import PackageRun, PackagesTask, Plan, TaskResult
 from signalint.pipeline.engine_merge import merge_reports
 from signalint.pipeline.ripple import Ripple, ripple
-from signalint.pipeline.shards import Shard
 from signalint.pipeline.workspaces import Package, Workspace
 from signalint.project.outside import Boundary, not_checked_note
+
+if TYPE_CHECKING:
+    from signalint.pipeline.shards import Shard
 
 
 @dataclass(frozen=True, slots=True, repr=False)

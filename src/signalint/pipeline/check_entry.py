@@ -14,15 +14,18 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from signalint import ids
 from signalint.cache.context import Context
 from signalint.model import CheckResult
-from signalint.pipeline.at_revision import NewSince, new_since
 from signalint.pipeline.check_run import CheckRun, run_check
 from signalint.pipeline.cluster import Clustering, cluster
 from signalint.pipeline.request import CheckRequest, RunRequest, resolve
 from signalint.pipeline.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from signalint.pipeline.at_revision import NewSince
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,9 @@ async def check(request: CheckRequest, context: Context) -> Answered:
     if since is None:
         return Answered(selected, run, clustering, dependents)
     assert revision is not None  # `resolve` names the revision of every `since`
+    # Loaded by the requests that compare with a revision only: the others start sooner.
+    from signalint.pipeline.at_revision import new_since
+
     started = time.monotonic()
     compared = await new_since(selected, run, revision, since.option, context)
     elapsed = time.monotonic() - started

@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from signalint.cache.check_store import CheckStore, Writes
 from signalint.cache.context import Context
@@ -35,13 +36,15 @@ from signalint.engines.resolve import (
 from signalint.engines.runner import Job
 from signalint.model import EngineOutcome
 from signalint.pipeline.request import RunRequest
-from signalint.pipeline.shards import Division, divide
 from signalint.pipeline.workspaces import Package
 from signalint.project import work_dir as work
 from signalint.project.ignores import config_matcher
 from signalint.project.outside import Boundary
 from signalint.project.walk import ProjectFiles, walk
 from signalint.settings.config import Config
+
+if TYPE_CHECKING:
+    from signalint.pipeline.shards import Division
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +246,9 @@ def _shape(request: RunRequest, walked: _Walked) -> _Shape:
     division: Division | None = None
     owned, owned_packages = files, packages
     if request.shard is not None:
+        # Loaded by a shard's check only: the others start sooner.
+        from signalint.pipeline.shards import divide
+
         division = divide(
             request.shard,
             workspace.packages if workspace is not None else (),

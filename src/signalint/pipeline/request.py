@@ -20,19 +20,21 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from signalint.engines.registry import ENGINES
 from signalint.engines.resolve import Toolchain
 from signalint.engines.runner import Progress
 from signalint.model import Scope
 from signalint.pipeline.changes import commit_of, merge_base
-from signalint.pipeline.shards import Shard
 from signalint.pipeline.targets import Locate, from_root, targets_of
 from signalint.pipeline.workspaces import Package, Workspace, WorkspaceError
 from signalint.pipeline.workspaces import plan as plan_workspace
 from signalint.project.work_dir import for_project
 from signalint.settings.config import Config, state_dir
+
+if TYPE_CHECKING:
+    from signalint.pipeline.shards import Shard
 
 # Wraps one check's engine runs: given the enabled engines, yields the
 # callback the runner reports (engine, "start" | "done") to, or None.
