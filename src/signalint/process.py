@@ -144,18 +144,21 @@ def _direct_children() -> list[int]:
 def stop_children() -> None:
     """End every child this process started, now, without its event loop
     (any thread, a signal handler), and start no other: the groups of the
-    `run`s in flight, then every direct child `/proc` lists (its group if
-    it leads one, else itself), except those `detach` started. Callable
-    again (the CLI's watchdog does, before it exits)."""
+    `run`s in flight, then every direct child `/proc` lists (its group
+    when it is in another than ours, else itself), except those `detach`
+    started. Callable again (the CLI's watchdog does, before it exits, and
+    the CLI when it leaves after a signal: what it adopted meanwhile)."""
     if not _STOPPED:
         _STOPPED.append(True)
     kill_running()
+    ours = os.getpgrp()
     for pid in _direct_children():
         if pid in _DETACHED:
             continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            if os.getpgid(pid) == pid:
-                os.killpg(pid, signal.SIGKILL)
+            group = os.getpgid(pid)
+            if group != ours:  # an engine's group (an orphan adopted: its dead leader's)
+                os.killpg(group, signal.SIGKILL)
             else:  # forked, not yet in its own session: nothing under it yet
                 os.kill(pid, signal.SIGKILL)
 

@@ -165,6 +165,51 @@ def test_a_signal_at_any_moment_of_an_engine_start_leaves_no_process(tmp_path: P
     assert 143 in codes, codes  # some of them stopped a running check
 
 
+# A command that got SIGTERM while an engine was being started, past the
+# process door's last look: the engine starts after the handler ended every
+# child; asyncio's clean-up, cancelling that start, kills the engine alone
+# (by pid, not its group), and what the engine had started is orphaned.
+ORPHANED_BY_THE_CLEAN_UP = """
+import os, signal, subprocess, sys, time
+from pathlib import Path
+from signalint import process  # loaded whenever an engine ran
+from signalint.cli import stop_signals
+stop_signals.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)
+except stop_signals.Stopped as exc:
+    stopped = exc
+pidfile = Path(sys.argv[1])
+engine = subprocess.Popen(
+    ["sh", "-c", sys.argv[2]], start_new_session=True,
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+while not pidfile.exists() or not pidfile.read_text().strip():
+    time.sleep(0.01)
+engine.kill()
+engine.wait()
+sys.exit(stop_signals.exit_code(stopped))
+"""
+
+
+def test_what_an_engine_started_during_the_stop_leaves_is_ended_too(tmp_path: Path) -> None:
+    """The last gap of a stop (`stop_signals._become_reaper`): the engine's
+    own child, orphaned when asyncio killed the engine alone, is adopted
+    and ended when the command leaves, not left running."""
+    pidfile = tmp_path / "pids"
+    mark = uuid.uuid4().hex
+    env = {**os.environ, MARK: mark}
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHANED_BY_THE_CLEAN_UP, str(pidfile),
+         HANG_WITH_CHILD.format(pidfile=pidfile)],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 143, done.stderr
+    assert "stopped by SIGTERM" in done.stderr
+    assert survivors(mark) == []
+
+
 def engine_children(pid: int) -> dict[int, str]:
     """The direct children of `pid` (the engines a check runs), by pid, with their command line."""
     found = {}

@@ -9,7 +9,9 @@ handler, in the main thread:
 1. ends every child at once through the process door
    (`process.stop_children`: the process group of each engine run in
    flight and of each direct child, none started after it), before
-   anything unwinds;
+   anything unwinds, and from then on adopts what its children leave
+   orphaned, which it ends again when the command leaves
+   (`_become_reaper`);
 2. starts a watchdog thread that, `GRACE_S` later, ends them again and
    leaves with `os._exit` if the command is still unwinding;
 3. raises `Stopped`, a `KeyboardInterrupt`, so the command unwinds as on
@@ -105,6 +107,7 @@ def exit_code(exc: BaseException) -> int | None:
         seen = seen.__cause__ or seen.__context__
     if seen is None:
         return None
+    _end_children()  # what was orphaned while the command unwound
     _say(seen.signum)
     return seen.exit_code
 
@@ -114,11 +117,13 @@ def stopped() -> int | None:
     saying so on stderr (once); None when none came."""
     if _Stop.signum is None:
         return None
+    _end_children()  # what was orphaned while the command unwound
     _say(_Stop.signum)
     return 128 + _Stop.signum
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
+    _become_reaper()
     _end_children()
     if _Stop.signum is not None:  # a second signal: leave now
         _say(_Stop.signum)
@@ -159,6 +164,25 @@ def _watchdog(signum: int) -> None:
     _end_children()
     _say(signum)
     os._exit(128 + signum)
+
+
+def _become_reaper() -> None:
+    """From the stop on, this process adopts what its children leave
+    orphaned (Linux's child subreaper), so `_end_children` finds it. An
+    engine can start while the signal is handled, past the process door's
+    last look: then asyncio's clean-up, cancelling that start, kills the
+    engine's process alone, and what it had started lives on; adopted, it
+    is ended with the rest when the command leaves (`exit_code`,
+    `stopped`). Set only once stopping: a command that runs on (`watch`)
+    would otherwise gather every orphan its engines leave as a zombie."""
+    with contextlib.suppress(Exception):  # elsewhere than Linux: the door's kills alone
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def _end_children() -> None:
